@@ -1,0 +1,124 @@
+// `mab info FILE...`: what a file is and how it is laid out.
+#include "command.hpp"
+#include "common.hpp"
+
+#include <mab/file_io.hpp>
+
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+
+namespace {
+
+using mab::cli::hex;
+
+void print_text(const std::string& path, const mab::Container& c, const mab::Placement& pl,
+                const std::vector<mab::Finding>& findings) {
+  const auto& v = *c.variant;
+  std::printf("%s\n", path.c_str());
+  std::printf("  game        %s (%s, magic %s)\n", std::string(v.game_name).c_str(),
+              std::string(v.short_name).c_str(), hex(v.magic).c_str());
+  std::printf("  layout      %s, %s\n", std::string(mab::to_string(v.layout)).c_str(),
+              std::string(mab::to_string(v.confidence)).c_str());
+  std::printf("  evidence    %s\n", std::string(v.evidence).c_str());
+  std::printf("  size        %llu bytes, header checksum %s (algorithm unknown, spec 14)\n",
+              static_cast<unsigned long long>(pl.file_size), hex(c.header.checksum, 8).c_str());
+  if (c.is_opaque()) std::printf("  body        %zu bytes kept opaque: %s\n", c.opaque_body.size(), c.opaque_reason.c_str());
+  for (std::size_t k = 0; k < c.blocks.size(); ++k) {
+    const auto& b = c.blocks[k];
+    const auto& pb = pl.blocks[k];
+    std::size_t constant = 0, animated = 0;
+    for (const auto& bone : b.bones) {
+      constant += (bone.flags & 0x30) == 0x30;
+      animated += (bone.flags & 0x30) == 0x10;
+    }
+    std::printf("  block %zu     base %s, %llu bytes%s\n", k, hex(pb.base).c_str(),
+                static_cast<unsigned long long>(pb.extent),
+                b.parent >= 0 ? (", chained from clip " + std::to_string(b.parent)).c_str() : "");
+    const double d = mab::cli::block_duration(b), fr = mab::cli::block_frame_rate(b);
+    const auto keys = mab::cli::header_key_count(b);
+    std::printf("    duration  %s s, frame rate %s, keys %s\n",
+                std::isfinite(d) ? std::to_string(d).c_str() : "-",
+                std::isfinite(fr) ? std::to_string(fr).c_str() : "-",
+                keys ? std::to_string(*keys).c_str() : "-");
+    if (const auto* a = b.ani())
+      std::printf("    bones     %zu (%zu constant, %zu animated), count field %s, 'aNi' flags %s\n",
+                  b.bones.size(), constant, animated, hex(a->bone_count_field, 4).c_str(),
+                  hex(a->flags, 2).c_str());
+    else if (b.fc4())
+      std::printf("    bones     %zu (%zu constant, %zu animated)\n", b.bones.size(), constant, animated);
+    std::printf("    sections  %-5s %-10s %-10s %-8s %s\n", "slot", "offset", "file", "size", "name");
+    if (!pb.segments.empty() && pb.segments[0].size > 0)
+      std::printf("              %-5s %-10s %-10s %-8llu %s\n", "-", hex(pb.segments[0].offset).c_str(),
+                  hex(pb.base + pb.segments[0].offset).c_str(),
+                  static_cast<unsigned long long>(pb.segments[0].size), "(preamble)");
+    for (std::size_t slot = 0; slot < b.slot_segment.size(); ++slot) {
+      const int s = b.slot_segment[slot];
+      if (s < 0) continue;
+      const auto& ps = pb.segments[static_cast<std::size_t>(s)];
+      std::printf("              %-5zu %-10s %-10s %-8llu %s\n", slot, hex(ps.offset).c_str(),
+                  hex(pb.base + ps.offset).c_str(), static_cast<unsigned long long>(ps.size),
+                  std::string(mab::section_name(b, slot)).c_str());
+    }
+  }
+  for (const auto& f : findings)
+    std::printf("  %-10s %s at %s (%s): %s\n", std::string(mab::to_string(f.severity)).c_str(),
+                std::string(mab::to_string(f.code)).c_str(), hex(f.offset).c_str(), f.field.c_str(),
+                f.message.c_str());
+}
+
+void setup(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand("info", "Show game, version, layout confidence, duration, frame rate, "
+                                          "bones, keys and the section table of each FILE");
+  struct Opts {
+    std::vector<std::string> files;
+    bool json = false;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("FILE", o->files, "Files or directories (*.mab, recursive)")->required();
+  cmd->add_flag("--json", o->json, "Print one JSON document (an array, one object per file)");
+  cmd->footer("Example: mab info corpus/wd1/many_bones.mab\n"
+              "Exit status: 0 if every file was read, 1 otherwise.");
+  cmd->callback([o, &exit_code] {
+    std::vector<std::string> missing;
+    const auto files = mab::cli::collect_inputs(o->files, missing);
+    int status = missing.empty() ? 0 : 1;
+    for (const auto& m : missing) std::fprintf(stderr, "mab: %s: no such file or directory\n", m.c_str());
+    nlohmann::json all = nlohmann::json::array();
+    for (const auto& path : files) {
+      auto bytes = mab::read_file(path);
+      auto c = bytes ? mab::read_container(*bytes) : mab::Result<mab::Container>(bytes.error());
+      if (!c) {
+        status = 1;
+        if (o->json)
+          all.push_back({{"path", path.string()}, {"error", mab::cli::to_json(c.error())}});
+        else
+          std::fprintf(stderr, "mab: %s: %s\n", path.c_str(), c.error().message().c_str());
+        continue;
+      }
+      const auto pl = mab::place(*c);
+      if (!pl) {
+        status = 1;
+        std::fprintf(stderr, "mab: %s: %s\n", path.c_str(), pl.error().message().c_str());
+        continue;
+      }
+      const auto findings = mab::validate(*c);
+      if (o->json) {
+        auto j = mab::cli::summary_json(*c, *pl);
+        j["path"] = path.string();
+        nlohmann::json fj = nlohmann::json::array();
+        for (const auto& f : findings) fj.push_back(mab::cli::to_json(f));
+        j["findings"] = std::move(fj);
+        all.push_back(std::move(j));
+      } else {
+        print_text(path.string(), *c, *pl, findings);
+      }
+    }
+    if (o->json) std::cout << all.dump(2) << "\n";
+    exit_code = status;
+  });
+}
+
+}  // namespace
+
+MAB_REGISTER_COMMAND(info, setup);

@@ -1,0 +1,37 @@
+// Helpers shared by sub-commands: input discovery, one-line errors, JSON of
+// library types. Public API only.
+#pragma once
+
+#include <mab/container.hpp>
+#include <mab/validate.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mab::cli {
+
+// Expands files and directories (recursively, *.mab only, sorted). Paths that do
+// not exist are returned in `missing`.
+std::vector<std::filesystem::path> collect_inputs(const std::vector<std::string>& args,
+                                                  std::vector<std::string>& missing);
+
+std::string hex(std::uint64_t v, int width = 0);
+
+nlohmann::json to_json(const Error& e);
+nlohmann::json to_json(const Finding& f);
+
+// Key count as the header states it: lastFrame + 1 (spec 7), or the KeyTimes
+// region size / 2 where the layout has no lastFrame (FC5 preamble, FC4 slot 2).
+std::optional<std::uint64_t> header_key_count(const Block& b);
+
+// Duration in seconds and frame rate (D7), NaN when the layout has none.
+double block_duration(const Block& b);
+double block_frame_rate(const Block& b);
+
+nlohmann::json summary_json(const Container& c, const Placement& pl);
+
+}  // namespace mab::cli

@@ -1,0 +1,111 @@
+// Legacy 'AnD' clips: FC2 (spec 13, JB-DOC) and FC3 (9-word masks: a guess that
+// puts duration at 0xC4 and the section table at 0xC8, as BUU reads them).
+#include "layouts.hpp"
+
+#include <deque>
+
+namespace mab::container {
+
+std::uint64_t legacy_header_size(std::uint32_t mask_words) noexcept {
+  // 4 masks, f32[4] x 2, tag, duration, i32[9], pointer slot.
+  return 16ull * mask_words + 0x20 + 4 + 4 + 36 + 4;
+}
+
+namespace {
+
+Result<Block> read_clip(std::span<const std::uint8_t> bytes, std::uint64_t base,
+                        std::uint32_t mask_words) {
+  io::ByteReader r(bytes, base);
+  LegacyHeader h;
+  h.mask_words = mask_words;
+  h.masks.resize(4 * mask_words);
+  static constexpr const char* mask_names[4] = {"constRotationMask", "keyedRotationMask",
+                                                "constTranslationMask", "animTranslationMask"};
+  for (std::size_t i = 0; i < h.masks.size(); ++i) {
+    MAB_ASSIGN(h.masks[i], r.u32(mask_names[i / mask_words]));
+  }
+  for (auto& v : h.trajectory_reference_bits) {
+    MAB_ASSIGN(v, r.u32("trajectoryReference"));
+  }
+  for (auto& v : h.per_loop_rotation_bits) {
+    MAB_ASSIGN(v, r.u32("perLoopRotation"));
+  }
+  const std::uint64_t tag_at = r.file_offset();
+  MAB_TRY(r.copy_to(h.tag, "tag"));
+  if (h.tag != std::array<std::uint8_t, 4>{{'A', 'n', 'D', 0x1A}})
+    return make_error(ErrorCode::bad_signature, tag_at, "tag",
+                      "expected 'AnD\\x1a', found " + hex(h.tag[0]) + " " + hex(h.tag[1]) + " " +
+                          hex(h.tag[2]) + " " + hex(h.tag[3]));
+  MAB_ASSIGN(h.duration_bits, r.u32("duration"));
+  const std::uint64_t table_at = r.file_offset();
+  for (std::size_t i = 0; i < h.sections.size(); ++i) {
+    MAB_ASSIGN(h.sections[i], r.i32("sections[" + std::to_string(i) + "]"));
+  }
+  MAB_ASSIGN(h.pointer_slot, r.u32("pointerSlot"));
+
+  Block b;
+  b.original_base = base;
+  b.size_rule = SizeRule::verbatim;
+  std::vector<std::int64_t> values(h.sections.begin(), h.sections.end());
+  std::vector<std::uint64_t> field_offsets;
+  for (std::size_t i = 0; i < values.size(); ++i) field_offsets.push_back(table_at + 4 * i);
+  b.header = std::move(h);
+  const std::uint64_t body_start = legacy_header_size(mask_words);
+  MAB_ASSIGN(auto anchors, checked_anchors(b, base, body_start, bytes.size(), values, field_offsets));
+  MAB_TRY(partition(b, bytes, base, body_start, values.size(), anchors));
+  return b;
+}
+
+}  // namespace
+
+Result<bool> read_legacy(Container& c, std::span<const std::uint8_t> file,
+                         std::uint32_t mask_words, bool opaque_if_no_tag, const Limits& limits) {
+  constexpr std::uint64_t first_base = 0x10;
+  // Chained clips (spec 13, slot 8) are read with a work list, never by recursion.
+  struct Pending {
+    std::uint64_t base, end;
+    int parent, parent_segment;
+  };
+  std::deque<Pending> work{{first_base, file.size(), -1, -1}};
+  while (!work.empty()) {
+    const Pending p = work.front();
+    work.pop_front();
+    auto clip = read_clip(file.subspan(p.base, p.end - p.base), p.base, mask_words);
+    if (!clip) {
+      if (c.blocks.empty() && opaque_if_no_tag && clip.error().code == ErrorCode::bad_signature)
+        return false;
+      return std::move(clip).error();
+    }
+    if (c.blocks.size() >= limits.max_blocks)
+      return make_error(ErrorCode::limit_exceeded, p.base, "sections[8]",
+                        "more than " + std::to_string(limits.max_blocks) + " chained clips");
+    Block b = std::move(clip).value();
+    b.parent = p.parent;
+    const int index = static_cast<int>(c.blocks.size());
+    if (p.parent >= 0) {
+      c.blocks[static_cast<std::size_t>(p.parent)].segments[static_cast<std::size_t>(p.parent_segment)].child_block = index;
+    }
+    const int chained = b.slot_segment[8];
+    if (chained >= 0) {
+      auto& seg = b.segments[static_cast<std::size_t>(chained)];
+      const std::uint64_t child_base = p.base + seg.original_offset;
+      work.push_back({child_base, child_base + seg.bytes.size(), index, chained});
+      seg.bytes.clear();  // the chained clip owns these bytes now
+      seg.bytes.shrink_to_fit();
+    }
+    c.blocks.push_back(std::move(b));
+  }
+  return true;
+}
+
+void write_legacy_header(io::ByteWriter& w, const LegacyHeader& h) {
+  for (auto m : h.masks) w.u32(m);
+  for (auto v : h.trajectory_reference_bits) w.u32(v);
+  for (auto v : h.per_loop_rotation_bits) w.u32(v);
+  w.bytes(h.tag);
+  w.u32(h.duration_bits);
+  for (auto s : h.sections) w.i32(s);
+  w.u32(h.pointer_slot);
+}
+
+}  // namespace mab::container

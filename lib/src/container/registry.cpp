@@ -1,0 +1,98 @@
+// Variant registry keyed by magic (spec section 2).
+#include <mab/variant.hpp>
+
+#include "io/byte_reader.hpp"
+
+#include <array>
+#include <cstdio>
+
+namespace mab {
+namespace {
+
+using enum Game;
+using enum LayoutKind;
+constexpr Confidence public_decoders = Confidence::public_decoders;
+constexpr Confidence layout_unverified = Confidence::layout_unverified;
+
+// u32 magics first: their first bytes (0x9B, 0xAF, 0xB4) are not single-byte magics.
+constexpr std::array<VariantInfo, 9> k_variants{{
+    {watch_dogs, ani, public_decoders, 0x329B, 4, "wd1", "Watch Dogs",
+     "spec 4.2: decoder validated on 12,535 clips (QJ-WD1)"},
+    {watch_dogs_2, ani, public_decoders, 0x46AF, 4, "wd2", "Watch Dogs 2",
+     "spec 4.1, D4: WDL layout; 'same layout as WDL' is a comment only"},
+    {watch_dogs_legion, ani, public_decoders, 0x46B4, 4, "wdl", "Watch Dogs: Legion",
+     "spec 4.1, D4: engine struct (MP-FBAT), bit-exact decoder (OSM-DEC)"},
+    {far_cry_2, legacy, public_decoders, 0x4C, 1, "fc2", "Far Cry 2",
+     "spec 13: JB-DOC/JB-PY, 4,436 retail files; container only"},
+    {far_cry_3, legacy, layout_unverified, 0x61, 1, "fc3", "Far Cry 3",
+     "spec 13: FC2 layout with 9-word bone masks (guess from BUU offsets 0xC4/0xC8)"},
+    {far_cry_3_blood_dragon, opaque, Confidence::opaque, 0x62, 1, "fc3bd",
+     "Far Cry 3: Blood Dragon", "spec 2, D10: listed, no public layout"},
+    {far_cry_4, fc4, layout_unverified, 0x81, 1, "fc4", "Far Cry 4",
+     "spec 4.4, C8: QJ-FC4, verified on 4 files"},
+    {far_cry_primal, opaque, Confidence::opaque, 0x82, 1, "primal", "Far Cry Primal",
+     "spec 2, D10: listed, no public layout"},
+    {far_cry_5, ani, public_decoders, 0xB0, 1, "fc5", "Far Cry 5 / New Dawn",
+     "spec 4.3: QJ-FC5 engine RE; bone table start (C3) unconfirmed"},
+}};
+
+}  // namespace
+
+std::span<const VariantInfo> all_variants() noexcept { return k_variants; }
+
+const VariantInfo* find_variant(std::string_view short_name) noexcept {
+  for (const auto& v : k_variants)
+    if (v.short_name == short_name) return &v;
+  return nullptr;
+}
+
+const VariantInfo& variant_info(Game game) noexcept {
+  for (const auto& v : k_variants)
+    if (v.game == game) return v;
+  return k_variants[0];  // unreachable: every Game has a row
+}
+
+Result<const VariantInfo*> detect_variant(std::span<const std::uint8_t> file) {
+  if (file.empty()) return make_error(ErrorCode::truncated, 0, "magic", "empty file");
+  if (file.size() >= 4) {
+    io::ByteReader r(file);
+    const std::uint32_t word = r.u32("magic").value();
+    for (const auto& v : k_variants)
+      if (v.magic_bytes == 4 && v.magic == word) return &v;
+  }
+  for (const auto& v : k_variants)
+    if (v.magic_bytes == 1 && v.magic == file[0]) return &v;
+  char buf[96];
+  if (file.size() >= 4) {
+    std::snprintf(buf, sizeof buf, "unknown magic: u32 0x%08X, first byte 0x%02X",
+                  static_cast<unsigned>(file[0] | file[1] << 8 | file[2] << 16) |
+                      static_cast<unsigned>(file[3]) << 24,
+                  static_cast<unsigned>(file[0]));
+  } else {
+    std::snprintf(buf, sizeof buf, "unknown magic: first byte 0x%02X", static_cast<unsigned>(file[0]));
+  }
+  return make_error(ErrorCode::unsupported_version, 0, "magic", buf);
+}
+
+std::string_view to_string(Game g) noexcept { return variant_info(g).game_name; }
+
+std::string_view to_string(LayoutKind k) noexcept {
+  switch (k) {
+    case LayoutKind::ani: return "aNi";
+    case LayoutKind::fc4: return "aNi-fc4";
+    case LayoutKind::legacy: return "AnD";
+    case LayoutKind::opaque: return "opaque";
+  }
+  return "?";
+}
+
+std::string_view to_string(Confidence c) noexcept {
+  switch (c) {
+    case Confidence::public_decoders: return "public decoders (not verified on real files here)";
+    case Confidence::layout_unverified: return "layout unverified";
+    case Confidence::opaque: return "opaque (container only)";
+  }
+  return "?";
+}
+
+}  // namespace mab
