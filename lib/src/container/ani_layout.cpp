@@ -44,7 +44,8 @@ std::uint64_t ani_header_size(AniShape shape) noexcept { return shape_info(shape
 
 std::uint64_t ani_offsets_position(AniShape shape) noexcept {
   const auto si = shape_info(shape);
-  return si.prefix + 0x10 + (si.has_frame_rate ? 4 : 0) + 2 + 2 * si.counts +
+  // prefix, "aNi"+flags, size, duration, [frame rate], bone count, counts, [padding]
+  return si.prefix + 12 + (si.has_frame_rate ? 4 : 0) + 2 + 2 * si.counts +
          (si.has_counts_padding ? 2 : 0);
 }
 

@@ -27,9 +27,8 @@ Result<std::vector<Anchor>> checked_anchors(const Block& block, std::uint64_t ba
     const auto uv = static_cast<std::uint64_t>(v);
     if (uv > extent)
       return make_error(ErrorCode::out_of_bounds, field_offsets[slot], field,
-                        "offset " + hex(uv) + " (file " + hex(base + uv) + ") is past the end of the " +
-                            (base == 0x10 ? std::string("file") : "block") + " at " +
-                            hex(base + extent));
+                        "offset " + hex(uv) + " (file " + hex(base + uv) +
+                            ") is past the end of its block at file " + hex(base + extent));
     if (uv < body_start)
       return make_error(ErrorCode::bad_offset, field_offsets[slot], field,
                         "offset " + hex(uv) + " points into the header or bone tables, which end at " +

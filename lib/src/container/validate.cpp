@@ -157,7 +157,7 @@ struct Checker {
         add(Severity::info, ErrorCode::ok, base + prefix + 12, "m_animFrameRate",
             "frame rate " + std::to_string(fr) + ", DET expects 30");
     }
-    const std::uint64_t counts_at = base + prefix + 0x10 + (h.shape == AniShape::wd1 ? 0 : 4) + 2;
+    const std::uint64_t counts_at = base + prefix + 12 + (h.shape == AniShape::wd1 ? 0 : 4) + 2;
     if (h.bone_count_field & ~h.bone_count_mask())
       add(Severity::info, ErrorCode::ok, counts_at - 2, "m_nbBonesInAnim",
           "flag bits " + hex(h.bone_count_field & ~h.bone_count_mask()) + " set above the count (kept, D5)");
