@@ -61,10 +61,11 @@ void print_text(const std::string& path, const mab::Container& c, const mab::Pla
                   std::string(mab::section_name(b, slot)).c_str());
     }
   }
-  for (const auto& f : findings)
-    std::printf("  %-10s %s at %s (%s): %s\n", std::string(mab::to_string(f.severity)).c_str(),
-                std::string(mab::to_string(f.code)).c_str(), hex(f.offset).c_str(), f.field.c_str(),
-                f.message.c_str());
+  for (const auto& f : findings) {
+    const std::string code = f.code == mab::ErrorCode::ok ? "" : " " + std::string(mab::to_string(f.code));
+    std::printf("  %-9s%s at %s (%s): %s\n", std::string(mab::to_string(f.severity)).c_str(), code.c_str(),
+                hex(f.offset).c_str(), f.field.c_str(), f.message.c_str());
+  }
 }
 
 void setup(CLI::App& app, int& exit_code) {
