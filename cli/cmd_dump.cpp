@@ -1,0 +1,221 @@
+// `mab dump FILE`: the decoded rotations as a table, key by key.
+#include "command.hpp"
+
+#include <mab/file_io.hpp>
+#include <mab/json.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+std::string hash_label(std::uint32_t h) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08X", h);
+  return buf;
+}
+
+std::string label(const mab::ClipBone& b) { return b.name.empty() ? hash_label(b.hash) : b.name; }
+
+std::optional<std::uint64_t> parse_number(std::string_view s) {
+  int base = 10;
+  if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    s.remove_prefix(2);
+    base = 16;
+  }
+  std::uint64_t v = 0;
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), v, base);
+  if (r.ec != std::errc() || r.ptr != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+// A bone is named by its name, by a name whose CRC-32 is its hash (D11), or by the hash.
+bool bone_matches(const mab::ClipBone& b, const std::string& arg) {
+  if (!b.name.empty() && b.name == arg) return true;
+  if (b.hash == mab::bone_hash(arg)) return true;
+  const auto n = parse_number(arg);
+  return n && *n == b.hash;
+}
+
+struct KeyRange {
+  std::size_t first = 0, last = ~std::size_t{0};
+};
+
+// "A:B" (inclusive), "A:", ":B" or "A".
+std::optional<KeyRange> parse_range(const std::string& s) {
+  KeyRange r;
+  const auto colon = s.find(':');
+  const std::string a = colon == std::string::npos ? s : s.substr(0, colon);
+  const std::string b = colon == std::string::npos ? s : s.substr(colon + 1);
+  if (!a.empty()) {
+    const auto v = parse_number(a);
+    if (!v) return std::nullopt;
+    r.first = static_cast<std::size_t>(*v);
+  }
+  if (!b.empty()) {
+    const auto v = parse_number(b);
+    if (!v) return std::nullopt;
+    r.last = static_cast<std::size_t>(*v);
+  }
+  if (r.first > r.last) return std::nullopt;
+  return r;
+}
+
+bool looks_like_json(const std::vector<std::uint8_t>& bytes) {
+  // No .mab magic starts with '{' (spec 2), so the first non-blank byte tells them apart.
+  for (const std::uint8_t c : bytes) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
+    return c == '{';
+  }
+  return false;
+}
+
+void print_quat(const mab::Quat& q) {
+  std::printf(" %10.6f %10.6f %10.6f %10.6f\n", static_cast<double>(q.x), static_cast<double>(q.y),
+              static_cast<double>(q.z), static_cast<double>(q.w));
+}
+
+void setup(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "dump", "Print the decoded rotations of FILE (a .mab or a JSON from `mab export`): constant "
+              "bones once, then per key its time in seconds and each animated bone's quaternion");
+  struct Opts {
+    std::string file;
+    std::vector<std::string> bones;
+    std::string keys;
+    std::size_t block = 0;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("FILE", o->file, "A .mab, or a JSON document from `mab export`")->required();
+  cmd->add_option("--bone", o->bones, "Only this bone: a name, or its hash (0xB6C65665); repeatable");
+  cmd->add_option("--keys", o->keys, "Only keys A to B inclusive: A:B, A:, :B or A (key indices)");
+  cmd->add_option("--block", o->block, "Block to decode (Far Cry 5 files hold several; default 0)");
+  cmd->footer(
+      "Example:\n"
+      "  mab dump walk.mab --bone Root --keys 0:9\n"
+      "prints Root's quaternion (x y z w, 6 decimals) at keys 0 to 9 with their times in seconds.\n"
+      "Bones are shown by name when known (in a JSON document), otherwise by hash.\n"
+      "Exit status: 0 on success, 1 on any error.");
+  cmd->callback([o, &exit_code] {
+    exit_code = 1;
+    // A JSON document is larger than the file it stands for (hex, decimal floats).
+    mab::Limits limits;
+    limits.max_file_size = 4 * mab::default_limits.max_file_size;
+    auto bytes = mab::read_file(o->file, limits);
+    if (!bytes) {
+      std::fprintf(stderr, "mab: dump: %s\n", bytes.error().message().c_str());
+      return;
+    }
+    std::optional<mab::DecodedClip> d;
+    if (looks_like_json(*bytes)) {
+      auto r = mab::import_json(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
+      if (!r) {
+        std::fprintf(stderr, "mab: dump: %s: %s\n", o->file.c_str(), r.error().message().c_str());
+        return;
+      }
+      d = std::move(r).value();
+    } else {
+      auto c = mab::read_container(*bytes);
+      auto r = c ? mab::decode_clip(std::move(c).value(), o->block) : mab::Result<mab::DecodedClip>(c.error());
+      if (!r) {
+        std::fprintf(stderr, "mab: dump: %s: %s\n", o->file.c_str(), r.error().message().c_str());
+        return;
+      }
+      d = std::move(r).value();
+    }
+    const mab::Clip& clip = d->clip;
+
+    std::vector<std::size_t> selected;
+    for (std::size_t i = 0; i < clip.bones.size(); ++i) {
+      bool keep = o->bones.empty();
+      for (const auto& arg : o->bones) keep = keep || bone_matches(clip.bones[i], arg);
+      if (keep) selected.push_back(i);
+    }
+    for (const auto& arg : o->bones) {
+      const bool found = std::any_of(clip.bones.begin(), clip.bones.end(),
+                                     [&](const auto& b) { return bone_matches(b, arg); });
+      if (!found) {
+        std::fprintf(stderr, "mab: dump: %s: no bone matches \"%s\"\n", o->file.c_str(), arg.c_str());
+        return;
+      }
+    }
+    KeyRange range;
+    if (!o->keys.empty()) {
+      const auto r = parse_range(o->keys);
+      if (!r) {
+        std::fprintf(stderr, "mab: dump: --keys %s: expected A:B, A:, :B or A with A <= B\n", o->keys.c_str());
+        return;
+      }
+      range = *r;
+    }
+    const std::size_t key_count = clip.key_count();
+    if (key_count == 0 || range.first >= key_count) {
+      if (!o->keys.empty()) {
+        std::fprintf(stderr, "mab: dump: %s: --keys %s: the clip has keys 0 to %zu\n", o->file.c_str(),
+                     o->keys.c_str(), key_count ? key_count - 1 : 0);
+        return;
+      }
+    }
+    range.last = std::min(range.last, key_count ? key_count - 1 : 0);
+
+    std::size_t n_const = 0, n_anim = 0, width = 10;
+    std::vector<std::size_t> constants, animated, none;
+    for (const auto& b : clip.bones) {
+      n_const += b.kind() == mab::BoneKind::constant;
+      n_anim += b.kind() == mab::BoneKind::animated;
+    }
+    for (const std::size_t i : selected) {
+      width = std::max(width, label(clip.bones[i]).size());
+      switch (clip.bones[i].kind()) {
+        case mab::BoneKind::constant: constants.push_back(i); break;
+        case mab::BoneKind::animated: animated.push_back(i); break;
+        case mab::BoneKind::none: none.push_back(i); break;
+      }
+    }
+    const auto& c = d->container;
+    std::printf("%s: %s (%s), block %zu of %zu\n", o->file.c_str(), std::string(c.variant->game_name).c_str(),
+                std::string(c.variant->short_name).c_str(), d->block, c.blocks.size());
+    std::printf("  %zu keys at %g key-time units per second, duration %.6f s\n", key_count, clip.key_rate,
+                static_cast<double>(clip.duration));
+    std::printf("  %zu bones: %zu constant, %zu animated, %zu without rotation\n", clip.bones.size(), n_const,
+                n_anim, clip.bones.size() - n_const - n_anim);
+    const int w = static_cast<int>(width);
+    if (!constants.empty()) {
+      std::printf("\nconstant bones\n  %-*s %10s %10s %10s %10s\n", w, "bone", "x", "y", "z", "w");
+      for (const std::size_t i : constants) {
+        std::printf("  %-*s", w, label(clip.bones[i]).c_str());
+        print_quat(clip.bones[i].constant);
+      }
+    }
+    if (!none.empty()) {
+      std::printf("\nbones without rotation:");
+      for (const std::size_t i : none) std::printf(" %s", label(clip.bones[i]).c_str());
+      std::printf("\n");
+    }
+    if (!animated.empty() && key_count > 0) {
+      std::printf("\nanimated bones\n  %5s %10s  %-*s %10s %10s %10s %10s\n", "key", "time (s)", w, "bone", "x",
+                  "y", "z", "w");
+      for (std::size_t k = range.first; k <= range.last; ++k) {
+        const double t = clip.key_seconds(k);
+        for (const std::size_t i : animated) {
+          if (std::isfinite(t))
+            std::printf("  %5zu %10.6f  %-*s", k, t, w, label(clip.bones[i]).c_str());
+          else
+            std::printf("  %5zu %10s  %-*s", k, "-", w, label(clip.bones[i]).c_str());
+          print_quat(clip.bones[i].keys[k]);
+        }
+      }
+    }
+    exit_code = 0;
+  });
+}
+
+}  // namespace
+
+MAB_REGISTER_COMMAND(dump, setup);

@@ -1,0 +1,51 @@
+// The editable clip (ozz-animation's "raw animation" idea): format-agnostic bones,
+// key times and float rotations. Decoding fills it; encoding re-quantises what changed.
+#pragma once
+
+#include <mab/quat.hpp>
+#include <mab/result.hpp>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mab {
+
+enum class BoneKind : std::uint8_t { none = 0, constant = 1, animated = 2 };
+
+struct ClipBone {
+  std::uint32_t hash = 0;  // CRC-32 of the name (D11)
+  std::string name;        // empty when unknown
+  std::uint8_t flags = 0;  // spec 5.3, kept verbatim; kind and bit depth derive from it
+  Quat constant{};         // BoneKind::constant: the rotation
+  std::vector<Quat> keys;  // BoneKind::animated: one per stored key
+
+  // flags & 0x30: 0x30 constant, 0x10 animated, otherwise no rotation (spec 5.3).
+  BoneKind kind() const noexcept;
+  unsigned bit_depth() const noexcept { return (flags & 0x0Fu) + 1u; }
+  void set_kind(BoneKind k) noexcept;
+  void set_bit_depth(unsigned nbits) noexcept;  // 1..16, clamped
+};
+
+struct Clip {
+  double key_rate = 30.0;                // key time units per second (D7)
+  std::vector<std::uint32_t> key_times;  // one per stored key, in key_rate units
+  float duration = 0.0f;                 // seconds, as the header stores it
+  std::vector<ClipBone> bones;
+
+  std::size_t key_count() const noexcept { return key_times.size(); }
+  double key_seconds(std::size_t key) const noexcept;
+
+  int find_bone(std::uint32_t hash) const noexcept;  // -1 when absent
+  Status set_rotation(std::size_t bone, std::size_t key, const Quat& q);
+  // Inserts a key at index `at` with time `time`; animated bones get a copy of the
+  // neighbouring key (the previous one, or the next for at == 0).
+  Status insert_key(std::size_t at, std::uint32_t time);
+  Status remove_key(std::size_t at);
+  std::size_t add_bone(ClipBone bone);  // animated bones are resized to key_count()
+  Status remove_bone(std::size_t index);
+  // Checks the shape: at least one key, keys per animated bone == key_count, counts in range.
+  Status check() const;
+};
+
+}  // namespace mab

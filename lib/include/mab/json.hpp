@@ -1,0 +1,49 @@
+// JSON interchange ("mabkit-clip", docs/json-format.md): a lossless text form of a .mab.
+//
+// A document holds the whole container (every header field, float bit patterns, bone
+// tables, section bytes as hex), the exact rotation codes, and the editable clip (key
+// times, bones, quaternions as floats). Floats are written so they read back to the same
+// float. The container and its bytes are the truth for the original; the clip is the only
+// part meant for editing: importing re-encodes it against the original, so an unedited
+// document gives the input bytes back and an edited key changes only its chunk.
+#pragma once
+
+#include <mab/codec_file.hpp>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace mab {
+
+inline constexpr std::string_view json_format_name = "mabkit-clip";
+inline constexpr std::uint32_t json_format_version = 1;
+
+// The whole document: container, codes and `d.clip` (which may be an edited copy).
+Result<std::string> export_json(const DecodedClip& d);
+
+// Container only, for files whose block does not decode (legacy, opaque, FC4 without
+// rotations, damaged streams). `reason` is recorded as "clip_absent" for the reader.
+Result<std::string> export_json(const Container& c, std::string_view reason = {});
+
+// The inverse of export_json(const DecodedClip&): container and codes as the document's
+// bytes decode (the document's "codes", when present, must agree with them), and the
+// clip as the document states it. not_decodable if the document holds no clip.
+// Every malformed document is a parse_error naming the JSON path (e.g.
+// "/clip/bones/3/keys/7/2") and, for syntax errors, the byte offset in the text.
+Result<DecodedClip> import_json(std::string_view text, const Limits& limits = default_limits);
+
+struct JsonImport {
+  std::vector<std::uint8_t> bytes;  // the .mab to write
+  bool clip_encoded = false;        // false: container-only document, written as stored
+  EncodeReport report;              // of encode_clip when clip_encoded
+};
+
+// The bytes a document stands for: encode_clip(original, document's clip) when it has a
+// clip, write_container otherwise. Bytes that would not read back (and write back
+// unchanged) are refused, so a hand-edited container cannot produce an unreadable file.
+Result<JsonImport> import_json_bytes(std::string_view text, const Limits& limits = default_limits,
+                                     const EncodeOptions& options = {});
+
+}  // namespace mab

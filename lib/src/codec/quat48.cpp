@@ -1,0 +1,169 @@
+#include <mab/quat.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mab {
+
+namespace {
+
+// code * step - bias is exact in double (a 39-bit product), so rounding once to float gives
+// the same value whether or not the compiler fuses the multiply-add.
+float stored_value(std::uint32_t code) noexcept {
+  return static_cast<float>(static_cast<double>(code) * double{quat48_step} - double{quat48_bias});
+}
+
+// Nearest step of the ideal grid (value + 1/sqrt(2)) / (sqrt(2)/32767), ties to the lower code.
+// The only exact tie is a zero component, and the lower code there is what gives identity its
+// documented bytes FF BF FF BF FF 3F (spec 9.1).
+std::uint16_t nearest_code(double value) noexcept {
+  const double t = (value * 1.4142135623730951 + 1.0) * 16383.5;
+  return static_cast<std::uint16_t>(std::clamp(std::ceil(t - 0.5), 0.0, 32767.0));
+}
+
+}  // namespace
+
+double angular_error_deg(const Quat& a, const Quat& b) noexcept {
+  double p[4], q[4];
+  double np = 0, nq = 0, dot = 0;
+  for (unsigned i = 0; i < 4; ++i) {
+    p[i] = a[i];
+    q[i] = b[i];
+    np += p[i] * p[i];
+    nq += q[i] * q[i];
+  }
+  if (!(np > 0 && nq > 0 && std::isfinite(np) && std::isfinite(nq))) return 180.0;
+  np = std::sqrt(np);
+  nq = std::sqrt(nq);
+  for (unsigned i = 0; i < 4; ++i) {
+    p[i] /= np;
+    q[i] /= nq;
+    dot += p[i] * q[i];
+  }
+  const double s = dot < 0 ? -1.0 : 1.0;
+  double diff = 0, sum = 0;
+  for (unsigned i = 0; i < 4; ++i) {
+    diff += (p[i] - s * q[i]) * (p[i] - s * q[i]);
+    sum += (p[i] + s * q[i]) * (p[i] + s * q[i]);
+  }
+  // |p - q| = 2 sin(phi/2), |p + q| = 2 cos(phi/2) for the 4D angle phi; the rotation angle is
+  // 2 phi. atan2 keeps full precision for tiny angles where acos(dot) would not.
+  const double rad = 4.0 * std::atan2(std::sqrt(diff), std::sqrt(sum));
+  return rad * (180.0 / 3.14159265358979323846);
+}
+
+Quat decode_quat48(const Quat48& words) noexcept {
+  const float a = stored_value(words[0] & 0x7FFFu);
+  const float b = stored_value(words[1] & 0x7FFFu);
+  const float c = stored_value(words[2]);  // decision D3: unsigned, all 16 bits
+  // In double, where the squares are exact, for the same reason as stored_value.
+  const double a2 = double{a} * a, b2 = double{b} * b, c2 = double{c} * c;
+  const float d = std::sqrt(static_cast<float>(std::max(0.0, 1.0 - a2 - b2 - c2)));
+  const unsigned k = (unsigned{words[0]} >> 15) | ((unsigned{words[1]} >> 15) << 1);
+  // Spec 9.1 table: d goes to slot k, a, b, c fill the others in order.
+  switch (k) {
+    case 0:
+      return {d, a, b, c};
+    case 1:
+      return {a, d, b, c};
+    case 2:
+      return {a, b, d, c};
+    default:
+      return {a, b, c, d};
+  }
+}
+
+Quat48 quat48_from_bytes(std::span<const std::uint8_t, 6> bytes) noexcept {
+  Quat48 w{};
+  for (unsigned i = 0; i < 3; ++i)
+    w[i] = static_cast<std::uint16_t>(bytes[2 * i] | (bytes[2 * i + 1] << 8));
+  return w;
+}
+
+std::array<std::uint8_t, 6> quat48_to_bytes(const Quat48& words) noexcept {
+  std::array<std::uint8_t, 6> out{};
+  for (unsigned i = 0; i < 3; ++i) {
+    out[2 * i] = static_cast<std::uint8_t>(words[i] & 0xFF);
+    out[2 * i + 1] = static_cast<std::uint8_t>(words[i] >> 8);
+  }
+  return out;
+}
+
+Quat decode_quat48(std::span<const std::uint8_t, 6> bytes) noexcept {
+  return decode_quat48(quat48_from_bytes(bytes));
+}
+
+bool quat48_suspicious(const Quat48& words) noexcept { return (words[2] & 0x8000u) != 0; }
+
+namespace {
+
+unsigned largest_slot(const double v[4]) noexcept {
+  unsigned k = 0;
+  for (unsigned i = 1; i < 4; ++i)
+    if (std::fabs(v[i]) > std::fabs(v[k])) k = i;
+  return k;
+}
+
+Quat48 encode_dropping(const double v_in[4], unsigned k) noexcept {
+  // No sign bit: the implicit component decodes as >= 0 (spec 9.1).
+  const double sign = v_in[k] < 0 ? -1.0 : 1.0;
+  Quat48 w{};
+  unsigned j = 0;
+  for (unsigned i = 0; i < 4; ++i)
+    if (i != k) w[j++] = nearest_code(sign * v_in[i]);
+  w[0] = static_cast<std::uint16_t>(w[0] | ((k & 1u) << 15));
+  w[1] = static_cast<std::uint16_t>(w[1] | ((k >> 1) << 15));
+  return w;
+}
+
+bool normalise(const Quat& q, double v[4]) noexcept {
+  v[0] = q.x;
+  v[1] = q.y;
+  v[2] = q.z;
+  v[3] = q.w;
+  double norm = 0;
+  for (unsigned i = 0; i < 4; ++i) norm += v[i] * v[i];
+  if (!(norm > 0) || !std::isfinite(norm)) return false;
+  norm = std::sqrt(norm);
+  for (unsigned i = 0; i < 4; ++i) v[i] /= norm;
+  return true;
+}
+
+Quat48 encode_plain(const Quat& q) noexcept {
+  double v[4];
+  if (!normalise(q, v)) return {0xBFFF, 0xBFFF, 0x3FFF};
+  return encode_dropping(v, largest_slot(v));
+}
+
+}  // namespace
+
+Quat48 encode_quat48(const Quat& q) noexcept {
+  double v[4];
+  if (!normalise(q, v)) return {0xBFFF, 0xBFFF, 0x3FFF};
+  // When components are within a quantum of each other, decode-then-encode can move to
+  // another code (a different dropped component or a rounding step), and may cycle. Walk
+  // that map from the plain encoding until a code repeats and return the smallest code on
+  // the cycle: then encode(decode(y)) == y for every y this function returns, because
+  // decoding and re-encoding y stays on the same cycle. Every code on the walk is within
+  // rounding of the previous one, so the error stays a few quanta at most.
+  std::array<Quat48, 16> seen{};
+  std::size_t n = 0;
+  Quat48 y = encode_dropping(v, largest_slot(v));
+  for (;;) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (seen[i] != y) continue;
+      Quat48 best = seen[i];
+      for (std::size_t j = i + 1; j < n; ++j) best = std::min(best, seen[j]);
+      return best;
+    }
+    if (n == seen.size()) return y;
+    seen[n++] = y;
+    y = encode_plain(decode_quat48(y));
+  }
+}
+
+std::array<std::uint8_t, 6> encode_quat48_bytes(const Quat& q) noexcept {
+  return quat48_to_bytes(encode_quat48(q));
+}
+
+}  // namespace mab

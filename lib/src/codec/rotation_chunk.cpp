@@ -1,0 +1,367 @@
+// JointRotations chunk codec (spec 9.2; decisions D1, D2, D6, D8).
+#include <mab/bits.hpp>
+#include <mab/rotation_codec.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+
+namespace mab {
+
+namespace {
+
+constexpr std::array<float, 17> make_scale_table() {
+  std::array<float, 17> s{};
+  for (unsigned n = 2; n <= 16; ++n) s[n] = 1.0f / static_cast<float>((1u << n) - 1u);
+  return s;
+}
+constexpr std::array<float, 17> scale_table = make_scale_table();
+
+std::uint64_t at(std::uint64_t base, std::uint64_t rel) noexcept {
+  return base == no_offset ? no_offset : base + rel;
+}
+
+std::uint32_t load_le32(std::span<const std::uint8_t> s, std::size_t pos) noexcept {
+  return std::uint32_t{s[pos]} | (std::uint32_t{s[pos + 1]} << 8) |
+         (std::uint32_t{s[pos + 2]} << 16) | (std::uint32_t{s[pos + 3]} << 24);
+}
+
+std::string chunk_field(std::size_t chunk) {
+  return "JointRotations.chunk[" + std::to_string(chunk) + "]";
+}
+
+// Names the block field holding bit `off` of a bone block, for overrun reports. `cflags` is
+// what was read (0 if the overrun hit the flags themselves, which then name the field).
+std::string block_field(std::uint8_t cflags, std::uint64_t off, unsigned keys, unsigned nbits) {
+  if (off < 6) return "cflags";
+  off -= 6;
+  if (cflags & 8u) {
+    if (off < keys) return "signs";
+    off -= keys;
+  }
+  for (unsigned j = 0; j < 3; ++j) {
+    const std::string comp = "component[" + std::to_string(j) + "]";
+    if (off < 16) return comp + ".header";
+    off -= 16;
+    if (!((unsigned{cflags} >> j) & 1u)) {
+      const std::uint64_t span = std::uint64_t{keys} * nbits;
+      if (off < span) return comp + ".raw[" + std::to_string(off / nbits) + "]";
+      off -= span;
+    }
+  }
+  return "end";
+}
+
+// Spec 9.2 step 4; shared by decode_key and decode_block so both give identical floats. In
+// double, where the squares are exact, for the reason given in rotation_codec.hpp.
+inline Quat assemble(float v0, float v1, float v2, unsigned omitted, bool negate) noexcept {
+  const double x = v0, y = v1, z = v2;
+  const double s = x * x + y * y + z * z;
+  float fx = v0, fy = v1, fz = v2, fd = 0.0f;
+  if (s <= 1.0) {
+    // The float square root is correctly rounded, hence as deterministic as the double one.
+    fd = std::sqrt(static_cast<float>(1.0 - s));
+  } else {
+    // Decision D2 (engine behaviour, spec C7): renormalise the stored three, omitted = 0.
+    const double r = std::sqrt(s);
+    fx = static_cast<float>(x / r);
+    fy = static_cast<float>(y / r);
+    fz = static_cast<float>(z / r);
+  }
+  if (negate) fd = -fd;
+  switch (omitted) {
+    case 0:
+      return {fd, fx, fy, fz};
+    case 1:
+      return {fx, fd, fy, fz};
+    case 2:
+      return {fx, fy, fd, fz};
+    default:
+      return {fx, fy, fz, fd};
+  }
+}
+
+Status check_depths(std::span<const std::uint8_t> bit_depths) {
+  for (std::size_t b = 0; b < bit_depths.size(); ++b) {
+    if (bit_depths[b] < 1 || bit_depths[b] > 16)
+      return make_error(ErrorCode::invalid_argument, no_offset,
+                        "bit_depths[" + std::to_string(b) + "]",
+                        "bit depth " + std::to_string(bit_depths[b]) + " is outside 1..16");
+  }
+  return {};
+}
+
+// The codes must describe exactly this clip shape, and every stored value must fit its field,
+// otherwise writing would silently drop bits and the stream would not decode to these codes.
+Status check_shape(const std::vector<std::vector<BoneChunkCodes>>& chunks, std::uint32_t key_count,
+                   std::span<const std::uint8_t> bit_depths) {
+  MAB_TRY(check_depths(bit_depths));
+  if (chunks.size() != chunk_count(key_count))
+    return make_error(ErrorCode::invalid_argument, no_offset, "JointRotations.chunks",
+                      std::to_string(chunks.size()) + " chunks, " + std::to_string(key_count) +
+                          " keys need " + std::to_string(chunk_count(key_count)));
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    if (chunks[c].size() != bit_depths.size())
+      return make_error(ErrorCode::invalid_argument, no_offset, chunk_field(c),
+                        std::to_string(chunks[c].size()) + " bone blocks for " +
+                            std::to_string(bit_depths.size()) + " animated bones");
+    const unsigned keys = chunk_key_count(key_count, c);
+    for (std::size_t b = 0; b < bit_depths.size(); ++b) {
+      const BoneChunkCodes& k = chunks[c][b];
+      const auto where = [&] { return chunk_field(c) + ".bone[" + std::to_string(b) + "]"; };
+      if (k.cflags > 63)
+        return make_error(ErrorCode::invalid_argument, no_offset, where() + ".cflags",
+                          "cflags " + std::to_string(k.cflags) + " does not fit 6 bits");
+      if (k.has_signs() && (k.signs >> keys) != 0)
+        return make_error(ErrorCode::invalid_argument, no_offset, where() + ".signs",
+                          "sign bits beyond the chunk's " + std::to_string(keys) + " keys");
+      const unsigned max_raw = (1u << bit_depths[b]) - 1u;
+      for (unsigned j = 0; j < 3; ++j) {
+        if (k.is_constant(j)) continue;
+        for (unsigned f = 0; f < keys; ++f) {
+          if (k.raw[j][f] > max_raw)
+            return make_error(
+                ErrorCode::invalid_argument, no_offset,
+                where() + ".raw[" + std::to_string(j) + "][" + std::to_string(f) + "]",
+                "value " + std::to_string(k.raw[j][f]) + " does not fit " +
+                    std::to_string(bit_depths[b]) + " bits");
+        }
+      }
+    }
+  }
+  return {};
+}
+
+std::vector<std::uint32_t> table_for(const std::vector<std::vector<BoneChunkCodes>>& chunks,
+                                     std::uint32_t key_count,
+                                     std::span<const std::uint8_t> bit_depths, bool& fits) {
+  std::vector<std::uint32_t> table(chunks.size() + 1);
+  std::uint64_t pos = 4 * (std::uint64_t{chunks.size()} + 1);
+  fits = true;
+  table[0] = static_cast<std::uint32_t>(pos);
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    const unsigned keys = chunk_key_count(key_count, c);
+    std::uint64_t bits = 0;
+    for (std::size_t b = 0; b < bit_depths.size(); ++b)
+      bits += bone_block_bits(chunks[c][b].cflags, keys, bit_depths[b]);
+    pos += (bits + 7) / 8;  // decision D6: zero-padded to a byte
+    if (pos > std::numeric_limits<std::uint32_t>::max()) fits = false;
+    table[c + 1] = static_cast<std::uint32_t>(pos);
+  }
+  return table;
+}
+
+}  // namespace
+
+float interpolant_scale(unsigned nbits) noexcept {
+  return nbits < scale_table.size() ? scale_table[nbits] : 0.0f;
+}
+
+std::uint64_t bone_block_bits(std::uint8_t cflags, unsigned chunk_keys, unsigned nbits) noexcept {
+  std::uint64_t bits = 6;
+  if (cflags & 8u) bits += chunk_keys;
+  for (unsigned j = 0; j < 3; ++j) {
+    bits += 16;
+    // Spec 9.2 step 5: n = 1 still stores its n*F bits although the slope is 0.
+    if (!((unsigned{cflags} >> j) & 1u)) bits += std::uint64_t{chunk_keys} * nbits;
+  }
+  return bits;
+}
+
+unsigned chunk_key_count(std::uint32_t key_count, std::size_t chunk) noexcept {
+  const std::uint64_t first = std::uint64_t{chunk} * keys_per_chunk;
+  if (first >= key_count) return 0;
+  return static_cast<unsigned>(std::min<std::uint64_t>(keys_per_chunk, key_count - first));
+}
+
+Quat decode_key(const BoneChunkCodes& codes, unsigned key, unsigned nbits) noexcept {
+  key &= 7u;
+  float v[3];
+  for (unsigned j = 0; j < 3; ++j) {
+    const std::uint16_t h = codes.headers[j];
+    v[j] = codes.is_constant(j) ? rotation_constant_value(h)
+                                : rotation_varying_value(rotation_base(h), rotation_slope(h, nbits),
+                                                         codes.raw[j][key]);
+  }
+  return assemble(v[0], v[1], v[2], codes.omitted(),
+                  codes.has_signs() && ((codes.signs >> key) & 1u));
+}
+
+void decode_block(const BoneChunkCodes& codes, unsigned nbits, std::span<Quat> out) noexcept {
+  // Per-block values hoisted out of the key loop; the result is identical to decode_key.
+  float base[3], slope[3];
+  bool constant[3];
+  for (unsigned j = 0; j < 3; ++j) {
+    const std::uint16_t h = codes.headers[j];
+    constant[j] = codes.is_constant(j);
+    base[j] = constant[j] ? rotation_constant_value(h) : rotation_base(h);
+    slope[j] = constant[j] ? 0.0f : rotation_slope(h, nbits);
+  }
+  const unsigned omitted = codes.omitted();
+  const unsigned signs = codes.has_signs() ? codes.signs : 0u;
+  const std::size_t keys = std::min<std::size_t>(out.size(), keys_per_chunk);
+  for (std::size_t f = 0; f < keys; ++f) {
+    float v[3];
+    for (unsigned j = 0; j < 3; ++j)
+      v[j] = constant[j] ? base[j] : rotation_varying_value(base[j], slope[j], codes.raw[j][f]);
+    out[f] = assemble(v[0], v[1], v[2], omitted, (signs >> f) & 1u);
+  }
+}
+
+Result<RotationStream> decode_rotation_stream(std::span<const std::uint8_t> section,
+                                              std::uint32_t key_count,
+                                              std::span<const std::uint8_t> bit_depths,
+                                              std::uint64_t section_file_offset,
+                                              const Limits& limits) {
+  const std::uint64_t base = section_file_offset;
+  if (key_count > limits.max_keys)
+    return make_error(
+        ErrorCode::limit_exceeded, base, "JointRotations.key_count",
+        std::to_string(key_count) + " keys, limit " + std::to_string(limits.max_keys));
+  if (bit_depths.size() > limits.max_bones)
+    return make_error(ErrorCode::limit_exceeded, base, "JointRotations.bones",
+                      std::to_string(bit_depths.size()) + " animated bones, limit " +
+                          std::to_string(limits.max_bones));
+  MAB_TRY(check_depths(bit_depths));
+  const std::size_t nchunks = chunk_count(key_count);
+  if (nchunks > limits.max_chunks)
+    return make_error(
+        ErrorCode::limit_exceeded, base, "JointRotations.chunks",
+        std::to_string(nchunks) + " chunks, limit " + std::to_string(limits.max_chunks));
+
+  // Spec 9.2 section layout: u32 tableSize = 4 * (numChunks + 1), then the chunk ends.
+  const std::uint64_t table_bytes = 4 * (std::uint64_t{nchunks} + 1);
+  if (section.size() < 4)
+    return make_error(ErrorCode::truncated, base, "JointRotations.table_size",
+                      "need 4 bytes, " + std::to_string(section.size()) + " left");
+  const std::uint32_t stated = load_le32(section, 0);
+  if (stated != table_bytes)
+    return make_error(ErrorCode::bad_chunk_table, base, "JointRotations.table_size",
+                      "table size " + std::to_string(stated) + ", " + std::to_string(key_count) +
+                          " keys need " + std::to_string(table_bytes));
+  if (section.size() < table_bytes)
+    return make_error(ErrorCode::truncated, at(base, section.size()), "JointRotations.chunk_table",
+                      "table needs " + std::to_string(table_bytes) + " bytes, section has " +
+                          std::to_string(section.size()));
+
+  RotationStream out;
+  out.chunk_table.resize(nchunks + 1);
+  out.chunk_table[0] = stated;
+  for (std::size_t i = 1; i <= nchunks; ++i) {
+    const std::uint32_t end = load_le32(section, 4 * i);
+    const std::string field = "JointRotations.chunk_table[" + std::to_string(i) + "]";
+    if (end < out.chunk_table[i - 1])
+      return make_error(ErrorCode::bad_chunk_table, at(base, 4 * i), field,
+                        "chunk end " + std::to_string(end) + " is below the previous " +
+                            std::to_string(out.chunk_table[i - 1]));
+    if (end > section.size())
+      return make_error(ErrorCode::out_of_bounds, at(base, 4 * i), field,
+                        "chunk end " + std::to_string(end) + " is past the section size " +
+                            std::to_string(section.size()));
+    out.chunk_table[i] = end;
+  }
+
+  // Chunks are decoded one at a time so the allocation never runs ahead of the data seen.
+  out.chunks.reserve(nchunks);
+  for (std::size_t c = 0; c < nchunks; ++c) {
+    const unsigned keys = chunk_key_count(key_count, c);
+    const std::uint32_t start = out.chunk_table[c];
+    BitReader r(section.subspan(start, out.chunk_table[c + 1] - start), at(base, start));
+    std::vector<BoneChunkCodes>& bones = out.chunks.emplace_back(bit_depths.size());
+    for (std::size_t b = 0; b < bit_depths.size(); ++b) {
+      const unsigned nbits = bit_depths[b];
+      const std::uint64_t block_start = r.bit_position();
+      BoneChunkCodes& k = bones[b];
+      k.cflags = static_cast<std::uint8_t>(r.read(6));
+      if (k.has_signs()) k.signs = static_cast<std::uint8_t>(r.read(keys));
+      for (unsigned j = 0; j < 3; ++j) {
+        k.headers[j] = static_cast<std::uint16_t>(r.read(16));
+        if (!k.is_constant(j))
+          for (unsigned f = 0; f < keys; ++f)
+            k.raw[j][f] = static_cast<std::uint16_t>(r.read(nbits));
+      }
+      if (!r.ok()) [[unlikely]] {
+        return r
+            .status(chunk_field(c) + ".bone[" + std::to_string(b) + "]." +
+                    block_field(k.cflags, r.overrun_bit() - block_start, keys, nbits))
+            .error();
+      }
+    }
+    // Decision D6: the table is authoritative, and each chunk must end exactly at its entry.
+    MAB_TRY(r.finish_exact(chunk_field(c) + ".end"));
+  }
+  const std::uint32_t data_end = out.chunk_table[nchunks];
+  out.tail.assign(section.begin() + data_end, section.end());
+  return out;
+}
+
+Result<std::vector<std::uint32_t>> compute_chunk_table(
+    const std::vector<std::vector<BoneChunkCodes>>& chunks, std::uint32_t key_count,
+    std::span<const std::uint8_t> bit_depths) {
+  MAB_TRY(check_shape(chunks, key_count, bit_depths));
+  bool fits = true;
+  std::vector<std::uint32_t> table = table_for(chunks, key_count, bit_depths, fits);
+  if (!fits)
+    return make_error(ErrorCode::limit_exceeded, no_offset, "JointRotations.chunk_table",
+                      "chunk data does not fit 32-bit offsets");
+  return table;
+}
+
+Result<std::vector<std::uint8_t>> encode_rotation_stream(const RotationStream& stream,
+                                                         std::uint32_t key_count,
+                                                         std::span<const std::uint8_t> bit_depths) {
+  MAB_ASSIGN(const std::vector<std::uint32_t> table,
+             compute_chunk_table(stream.chunks, key_count, bit_depths));
+  BitWriter w;
+  w.reserve_bytes(std::size_t{table.back()} + stream.tail.size() + 8);
+  for (std::uint32_t entry : table) w.write(entry, 32);
+  for (std::size_t c = 0; c < stream.chunks.size(); ++c) {
+    const unsigned keys = chunk_key_count(key_count, c);
+    for (std::size_t b = 0; b < bit_depths.size(); ++b) {
+      const BoneChunkCodes& k = stream.chunks[c][b];
+      const unsigned nbits = bit_depths[b];
+      w.write(k.cflags, 6);
+      if (k.has_signs()) w.write(k.signs, keys);
+      for (unsigned j = 0; j < 3; ++j) {
+        w.write(k.headers[j], 16);
+        if (!k.is_constant(j))
+          for (unsigned f = 0; f < keys; ++f) w.write(k.raw[j][f], nbits);
+      }
+    }
+    w.align_to_byte();
+  }
+  w.append_bytes(stream.tail);
+  return w.finish();
+}
+
+Result<RotationTracks> decode_rotations(const RotationStream& stream, std::uint32_t key_count,
+                                        std::span<const std::uint8_t> bit_depths) {
+  MAB_TRY(check_depths(bit_depths));
+  if (stream.chunks.size() != chunk_count(key_count))
+    return make_error(ErrorCode::invalid_argument, no_offset, "JointRotations.chunks",
+                      std::to_string(stream.chunks.size()) + " chunks, " +
+                          std::to_string(key_count) + " keys need " +
+                          std::to_string(chunk_count(key_count)));
+  for (std::size_t c = 0; c < stream.chunks.size(); ++c)
+    if (stream.chunks[c].size() != bit_depths.size())
+      return make_error(ErrorCode::invalid_argument, no_offset, chunk_field(c),
+                        std::to_string(stream.chunks[c].size()) + " bone blocks for " +
+                            std::to_string(bit_depths.size()) + " animated bones");
+
+  RotationTracks out;
+  out.bone_count = static_cast<std::uint32_t>(bit_depths.size());
+  out.key_count = key_count;
+  out.quats.resize(std::size_t{out.bone_count} * key_count);
+  for (std::size_t c = 0; c < stream.chunks.size(); ++c) {
+    const unsigned keys = chunk_key_count(key_count, c);
+    const std::size_t first_key = c * keys_per_chunk;
+    for (std::size_t b = 0; b < bit_depths.size(); ++b) {
+      decode_block(stream.chunks[c][b], bit_depths[b],
+                   std::span<Quat>(out.quats).subspan(b * key_count + first_key, keys));
+    }
+  }
+  return out;
+}
+
+}  // namespace mab

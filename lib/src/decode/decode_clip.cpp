@@ -1,0 +1,134 @@
+// Container + codecs -> editable clip (spec 9.1, 9.2, 9.4; decisions D1-D3, D6, D7).
+#include <mab/codec_file.hpp>
+
+#include "decode/clip_layout.hpp"
+#include "io/byte_reader.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mab {
+
+namespace decode {
+
+std::optional<ClipLayout> clip_layout(const Block& b) noexcept {
+  if (const auto* a = b.ani()) {
+    if (a->shape == AniShape::fc5) return ClipLayout{-1, 3, 5, false};  // spec 8.2
+    return ClipLayout{0, 4, 6, true};                                   // spec 8.1
+  }
+  if (b.fc4()) return ClipLayout{2, 0, 4, false};  // spec 4.4
+  return std::nullopt;
+}
+
+std::span<const std::uint8_t> key_time_bytes(const Block& b, const ClipLayout& l) noexcept {
+  if (l.key_times_slot < 0) return b.segments.empty() ? std::span<const std::uint8_t>{} : b.segments[0].bytes;
+  return b.section(static_cast<std::size_t>(l.key_times_slot));
+}
+
+}  // namespace decode
+
+double key_rate(const Container& c, std::size_t block) noexcept {
+  if (block >= c.blocks.size()) return 30.0;
+  const Block& b = c.blocks[block];
+  if (const auto* a = b.ani()) {
+    if (a->shape == AniShape::wd1) return 120.0;  // D7
+    const float fr = a->frame_rate();
+    return std::isfinite(fr) && fr > 0 ? fr : 30.0;
+  }
+  return 30.0;
+}
+
+Result<DecodedClip> decode_clip(Container container, std::size_t block, const Limits& limits) {
+  if (block >= container.blocks.size())
+    return make_error(ErrorCode::not_decodable, 0x10, "body",
+                      container.is_opaque() ? "kept opaque: " + container.opaque_reason
+                                            : "no block " + std::to_string(block));
+  const Block& b = container.blocks[block];
+  const auto layout = decode::clip_layout(b);
+  if (!layout)
+    return make_error(ErrorCode::not_decodable, b.original_base, "layout",
+                      "rotations of this layout are not specified (legacy 'AnD' clips: spec 13)");
+  MAB_ASSIGN(const Placement pl, place(container));
+  const PlacedBlock& pb = pl.blocks[block];
+  auto section_at = [&](int slot) -> std::uint64_t {
+    if (slot < 0) return pb.base + pb.segments[0].offset;
+    const int s = b.slot_segment[static_cast<std::size_t>(slot)];
+    return s < 0 ? no_offset : pb.base + pb.segments[static_cast<std::size_t>(s)].offset;
+  };
+
+  DecodedClip d;
+  d.block = block;
+  Clip& clip = d.clip;
+  clip.key_rate = key_rate(container, block);
+  if (const auto* a = b.ani()) clip.duration = a->duration();
+  if (const auto* f = b.fc4()) clip.duration = f->duration();
+
+  // Key times (spec 9.4): the count comes from m_lastFrame where there is one,
+  // otherwise from the size of the KeyTimes region.
+  const auto kt = decode::key_time_bytes(b, *layout);
+  std::size_t keys = kt.size() / 2;
+  if (layout->has_last_frame) keys = std::size_t{b.ani()->last_frame} + 1;
+  if (keys > limits.max_keys)
+    return make_error(ErrorCode::limit_exceeded, section_at(layout->key_times_slot), "KeyTimes",
+                      std::to_string(keys) + " keys exceeds the limit");
+  if (!kt.empty() || layout->key_times_slot < 0) {
+    if (2 * keys > kt.size())
+      return make_error(ErrorCode::overlap, section_at(layout->key_times_slot), "KeyTimes",
+                        std::to_string(keys) + " keys need " + std::to_string(2 * keys) + " bytes, the section has " +
+                            std::to_string(kt.size()));
+    io::ByteReader r(kt, section_at(layout->key_times_slot));
+    clip.key_times.resize(keys);
+    for (auto& t : clip.key_times) t = r.u16("KeyTimes").value();
+  } else {
+    // No KeyTimes section: one key per frame (what OSM-WDL synthesises, spec C2).
+    clip.key_times.resize(keys);
+    for (std::size_t i = 0; i < keys; ++i) clip.key_times[i] = static_cast<std::uint32_t>(i);
+  }
+
+  // Bones, constant rotations (spec 9.1) and the animated stream (spec 9.2).
+  const auto consts = layout->constant_slot >= 0 ? b.section(static_cast<std::size_t>(layout->constant_slot))
+                                                  : std::span<const std::uint8_t>{};
+  std::vector<std::uint8_t> depths;
+  std::size_t next_const = 0;
+  clip.bones.resize(b.bones.size());
+  for (std::size_t i = 0; i < b.bones.size(); ++i) {
+    ClipBone& cb = clip.bones[i];
+    cb.hash = b.bones[i].hash;
+    cb.flags = b.bones[i].flags;
+    if (cb.kind() == BoneKind::constant) {
+      if (6 * (next_const + 1) > consts.size())
+        return make_error(ErrorCode::overlap, section_at(layout->constant_slot),
+                          b.slot_field_name(static_cast<std::size_t>(layout->constant_slot)),
+                          "JointConstantRotations holds " + std::to_string(consts.size() / 6) +
+                              " quaternions, bone " + std::to_string(i) + " needs more");
+      std::array<std::uint8_t, 6> code;
+      std::copy_n(consts.begin() + static_cast<std::ptrdiff_t>(6 * next_const), 6, code.begin());
+      cb.constant = decode_quat48(std::span<const std::uint8_t, 6>(code));
+      d.constant_codes.push_back(code);
+      ++next_const;
+    } else if (cb.kind() == BoneKind::animated) {
+      depths.push_back(static_cast<std::uint8_t>(cb.bit_depth()));
+    }
+  }
+  if (!depths.empty()) {
+    const int slot = layout->rotations_slot;
+    if (b.slot_segment[static_cast<std::size_t>(slot)] < 0)
+      return make_error(ErrorCode::count_mismatch, pb.base, b.slot_field_name(static_cast<std::size_t>(slot)),
+                        std::to_string(depths.size()) + " animated bones but no JointRotations section");
+    MAB_ASSIGN(d.rotations, decode_rotation_stream(b.section(static_cast<std::size_t>(slot)),
+                                                   static_cast<std::uint32_t>(keys), depths,
+                                                   section_at(slot), limits));
+    MAB_ASSIGN(const RotationTracks tracks,
+               decode_rotations(d.rotations, static_cast<std::uint32_t>(keys), depths));
+    std::uint32_t animated = 0;
+    for (auto& cb : clip.bones) {
+      if (cb.kind() != BoneKind::animated) continue;
+      const auto t = tracks.track(animated++);
+      cb.keys.assign(t.begin(), t.end());
+    }
+  }
+  d.container = std::move(container);
+  return d;
+}
+
+}  // namespace mab

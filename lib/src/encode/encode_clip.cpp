@@ -1,0 +1,244 @@
+// Editable clip -> container: reuse the exact codes of everything unchanged,
+// re-quantise the rest (spec 9.1, 9.2 "Encoder notes"; decisions D1, D2, D6, D8).
+#include <mab/codec_file.hpp>
+
+#include "container/layouts.hpp"
+#include "decode/clip_layout.hpp"
+#include "io/byte_reader.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+namespace mab {
+
+namespace {
+
+bool same_bits(const Quat& a, const Quat& b) noexcept { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+std::uint32_t float_bits(float f) noexcept {
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+// Replaces the first `old_used` bytes of a section with `fresh`, keeping what
+// follows (padding, bytes we do not understand: D8). Creates the section if needed.
+void splice_section(Block& b, int slot, std::size_t old_used, std::span<const std::uint8_t> fresh) {
+  std::vector<std::uint8_t>* sec = nullptr;
+  if (slot < 0) {
+    sec = &b.segments[0].bytes;
+  } else if (b.slot_segment[static_cast<std::size_t>(slot)] >= 0) {
+    sec = b.section_mut(static_cast<std::size_t>(slot));
+  } else {
+    if (fresh.empty()) return;
+    Segment s;
+    s.original_offset = std::numeric_limits<std::uint64_t>::max();  // new: no original place
+    b.segments.push_back(std::move(s));
+    b.slot_segment[static_cast<std::size_t>(slot)] = static_cast<int>(b.segments.size() - 1);
+    sec = &b.segments.back().bytes;
+  }
+  const std::size_t keep_from = std::min(old_used, sec->size());
+  std::vector<std::uint8_t> out(fresh.begin(), fresh.end());
+  out.insert(out.end(), sec->begin() + static_cast<std::ptrdiff_t>(keep_from), sec->end());
+  *sec = std::move(out);
+}
+
+// The original of edited bone i: the bone at the same position when it has the same
+// hash (so duplicate hashes, which validate only warns about, still pair up), else the
+// first bone with that hash.
+int original_index(const Clip& orig, std::size_t i, std::uint32_t hash) noexcept {
+  if (i < orig.bones.size() && orig.bones[i].hash == hash) return static_cast<int>(i);
+  return orig.find_bone(hash);
+}
+
+// Duration (spec 9.4): a value the user set wins; otherwise, where the input's
+// duration was its last key time (FC4: "duration == last_key / 30"), it follows the
+// new last key; otherwise it is kept as read.
+float encoded_duration(const Clip& orig, const Clip& edited) noexcept {
+  if (float_bits(edited.duration) != float_bits(orig.duration)) return edited.duration;
+  const auto last_seconds = [](const Clip& c) {
+    return static_cast<float>(c.key_times.empty() ? 0.0 : c.key_times.back() / c.key_rate);
+  };
+  if (!orig.key_times.empty() && float_bits(last_seconds(orig)) == float_bits(orig.duration))
+    return last_seconds(edited);
+  return orig.duration;
+}
+
+}  // namespace
+
+Result<Container> encode_clip_container(const DecodedClip& original, const Clip& edited,
+                                        const EncodeOptions& options, EncodeReport* report) {
+  MAB_TRY(edited.check());
+  EncodeReport rep;
+  Container c = original.container;
+  if (original.block >= c.blocks.size())
+    return make_error(ErrorCode::invalid_argument, no_offset, "block", "no such block");
+  Block& b = c.blocks[original.block];
+  const auto layout = decode::clip_layout(b);
+  if (!layout) return make_error(ErrorCode::not_decodable, b.original_base, "layout", "block is not decodable");
+  const Clip& orig = original.clip;
+  const std::size_t keys = edited.key_count();
+
+  if (b.fc4()) {
+    // FC4 bone tables sit in sections whose layout is unverified (spec 4.4): no bone edits.
+    bool same = edited.bones.size() == b.bones.size();
+    for (std::size_t i = 0; same && i < b.bones.size(); ++i)
+      same = edited.bones[i].hash == b.bones[i].hash && edited.bones[i].flags == b.bones[i].flags;
+    if (!same)
+      return make_error(ErrorCode::invalid_argument, 0x2C, "hashTableOffset",
+                        "Far Cry 4 bone tables cannot be edited (layout unverified, spec 4.4)");
+  }
+
+  // Key times (spec 9.4). A file without a KeyTimes section keeps none while the
+  // times stay the synthesised 0..K-1.
+  {
+    const auto old_kt = decode::key_time_bytes(b, *layout);
+    const bool had = layout->key_times_slot < 0 || !old_kt.empty();
+    bool synthetic = !had;
+    for (std::size_t i = 0; synthetic && i < keys; ++i) synthetic = edited.key_times[i] == i;
+    if (had || !synthetic) {
+      std::vector<std::uint8_t> kt;
+      io::ByteWriter w(kt);
+      for (auto t : edited.key_times) {
+        if (t > 0xFFFF)
+          return make_error(ErrorCode::limit_exceeded, no_offset, "key_times", "key time above 65535");
+        w.u16(static_cast<std::uint16_t>(t));
+      }
+      splice_section(b, layout->key_times_slot, 2 * orig.key_count(), kt);
+    }
+  }
+
+  // Bones and constant rotations (spec 9.1): reuse a code when the float is unchanged.
+  std::vector<std::uint8_t> consts;
+  std::vector<std::uint8_t> depths;
+  std::size_t n_const = 0, n_anim = 0;
+  std::vector<int> orig_const_index(orig.bones.size(), -1), orig_anim_index(orig.bones.size(), -1);
+  {
+    int ci = 0, ai = 0;
+    for (std::size_t i = 0; i < orig.bones.size(); ++i) {
+      if (orig.bones[i].kind() == BoneKind::constant) orig_const_index[i] = ci++;
+      if (orig.bones[i].kind() == BoneKind::animated) orig_anim_index[i] = ai++;
+    }
+  }
+  rep.bone_error_deg.assign(edited.bones.size(), 0.0);
+  std::vector<Bone> bones;
+  for (std::size_t i = 0; i < edited.bones.size(); ++i) {
+    const ClipBone& eb = edited.bones[i];
+    bones.push_back({eb.hash, eb.flags});
+    if (eb.kind() == BoneKind::constant) {
+      ++n_const;
+      const int o = original_index(orig, i, eb.hash);
+      std::array<std::uint8_t, 6> code;
+      if (o >= 0 && orig_const_index[static_cast<std::size_t>(o)] >= 0 &&
+          same_bits(orig.bones[static_cast<std::size_t>(o)].constant, eb.constant)) {
+        code = original.constant_codes[static_cast<std::size_t>(orig_const_index[static_cast<std::size_t>(o)])];
+        ++rep.constants_reused;
+      } else {
+        code = encode_quat48_bytes(eb.constant);
+        ++rep.constants_encoded;
+        const double err = angular_error_deg(eb.constant, decode_quat48(std::span<const std::uint8_t, 6>(code)));
+        rep.bone_error_deg[i] = err;
+        rep.max_error_deg = std::max(rep.max_error_deg, err);
+      }
+      consts.insert(consts.end(), code.begin(), code.end());
+    } else if (eb.kind() == BoneKind::animated) {
+      ++n_anim;
+    }
+  }
+  splice_section(b, layout->constant_slot, 6 * original.constant_codes.size(), consts);
+
+  // Animated rotations (spec 9.2): per bone and chunk, the original codes when the
+  // bone, its depth, the chunk's key count and every float of the chunk are unchanged.
+  const std::size_t chunks = chunk_count(static_cast<std::uint32_t>(keys));
+  RotationStream stream;
+  stream.tail = original.rotations.tail;
+  stream.chunks.assign(n_anim ? chunks : 0, {});
+  const std::size_t orig_keys = orig.key_count();
+  for (std::size_t i = 0; i < edited.bones.size(); ++i) {
+    ClipBone eb = edited.bones[i];
+    if (eb.kind() != BoneKind::animated) continue;
+    const int o = original_index(orig, i, eb.hash);
+    const ClipBone* ob = o >= 0 && orig_anim_index[static_cast<std::size_t>(o)] >= 0
+                             ? &orig.bones[static_cast<std::size_t>(o)] : nullptr;
+    const std::size_t oa = ob ? static_cast<std::size_t>(orig_anim_index[static_cast<std::size_t>(o)]) : 0;
+    auto reusable = [&](std::size_t ch, unsigned nbits) {
+      if (!ob || ob->bit_depth() != nbits || ch >= original.rotations.chunks.size()) return false;
+      const unsigned f_new = chunk_key_count(static_cast<std::uint32_t>(keys), ch);
+      const unsigned f_old = chunk_key_count(static_cast<std::uint32_t>(orig_keys), ch);
+      if (f_new != f_old) return false;
+      for (std::size_t k = ch * keys_per_chunk; k < ch * keys_per_chunk + f_new; ++k)
+        if (!same_bits(eb.keys[k], ob->keys[k])) return false;
+      return true;
+    };
+    bool all_reusable = true;
+    for (std::size_t ch = 0; ch < chunks; ++ch) all_reusable = all_reusable && reusable(ch, eb.bit_depth());
+    if (!all_reusable && options.choose_depth) {
+      MAB_ASSIGN(const QuantisedTrack t, choose_bit_depth(eb.keys, options.max_error_deg));
+      eb.set_bit_depth(t.nbits);
+      bones[i].flags = eb.flags;
+    }
+    for (std::size_t ch = 0; ch < chunks; ++ch) {
+      if (reusable(ch, eb.bit_depth())) {
+        stream.chunks[ch].push_back(original.rotations.chunks[ch][oa]);
+        ++rep.chunks_reused;
+        continue;
+      }
+      const std::size_t first = ch * keys_per_chunk;
+      const unsigned f = chunk_key_count(static_cast<std::uint32_t>(keys), ch);
+      MAB_ASSIGN(const QuantisedChunk q,
+                 quantise_chunk(std::span<const Quat>(eb.keys).subspan(first, f), eb.bit_depth()));
+      stream.chunks[ch].push_back(q.codes);
+      ++rep.chunks_requantised;
+      rep.bone_error_deg[i] = std::max(rep.bone_error_deg[i], q.max_error_deg);
+      rep.max_error_deg = std::max(rep.max_error_deg, q.max_error_deg);
+    }
+    depths.push_back(static_cast<std::uint8_t>(eb.bit_depth()));
+  }
+  if (n_anim > 0) {
+    MAB_ASSIGN(const auto bytes, encode_rotation_stream(stream, static_cast<std::uint32_t>(keys), depths));
+    const int slot = layout->rotations_slot;
+    if (b.slot_segment[static_cast<std::size_t>(slot)] >= 0)
+      *b.section_mut(static_cast<std::size_t>(slot)) = bytes;  // the tail is part of `bytes`
+    else
+      splice_section(b, slot, 0, bytes);
+  } else if (!original.rotations.chunks.empty()) {
+    // Every animated bone removed: keep only what followed the stream.
+    *b.section_mut(static_cast<std::size_t>(layout->rotations_slot)) = original.rotations.tail;
+  }
+
+  // Header fields that depend on the clip (spec 4, 6, 7).
+  if (auto* a = b.ani()) {
+    b.bones = std::move(bones);
+    // The counts follow the bones only where they did in the input: a count that
+    // already disagreed is kept as read, for validate to report (never a silent fix).
+    std::size_t orig_const = 0, orig_anim = 0;
+    for (const auto& ob : orig.bones) {
+      orig_const += ob.kind() == BoneKind::constant;
+      orig_anim += ob.kind() == BoneKind::animated;
+    }
+    if (a->data_counts.size() > 4) {
+      if (a->data_counts[2] == orig_const) a->data_counts[2] = static_cast<std::uint16_t>(n_const);
+      if (a->data_counts[4] == orig_anim) a->data_counts[4] = static_cast<std::uint16_t>(n_anim);
+    }
+    if (layout->has_last_frame) a->last_frame = static_cast<std::uint16_t>(keys - 1);
+    a->duration_bits = float_bits(encoded_duration(orig, edited));
+  } else if (b.fc4()) {
+    std::get<Fc4Header>(b.header).duration_bits = float_bits(encoded_duration(orig, edited));
+    // A re-picked bit depth lives in the flag table at the end of the file (spec 4.4);
+    // the table keeps its size, so only its first n bytes change.
+    if (auto* flags = b.section_mut(container::fc4_flag_table_slot); flags && flags->size() >= bones.size())
+      for (std::size_t i = 0; i < bones.size(); ++i) (*flags)[i] = bones[i].flags;
+    b.bones = std::move(bones);
+  }
+  if (report) *report = std::move(rep);
+  return c;
+}
+
+Result<std::vector<std::uint8_t>> encode_clip(const DecodedClip& original, const Clip& edited,
+                                              const EncodeOptions& options, EncodeReport* report) {
+  MAB_ASSIGN(const Container c, encode_clip_container(original, edited, options, report));
+  return write_container(c);
+}
+
+}  // namespace mab

@@ -1,0 +1,868 @@
+// "mabkit-clip" JSON -> .mab (docs/json-format.md). Every field is type- and range-checked
+// before use; errors are parse_error naming the JSON path. nlohmann exceptions never leave
+// this file.
+#include <mab/json.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <initializer_list>
+#include <limits>
+#include <new>
+#include <optional>
+
+namespace mab {
+
+namespace {
+
+using json = nlohmann::json;
+
+Error perr(const std::string& path, std::string detail) {
+  return make_error(ErrorCode::parse_error, no_offset, path.empty() ? "/" : path, std::move(detail));
+}
+
+std::string describe(const json& j) {
+  std::string text = j.dump();
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return std::string(j.type_name()) + " " + text;
+}
+
+std::string at(const std::string& path, std::string_view key) {
+  return path + "/" + std::string(key);
+}
+std::string at(const std::string& path, std::size_t index) { return path + "/" + std::to_string(index); }
+
+// Objects must hold only known fields, so a misspelt field is an error, not ignored.
+Status check_object(const json& j, const std::string& path, std::initializer_list<std::string_view> known) {
+  if (!j.is_object()) return perr(path, "expected an object, found " + describe(j));
+  for (auto it = j.begin(); it != j.end(); ++it)
+    if (std::find(known.begin(), known.end(), std::string_view(it.key())) == known.end())
+      return perr(at(path, it.key()), "unknown field");
+  return {};
+}
+
+const json* maybe(const json& obj, std::string_view key) {
+  const auto it = obj.find(std::string(key));
+  return it == obj.end() ? nullptr : &*it;
+}
+
+Result<const json*> need(const json& obj, const std::string& path, std::string_view key) {
+  const json* j = maybe(obj, key);
+  if (!j) return perr(at(path, key), "missing field");
+  return j;
+}
+
+Status check_array(const json& j, const std::string& path, std::size_t max_size) {
+  if (!j.is_array()) return perr(path, "expected an array, found " + describe(j));
+  if (j.size() > max_size)
+    return perr(path, std::to_string(j.size()) + " entries exceed the limit of " + std::to_string(max_size));
+  return {};
+}
+
+Status check_size(const json& j, const std::string& path, std::size_t size) {
+  if (!j.is_array()) return perr(path, "expected an array, found " + describe(j));
+  if (j.size() != size)
+    return perr(path, "expected " + std::to_string(size) + " entries, found " + std::to_string(j.size()));
+  return {};
+}
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// Integers are JSON numbers or "0x"-prefixed hex strings (hashes and 64-bit fields are
+// written as hex; 64-bit values in numbers lose precision in many JSON tools).
+Result<std::uint64_t> read_uint(const json& j, const std::string& path, std::uint64_t max) {
+  std::uint64_t v = 0;
+  if (j.is_number_unsigned()) {
+    v = j.get<std::uint64_t>();
+  } else if (j.is_string()) {
+    const auto& s = j.get_ref<const std::string&>();
+    if (s.size() < 3 || s.size() > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+      return perr(path, "expected an integer or a \"0x\" hex string, found " + describe(j));
+    for (std::size_t i = 2; i < s.size(); ++i) {
+      const int d = hex_digit(s[i]);
+      if (d < 0) return perr(path, "expected an integer or a \"0x\" hex string, found " + describe(j));
+      v = (v << 4) | static_cast<std::uint64_t>(d);
+    }
+  } else {
+    return perr(path, "expected a non-negative integer, found " + describe(j));
+  }
+  if (v > max) return perr(path, std::to_string(v) + " is above the maximum " + std::to_string(max));
+  return v;
+}
+
+template <class T>
+Result<T> read_u(const json& j, const std::string& path) {
+  MAB_ASSIGN(const std::uint64_t v, read_uint(j, path, std::numeric_limits<T>::max()));
+  return static_cast<T>(v);
+}
+
+template <class T>
+Result<T> read_u_field(const json& obj, const std::string& path, std::string_view key) {
+  MAB_ASSIGN(const json* j, need(obj, path, key));
+  return read_u<T>(*j, at(path, key));
+}
+
+Result<std::int64_t> read_int(const json& j, const std::string& path, std::int64_t min, std::int64_t max) {
+  if (!j.is_number_integer()) return perr(path, "expected an integer, found " + describe(j));
+  std::int64_t v = 0;
+  if (j.is_number_unsigned()) {
+    const auto u = j.get<std::uint64_t>();
+    if (u > static_cast<std::uint64_t>(max))
+      return perr(path, std::to_string(u) + " is above the maximum " + std::to_string(max));
+    v = static_cast<std::int64_t>(u);
+  } else {
+    v = j.get<std::int64_t>();
+  }
+  if (v < min || v > max)
+    return perr(path, std::to_string(v) + " is outside " + std::to_string(min) + ".." + std::to_string(max));
+  return v;
+}
+
+// Floats are written widened to double with enough digits to read back exactly; any
+// number is accepted and rounded to the nearest float.
+Result<float> read_float(const json& j, const std::string& path) {
+  if (!j.is_number()) return perr(path, "expected a number, found " + describe(j));
+  const double d = j.get<double>();
+  // FLT_MAX prints as 3.4028235e+38, a little above it; values below the midpoint to the
+  // next power of two round to it. Converting anything beyond FLT_MAX is undefined.
+  constexpr double midpoint = 340282356779733661637539395458142568448.0;  // 2^128 - 2^103
+  if (!std::isfinite(d) || std::fabs(d) >= midpoint) return perr(path, j.dump() + " is outside the float range");
+  if (std::fabs(d) > static_cast<double>(std::numeric_limits<float>::max()))
+    return std::copysign(std::numeric_limits<float>::max(), static_cast<float>(std::signbit(d) ? -1 : 1));
+  return static_cast<float>(d);
+}
+
+Result<std::string> read_string(const json& j, const std::string& path) {
+  if (!j.is_string()) return perr(path, "expected a string, found " + describe(j));
+  return j.get<std::string>();
+}
+
+// Byte strings are hex, two digits per byte. `budget` caps the bytes of the whole document.
+Result<std::vector<std::uint8_t>> read_hex(const json& j, const std::string& path, std::uint64_t& budget) {
+  if (!j.is_string()) return perr(path, "expected a hex string, found " + describe(j));
+  const auto& s = j.get_ref<const std::string&>();
+  if (s.size() % 2 != 0)
+    return perr(path, "odd number of hex digits (" + std::to_string(s.size()) + ")");
+  const std::uint64_t n = s.size() / 2;
+  if (n > budget) return make_error(ErrorCode::limit_exceeded, no_offset, path, "byte strings exceed the file size limit");
+  budget -= n;
+  std::vector<std::uint8_t> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
+    if (hi < 0 || lo < 0)
+      return perr(path, "not a hex digit at character " + std::to_string(hi < 0 ? 2 * i : 2 * i + 1));
+    out[i] = static_cast<std::uint8_t>((hi << 4) | lo);
+  }
+  return out;
+}
+
+template <std::size_t N>
+Result<std::array<std::uint8_t, N>> read_hex_fixed(const json& obj, const std::string& path,
+                                                   std::string_view key) {
+  MAB_ASSIGN(const json* j, need(obj, path, key));
+  std::uint64_t budget = N;
+  MAB_ASSIGN(const auto bytes, read_hex(*j, at(path, key), budget));
+  if (bytes.size() != N)
+    return perr(at(path, key), "expected " + std::to_string(N) + " bytes (" + std::to_string(2 * N) +
+                                   " hex digits), found " + std::to_string(bytes.size()));
+  std::array<std::uint8_t, N> out{};
+  std::copy(bytes.begin(), bytes.end(), out.begin());
+  return out;
+}
+
+template <class T, std::size_t N>
+Status read_u_array(const json& obj, const std::string& path, std::string_view key, std::array<T, N>& out) {
+  MAB_ASSIGN(const json* j, need(obj, path, key));
+  const std::string p = at(path, key);
+  MAB_TRY(check_size(*j, p, N));
+  for (std::size_t i = 0; i < N; ++i) {
+    MAB_ASSIGN(out[i], read_u<T>((*j)[i], at(p, i)));
+  }
+  return {};
+}
+
+template <class T>
+Status read_u_vector(const json& obj, const std::string& path, std::string_view key, std::size_t size,
+                     std::vector<T>& out) {
+  MAB_ASSIGN(const json* j, need(obj, path, key));
+  const std::string p = at(path, key);
+  MAB_TRY(check_size(*j, p, size));
+  out.resize(size);
+  for (std::size_t i = 0; i < size; ++i) {
+    MAB_ASSIGN(out[i], read_u<T>((*j)[i], at(p, i)));
+  }
+  return {};
+}
+
+// --- container ---
+
+struct ShapeCounts {
+  std::size_t counts, offsets;
+};
+ShapeCounts shape_counts(AniShape s) { return s == AniShape::wd1 ? ShapeCounts{7, 11} : ShapeCounts{10, 12}; }
+
+AniShape shape_for(Game g) {
+  return g == Game::watch_dogs ? AniShape::wd1 : g == Game::far_cry_5 ? AniShape::fc5 : AniShape::wdl;
+}
+
+std::string_view shape_name(AniShape s) {
+  return s == AniShape::wd1 ? "wd1" : s == AniShape::fc5 ? "fc5" : "wdl";
+}
+
+Result<AniHeader> read_ani_header(const json& j, const std::string& path, const VariantInfo& variant) {
+  MAB_TRY(check_object(j, path,
+                       {"shape", "skeleton_bone_crc", "skeleton_path_id", "signature", "flags",
+                        "animation_data_size", "duration_bits", "frame_rate_bits", "bone_count_field",
+                        "data_counts", "counts_padding", "offsets", "padding_ps3", "last_frame",
+                        "tail_padding"}));
+  AniHeader h;
+  h.shape = shape_for(variant.game);
+  MAB_ASSIGN(const json* shape, need(j, path, "shape"));
+  MAB_ASSIGN(const std::string shape_text, read_string(*shape, at(path, "shape")));
+  if (shape_text != shape_name(h.shape))
+    return perr(at(path, "shape"), "variant " + std::string(variant.short_name) + " has the \"" +
+                                       std::string(shape_name(h.shape)) + "\" shape, not \"" + shape_text + "\"");
+  const auto counts = shape_counts(h.shape);
+  MAB_ASSIGN(h.skeleton_bone_crc, read_u_field<std::uint64_t>(j, path, "skeleton_bone_crc"));
+  if (h.shape == AniShape::wd1 && h.skeleton_bone_crc > 0xFFFFFFFFu)
+    return perr(at(path, "skeleton_bone_crc"), "Watch Dogs stores a 32-bit value here");
+  MAB_ASSIGN(h.skeleton_path_id, read_u_field<std::uint64_t>(j, path, "skeleton_path_id"));
+  MAB_ASSIGN(h.signature, read_hex_fixed<3>(j, path, "signature"));
+  MAB_ASSIGN(h.flags, read_u_field<std::uint8_t>(j, path, "flags"));
+  MAB_ASSIGN(h.animation_data_size, read_u_field<std::uint32_t>(j, path, "animation_data_size"));
+  MAB_ASSIGN(h.duration_bits, read_u_field<std::uint32_t>(j, path, "duration_bits"));
+  MAB_ASSIGN(h.frame_rate_bits, read_u_field<std::uint32_t>(j, path, "frame_rate_bits"));
+  MAB_ASSIGN(h.bone_count_field, read_u_field<std::uint16_t>(j, path, "bone_count_field"));
+  MAB_TRY(read_u_vector(j, path, "data_counts", counts.counts, h.data_counts));
+  MAB_ASSIGN(h.counts_padding, read_u_field<std::uint16_t>(j, path, "counts_padding"));
+  MAB_TRY(read_u_vector(j, path, "offsets", counts.offsets, h.offsets));
+  MAB_ASSIGN(h.padding_ps3, read_u_field<std::uint32_t>(j, path, "padding_ps3"));
+  MAB_ASSIGN(h.last_frame, read_u_field<std::uint16_t>(j, path, "last_frame"));
+  MAB_ASSIGN(h.tail_padding, read_u_field<std::uint16_t>(j, path, "tail_padding"));
+  return h;
+}
+
+Result<Fc4Header> read_fc4_header(const json& j, const std::string& path) {
+  MAB_TRY(check_object(j, path,
+                       {"unknown_10", "signature", "flags", "bone_count", "unknown_1e", "duration_bits",
+                        "unknown_24", "flag_table_offset", "hash_table_offset", "unknown_30",
+                        "section_offsets"}));
+  Fc4Header h;
+  MAB_ASSIGN(h.unknown_10, read_hex_fixed<8>(j, path, "unknown_10"));
+  MAB_ASSIGN(h.signature, read_hex_fixed<3>(j, path, "signature"));
+  MAB_ASSIGN(h.flags, read_u_field<std::uint8_t>(j, path, "flags"));
+  MAB_ASSIGN(h.bone_count, read_u_field<std::uint16_t>(j, path, "bone_count"));
+  MAB_ASSIGN(h.unknown_1e, read_u_field<std::uint16_t>(j, path, "unknown_1e"));
+  MAB_ASSIGN(h.duration_bits, read_u_field<std::uint32_t>(j, path, "duration_bits"));
+  MAB_ASSIGN(h.unknown_24, read_u_field<std::uint32_t>(j, path, "unknown_24"));
+  MAB_ASSIGN(h.flag_table_offset, read_u_field<std::uint32_t>(j, path, "flag_table_offset"));
+  MAB_ASSIGN(h.hash_table_offset, read_u_field<std::uint32_t>(j, path, "hash_table_offset"));
+  MAB_ASSIGN(h.unknown_30, read_hex_fixed<16>(j, path, "unknown_30"));
+  MAB_TRY(read_u_array(j, path, "section_offsets", h.section_offsets));
+  return h;
+}
+
+Result<LegacyHeader> read_legacy_header(const json& j, const std::string& path, const VariantInfo& variant) {
+  MAB_TRY(check_object(j, path,
+                       {"mask_words", "masks", "trajectory_reference_bits", "per_loop_rotation_bits", "tag",
+                        "duration_bits", "sections", "pointer_slot"}));
+  LegacyHeader h;
+  const std::uint32_t want_words = variant.game == Game::far_cry_3 ? 9 : 5;
+  MAB_ASSIGN(h.mask_words, read_u_field<std::uint32_t>(j, path, "mask_words"));
+  if (h.mask_words != want_words)
+    return perr(at(path, "mask_words"), std::string(variant.short_name) + " clips have " +
+                                            std::to_string(want_words) + "-word masks");
+  MAB_TRY(read_u_vector(j, path, "masks", 4 * std::size_t{h.mask_words}, h.masks));
+  MAB_TRY(read_u_array(j, path, "trajectory_reference_bits", h.trajectory_reference_bits));
+  MAB_TRY(read_u_array(j, path, "per_loop_rotation_bits", h.per_loop_rotation_bits));
+  MAB_ASSIGN(h.tag, read_hex_fixed<4>(j, path, "tag"));
+  MAB_ASSIGN(h.duration_bits, read_u_field<std::uint32_t>(j, path, "duration_bits"));
+  {
+    MAB_ASSIGN(const json* s, need(j, path, "sections"));
+    const std::string p = at(path, "sections");
+    MAB_TRY(check_size(*s, p, h.sections.size()));
+    for (std::size_t i = 0; i < h.sections.size(); ++i) {
+      MAB_ASSIGN(const std::int64_t v, read_int((*s)[i], at(p, i), std::numeric_limits<std::int32_t>::min(),
+                                                std::numeric_limits<std::int32_t>::max()));
+      h.sections[i] = static_cast<std::int32_t>(v);
+    }
+  }
+  MAB_ASSIGN(h.pointer_slot, read_u_field<std::uint32_t>(j, path, "pointer_slot"));
+  return h;
+}
+
+Result<SizeRule> read_size_rule(const json& j, const std::string& path) {
+  MAB_ASSIGN(const std::string s, read_string(j, path));
+  if (s == "file_minus_16") return SizeRule::file_minus_16;
+  if (s == "block_extent") return SizeRule::block_extent;
+  if (s == "verbatim") return SizeRule::verbatim;
+  return perr(path, "expected \"file_minus_16\", \"block_extent\" or \"verbatim\", found \"" + s + "\"");
+}
+
+Result<Block> read_block(const json& j, const std::string& path, const VariantInfo& variant,
+                         const Limits& limits, std::uint64_t& budget) {
+  MAB_TRY(check_object(j, path,
+                       {"original_base", "layout", "header", "bones", "segments", "slot_segment", "size_rule",
+                        "parent"}));
+  Block b;
+  MAB_ASSIGN(b.original_base, read_u_field<std::uint64_t>(j, path, "original_base"));
+  MAB_ASSIGN(const json* layout, need(j, path, "layout"));
+  MAB_ASSIGN(const std::string layout_text, read_string(*layout, at(path, "layout")));
+  const std::string want = variant.layout == LayoutKind::ani   ? "ani"
+                           : variant.layout == LayoutKind::fc4 ? "fc4"
+                           : variant.layout == LayoutKind::legacy ? "legacy"
+                                                                  : "opaque";
+  if (layout_text != want)
+    return perr(at(path, "layout"), "variant " + std::string(variant.short_name) + " has \"" + want +
+                                        "\" blocks, not \"" + layout_text + "\"");
+  MAB_ASSIGN(const json* header, need(j, path, "header"));
+  const std::string hp = at(path, "header");
+  std::size_t slots = 0;
+  switch (variant.layout) {
+    case LayoutKind::ani: {
+      MAB_ASSIGN(auto h, read_ani_header(*header, hp, variant));
+      slots = h.offsets.size();
+      b.header = std::move(h);
+      break;
+    }
+    case LayoutKind::fc4: {
+      MAB_ASSIGN(auto h, read_fc4_header(*header, hp));
+      slots = h.section_offsets.size() + 2;  // + flag and hash table offsets
+      b.header = h;
+      break;
+    }
+    case LayoutKind::legacy: {
+      MAB_ASSIGN(auto h, read_legacy_header(*header, hp, variant));
+      slots = h.sections.size();
+      b.header = std::move(h);
+      break;
+    }
+    case LayoutKind::opaque:
+      return perr(at(path, "layout"), "variant " + std::string(variant.short_name) + " has no block layout");
+  }
+
+  MAB_ASSIGN(const json* bones, need(j, path, "bones"));
+  const std::string bp = at(path, "bones");
+  MAB_TRY(check_array(*bones, bp, limits.max_bones));
+  for (std::size_t i = 0; i < bones->size(); ++i) {
+    const json& jb = (*bones)[i];
+    const std::string p = at(bp, i);
+    MAB_TRY(check_object(jb, p, {"hash", "flags"}));
+    Bone bone;
+    MAB_ASSIGN(bone.hash, read_u_field<std::uint32_t>(jb, p, "hash"));
+    MAB_ASSIGN(bone.flags, read_u_field<std::uint8_t>(jb, p, "flags"));
+    b.bones.push_back(bone);
+  }
+  if (const auto* a = b.ani(); a && b.bones.size() > a->bone_count_mask())
+    return perr(bp, std::to_string(b.bones.size()) + " bones do not fit m_nbBonesInAnim");
+
+  MAB_ASSIGN(const json* segments, need(j, path, "segments"));
+  const std::string sp = at(path, "segments");
+  // The reader makes a preamble plus at most one segment per offset slot.
+  MAB_TRY(check_array(*segments, sp, slots + 1));
+  if (segments->empty()) return perr(sp, "at least the preamble segment is needed");
+  for (std::size_t i = 0; i < segments->size(); ++i) {
+    const json& js = (*segments)[i];
+    const std::string p = at(sp, i);
+    MAB_TRY(check_object(js, p, {"original_offset", "bytes", "child_block"}));
+    Segment s;
+    MAB_ASSIGN(s.original_offset, read_u_field<std::uint64_t>(js, p, "original_offset"));
+    MAB_ASSIGN(const json* bytes, need(js, p, "bytes"));
+    MAB_ASSIGN(s.bytes, read_hex(*bytes, at(p, "bytes"), budget));
+    if (const json* child = maybe(js, "child_block")) {
+      if (variant.layout != LayoutKind::legacy)
+        return perr(at(p, "child_block"), "only legacy clips chain other clips");
+      MAB_ASSIGN(const std::int64_t c, read_int(*child, at(p, "child_block"), -1, limits.max_blocks));
+      s.child_block = static_cast<int>(c);
+      if (s.child_block >= 0 && !s.bytes.empty())
+        return perr(at(p, "bytes"), "a chained-clip segment holds no bytes of its own (the chained block does)");
+    }
+    b.segments.push_back(std::move(s));
+  }
+
+  MAB_ASSIGN(const json* slot_segment, need(j, path, "slot_segment"));
+  const std::string ssp = at(path, "slot_segment");
+  MAB_TRY(check_size(*slot_segment, ssp, slots));
+  b.slot_segment.resize(slots);
+  for (std::size_t i = 0; i < slots; ++i) {
+    MAB_ASSIGN(const std::int64_t v,
+               read_int((*slot_segment)[i], at(ssp, i), -1, static_cast<std::int64_t>(b.segments.size()) - 1));
+    if (v == 0) return perr(at(ssp, i), "segment 0 is the preamble, which no offset points at; use -1 for absent");
+    b.slot_segment[i] = static_cast<int>(v);
+  }
+  MAB_ASSIGN(const json* size_rule, need(j, path, "size_rule"));
+  MAB_ASSIGN(b.size_rule, read_size_rule(*size_rule, at(path, "size_rule")));
+  MAB_ASSIGN(const json* parent, need(j, path, "parent"));
+  MAB_ASSIGN(const std::int64_t par, read_int(*parent, at(path, "parent"), -1, limits.max_blocks));
+  b.parent = static_cast<int>(par);
+  return b;
+}
+
+// The writer lays chained clips out inside the segment that links to them; a block that
+// claims a parent no segment links to would have no place in the file.
+Status check_links(const Container& c, const std::string& path) {
+  const std::size_t n = c.blocks.size();
+  std::vector<int> links(n, 0);
+  for (std::size_t k = 0; k < n; ++k) {
+    const Block& b = c.blocks[k];
+    const std::string p = at(at(path, k), "parent");
+    if (b.parent >= static_cast<int>(k)) return perr(p, "a chained clip comes after the clip that holds it");
+    if (b.parent >= 0 && c.variant->layout != LayoutKind::legacy)
+      return perr(p, "only legacy clips are chained");
+    if (b.parent < 0 && c.variant->layout == LayoutKind::legacy && k > 0)
+      return perr(p, "a legacy file has one top-level clip; later blocks are chained clips");
+    if (b.parent < 0 && k > 0 && c.variant->layout == LayoutKind::ani &&
+        shape_for(c.variant->game) != AniShape::fc5)
+      return perr(p, "only Far Cry 5 files hold several 'aNi' blocks");
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    const Block& b = c.blocks[k];
+    const std::string bp = at(path, k);
+    for (std::size_t s = 0; s < b.segments.size(); ++s) {
+      const int child = b.segments[s].child_block;
+      if (child < 0) continue;
+      const std::string p = at(at(at(bp, "segments"), s), "child_block");
+      if (static_cast<std::size_t>(child) <= k || static_cast<std::size_t>(child) >= n)
+        return perr(p, "block " + std::to_string(child) + " is not a later block");
+      if (c.blocks[static_cast<std::size_t>(child)].parent != static_cast<int>(k))
+        return perr(p, "block " + std::to_string(child) + " does not name block " + std::to_string(k) +
+                           " as its parent");
+      ++links[static_cast<std::size_t>(child)];
+    }
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    if (c.blocks[k].parent >= 0 && links[k] != 1)
+      return perr(at(at(path, k), "parent"),
+                  "block " + std::to_string(c.blocks[k].parent) + " links to this block " +
+                      std::to_string(links[k]) + " times; exactly once is needed");
+  }
+  return {};
+}
+
+Result<Container> read_container_json(const json& j, const std::string& path, const Limits& limits) {
+  MAB_TRY(check_object(j, path, {"variant", "header", "original_size", "blocks", "opaque_body", "opaque_reason"}));
+  Container c;
+  MAB_ASSIGN(const json* variant, need(j, path, "variant"));
+  MAB_ASSIGN(const std::string name, read_string(*variant, at(path, "variant")));
+  c.variant = find_variant(name);
+  if (!c.variant) return perr(at(path, "variant"), "unknown variant \"" + name + "\"");
+
+  MAB_ASSIGN(const json* header, need(j, path, "header"));
+  const std::string hp = at(path, "header");
+  MAB_TRY(check_object(*header, hp, {"magic_word", "checksum", "reserved"}));
+  MAB_ASSIGN(c.header.magic_word, read_u_field<std::uint32_t>(*header, hp, "magic_word"));
+  MAB_ASSIGN(c.header.checksum, read_u_field<std::uint32_t>(*header, hp, "checksum"));
+  MAB_ASSIGN(c.header.reserved, read_hex_fixed<8>(*header, hp, "reserved"));
+  MAB_ASSIGN(c.original_size, read_u_field<std::uint64_t>(j, path, "original_size"));
+
+  std::uint64_t budget = limits.max_file_size;
+  const json* blocks = maybe(j, "blocks");
+  const json* opaque = maybe(j, "opaque_body");
+  if ((blocks != nullptr) == (opaque != nullptr))
+    return perr(path, "exactly one of \"blocks\" and \"opaque_body\" is needed");
+  if (opaque) {
+    MAB_ASSIGN(c.opaque_body, read_hex(*opaque, at(path, "opaque_body"), budget));
+    if (const json* reason = maybe(j, "opaque_reason")) {
+      MAB_ASSIGN(c.opaque_reason, read_string(*reason, at(path, "opaque_reason")));
+    }
+    return c;
+  }
+  if (maybe(j, "opaque_reason")) return perr(at(path, "opaque_reason"), "only an opaque container has a reason");
+  const std::string bp = at(path, "blocks");
+  MAB_TRY(check_array(*blocks, bp, limits.max_blocks));
+  if (blocks->empty()) return perr(bp, "a container with no block is written as \"opaque_body\"");
+  if (c.variant->layout == LayoutKind::opaque)
+    return perr(bp, "variant " + name + " has no public layout: its body is \"opaque_body\"");
+  if (c.variant->layout == LayoutKind::fc4 && blocks->size() != 1)
+    return perr(bp, "a Far Cry 4 file holds one block");
+  for (std::size_t k = 0; k < blocks->size(); ++k) {
+    MAB_ASSIGN(Block b, read_block((*blocks)[k], at(bp, k), *c.variant, limits, budget));
+    c.blocks.push_back(std::move(b));
+  }
+  MAB_TRY(check_links(c, bp));
+  return c;
+}
+
+// --- clip ---
+
+Result<Quat> read_quat(const json& j, const std::string& path) {
+  MAB_TRY(check_size(j, path, 4));
+  Quat q;
+  for (unsigned i = 0; i < 4; ++i) {
+    MAB_ASSIGN(q[i], read_float(j[i], at(path, i)));
+  }
+  return q;
+}
+
+struct ParsedClip {
+  Clip clip;
+  bool key_rate_given = false;
+  bool duration_given = false;
+};
+
+Result<ParsedClip> read_clip(const json& j, const std::string& path, const Limits& limits) {
+  MAB_TRY(check_object(j, path, {"key_rate", "duration", "key_times", "bones"}));
+  ParsedClip out;
+  Clip& clip = out.clip;
+  MAB_ASSIGN(const json* key_rate, need(j, path, "key_rate"));
+  if (!key_rate->is_null()) {
+    if (!key_rate->is_number())
+      return perr(at(path, "key_rate"), "expected a number or null, found " + describe(*key_rate));
+    clip.key_rate = key_rate->get<double>();
+    if (!std::isfinite(clip.key_rate)) return perr(at(path, "key_rate"), "not a finite number");
+    out.key_rate_given = true;
+  }
+  MAB_ASSIGN(const json* duration, need(j, path, "duration"));
+  if (!duration->is_null()) {
+    MAB_ASSIGN(clip.duration, read_float(*duration, at(path, "duration")));
+    out.duration_given = true;
+  }
+  MAB_ASSIGN(const json* times, need(j, path, "key_times"));
+  const std::string tp = at(path, "key_times");
+  MAB_TRY(check_array(*times, tp, limits.max_keys));
+  clip.key_times.resize(times->size());
+  for (std::size_t i = 0; i < times->size(); ++i) {
+    MAB_ASSIGN(clip.key_times[i], read_u<std::uint32_t>((*times)[i], at(tp, i)));
+  }
+  MAB_ASSIGN(const json* bones, need(j, path, "bones"));
+  const std::string bp = at(path, "bones");
+  MAB_TRY(check_array(*bones, bp, limits.max_bones));
+  clip.bones.resize(bones->size());
+  for (std::size_t i = 0; i < bones->size(); ++i) {
+    const json& jb = (*bones)[i];
+    const std::string p = at(bp, i);
+    MAB_TRY(check_object(jb, p, {"hash", "name", "flags", "constant", "keys"}));
+    ClipBone& bone = clip.bones[i];
+    const json* name = maybe(jb, "name");
+    const json* hash = maybe(jb, "hash");
+    if (name) {
+      MAB_ASSIGN(bone.name, read_string(*name, at(p, "name")));
+    }
+    if (hash) {
+      MAB_ASSIGN(bone.hash, read_u<std::uint32_t>(*hash, at(p, "hash")));
+      // Decision D11: a hash is the CRC-32 of its name; a disagreement is a typo in one.
+      if (name && !bone.name.empty() && bone_hash(bone.name) != bone.hash) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "0x%08X", bone_hash(bone.name));
+        return perr(at(p, "hash"), "does not match the name \"" + bone.name + "\", whose hash is " + buf);
+      }
+    } else if (name && !bone.name.empty()) {
+      bone.hash = bone_hash(bone.name);
+    } else {
+      return perr(at(p, "hash"), "missing field (give a hash, or a name to hash)");
+    }
+    MAB_ASSIGN(bone.flags, read_u_field<std::uint8_t>(jb, p, "flags"));
+    const json* constant = maybe(jb, "constant");
+    const json* keys = maybe(jb, "keys");
+    switch (bone.kind()) {
+      case BoneKind::constant: {
+        if (keys) return perr(at(p, "keys"), "a constant bone (flags & 0x30 == 0x30) has no keys");
+        if (!constant) return perr(at(p, "constant"), "missing field (flags & 0x30 == 0x30: constant bone)");
+        MAB_ASSIGN(bone.constant, read_quat(*constant, at(p, "constant")));
+        break;
+      }
+      case BoneKind::animated: {
+        if (constant) return perr(at(p, "constant"), "an animated bone (flags & 0x30 == 0x10) has keys, not a constant");
+        if (!keys) return perr(at(p, "keys"), "missing field (flags & 0x30 == 0x10: animated bone)");
+        const std::string kp = at(p, "keys");
+        if (!keys->is_array()) return perr(kp, "expected an array, found " + describe(*keys));
+        if (keys->size() != clip.key_times.size())
+          return perr(kp, std::to_string(keys->size()) + " keys, but key_times holds " +
+                              std::to_string(clip.key_times.size()));
+        bone.keys.resize(keys->size());
+        for (std::size_t k = 0; k < keys->size(); ++k) {
+          MAB_ASSIGN(bone.keys[k], read_quat((*keys)[k], at(kp, k)));
+        }
+        break;
+      }
+      case BoneKind::none:
+        if (constant || keys)
+          return perr(at(p, constant ? "constant" : "keys"), "a bone without rotation (flags & 0x30 is neither "
+                                                             "0x30 nor 0x10) has no constant or keys");
+        break;
+    }
+  }
+  // Ordering of key times and the like are the encoder's to judge: it reports them with
+  // the clip's own field names.
+  return out;
+}
+
+// --- codes ---
+
+struct JsonChunkCodes {
+  std::uint8_t cflags = 0;
+  std::optional<std::uint8_t> signs;
+  std::array<std::uint16_t, 3> headers{};
+  std::array<std::vector<std::uint16_t>, 3> raw;
+};
+
+struct ParsedCodes {
+  std::vector<std::array<std::uint8_t, 6>> constant_codes;
+  std::vector<std::vector<JsonChunkCodes>> chunks;
+  std::vector<std::uint8_t> tail;
+};
+
+Result<ParsedCodes> read_codes(const json& j, const std::string& path, const Limits& limits) {
+  MAB_TRY(check_object(j, path, {"constant_codes", "rotations"}));
+  ParsedCodes out;
+  std::uint64_t budget = limits.max_file_size;
+  MAB_ASSIGN(const json* constants, need(j, path, "constant_codes"));
+  const std::string cp = at(path, "constant_codes");
+  MAB_TRY(check_array(*constants, cp, limits.max_bones));
+  for (std::size_t i = 0; i < constants->size(); ++i) {
+    const std::string p = at(cp, i);
+    MAB_ASSIGN(const auto bytes, read_hex((*constants)[i], p, budget));
+    if (bytes.size() != 6) return perr(p, "expected 6 bytes (12 hex digits), found " + std::to_string(bytes.size()));
+    std::array<std::uint8_t, 6> code{};
+    std::copy(bytes.begin(), bytes.end(), code.begin());
+    out.constant_codes.push_back(code);
+  }
+  MAB_ASSIGN(const json* rotations, need(j, path, "rotations"));
+  const std::string rp = at(path, "rotations");
+  MAB_TRY(check_object(*rotations, rp, {"chunks", "tail"}));
+  MAB_ASSIGN(const json* chunks, need(*rotations, rp, "chunks"));
+  const std::string chp = at(rp, "chunks");
+  MAB_TRY(check_array(*chunks, chp, limits.max_chunks));
+  for (std::size_t c = 0; c < chunks->size(); ++c) {
+    const json& jc = (*chunks)[c];
+    const std::string p = at(chp, c);
+    MAB_TRY(check_array(jc, p, limits.max_bones));
+    std::vector<JsonChunkCodes> chunk(jc.size());
+    for (std::size_t b = 0; b < jc.size(); ++b) {
+      const json& jb = jc[b];
+      const std::string bp = at(p, b);
+      MAB_TRY(check_object(jb, bp, {"cflags", "signs", "headers", "raw"}));
+      JsonChunkCodes& codes = chunk[b];
+      MAB_ASSIGN(const json* cflags, need(jb, bp, "cflags"));
+      MAB_ASSIGN(const std::uint64_t cf, read_uint(*cflags, at(bp, "cflags"), 63));
+      codes.cflags = static_cast<std::uint8_t>(cf);
+      if (const json* signs = maybe(jb, "signs")) {
+        MAB_ASSIGN(codes.signs, read_u<std::uint8_t>(*signs, at(bp, "signs")));
+      }
+      MAB_TRY(read_u_array(jb, bp, "headers", codes.headers));
+      MAB_ASSIGN(const json* raw, need(jb, bp, "raw"));
+      const std::string rawp = at(bp, "raw");
+      MAB_TRY(check_size(*raw, rawp, 3));
+      for (std::size_t comp = 0; comp < 3; ++comp) {
+        const json& values = (*raw)[comp];
+        const std::string vp = at(rawp, comp);
+        MAB_TRY(check_array(values, vp, keys_per_chunk));
+        for (std::size_t f = 0; f < values.size(); ++f) {
+          MAB_ASSIGN(const auto v, read_u<std::uint16_t>(values[f], at(vp, f)));
+          codes.raw[comp].push_back(v);
+        }
+      }
+    }
+    out.chunks.push_back(std::move(chunk));
+  }
+  MAB_ASSIGN(const json* tail, need(*rotations, rp, "tail"));
+  MAB_ASSIGN(out.tail, read_hex(*tail, at(rp, "tail"), budget));
+  return out;
+}
+
+// The codes are a view of the container's bytes, so they must agree with them: a document
+// whose codes were edited on their own would otherwise be silently written without the edit.
+Status check_codes(const ParsedCodes& codes, const DecodedClip& original) {
+  const std::string mismatch = "disagrees with the container's bytes; edit the clip, not the codes";
+  const std::string cp = "/codes/constant_codes";
+  if (codes.constant_codes.size() != original.constant_codes.size())
+    return perr(cp, std::to_string(codes.constant_codes.size()) + " codes, the container holds " +
+                        std::to_string(original.constant_codes.size()));
+  for (std::size_t i = 0; i < codes.constant_codes.size(); ++i)
+    if (codes.constant_codes[i] != original.constant_codes[i]) return perr(at(cp, i), mismatch);
+  const std::string chp = "/codes/rotations/chunks";
+  const auto& chunks = original.rotations.chunks;
+  if (codes.chunks.size() != chunks.size())
+    return perr(chp, std::to_string(codes.chunks.size()) + " chunks, the container holds " +
+                         std::to_string(chunks.size()));
+  const auto key_count = static_cast<std::uint32_t>(original.clip.key_count());
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    const std::string p = at(chp, c);
+    if (codes.chunks[c].size() != chunks[c].size())
+      return perr(p, std::to_string(codes.chunks[c].size()) + " bones, the container holds " +
+                         std::to_string(chunks[c].size()));
+    const unsigned keys = chunk_key_count(key_count, c);
+    for (std::size_t b = 0; b < chunks[c].size(); ++b) {
+      const JsonChunkCodes& mine = codes.chunks[c][b];
+      const BoneChunkCodes& theirs = chunks[c][b];
+      const std::string bp = at(p, b);
+      if (mine.cflags != theirs.cflags) return perr(at(bp, "cflags"), mismatch);
+      if (theirs.has_signs()) {
+        if (!mine.signs) return perr(at(bp, "signs"), "missing field (cflags bit 3 is set)");
+        if (*mine.signs != theirs.signs) return perr(at(bp, "signs"), mismatch);
+      } else if (mine.signs && *mine.signs != 0) {
+        return perr(at(bp, "signs"), "cflags bit 3 is clear: the stream stores no signs");
+      }
+      for (unsigned comp = 0; comp < 3; ++comp) {
+        if (mine.headers[comp] != theirs.headers[comp]) return perr(at(at(bp, "headers"), comp), mismatch);
+        const std::string vp = at(at(bp, "raw"), comp);
+        const std::size_t stored = theirs.is_constant(comp) ? 0 : keys;
+        if (mine.raw[comp].size() != stored)
+          return perr(vp, "expected " + std::to_string(stored) + " values (" +
+                              (stored ? "one per key of the chunk" : "a constant component stores none") +
+                              "), found " + std::to_string(mine.raw[comp].size()));
+        for (std::size_t f = 0; f < stored; ++f)
+          if (mine.raw[comp][f] != theirs.raw[comp][f]) return perr(at(vp, f), mismatch);
+      }
+    }
+  }
+  if (codes.tail != original.rotations.tail) return perr("/codes/rotations/tail", mismatch);
+  return {};
+}
+
+// --- document ---
+
+struct ParsedDocument {
+  Container container;
+  std::size_t block = 0;
+  std::optional<ParsedClip> clip;
+  std::optional<ParsedCodes> codes;
+};
+
+Error syntax_error(const nlohmann::json::parse_error& e) {
+  std::string what = e.what();
+  // Drop nlohmann's "[json.exception.parse_error.101] " tag; keep line, column and reason.
+  if (const auto close = what.find("] "); what.rfind("[json.exception.", 0) == 0 && close != std::string::npos)
+    what.erase(0, close + 2);
+  Error err = perr("json text", what);
+  err.offset = e.byte > 0 ? e.byte - 1 : 0;
+  return err;
+}
+
+Result<ParsedDocument> parse_document(std::string_view text, const Limits& limits) {
+  json root;
+  try {
+    root = json::parse(text.begin(), text.end());
+  } catch (const json::parse_error& e) {
+    return syntax_error(e);
+  }
+  if (!root.is_object()) return perr("/", "expected an object, found " + describe(root));
+  // Format and version first: a later version may use fields this one does not know.
+  MAB_ASSIGN(const json* format, need(root, "", "format"));
+  if (!format->is_string() || format->get_ref<const std::string&>() != json_format_name)
+    return perr("/format", "expected \"" + std::string(json_format_name) + "\", found " + describe(*format) +
+                               ": not a mabkit clip document");
+  MAB_ASSIGN(const json* version, need(root, "", "version"));
+  MAB_ASSIGN(const std::uint64_t v, read_uint(*version, "/version", std::numeric_limits<std::uint64_t>::max()));
+  if (v != json_format_version)
+    return make_error(ErrorCode::unsupported_version, no_offset, "/version",
+                      "document version " + std::to_string(v) + "; this mabkit reads version " +
+                          std::to_string(json_format_version));
+  MAB_TRY(check_object(root, "", {"format", "version", "block", "clip", "codes", "container", "clip_absent"}));
+  ParsedDocument doc;
+  MAB_ASSIGN(const json* block, need(root, "", "block"));
+  MAB_ASSIGN(const std::uint64_t bi, read_uint(*block, "/block", limits.max_blocks));
+  doc.block = static_cast<std::size_t>(bi);
+  if (const json* absent = maybe(root, "clip_absent")) {
+    MAB_TRY(read_string(*absent, "/clip_absent"));
+  }
+  MAB_ASSIGN(const json* container, need(root, "", "container"));
+  MAB_ASSIGN(doc.container, read_container_json(*container, "/container", limits));
+  if (const json* clip = maybe(root, "clip")) {
+    if (doc.block >= doc.container.blocks.size())
+      return perr("/block", "block " + std::to_string(doc.block) + " does not exist (the container has " +
+                                std::to_string(doc.container.blocks.size()) + ")");
+    MAB_ASSIGN(doc.clip, read_clip(*clip, "/clip", limits));
+  }
+  if (const json* codes = maybe(root, "codes")) {
+    if (!doc.clip) return perr("/codes", "codes describe a decoded clip; a document without \"clip\" has none");
+    MAB_ASSIGN(doc.codes, read_codes(*codes, "/codes", limits));
+  }
+  return doc;
+}
+
+Result<ParsedDocument> parse_document_safely(std::string_view text, const Limits& limits) {
+  try {
+    return parse_document(text, limits);
+  } catch (const nlohmann::json::exception& e) {
+    // Every access above is checked first; this only turns an overlooked case into an error.
+    return perr("json", e.what());
+  } catch (const std::bad_alloc&) {
+    return make_error(ErrorCode::limit_exceeded, no_offset, "json", "out of memory reading the document");
+  }
+}
+
+// The container as a reader would see it in the written file: decode then works only on
+// containers the reader can produce, whatever the document held.
+Result<DecodedClip> decode_original(const ParsedDocument& doc, const Limits& limits) {
+  MAB_ASSIGN(const auto bytes, write_container(doc.container));
+  auto reread = read_container(bytes, limits);
+  if (!reread) {
+    Error e = std::move(reread).error();
+    e.detail = "the document's container does not read back: " + e.detail;
+    return e;
+  }
+  if (doc.block >= reread->blocks.size())
+    return perr("/block", "block " + std::to_string(doc.block) + " does not exist in the written file");
+  MAB_ASSIGN(DecodedClip original, decode_clip(std::move(reread).value(), doc.block, limits));
+  if (doc.codes) MAB_TRY(check_codes(*doc.codes, original));
+  return original;
+}
+
+Clip edited_clip(const ParsedClip& parsed, const Clip& original) {
+  Clip clip = parsed.clip;
+  // null in the document: the stored value, bit for bit (it may be a NaN JSON cannot hold).
+  if (!parsed.key_rate_given) clip.key_rate = original.key_rate;
+  if (!parsed.duration_given) clip.duration = original.duration;
+  return clip;
+}
+
+}  // namespace
+
+Result<DecodedClip> import_json(std::string_view text, const Limits& limits) {
+  MAB_ASSIGN(const ParsedDocument doc, parse_document_safely(text, limits));
+  if (!doc.clip)
+    return make_error(ErrorCode::not_decodable, no_offset, "/clip",
+                      "the document holds the container only (no \"clip\")");
+  MAB_ASSIGN(DecodedClip d, decode_original(doc, limits));
+  d.clip = edited_clip(*doc.clip, d.clip);
+  return d;
+}
+
+namespace {
+
+// Hand-edited container fields (a signature, a header the reader rejects) can describe a
+// file no reader accepts; refusing it here means import never writes a file mabkit cannot
+// read back and write again unchanged.
+Status check_reads_back(const std::vector<std::uint8_t>& bytes, const Limits& limits) {
+  auto c = read_container(bytes, limits);
+  if (!c) {
+    Error e = std::move(c).error();
+    e.detail = "the document describes a file that does not read back: " + e.detail;
+    return e;
+  }
+  MAB_ASSIGN(const auto again, write_container(*c));
+  if (again != bytes) {
+    std::size_t at = 0;
+    while (at < again.size() && at < bytes.size() && again[at] == bytes[at]) ++at;
+    return make_error(ErrorCode::round_trip_mismatch, at, "bytes",
+                      "the file the document describes does not write back unchanged");
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<JsonImport> import_json_bytes(std::string_view text, const Limits& limits, const EncodeOptions& options) {
+  MAB_ASSIGN(const ParsedDocument doc, parse_document_safely(text, limits));
+  JsonImport out;
+  if (!doc.clip) {
+    MAB_ASSIGN(out.bytes, write_container(doc.container));
+  } else {
+    MAB_ASSIGN(const DecodedClip original, decode_original(doc, limits));
+    const Clip edited = edited_clip(*doc.clip, original.clip);
+    MAB_ASSIGN(out.bytes, encode_clip(original, edited, options, &out.report));
+    out.clip_encoded = true;
+  }
+  MAB_TRY(check_reads_back(out.bytes, limits));
+  return out;
+}
+
+}  // namespace mab

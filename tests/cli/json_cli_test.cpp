@@ -1,0 +1,250 @@
+// End-to-end tests of `mab export`, `mab import` and `mab dump`.
+#include "support/corpus.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Run {
+  int status;
+  std::string out;
+};
+
+// stderr is captured separately (2>file) so tests can tell the report from errors.
+Run run(const std::string& args, std::string* err = nullptr) {
+  const auto err_file = fs::temp_directory_path() / ("mab_json_cli_err_" + std::to_string(::getpid()));
+  const std::string cmd = std::string(MAB_CLI_PATH) + " " + args + " 2>" + err_file.string();
+  std::FILE* p = popen(cmd.c_str(), "r");
+  Run r{-1, {}};
+  if (!p) return r;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  std::ifstream e(err_file);
+  std::stringstream ss;
+  ss << e.rdbuf();
+  if (err) *err = ss.str();
+  fs::remove(err_file);
+  return r;
+}
+
+fs::path temp_dir() {
+  auto d = fs::temp_directory_path() / ("mab_json_cli_test_" + std::to_string(::getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_text(const fs::path& p, const std::string& s) {
+  std::ofstream out(p, std::ios::binary);
+  out << s;
+}
+
+std::size_t lines(const std::string& s) { return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n')); }
+
+const fs::path k_wd1 = mab::test::corpus_dir() / "wd1" / "bit15_k7.mab";
+
+TEST(JsonCli, ExportImportGivesTheSameBytes) {
+  const auto dir = temp_dir();
+  for (const auto& src : {k_wd1, mab::test::corpus_dir() / "fc5" / "three_blocks.mab",
+                          mab::test::corpus_dir() / "fc2" / "chain_3.mab"}) {
+    std::string err;
+    auto e = run("export " + src.string() + " -o " + (dir / "x.json").string(), &err);
+    ASSERT_EQ(e.status, 0) << src << err;
+    auto i = run("import " + (dir / "x.json").string() + " -o " + (dir / "x.mab").string(), &err);
+    ASSERT_EQ(i.status, 0) << src << err;
+    EXPECT_EQ(mab::test::load(dir / "x.mab"), mab::test::load(src)) << src;
+    EXPECT_NE(i.out.find("wrote"), std::string::npos) << i.out;
+  }
+  fs::remove_all(dir);
+}
+
+TEST(JsonCli, ExportToStandardOutputAndNotesContainerOnlyFiles) {
+  auto r = run("export " + k_wd1.string() + " -o -");
+  ASSERT_EQ(r.status, 0);
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["format"], "mabkit-clip");
+  EXPECT_EQ(doc["version"], 1);
+  EXPECT_TRUE(doc.contains("clip"));
+
+  std::string err;
+  auto legacy = run("export " + (mab::test::corpus_dir() / "fc2" / "chain_2.mab").string() + " -o -", &err);
+  ASSERT_EQ(legacy.status, 0) << err;
+  EXPECT_FALSE(nlohmann::json::parse(legacy.out).contains("clip"));
+  EXPECT_NE(err.find("container only"), std::string::npos) << err;
+  EXPECT_EQ(lines(err), 1u) << err;
+}
+
+TEST(JsonCli, ExportNeedsAnOutput) {
+  auto r = run("export " + k_wd1.string());
+  EXPECT_NE(r.status, 0);
+}
+
+TEST(JsonCli, RefusesToOverwriteItsInputWithoutInPlace) {
+  const auto dir = temp_dir();
+  const auto file = dir / "a.mab";
+  fs::copy_file(k_wd1, file);
+  const auto original = mab::test::load(file);
+
+  std::string err;
+  auto r = run("export " + file.string() + " -o " + file.string(), &err);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(err.find("--in-place"), std::string::npos) << err;
+  EXPECT_EQ(lines(err), 1u) << err;
+  EXPECT_EQ(mab::test::load(file), original);
+  EXPECT_FALSE(fs::exists(dir / "a.mab.bak"));
+
+  // The same file under another name is still the input.
+  r = run("export " + file.string() + " -o " + (dir / "." / "a.mab").string(), &err);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(mab::test::load(file), original);
+
+  r = run("export " + file.string() + " -o " + file.string() + " --in-place", &err);
+  EXPECT_EQ(r.status, 0) << err;
+  EXPECT_EQ(mab::test::load(dir / "a.mab.bak"), original);
+  EXPECT_EQ(nlohmann::json::parse(read_text(file))["format"], "mabkit-clip");
+
+  // import: the JSON is its input.
+  const auto json_file = dir / "a.json";
+  fs::rename(file, json_file);
+  const std::string text = read_text(json_file);
+  r = run("import " + json_file.string() + " -o " + json_file.string(), &err);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(err.find("--in-place"), std::string::npos) << err;
+  EXPECT_EQ(read_text(json_file), text);
+  r = run("import " + json_file.string() + " -o " + json_file.string() + " --in-place", &err);
+  EXPECT_EQ(r.status, 0) << err;
+  EXPECT_EQ(read_text(dir / "a.json.bak"), text);
+  EXPECT_EQ(mab::test::load(json_file), original);
+  fs::remove_all(dir);
+}
+
+TEST(JsonCli, ImportReportsTheEditAndHonoursMaxError) {
+  const auto dir = temp_dir();
+  ASSERT_EQ(run("export " + k_wd1.string() + " -o " + (dir / "a.json").string()).status, 0);
+  auto doc = nlohmann::json::parse(read_text(dir / "a.json"));
+  doc["clip"]["bones"][0]["keys"][3] = {0.5, 0.5, 0.5, 0.5};
+  write_text(dir / "b.json", doc.dump(1));
+
+  std::string err;
+  auto r = run("import " + (dir / "b.json").string() + " -o " + (dir / "b.mab").string(), &err);
+  ASSERT_EQ(r.status, 0) << err;
+  EXPECT_NE(r.out.find("1 re-quantised"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("reused"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("max angular error"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("degrees"), std::string::npos) << r.out;
+  EXPECT_TRUE(err.empty()) << err;
+  auto v = run("verify " + (dir / "b.mab").string());
+  EXPECT_EQ(v.status, 0) << v.out;
+
+  // A bound no re-quantisation can meet: an error, and nothing written.
+  r = run("import " + (dir / "b.json").string() + " -o " + (dir / "c.mab").string() + " --max-error 1e-9", &err);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(err.find("--max-error"), std::string::npos) << err;
+  EXPECT_EQ(lines(err), 1u) << err;
+  EXPECT_FALSE(fs::exists(dir / "c.mab"));
+
+  r = run("import " + (dir / "b.json").string() + " -o " + (dir / "d.mab").string() +
+              " --choose-depth --max-error 0.5",
+          &err);
+  EXPECT_EQ(r.status, 0) << err;
+  EXPECT_TRUE(fs::exists(dir / "d.mab"));
+  fs::remove_all(dir);
+}
+
+TEST(JsonCli, MalformedDocumentsAreOneLineErrors) {
+  const auto dir = temp_dir();
+  write_text(dir / "bad.json", "{\"format\": \"mabkit-clip\", ");
+  std::string err;
+  auto r = run("import " + (dir / "bad.json").string() + " -o " + (dir / "x.mab").string(), &err);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(err.find("parse_error"), std::string::npos) << err;
+  EXPECT_EQ(lines(err), 1u) << err;
+  EXPECT_FALSE(fs::exists(dir / "x.mab"));
+
+  ASSERT_EQ(run("export " + k_wd1.string() + " -o " + (dir / "a.json").string()).status, 0);
+  auto doc = nlohmann::json::parse(read_text(dir / "a.json"));
+  doc["clip"]["bones"][1]["keys"][2][0] = "oops";
+  write_text(dir / "b.json", doc.dump());
+  r = run("import " + (dir / "b.json").string() + " -o " + (dir / "x.mab").string(), &err);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(err.find("/clip/bones/1/keys/2/0"), std::string::npos) << err;
+  EXPECT_EQ(lines(err), 1u) << err;
+  fs::remove_all(dir);
+}
+
+TEST(JsonCli, DumpPrintsKeysBonesAndFilters) {
+  std::string err;
+  auto all = run("dump " + k_wd1.string(), &err);
+  ASSERT_EQ(all.status, 0) << err;
+  EXPECT_NE(all.out.find("7 keys"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("constant bones"), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("0x530EC1CB"), std::string::npos) << all.out;  // the constant bone, listed once
+  EXPECT_EQ(all.out.find("0x530EC1CB"), all.out.rfind("0x530EC1CB")) << all.out;
+  EXPECT_NE(all.out.find("0.066667"), std::string::npos) << all.out;  // key 1 at 8 / 120 s
+
+  // "Root" hashes to 0xB6C65665 (D11): name and hash select the same bone.
+  auto root = run("dump " + k_wd1.string() + " --bone Root --keys 2:3", &err);
+  ASSERT_EQ(root.status, 0) << err;
+  EXPECT_EQ(root.out, run("dump " + k_wd1.string() + " --bone 0xB6C65665 --keys 2:3").out);
+  EXPECT_EQ(root.out.find("0xB021FD58"), std::string::npos) << root.out;
+  EXPECT_EQ(root.out.find("constant bones"), std::string::npos) << root.out;
+  std::size_t rows = 0;
+  std::istringstream in(root.out);
+  for (std::string line; std::getline(in, line);)
+    if (line.find("0xB6C65665") != std::string::npos) {
+      ++rows;
+      EXPECT_TRUE(line.find("  2 ") != std::string::npos || line.find("  3 ") != std::string::npos) << line;
+    }
+  EXPECT_EQ(rows, 2u) << root.out;
+
+  // A JSON document dumps the same table (with its bone names).
+  const auto dir = temp_dir();
+  ASSERT_EQ(run("export " + k_wd1.string() + " -o " + (dir / "a.json").string()).status, 0);
+  auto doc = nlohmann::json::parse(read_text(dir / "a.json"));
+  doc["clip"]["bones"][0]["name"] = "Root";
+  write_text(dir / "a.json", doc.dump());
+  auto from_json = run("dump " + (dir / "a.json").string() + " --bone Root --keys 2:3", &err);
+  ASSERT_EQ(from_json.status, 0) << err;
+  EXPECT_NE(from_json.out.find("Root"), std::string::npos) << from_json.out;
+
+  auto none = run("dump " + k_wd1.string() + " --bone NoSuchBone", &err);
+  EXPECT_EQ(none.status, 1);
+  EXPECT_NE(err.find("NoSuchBone"), std::string::npos) << err;
+  auto range = run("dump " + k_wd1.string() + " --keys 9:2", &err);
+  EXPECT_EQ(range.status, 1);
+  auto legacy = run("dump " + (mab::test::corpus_dir() / "fc2" / "chain_2.mab").string(), &err);
+  EXPECT_EQ(legacy.status, 1);
+  EXPECT_NE(err.find("not_decodable"), std::string::npos) << err;
+  EXPECT_EQ(lines(err), 1u) << err;
+  fs::remove_all(dir);
+}
+
+TEST(JsonCli, HelpTeachesWithAnExample) {
+  for (const char* cmd : {"export", "import", "dump"}) {
+    auto r = run(std::string(cmd) + " --help");
+    EXPECT_EQ(r.status, 0) << cmd;
+    EXPECT_NE(r.out.find("Example"), std::string::npos) << cmd << r.out;
+  }
+}
+
+}  // namespace

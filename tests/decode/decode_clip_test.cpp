@@ -1,0 +1,172 @@
+// decode_clip / encode_clip on the corpus: values match the generator's independent
+// decoder, unedited clips re-encode byte for byte, edits touch only their chunk.
+#include <mab/codec_file.hpp>
+#include <mab/validate.hpp>
+
+#include "support/corpus.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+namespace {
+
+using mab::test::good_files;
+using mab::test::load;
+
+// The generator decodes in float64; we decode in float32 with the engine constants.
+// A float32 step is one ulp (FLT_EPSILON for values <= 1); near s = 1 the square root
+// amplifies it by 1 / (2 sqrt(1 - s)), and the generator keeps 1 - s >= 1e-3. The
+// expected values are printed with 7 decimals (5e-8).
+const double k_tol = 16.0 * std::numeric_limits<float>::epsilon() / (2.0 * std::sqrt(1e-3)) + 5e-8;
+
+bool decodable(const mab::Container& c) {
+  return !c.is_opaque() && (c.blocks[0].ani() || c.blocks[0].fc4());
+}
+
+void expect_near(const mab::Quat& q, const nlohmann::json& e, const std::string& what) {
+  EXPECT_NEAR(q.x, e[0].get<double>(), k_tol) << what;
+  EXPECT_NEAR(q.y, e[1].get<double>(), k_tol) << what;
+  EXPECT_NEAR(q.z, e[2].get<double>(), k_tol) << what;
+  EXPECT_NEAR(q.w, e[3].get<double>(), k_tol) << what;
+}
+
+TEST(DecodeClip, MatchesTheGeneratorsDecode) {
+  std::size_t checked_keys = 0;
+  for (const auto& p : good_files()) {
+    auto c = mab::read_container(load(p));
+    ASSERT_TRUE(c.ok());
+    if (!decodable(*c)) continue;
+    SCOPED_TRACE(mab::test::name_of(p));
+    const auto exp = mab::test::load_json(mab::test::expected_path(p));
+    const std::size_t blocks = c->blocks.size();
+    for (std::size_t k = 0; k < blocks; ++k) {
+      auto d = mab::decode_clip(*c, k);
+      ASSERT_TRUE(d.ok()) << d.error().message();
+      const auto& eb = exp["blocks"][k];
+      EXPECT_EQ(d->clip.key_times, eb.at("key_times").get<std::vector<std::uint32_t>>());
+      for (const auto& [bone, q] : eb.at("constant_rotations").items())
+        expect_near(d->clip.bones[std::stoul(bone)].constant, q, "constant bone " + bone);
+      for (const auto& [bone, keys] : eb.at("rotations").items()) {
+        const auto& got = d->clip.bones[std::stoul(bone)].keys;
+        ASSERT_EQ(got.size(), keys.size());
+        for (std::size_t i = 0; i < got.size(); ++i, ++checked_keys)
+          expect_near(got[i], keys[i], "bone " + bone + " key " + std::to_string(i));
+      }
+    }
+  }
+  EXPECT_GT(checked_keys, 1000u);
+}
+
+TEST(EncodeClip, UneditedClipReencodesByteForByte) {
+  std::size_t files = 0;
+  for (const auto& p : good_files()) {
+    const auto bytes = load(p);
+    auto c = mab::read_container(bytes);
+    ASSERT_TRUE(c.ok());
+    if (!decodable(*c)) continue;
+    SCOPED_TRACE(mab::test::name_of(p));
+    for (std::size_t k = 0; k < c->blocks.size(); ++k) {
+      auto d = mab::decode_clip(*c, k);
+      ASSERT_TRUE(d.ok()) << d.error().message();
+      mab::EncodeReport rep;
+      auto out = mab::encode_clip(*d, d->clip, {}, &rep);
+      ASSERT_TRUE(out.ok()) << out.error().message();
+      EXPECT_EQ(*out, bytes);
+      EXPECT_EQ(rep.chunks_requantised, 0u);
+      EXPECT_EQ(rep.constants_encoded, 0u);
+    }
+    ++files;
+  }
+  EXPECT_GE(files, 30u);
+}
+
+mab::Quat rotate_x(const mab::Quat& q, double deg) {
+  const double h = deg * M_PI / 360.0;
+  const double c = std::cos(h), s = std::sin(h);
+  // q * (s, 0, 0, c)
+  return {static_cast<float>(q.w * s + q.x * c), static_cast<float>(q.y * c + q.z * s),
+          static_cast<float>(q.z * c - q.y * s), static_cast<float>(q.w * c - q.x * s)};
+}
+
+TEST(EncodeClip, EditingOneKeyRequantisesOnlyItsChunk) {
+  std::size_t edited_files = 0;
+  for (const auto& p : good_files()) {
+    const auto bytes = load(p);
+    auto c = mab::read_container(bytes);
+    ASSERT_TRUE(c.ok());
+    if (!decodable(*c) || c->blocks[0].fc4()) continue;
+    auto d = mab::decode_clip(*c, 0);
+    ASSERT_TRUE(d.ok());
+    int bone = -1;
+    for (std::size_t i = 0; i < d->clip.bones.size() && bone < 0; ++i)
+      if (d->clip.bones[i].kind() == mab::BoneKind::animated) bone = static_cast<int>(i);
+    if (bone < 0) continue;
+    SCOPED_TRACE(mab::test::name_of(p));
+    auto edited = d->clip;
+    const std::size_t key = edited.key_count() / 2;
+    const mab::Quat target = rotate_x(edited.bones[static_cast<std::size_t>(bone)].keys[key], 20.0);
+    ASSERT_TRUE(edited.set_rotation(static_cast<std::size_t>(bone), key, target).ok());
+    mab::EncodeReport rep;
+    auto out = mab::encode_clip(*d, edited, {}, &rep);
+    ASSERT_TRUE(out.ok()) << out.error().message();
+    EXPECT_EQ(rep.chunks_requantised, 1u);
+    auto back_c = mab::read_container(*out);
+    ASSERT_TRUE(back_c.ok()) << back_c.error().message();
+    for (const auto& f : mab::validate(*back_c))
+      EXPECT_NE(f.severity, mab::Severity::error) << f.field << ": " << f.message;
+    auto back = mab::decode_clip(*back_c, 0);
+    ASSERT_TRUE(back.ok()) << back.error().message();
+    for (std::size_t i = 0; i < d->clip.bones.size(); ++i) {
+      const auto& a = d->clip.bones[i];
+      const auto& b = back->clip.bones[i];
+      for (std::size_t k = 0; k < a.keys.size(); ++k) {
+        if (static_cast<int>(i) == bone && k / 8 == key / 8) continue;
+        EXPECT_EQ(a.keys[k], b.keys[k]) << "bone " << i << " key " << k << " changed";
+      }
+    }
+    const double err = mab::angular_error_deg(back->clip.bones[static_cast<std::size_t>(bone)].keys[key], target);
+    EXPECT_LE(err, rep.max_error_deg + 1e-9);
+    // Outside the JointRotations section, only offsets and sizes may differ.
+    EXPECT_TRUE(std::equal(bytes.begin(), bytes.begin() + 16, out->begin()));
+    ++edited_files;
+  }
+  EXPECT_GE(edited_files, 15u);
+}
+
+TEST(EncodeClip, AddingAndRemovingKeysAndBonesGivesValidFiles) {
+  for (const auto& p : good_files()) {
+    auto c = mab::read_container(load(p));
+    ASSERT_TRUE(c.ok());
+    if (!decodable(*c) || c->blocks[0].fc4()) continue;
+    auto d = mab::decode_clip(*c, 0);
+    ASSERT_TRUE(d.ok());
+    SCOPED_TRACE(mab::test::name_of(p));
+    auto edited = d->clip;
+    const std::uint32_t last = edited.key_times.back();
+    ASSERT_TRUE(edited.insert_key(edited.key_count(), last + 1).ok());
+    mab::ClipBone nb;
+    nb.hash = mab::bone_hash("NewBone");
+    nb.set_kind(mab::BoneKind::animated);
+    nb.set_bit_depth(12);
+    edited.add_bone(nb);
+    if (edited.key_count() > 2) ASSERT_TRUE(edited.remove_key(0).ok());
+    auto out = mab::encode_clip(*d, edited);
+    ASSERT_TRUE(out.ok()) << out.error().message();
+    auto back_c = mab::read_container(*out);
+    ASSERT_TRUE(back_c.ok()) << back_c.error().message();
+    for (const auto& f : mab::validate(*back_c))
+      EXPECT_NE(f.severity, mab::Severity::error) << f.field << ": " << f.message;
+    auto back = mab::decode_clip(*back_c, 0);
+    ASSERT_TRUE(back.ok()) << back.error().message();
+    EXPECT_EQ(back->clip.key_times, edited.key_times);
+    EXPECT_EQ(back->clip.bones.size(), edited.bones.size());
+    // Encoding the decoded result again is idempotent.
+    auto again = mab::encode_clip(*back, back->clip);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(*again, *out);
+  }
+}
+
+}  // namespace
