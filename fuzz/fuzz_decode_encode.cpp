@@ -1,0 +1,219 @@
+// If a block decodes (of the first 4):
+//  1. encoding the unedited clip gives the input bytes back;
+//  2. (in one block, chosen by the input) one decoded rotation (an animated key or a constant), chosen and changed
+//     deterministically from the input, encodes; the result parses and decodes; the edited
+//     rotation comes back within EncodeReport::max_error_deg of what was asked, every other
+//     key of its bone within that bone's reported error, and every other bone bit for bit;
+//  3. that output is a fixed point: encoding its decode against itself, and (at a fixed bit
+//     depth) against the original, gives the same bytes again.
+// Aborts on any mismatch.
+#include "harness_util.hpp"
+
+#include <mab/codec_file.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <span>
+#include <vector>
+
+namespace {
+
+using fuzz::check;
+
+bool same_bits(const mab::Quat& a, const mab::Quat& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+[[noreturn]] void fail_with(const char* what, const mab::Error& e) {
+  std::fprintf(stderr, "%s\n", e.message().c_str());
+  fuzz::fail(what);
+}
+
+mab::Quat normalised(double x, double y, double z, double w) {
+  const double n = std::sqrt(x * x + y * y + z * z + w * w);
+  return {static_cast<float>(x / n), static_cast<float>(y / n), static_cast<float>(z / n),
+          static_cast<float>(w / n)};
+}
+
+mab::Quat random_unit(fuzz::Rng& rng) {
+  for (;;) {
+    const double x = 2 * rng.unit() - 1, y = 2 * rng.unit() - 1, z = 2 * rng.unit() - 1, w = 2 * rng.unit() - 1;
+    const double n2 = x * x + y * y + z * z + w * w;
+    if (n2 > 1e-3 && n2 <= 1) return normalised(x, y, z, w);
+  }
+}
+
+// Hamilton product: applies a small rotation to a decoded key.
+mab::Quat mul(const mab::Quat& a, const mab::Quat& b) {
+  const double ax = a.x, ay = a.y, az = a.z, aw = a.w, bx = b.x, by = b.y, bz = b.z, bw = b.w;
+  return normalised(aw * bx + ax * bw + ay * bz - az * by, aw * by - ax * bz + ay * bw + az * bx,
+                    aw * bz + ax * by - ay * bx + az * bw, aw * bw - ax * bx - ay * by - az * bz);
+}
+
+bool usable(const mab::Quat& q) {
+  double n2 = 0;
+  for (unsigned i = 0; i < 4; ++i) n2 += double{q[i]} * double{q[i]};
+  return std::isfinite(n2) && n2 > 0;
+}
+
+// The kinds of edit a user or a tool makes: tiny and large turns, a fresh rotation, the
+// same rotation on the other hemisphere, a non-unit quaternion, a one-ulp change.
+mab::Quat perturb(const mab::Quat& q, fuzz::Rng& rng) {
+  switch (rng.below(6)) {
+    case 0: {
+      const double angle = std::pow(10.0, -1.0 - 6.0 * rng.unit());  // 1e-7 .. 1e-1 rad
+      const mab::Quat axis = random_unit(rng);
+      const double s = std::sin(angle / 2) / std::sqrt(double{axis.x} * axis.x + double{axis.y} * axis.y +
+                                                       double{axis.z} * axis.z + 1e-30);
+      return mul(normalised(axis.x * s, axis.y * s, axis.z * s, std::cos(angle / 2)), q);
+    }
+    case 1: return random_unit(rng);
+    case 2: return {-q.x, -q.y, -q.z, -q.w};
+    case 3: {
+      const auto f = static_cast<float>(0.25 + 4.0 * rng.unit());
+      return {q.x * f, q.y * f, q.z * f, q.w * f};
+    }
+    case 4: {
+      mab::Quat r = q;
+      const auto i = static_cast<unsigned>(rng.below(4));
+      r[i] = std::nextafter(r[i], rng.below(2) ? 2.0f : -2.0f);
+      return r;
+    }
+    default: return mul(random_unit(rng), q);
+  }
+}
+
+// Allowance between two measurements of the same error: the quantiser measures on
+// unnormalised floats, angular_error_deg normalises both sides first.
+double slack(double bound) { return 1e-7 + 1e-6 * bound; }
+
+struct Target {
+  std::size_t bone;
+  std::size_t key;  // animated: key index; constant: unused
+  bool constant;
+};
+
+void edit_and_check(const mab::DecodedClip& d, std::uint64_t seed, const mab::Limits& limits) {
+  fuzz::Rng rng(seed);
+  const mab::Clip& orig = d.clip;
+  std::vector<Target> targets;
+  for (std::size_t i = 0; i < orig.bones.size(); ++i) {
+    const mab::ClipBone& b = orig.bones[i];
+    if (b.kind() == mab::BoneKind::constant) targets.push_back({i, 0, true});
+    if (b.kind() == mab::BoneKind::animated)
+      for (std::size_t k = 0; k < b.keys.size(); ++k) targets.push_back({i, k, false});
+  }
+  if (targets.empty()) return;
+  const Target t = targets[rng.below(targets.size())];
+
+  mab::Clip edited = orig;
+  mab::Quat& slot = t.constant ? edited.bones[t.bone].constant : edited.bones[t.bone].keys[t.key];
+  const mab::Quat before = slot;
+  slot = perturb(slot, rng);
+  if (!usable(slot) || same_bits(slot, before)) return;  // not an edit the encoder can take
+  const mab::Quat asked = slot;
+
+  mab::EncodeOptions opt;
+  opt.choose_depth = rng.below(4) == 0;
+  opt.max_error_deg = opt.choose_depth ? std::pow(10.0, -3.0 + 3.0 * rng.unit()) : 0.01;
+  mab::EncodeReport rep;
+  auto bytes = mab::encode_clip(d, edited, opt, &rep);
+  if (!bytes) fail_with("an edited rotation failed to encode", bytes.error());
+  check(rep.chunks_requantised + rep.constants_encoded > 0, "an edited rotation was not re-encoded");
+  check(rep.bone_error_deg.size() == edited.bones.size(), "EncodeReport::bone_error_deg size");
+
+  auto c2 = mab::read_container(*bytes, limits);
+  if (!c2) fail_with("the encoder wrote a file that does not parse", c2.error());
+  auto d2 = mab::decode_clip(*c2, d.block, limits);
+  if (!d2) fail_with("the encoder wrote a block that does not decode", d2.error());
+  const mab::Clip& back = d2->clip;
+
+  check(back.key_times == edited.key_times, "key times changed by a rotation edit");
+  check(back.bones.size() == edited.bones.size(), "bone count changed by a rotation edit");
+  for (std::size_t i = 0; i < back.bones.size(); ++i) {
+    const mab::ClipBone& eb = edited.bones[i];
+    const mab::ClipBone& bb = back.bones[i];
+    check(bb.hash == eb.hash && bb.kind() == eb.kind(), "bone hash or kind changed by a rotation edit");
+    // choose_depth may re-pick the depth of the edited bone only.
+    check(bb.flags == eb.flags || (opt.choose_depth && i == t.bone && (bb.flags & 0xF0) == (eb.flags & 0xF0)),
+          "bone flags changed by a rotation edit");
+    const double bound = rep.bone_error_deg[i];
+    auto within = [&](const mab::Quat& want, const mab::Quat& got, const char* what) {
+      if (same_bits(want, got)) return;
+      const double err = mab::angular_error_deg(want, got);
+      if (i != t.bone || !(err <= bound + slack(bound))) {
+        std::fprintf(stderr, "bone %zu (edited: bone %zu%s): error %.12g deg, bone bound %.12g deg\n", i, t.bone,
+                     t.constant ? " constant" : "", err, bound);
+        fuzz::fail(what);
+      }
+    };
+    if (eb.kind() == mab::BoneKind::constant) within(eb.constant, bb.constant, "constant rotation off after an edit");
+    if (eb.kind() == mab::BoneKind::animated) {
+      check(bb.keys.size() == eb.keys.size(), "key count of a bone changed by a rotation edit");
+      for (std::size_t k = 0; k < eb.keys.size(); ++k) within(eb.keys[k], bb.keys[k], "animated key off after an edit");
+    }
+  }
+  const mab::Quat& got = t.constant ? back.bones[t.bone].constant : back.bones[t.bone].keys[t.key];
+  const double err = mab::angular_error_deg(asked, got);
+  if (!(err <= rep.max_error_deg + slack(rep.max_error_deg))) {
+    std::fprintf(stderr, "edited rotation: error %.12g deg, EncodeReport::max_error_deg %.12g\n", err,
+                 rep.max_error_deg);
+    fuzz::fail("edited rotation is further off than EncodeReport::max_error_deg");
+  }
+
+  // Idempotence, first form: the output, decoded and encoded unedited, is itself.
+  auto same = mab::encode_clip(*d2, back);
+  if (!same) fail_with("a decoded encoder output failed to encode", same.error());
+  check(*same == *bytes, "re-encoding a decoded encoder output changed its bytes");
+
+  // Second form: the re-decoded floats, encoded against the original, re-quantise to the same
+  // codes. Skipped when the edit decoded back to the original floats, since then the original
+  // codes are (rightly) reused, and with choose_depth, which may settle on another depth.
+  const mab::Quat& orig_rot = t.constant ? orig.bones[t.bone].constant : orig.bones[t.bone].keys[t.key];
+  bool back_to_original = same_bits(got, orig_rot);
+  if (!t.constant) {
+    const std::size_t first = t.key / mab::keys_per_chunk * mab::keys_per_chunk;
+    const std::size_t last = std::min(first + mab::keys_per_chunk, orig.bones[t.bone].keys.size());
+    back_to_original = true;
+    for (std::size_t k = first; k < last; ++k)
+      back_to_original = back_to_original && same_bits(back.bones[t.bone].keys[k], orig.bones[t.bone].keys[k]);
+  }
+  if (!opt.choose_depth && !back_to_original) {
+    mab::EncodeReport rep2;
+    auto again = mab::encode_clip(d, back, opt, &rep2);
+    if (!again) fail_with("the re-decoded clip failed to encode against the original", again.error());
+    if (*again != *bytes) {
+      std::fprintf(stderr, "re-quantised %zu chunks and %zu constants\n", rep2.chunks_requantised,
+                   rep2.constants_encoded);
+      fuzz::fail("encode(original, decode(encode(original, edit))) != encode(original, edit)");
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  mab::Limits limits;
+  limits.max_file_size = 1u << 20;
+  const std::span<const std::uint8_t> in(data, size);
+  auto c = mab::read_container(in, limits);
+  if (!c) return 0;
+  const std::uint64_t seed = fuzz::hash_bytes(data, size);
+  // Every decodable block (of the first 4) is re-encoded unedited; one of them, chosen by
+  // the input, is also edited: editing each would make many-block inputs several times
+  // slower than the rest without reaching code the single edit does not.
+  const std::size_t blocks = std::min<std::size_t>(c->blocks.size(), 4);
+  const std::size_t edit = blocks ? static_cast<std::size_t>(seed % blocks) : 0;
+  for (std::size_t k = 0; k < blocks; ++k) {
+    auto d = mab::decode_clip(*c, k, limits);
+    if (!d) continue;
+    auto out = mab::encode_clip(*d, d->clip);
+    if (!out) fail_with("unedited clip failed to encode", out.error());
+    if (out->size() != size || std::memcmp(out->data(), data, size) != 0)
+      fuzz::fail("unedited clip re-encoded to different bytes");
+    if (k == edit) edit_and_check(*d, seed, limits);
+  }
+  return 0;
+}
