@@ -151,7 +151,9 @@ TEST(EncodeClip, AddingAndRemovingKeysAndBonesGivesValidFiles) {
     nb.set_kind(mab::BoneKind::animated);
     nb.set_bit_depth(12);
     edited.add_bone(nb);
-    if (edited.key_count() > 2) ASSERT_TRUE(edited.remove_key(0).ok());
+    if (edited.key_count() > 2) {
+      ASSERT_TRUE(edited.remove_key(0).ok());
+    }
     auto out = mab::encode_clip(*d, edited);
     ASSERT_TRUE(out.ok()) << out.error().message();
     auto back_c = mab::read_container(*out);

@@ -79,7 +79,9 @@ TEST(RandomClip, EncodeDecodeWithinBoundAndIdempotent) {
       for (std::size_t k = 0; k < want.keys.size(); ++k, ++keys_checked) {
         const double err = mab::angular_error_deg(want.keys[k], got.keys[k]);
         EXPECT_LE(err, rep.bone_error_deg[i] + 1e-9) << "bone " << i << " key " << k;
-        if (want.bit_depth() >= 6) EXPECT_LE(err, bound_deg(want.bit_depth())) << "n=" << want.bit_depth();
+        if (want.bit_depth() >= 6) {
+          EXPECT_LE(err, bound_deg(want.bit_depth())) << "n=" << want.bit_depth();
+        }
       }
     }
     auto again = mab::encode_clip(*back, back->clip);
