@@ -172,3 +172,77 @@ TEST(EncodeClip, AddingAndRemovingKeysAndBonesGivesValidFiles) {
 }
 
 }  // namespace
+
+namespace {
+
+std::vector<std::uint8_t> regress_file(const char* name) {
+  return load(std::string(MAB_SOURCE_DIR) + "/fuzz/seeds/fuzz_decode_encode/regress/" + name);
+}
+
+// Found by fuzz_decode_encode: FC4 and FC5 take the key count from the KeyTimes bytes, and a
+// file without them decodes to a clip with no keys, which must still write back as read.
+TEST(EncodeClip, ClipWithoutKeysWritesBackUnchanged) {
+  const auto bytes = regress_file("fuzz_decode_encode-zero_keys_not_reencodable.mab");
+  auto c = mab::read_container(bytes);
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  auto d = mab::decode_clip(*c, 0);
+  ASSERT_TRUE(d.ok()) << d.error().message();
+  EXPECT_EQ(d->clip.key_count(), 0u);
+  auto out = mab::encode_clip(*d, d->clip);
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  EXPECT_EQ(*out, bytes);
+  // Animating a bone needs keys: refused with the field named, not written.
+  mab::Clip edited = d->clip;
+  mab::ClipBone b;
+  b.hash = mab::bone_hash("Animated");
+  b.set_kind(mab::BoneKind::animated);
+  b.set_bit_depth(12);
+  edited.add_bone(b);
+  auto refused = mab::encode_clip(*d, edited);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().field, "key_times");
+}
+
+// Found by fuzz_decode_encode: FC5 blocks are found by scanning for plausible 'aNi' headers
+// (spec 4.3), and growing a later block can make a stray 'aNi' plausible. Every edit of this
+// file either writes a file that reads back with the same blocks, or is refused with
+// ambiguous_layout; the refusal must actually happen for some edit here.
+TEST(EncodeClip, EditThatWouldMoveFc5BlocksIsRefused) {
+  const auto bytes = regress_file("fuzz_decode_encode-fc5_edit_changes_block_split.mab");
+  auto c = mab::read_container(bytes);
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  ASSERT_GT(c->blocks.size(), 2u);
+  std::size_t refused = 0, written = 0;
+  for (std::size_t blk = 0; blk < c->blocks.size(); ++blk) {
+    auto d = mab::decode_clip(*c, blk);
+    if (!d) continue;
+    for (std::size_t i = 0; i < d->clip.bones.size(); ++i) {
+      const mab::ClipBone& b = d->clip.bones[i];
+      if (b.kind() != mab::BoneKind::animated) continue;
+      for (std::size_t k = 0; k < b.keys.size(); ++k) {
+        mab::Clip edited = d->clip;
+        edited.bones[i].keys[k] = mab::Quat{0.6f, -0.48f, 0.0f, 0.64f};
+        mab::EncodeOptions opt;
+        opt.choose_depth = true;
+        opt.max_error_deg = 0.001;
+        auto out = mab::encode_clip(*d, edited, opt);
+        if (!out) {
+          EXPECT_EQ(out.error().code, mab::ErrorCode::ambiguous_layout) << out.error().message();
+          ++refused;
+          continue;
+        }
+        ++written;
+        auto back = mab::read_container(*out);
+        ASSERT_TRUE(back.ok()) << back.error().message();
+        ASSERT_EQ(back->blocks.size(), c->blocks.size());
+        auto d2 = mab::decode_clip(*back, blk);
+        ASSERT_TRUE(d2.ok()) << d2.error().message();
+        EXPECT_EQ(d2->clip.key_times, edited.key_times);
+      }
+    }
+  }
+  EXPECT_GT(refused, 0u);
+  std::printf("fc5 edits: %zu written, %zu refused\n", written, refused);
+}
+
+}  // namespace

@@ -44,7 +44,8 @@ struct Clip {
   Status remove_key(std::size_t at);
   std::size_t add_bone(ClipBone bone);  // animated bones are resized to key_count()
   Status remove_bone(std::size_t index);
-  // Checks the shape: at least one key, keys per animated bone == key_count, counts in range.
+  // Checks the shape: at least one key if a bone is animated, keys per animated bone ==
+  // key_count, counts in range.
   Status check() const;
 };
 

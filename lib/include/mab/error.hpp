@@ -31,6 +31,7 @@ enum class ErrorCode : std::uint16_t {
   parse_error = 17,         // text formats (JSON, glTF)
   not_found = 18,           // a requested item does not exist
   round_trip_mismatch = 19, // written bytes differ from the input
+  ambiguous_layout = 20,    // an edit would make the file read back with other blocks (spec 4.3)
 };
 
 std::string_view to_string(ErrorCode code) noexcept;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace mab {
 
@@ -140,26 +141,67 @@ Quat48 encode_plain(const Quat& q) noexcept {
 Quat48 encode_quat48(const Quat& q) noexcept {
   double v[4];
   if (!normalise(q, v)) return {0xBFFF, 0xBFFF, 0x3FFF};
-  // When components are within a quantum of each other, decode-then-encode can move to
-  // another code (a different dropped component or a rounding step), and may cycle. Walk
-  // that map from the plain encoding until a code repeats and return the smallest code on
-  // the cycle: then encode(decode(y)) == y for every y this function returns, because
-  // decoding and re-encoding y stays on the same cycle. Every code on the walk is within
-  // rounding of the previous one, so the error stays a few quanta at most.
-  std::array<Quat48, 16> seen{};
+  const Quat48 plain = encode_dropping(v, largest_slot(v));
+  if (encode_plain(decode_quat48(plain)) == plain) return plain;  // the usual case
+
+  // Components within a quantum of each other: the decode of the plain code rebuilds the
+  // implicit one with the rounding of the other three, and re-encoding it moves to another
+  // code (another dropped slot or a rounding step), possibly round a cycle. The candidates
+  // are that cycle and every fixed point of encode(decode(.)) among the codes next to q
+  // (each slot dropped, each stored value rounded down or up); the one decoding closest to q
+  // wins, then the smallest code with the same decode. Re-encoding the decode of a winner y
+  // finds y again at error 0 (it is a fixed point or on the cycle walked from its decode), so
+  // encode(decode(y)) == y, and searching beyond the cycle keeps the error near one step.
+  std::array<Quat48, 16 + 4 * 27> cand{};
   std::size_t n = 0;
-  Quat48 y = encode_dropping(v, largest_slot(v));
-  for (;;) {
-    for (std::size_t i = 0; i < n; ++i) {
-      if (seen[i] != y) continue;
-      Quat48 best = seen[i];
-      for (std::size_t j = i + 1; j < n; ++j) best = std::min(best, seen[j]);
-      return best;
+  {
+    std::array<Quat48, 16> seen{};
+    std::size_t walked = 0;
+    Quat48 y = plain;
+    for (;;) {
+      std::size_t hit = walked;
+      for (std::size_t i = 0; i < walked; ++i)
+        if (seen[i] == y) hit = i;
+      if (hit < walked) {
+        for (std::size_t i = hit; i < walked; ++i) cand[n++] = seen[i];
+        break;
+      }
+      if (walked == seen.size()) break;  // no cycle within the walk: neighbours only
+      seen[walked++] = y;
+      y = encode_plain(decode_quat48(y));
     }
-    if (n == seen.size()) return y;
-    seen[n++] = y;
-    y = encode_plain(decode_quat48(y));
   }
+  for (unsigned k = 0; k < 4; ++k) {
+    const Quat48 centre = encode_dropping(v, k);
+    for (unsigned m = 0; m < 27; ++m) {
+      Quat48 y = centre;
+      unsigned digits = m;
+      bool valid = true;
+      for (unsigned j = 0; j < 3; ++j, digits /= 3) {
+        const int code = static_cast<int>(y[j] & 0x7FFFu) + static_cast<int>(digits % 3) - 1;
+        valid = valid && code >= 0 && code <= 0x7FFF;
+        y[j] = static_cast<std::uint16_t>((y[j] & 0x8000u) | (static_cast<unsigned>(code) & 0x7FFFu));
+      }
+      if (valid && encode_plain(decode_quat48(y)) == y) cand[n++] = y;
+    }
+  }
+  if (n == 0) return plain;
+  std::size_t best = 0;
+  double best_err = angular_error_deg(q, decode_quat48(cand[0]));
+  for (std::size_t i = 1; i < n; ++i) {
+    const double e = angular_error_deg(q, decode_quat48(cand[i]));
+    if (e < best_err || (e == best_err && cand[i] < cand[best])) {
+      best = i;
+      best_err = e;
+    }
+  }
+  const Quat chosen = decode_quat48(cand[best]);
+  Quat48 out = cand[best];
+  for (std::size_t i = 0; i < n; ++i) {
+    const Quat d = decode_quat48(cand[i]);
+    if (cand[i] < out && std::memcmp(&chosen, &d, sizeof chosen) == 0) out = cand[i];
+  }
+  return out;
 }
 
 std::array<std::uint8_t, 6> encode_quat48_bytes(const Quat& q) noexcept {

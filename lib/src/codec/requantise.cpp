@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <array>
+#include <cstring>
 #include <string>
+#include <tuple>
 
 namespace mab {
 
@@ -393,6 +396,61 @@ QuantisedChunk quantise_prepared(const double (*q)[4], unsigned keys, unsigned n
   return out;
 }
 
+bool codes_less(const BoneChunkCodes& a, const BoneChunkCodes& b) noexcept {
+  return std::tie(a.cflags, a.signs, a.headers, a.raw) < std::tie(b.cflags, b.signs, b.headers, b.raw);
+}
+
+// quantise_prepared is accurate but not always a fixed point of quantise(decode(.)): at
+// near-ties and after the s > 1 renormalisation (decision D2) the decoded keys can
+// re-quantise to other codes, which can in turn move again. Walk that map from its result
+// until a code repeats, and return the member of the cycle closest to the keys (then the
+// fewest bits, then the smallest codes among those with the same decode). Quantising the
+// decode of a returned chunk walks the same cycle, and there the returned chunk decodes
+// exactly to the input, so it comes back: decode + re-encode is stable, which is what lets a
+// clip that lost its codes (glTF, JSON without codes) write back to the same bytes.
+QuantisedChunk quantise_stable(const double (*q)[4], unsigned keys, unsigned nbits) {
+  const QuantisedChunk first = quantise_prepared(q, keys, nbits, true);
+  constexpr std::size_t max_walk = 12;
+  std::array<BoneChunkCodes, max_walk> seen;
+  std::size_t n = 0;
+  BoneChunkCodes y = first.codes;
+  for (;;) {
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!(seen[i] == y)) continue;
+      if (n - i == 1 && i == 0) return first;  // the usual case: already a fixed point
+      double inv_norm[keys_per_chunk];
+      for (unsigned f = 0; f < keys; ++f) {
+        double n2 = 0;
+        for (unsigned c = 0; c < 4; ++c) n2 += q[f][c] * q[f][c];
+        inv_norm[f] = 1.0 / std::sqrt(n2);
+      }
+      Candidate best = evaluate(q, inv_norm, keys, nbits, seen[i]);
+      for (std::size_t j = i + 1; j < n; ++j) {
+        Candidate c = evaluate(q, inv_norm, keys, nbits, seen[j]);
+        if (c.ratio < best.ratio || (c.ratio == best.ratio && (c.bits < best.bits || (c.bits == best.bits && codes_less(c.codes, best.codes)))))
+          best = c;
+      }
+      BoneChunkCodes out = best.codes;
+      for (std::size_t j = i; j < n; ++j) {
+        Quat d[keys_per_chunk];
+        decode_block(seen[j], nbits, std::span<Quat>(d, keys));
+        if (codes_less(seen[j], out) && std::equal(d, d + keys, best.decoded, [](const Quat& a, const Quat& b) {
+              return std::memcmp(&a, &b, sizeof a) == 0;
+            }))
+          out = seen[j];
+      }
+      return {out, ratio_to_deg(best.ratio)};
+    }
+    if (n == max_walk) return first;
+    seen[n++] = y;
+    Quat d[keys_per_chunk];
+    decode_block(y, nbits, std::span<Quat>(d, keys));
+    double x[keys_per_chunk][4];
+    if (!prepare(std::span<const Quat>(d, keys), 0, x).ok()) return first;
+    y = quantise_prepared(x, keys, nbits, true).codes;
+  }
+}
+
 Status check_chunk_args(std::size_t keys, unsigned nbits) {
   if (keys == 0 || keys > keys_per_chunk)
     return make_error(ErrorCode::invalid_argument, no_offset, "keys",
@@ -416,7 +474,7 @@ Result<QuantisedTrack> quantise_keys(const std::vector<Quat>& keys, unsigned nbi
     double q[8][4];
     const std::size_t first = c * keys_per_chunk;
     MAB_TRY(prepare(std::span<const Quat>(keys).subspan(first, n), first, q));
-    const QuantisedChunk chunk = quantise_prepared(q, n, nbits, true);
+    const QuantisedChunk chunk = quantise_stable(q, n, nbits);
     out.chunks.push_back(chunk.codes);
     out.max_error_deg = std::max(out.max_error_deg, chunk.max_error_deg);
     if (out.max_error_deg > stop_above) break;
@@ -439,7 +497,7 @@ Result<QuantisedChunk> quantise_chunk(std::span<const Quat> keys, unsigned nbits
   MAB_TRY(check_chunk_args(keys.size(), nbits));
   double q[8][4];
   MAB_TRY(prepare(keys, 0, q));
-  return quantise_prepared(q, static_cast<unsigned>(keys.size()), nbits, true);
+  return quantise_stable(q, static_cast<unsigned>(keys.size()), nbits);
 }
 
 Result<QuantisedTrack> quantise_track(std::span<const Quat> keys, unsigned nbits) {

@@ -26,6 +26,7 @@ std::string_view to_string(ErrorCode code) noexcept {
     case ErrorCode::parse_error: return "parse_error";
     case ErrorCode::not_found: return "not_found";
     case ErrorCode::round_trip_mismatch: return "round_trip_mismatch";
+    case ErrorCode::ambiguous_layout: return "ambiguous_layout";
   }
   return "unknown_error";
 }

@@ -221,7 +221,7 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
       if (a->data_counts[2] == orig_const) a->data_counts[2] = static_cast<std::uint16_t>(n_const);
       if (a->data_counts[4] == orig_anim) a->data_counts[4] = static_cast<std::uint16_t>(n_anim);
     }
-    if (layout->has_last_frame) a->last_frame = static_cast<std::uint16_t>(keys - 1);
+    if (layout->has_last_frame && keys > 0) a->last_frame = static_cast<std::uint16_t>(keys - 1);
     a->duration_bits = float_bits(encoded_duration(orig, edited));
   } else if (b.fc4()) {
     std::get<Fc4Header>(b.header).duration_bits = float_bits(encoded_duration(orig, edited));
@@ -238,7 +238,32 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
 Result<std::vector<std::uint8_t>> encode_clip(const DecodedClip& original, const Clip& edited,
                                               const EncodeOptions& options, EncodeReport* report) {
   MAB_ASSIGN(const Container c, encode_clip_container(original, edited, options, report));
-  return write_container(c);
+  MAB_ASSIGN(std::vector<std::uint8_t> bytes, write_container(c));
+  // FC5 blocks are found by scanning for plausible 'aNi' headers (spec 4.3), and whether a
+  // stray 'aNi' looks plausible depends on the file size and on the bytes a re-quantised
+  // stream now holds. A file that would read back as other blocks is refused, never written.
+  MAB_ASSIGN(const Placement placed, place(c));
+  auto back = read_container(bytes);
+  if (!back)
+    return make_error(ErrorCode::round_trip_mismatch, back.error().offset, back.error().field,
+                      "the encoded file does not read back: " + back.error().message());
+  bool same = back->blocks.size() == c.blocks.size() && placed.blocks.size() == c.blocks.size();
+  for (std::size_t i = 0; same && i < c.blocks.size(); ++i)
+    same = back->blocks[i].original_base == placed.blocks[i].base;
+  if (!same) {
+    std::size_t i = 0;
+    while (i < back->blocks.size() && i < placed.blocks.size() &&
+           back->blocks[i].original_base == placed.blocks[i].base)
+      ++i;
+    const std::uint64_t at = i < placed.blocks.size() ? placed.blocks[i].base : bytes.size();
+    return make_error(ErrorCode::ambiguous_layout, at, "aNi",
+                      "the edited file would read back as " + std::to_string(back->blocks.size()) +
+                          " blocks, block " + std::to_string(i) + " elsewhere, instead of " +
+                          std::to_string(c.blocks.size()) +
+                          " (a stray 'aNi' becomes or stops being a plausible block header); "
+                          "nothing was written");
+  }
+  return bytes;
 }
 
 }  // namespace mab

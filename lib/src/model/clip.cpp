@@ -93,8 +93,13 @@ Status Clip::remove_bone(std::size_t index) {
 }
 
 Status Clip::check() const {
+  // FC4 and FC5 take the key count from the KeyTimes bytes (spec 8.2, 4.4), which a file
+  // may lack; such a clip is valid as long as nothing is animated, so it writes back as read.
   if (key_times.empty())
-    return make_error(ErrorCode::invalid_argument, no_offset, "key_times", "a clip needs at least one key");
+    for (std::size_t i = 0; i < bones.size(); ++i)
+      if (bones[i].kind() == BoneKind::animated)
+        return make_error(ErrorCode::invalid_argument, no_offset, "key_times",
+                          "bones[" + std::to_string(i) + "] is animated but the clip has no keys");
   if (key_times.size() > 65536)
     return make_error(ErrorCode::limit_exceeded, no_offset, "key_times", "more than 65536 keys");
   // Key times are not required to ascend: files may hold any order (spec 9.4 says only
