@@ -410,7 +410,7 @@ bool codes_less(const BoneChunkCodes& a, const BoneChunkCodes& b) noexcept {
 // clip that lost its codes (glTF, JSON without codes) write back to the same bytes.
 QuantisedChunk quantise_stable(const double (*q)[4], unsigned keys, unsigned nbits) {
   const QuantisedChunk first = quantise_prepared(q, keys, nbits, true);
-  constexpr std::size_t max_walk = 12;
+  constexpr std::size_t max_walk = 64;
   std::array<BoneChunkCodes, max_walk> seen;
   std::size_t n = 0;
   BoneChunkCodes y = first.codes;
