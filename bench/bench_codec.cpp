@@ -5,6 +5,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -85,6 +86,19 @@ void set_counters(benchmark::State& state, std::size_t bytes_per_iter, std::size
   state.SetBytesProcessed(iterations * static_cast<std::int64_t>(bytes_per_iter));
   state.SetItemsProcessed(iterations * static_cast<std::int64_t>(quats_per_iter));
 }
+
+// Reference for ratios (the machine's speed cancels out): copying the stream's bytes.
+void BM_ReferenceCopyStream(benchmark::State& state) {
+  const Clip& c = clip();
+  std::vector<std::uint8_t> out(c.bytes.size());
+  for (auto _ : state) {
+    std::copy(c.bytes.begin(), c.bytes.end(), out.begin());
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  set_counters(state, c.bytes.size(), std::size_t{bone_count} * key_count);
+}
+BENCHMARK(BM_ReferenceCopyStream)->Unit(benchmark::kMicrosecond);
 
 void BM_DecodeStreamCodes(benchmark::State& state) {
   const Clip& c = clip();

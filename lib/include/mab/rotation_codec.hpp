@@ -99,6 +99,9 @@ inline std::size_t chunk_count(std::uint32_t key_count) noexcept {
 Quat decode_key(const BoneChunkCodes& codes, unsigned key, unsigned nbits) noexcept;
 // Keys 0..min(out.size(), 8)-1 of one block, each identical to decode_key.
 void decode_block(const BoneChunkCodes& codes, unsigned nbits, std::span<Quat> out) noexcept;
+// True when key `key` (0..7) takes the s > 1 path of decision D2: its decode is divided by
+// sqrt(s), off the code grid, so quantising it again need not give these codes back.
+bool key_renormalised(const BoneChunkCodes& codes, unsigned key, unsigned nbits) noexcept;
 
 // --- Stream codec ---
 
@@ -154,9 +157,11 @@ void make_hemisphere_continuous(std::span<Quat> keys) noexcept;
 Result<QuantisedChunk> quantise_chunk(std::span<const Quat> keys, unsigned nbits);
 
 // All chunks of one bone at depth n, after make_hemisphere_continuous. The codes are a fixed
-// point: quantising their decoded keys again at the same n gives the same codes. The known
-// exceptions are coarse chunks (in practice n <= 2) whose decoded keys fall on the s > 1 path
-// of decision D2 or jump hemispheres between keys through their sign bits.
+// point: quantising their decoded keys again at the same n gives the same codes (quantise_chunk
+// walks decode + re-quantise to a cycle to make sure of it). The exception is a chunk with a
+// key on the s > 1 path of decision D2 (key_renormalised), possible when keys of one chunk
+// point in unrelated directions at a coarse depth: its decode is off the code grid and the
+// walk can drift for hundreds of steps, so the accurate codes are returned as they are.
 Result<QuantisedTrack> quantise_track(std::span<const Quat> keys, unsigned nbits);
 
 // The smallest n in 1..16 whose error over all chunks is <= max_error_deg, with its codes;

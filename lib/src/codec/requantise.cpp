@@ -410,6 +410,10 @@ bool codes_less(const BoneChunkCodes& a, const BoneChunkCodes& b) noexcept {
 // clip that lost its codes (glTF, JSON without codes) write back to the same bytes.
 QuantisedChunk quantise_stable(const double (*q)[4], unsigned keys, unsigned nbits) {
   const QuantisedChunk first = quantise_prepared(q, keys, nbits, true);
+  // Decision D2: a renormalised key decodes off the code grid, and the walk from it can drift
+  // for hundreds of steps, losing accuracy on the way (rotation_codec.hpp, quantise_track).
+  for (unsigned f = 0; f < keys; ++f)
+    if (stored_sum_of_squares(first.codes, f, nbits) > 1.0) return first;
   constexpr std::size_t max_walk = 64;
   std::array<BoneChunkCodes, max_walk> seen;
   std::size_t n = 0;
@@ -483,6 +487,10 @@ Result<QuantisedTrack> quantise_keys(const std::vector<Quat>& keys, unsigned nbi
 }
 
 }  // namespace
+
+bool key_renormalised(const BoneChunkCodes& codes, unsigned key, unsigned nbits) noexcept {
+  return stored_sum_of_squares(codes, key % keys_per_chunk, nbits) > 1.0;
+}
 
 void make_hemisphere_continuous(std::span<Quat> keys) noexcept {
   for (std::size_t f = 1; f < keys.size(); ++f) {
