@@ -120,9 +120,19 @@ void edit_and_check(const mab::DecodedClip& d, std::uint64_t seed, const mab::Li
   opt.max_error_deg = opt.choose_depth ? std::pow(10.0, -3.0 + 3.0 * rng.unit()) : 0.01;
   mab::EncodeReport rep;
   auto bytes = mab::encode_clip(d, edited, opt, &rep);
-  // The one documented refusal: the edit would make the FC5 'aNi' scan (spec 4.3) find other
+  // A documented refusal: the edit would make the FC5 'aNi' scan (spec 4.3) find other
   // blocks in the written file. The encoder checked that by reading its output back.
   if (!bytes && bytes.error().code == mab::ErrorCode::ambiguous_layout) return;
+  // The other: sections that share bytes (equal offsets), which the edit would rewrite.
+  if (!bytes && bytes.error().code == mab::ErrorCode::overlap) {
+    const mab::Block& b = d.container.blocks[d.block];
+    bool shared = false;
+    for (std::size_t i = 0; i < b.slot_segment.size(); ++i)
+      for (std::size_t j = i + 1; j < b.slot_segment.size(); ++j)
+        shared = shared || (b.slot_segment[i] >= 0 && b.slot_segment[i] == b.slot_segment[j]);
+    check(shared, "edit refused as overlapping sections in a block without shared sections");
+    return;
+  }
   if (!bytes) fail_with("an edited rotation failed to encode", bytes.error());
   check(rep.chunks_requantised + rep.constants_encoded > 0, "an edited rotation was not re-encoded");
   check(rep.bone_error_deg.size() == edited.bones.size(), "EncodeReport::bone_error_deg size");

@@ -246,3 +246,32 @@ TEST(EncodeClip, EditThatWouldMoveFc5BlocksIsRefused) {
 }
 
 }  // namespace
+
+namespace {
+
+// Found by fuzz_decode_encode: JointConstantRotations and JointRotations at the same offset
+// (legal, kept as read: spec 8.3, D8). Re-quantising a rotation would rewrite the constants
+// too; the edit is refused and names the shared offset, and the unedited clip still writes
+// back byte for byte.
+TEST(EncodeClip, EditOfSectionsSharingBytesIsRefused) {
+  const auto bytes = regress_file("fuzz_decode_encode-shared_section_rewritten.mab");
+  auto c = mab::read_container(bytes);
+  ASSERT_TRUE(c.ok()) << c.error().message();
+  auto d = mab::decode_clip(*c, 0);
+  ASSERT_TRUE(d.ok()) << d.error().message();
+  auto same = mab::encode_clip(*d, d->clip);
+  ASSERT_TRUE(same.ok()) << same.error().message();
+  EXPECT_EQ(*same, bytes);
+  mab::Clip edited = d->clip;
+  std::size_t bone = edited.bones.size();
+  for (std::size_t i = 0; i < edited.bones.size() && bone == edited.bones.size(); ++i)
+    if (edited.bones[i].kind() == mab::BoneKind::animated) bone = i;
+  ASSERT_LT(bone, edited.bones.size());
+  edited.bones[bone].keys[0] = mab::Quat{0.6f, -0.48f, 0.0f, 0.64f};
+  auto out = mab::encode_clip(*d, edited);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error().code, mab::ErrorCode::overlap);
+  EXPECT_NE(out.error().message().find("m_offsets[4]"), std::string::npos) << out.error().message();
+}
+
+}  // namespace

@@ -231,6 +231,24 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
       for (std::size_t i = 0; i < bones.size(); ++i) (*flags)[i] = bones[i].flags;
     b.bones = std::move(bones);
   }
+  // Equal offsets are legal and kept (spec 8.3, D8): two sections can be one run of bytes.
+  // Rewriting such a run for one of them would silently change the other, so it is refused.
+  const Block& before = original.container.blocks[original.block];
+  for (std::size_t s = 0; s < before.segments.size() && s < b.segments.size(); ++s) {
+    if (b.segments[s].bytes == before.segments[s].bytes) continue;
+    std::string users;
+    std::size_t n_users = 0, first_slot = 0;
+    for (std::size_t slot = 0; slot < b.slot_segment.size(); ++slot) {
+      if (b.slot_segment[slot] != static_cast<int>(s)) continue;
+      if (n_users++ == 0) first_slot = slot;
+      users += (users.empty() ? "" : ", ") + b.slot_field_name(slot) + " (" + std::string(section_name(b, slot)) + ")";
+    }
+    if (n_users > 1)
+      return make_error(ErrorCode::overlap, b.original_base + before.segments[s].original_offset,
+                        b.slot_field_name(first_slot),
+                        users + " point at the same bytes; this edit rewrites them, which would change "
+                                "the other sections too, so nothing was written");
+  }
   if (report) *report = std::move(rep);
   return c;
 }
