@@ -272,6 +272,18 @@ TEST(EncodeClip, EditOfSectionsSharingBytesIsRefused) {
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.error().code, mab::ErrorCode::overlap);
   EXPECT_NE(out.error().message().find("m_offsets[4]"), std::string::npos) << out.error().message();
+
+  // A constant edit too, even though the rotation stream written after it would restore the
+  // shared bytes and the output would then silently lose the edit.
+  mab::Clip const_edit = d->clip;
+  std::size_t cb = const_edit.bones.size();
+  for (std::size_t i = 0; i < const_edit.bones.size() && cb == const_edit.bones.size(); ++i)
+    if (const_edit.bones[i].kind() == mab::BoneKind::constant) cb = i;
+  ASSERT_LT(cb, const_edit.bones.size());
+  const_edit.bones[cb].constant = mab::Quat{0.6f, -0.48f, 0.0f, 0.64f};
+  auto out2 = mab::encode_clip(*d, const_edit);
+  ASSERT_FALSE(out2.ok());
+  EXPECT_EQ(out2.error().code, mab::ErrorCode::overlap);
 }
 
 }  // namespace

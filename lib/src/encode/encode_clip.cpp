@@ -23,15 +23,16 @@ std::uint32_t float_bits(float f) noexcept {
 }
 
 // Replaces the first `old_used` bytes of a section with `fresh`, keeping what
-// follows (padding, bytes we do not understand: D8). Creates the section if needed.
-void splice_section(Block& b, int slot, std::size_t old_used, std::span<const std::uint8_t> fresh) {
+// follows (padding, bytes we do not understand: D8). Creates the section if needed. Returns
+// whether the section's bytes changed.
+bool splice_section(Block& b, int slot, std::size_t old_used, std::span<const std::uint8_t> fresh) {
   std::vector<std::uint8_t>* sec = nullptr;
   if (slot < 0) {
     sec = &b.segments[0].bytes;
   } else if (b.slot_segment[static_cast<std::size_t>(slot)] >= 0) {
     sec = b.section_mut(static_cast<std::size_t>(slot));
   } else {
-    if (fresh.empty()) return;
+    if (fresh.empty()) return false;
     Segment s;
     s.original_offset = std::numeric_limits<std::uint64_t>::max();  // new: no original place
     b.segments.push_back(std::move(s));
@@ -41,7 +42,9 @@ void splice_section(Block& b, int slot, std::size_t old_used, std::span<const st
   const std::size_t keep_from = std::min(old_used, sec->size());
   std::vector<std::uint8_t> out(fresh.begin(), fresh.end());
   out.insert(out.end(), sec->begin() + static_cast<std::ptrdiff_t>(keep_from), sec->end());
+  if (out == *sec) return false;
   *sec = std::move(out);
+  return true;
 }
 
 // The original of edited bone i: the bone at the same position when it has the same
@@ -75,6 +78,7 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
   if (original.block >= c.blocks.size())
     return make_error(ErrorCode::invalid_argument, no_offset, "block", "no such block");
   Block& b = c.blocks[original.block];
+  std::vector<int> rewritten;  // slots whose bytes this edit changes
   const auto layout = decode::clip_layout(b);
   if (!layout) return make_error(ErrorCode::not_decodable, b.original_base, "layout", "block is not decodable");
   const Clip& orig = original.clip;
@@ -105,7 +109,8 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
           return make_error(ErrorCode::limit_exceeded, no_offset, "key_times", "key time above 65535");
         w.u16(static_cast<std::uint16_t>(t));
       }
-      splice_section(b, layout->key_times_slot, 2 * orig.key_count(), kt);
+      if (splice_section(b, layout->key_times_slot, 2 * orig.key_count(), kt))
+        rewritten.push_back(layout->key_times_slot);
     }
   }
 
@@ -146,7 +151,8 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
       ++n_anim;
     }
   }
-  splice_section(b, layout->constant_slot, 6 * original.constant_codes.size(), consts);
+  if (splice_section(b, layout->constant_slot, 6 * original.constant_codes.size(), consts))
+    rewritten.push_back(layout->constant_slot);
 
   // Animated rotations (spec 9.2): per bone and chunk, the original codes when the
   // bone, its depth, the chunk's key count and every float of the chunk are unchanged.
@@ -198,13 +204,22 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
   if (n_anim > 0) {
     MAB_ASSIGN(const auto bytes, encode_rotation_stream(stream, static_cast<std::uint32_t>(keys), depths));
     const int slot = layout->rotations_slot;
-    if (b.slot_segment[static_cast<std::size_t>(slot)] >= 0)
-      *b.section_mut(static_cast<std::size_t>(slot)) = bytes;  // the tail is part of `bytes`
-    else
-      splice_section(b, slot, 0, bytes);
+    if (b.slot_segment[static_cast<std::size_t>(slot)] >= 0) {
+      auto* sec = b.section_mut(static_cast<std::size_t>(slot));
+      if (*sec != bytes) {
+        *sec = bytes;  // the tail is part of `bytes`
+        rewritten.push_back(slot);
+      }
+    } else if (splice_section(b, slot, 0, bytes)) {
+      rewritten.push_back(slot);
+    }
   } else if (!original.rotations.chunks.empty()) {
     // Every animated bone removed: keep only what followed the stream.
-    *b.section_mut(static_cast<std::size_t>(layout->rotations_slot)) = original.rotations.tail;
+    auto* sec = b.section_mut(static_cast<std::size_t>(layout->rotations_slot));
+    if (*sec != original.rotations.tail) {
+      *sec = original.rotations.tail;
+      rewritten.push_back(layout->rotations_slot);
+    }
   }
 
   // Header fields that depend on the clip (spec 4, 6, 7).
@@ -232,22 +247,28 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
     b.bones = std::move(bones);
   }
   // Equal offsets are legal and kept (spec 8.3, D8): two sections can be one run of bytes.
-  // Rewriting such a run for one of them would silently change the other, so it is refused.
-  const Block& before = original.container.blocks[original.block];
-  for (std::size_t s = 0; s < before.segments.size() && s < b.segments.size(); ++s) {
-    if (b.segments[s].bytes == before.segments[s].bytes) continue;
+  // Rewriting such a run for one of them would silently change the other (or be undone by
+  // the other's write), so the edit is refused.
+  for (const int slot : rewritten) {
+    if (slot < 0) continue;
+    const int seg = b.slot_segment[static_cast<std::size_t>(slot)];
+    if (seg < 0) continue;
     std::string users;
-    std::size_t n_users = 0, first_slot = 0;
-    for (std::size_t slot = 0; slot < b.slot_segment.size(); ++slot) {
-      if (b.slot_segment[slot] != static_cast<int>(s)) continue;
-      if (n_users++ == 0) first_slot = slot;
-      users += (users.empty() ? "" : ", ") + b.slot_field_name(slot) + " (" + std::string(section_name(b, slot)) + ")";
+    std::size_t n_users = 0;
+    for (std::size_t j = 0; j < b.slot_segment.size(); ++j) {
+      if (b.slot_segment[j] != seg) continue;
+      ++n_users;
+      users += (users.empty() ? "" : ", ") + b.slot_field_name(j) + " (" + std::string(section_name(b, j)) + ")";
     }
-    if (n_users > 1)
-      return make_error(ErrorCode::overlap, b.original_base + before.segments[s].original_offset,
-                        b.slot_field_name(first_slot),
+    if (n_users > 1) {
+      const Block& before = original.container.blocks[original.block];
+      const auto s = static_cast<std::size_t>(seg);
+      const std::uint64_t at =
+          b.original_base + (s < before.segments.size() ? before.segments[s].original_offset : 0);
+      return make_error(ErrorCode::overlap, at, b.slot_field_name(static_cast<std::size_t>(slot)),
                         users + " point at the same bytes; this edit rewrites them, which would change "
                                 "the other sections too, so nothing was written");
+    }
   }
   if (report) *report = std::move(rep);
   return c;
