@@ -193,7 +193,20 @@ void edit_and_check(const mab::DecodedClip& d, std::uint64_t seed, const mab::Li
     for (std::size_t k = first; k < last; ++k)
       back_to_original = back_to_original && same_bits(back.bones[t.bone].keys[k], orig.bones[t.bone].keys[k]);
   }
-  if (!opt.choose_depth && !back_to_original) {
+  // The re-quantiser's one documented exception (rotation_codec.hpp): a chunk with a key
+  // renormalised by decision D2 decodes off the code grid, so its re-quantisation may differ.
+  bool renormalised = false;
+  if (!t.constant) {
+    std::size_t anim = 0;
+    for (std::size_t i = 0; i < t.bone; ++i) anim += back.bones[i].kind() == mab::BoneKind::animated;
+    const std::size_t ch = t.key / mab::keys_per_chunk;
+    if (ch < d2->rotations.chunks.size() && anim < d2->rotations.chunks[ch].size())
+      for (std::size_t f = 0; f < mab::keys_per_chunk && ch * mab::keys_per_chunk + f < back.key_count(); ++f)
+        renormalised = renormalised ||
+                       mab::key_renormalised(d2->rotations.chunks[ch][anim], static_cast<unsigned>(f),
+                                             back.bones[t.bone].bit_depth());
+  }
+  if (!opt.choose_depth && !back_to_original && !renormalised) {
     mab::EncodeReport rep2;
     auto again = mab::encode_clip(d, back, opt, &rep2);
     if (!again) fail_with("the re-decoded clip failed to encode against the original", again.error());
