@@ -2,6 +2,8 @@
 // sticky overrun, exact end (decision D6).
 #include <mab/bits.hpp>
 
+#include "support/naive_bits.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -10,18 +12,7 @@
 
 namespace {
 
-// Independent reference: one bit at a time, bit 0 of a value into the lowest free bit.
-struct NaiveBits {
-  std::vector<std::uint8_t> bytes;
-  std::uint64_t pos = 0;
-  void put(std::uint32_t value, unsigned nbits) {
-    for (unsigned i = 0; i < nbits; ++i, ++pos) {
-      if (pos % 8 == 0) bytes.push_back(0);
-      if ((value >> i) & 1u)
-        bytes.back() = static_cast<std::uint8_t>(bytes.back() | (1u << (pos % 8)));
-    }
-  }
-};
+using mab::test::NaiveBits;
 
 std::uint32_t mask_of(unsigned nbits) { return nbits == 32 ? 0xFFFFFFFFu : (1u << nbits) - 1u; }
 

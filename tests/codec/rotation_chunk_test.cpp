@@ -1,6 +1,8 @@
 // JointRotations chunk codec (spec 9.2; decisions D1, D2, D6).
 #include <mab/rotation_codec.hpp>
 
+#include "support/naive_bits.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -10,19 +12,7 @@
 
 namespace {
 
-// Independent bit packer for hand-assembled streams: one bit at a time, LSB first.
-struct Bits {
-  std::vector<std::uint8_t> bytes;
-  std::uint64_t pos = 0;
-  void put(std::uint32_t value, unsigned nbits) {
-    for (unsigned i = 0; i < nbits; ++i, ++pos) {
-      if (pos % 8 == 0) bytes.push_back(0);
-      if ((value >> i) & 1u)
-        bytes.back() = static_cast<std::uint8_t>(bytes.back() | (1u << (pos % 8)));
-    }
-  }
-  void pad() { pos = (pos + 7) / 8 * 8; }
-};
+using mab::test::NaiveBits;
 
 void put_u32(std::vector<std::uint8_t>& out, std::size_t at, std::uint32_t v) {
   for (unsigned i = 0; i < 4; ++i) out[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
@@ -37,7 +27,7 @@ std::vector<std::uint8_t> assemble(const std::vector<std::vector<mab::BoneChunkC
   put_u32(out, 0, static_cast<std::uint32_t>(out.size()));
   for (std::size_t c = 0; c < n; ++c) {
     const unsigned keys = std::min<unsigned>(8, key_count - static_cast<unsigned>(8 * c));
-    Bits b;
+    NaiveBits b;
     for (std::size_t bone = 0; bone < depths.size(); ++bone) {
       const auto& k = chunks[c][bone];
       b.put(k.cflags, 6);
@@ -125,7 +115,7 @@ void expect_matches_reference(const mab::BoneChunkCodes& k, unsigned f, unsigned
 
 TEST(RotationChunk, HandAssembledChunk) {
   // One bone, two keys, n = 4. cflags: component 0 constant, signs present, wInd = 3 (w).
-  Bits b;
+  NaiveBits b;
   b.put(0x39, 6);
   b.put(0b10, 2);               // key 1 negates w
   b.put(49152, 16);             // x = 49152 / 32767.5 - 1

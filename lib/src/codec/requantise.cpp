@@ -216,6 +216,14 @@ BoneChunkCodes assemble_codes(const double (*q)[4], unsigned keys, unsigned omit
   return c;
 }
 
+void inverse_norms(const double (*q)[4], unsigned keys, double* inv_norm) noexcept {
+  for (unsigned f = 0; f < keys; ++f) {
+    double n2 = 0;
+    for (unsigned i = 0; i < 4; ++i) n2 += q[f][i] * q[f][i];
+    inv_norm[f] = 1.0 / std::sqrt(n2);
+  }
+}
+
 // Decodes `codes` and measures them against the keys q.
 Candidate evaluate(const double (*q)[4], const double* inv_norm, unsigned keys, unsigned nbits,
                    const BoneChunkCodes& codes) {
@@ -326,11 +334,7 @@ Candidate repair_overflow(const double (*q)[4], const double* inv_norm, unsigned
 QuantisedChunk quantise_prepared(const double (*q)[4], unsigned keys, unsigned nbits,
                                  bool top_level) {
   double inv_norm[keys_per_chunk];
-  for (unsigned f = 0; f < keys; ++f) {
-    double n2 = 0;
-    for (unsigned i = 0; i < 4; ++i) n2 += q[f][i] * q[f][i];
-    inv_norm[f] = 1.0 / std::sqrt(n2);
-  }
+  inverse_norms(q, keys, inv_norm);
   // Every slot is tried as the omitted one. Pruning unlikely slots by a magnitude threshold
   // would put a boundary in value space that decoded keys can cross, and re-quantising them
   // would then pick a different slot.
@@ -423,11 +427,7 @@ QuantisedChunk quantise_stable(const double (*q)[4], unsigned keys, unsigned nbi
       if (!(seen[i] == y)) continue;
       if (n - i == 1 && i == 0) return first;  // the usual case: already a fixed point
       double inv_norm[keys_per_chunk];
-      for (unsigned f = 0; f < keys; ++f) {
-        double n2 = 0;
-        for (unsigned c = 0; c < 4; ++c) n2 += q[f][c] * q[f][c];
-        inv_norm[f] = 1.0 / std::sqrt(n2);
-      }
+      inverse_norms(q, keys, inv_norm);
       Candidate best = evaluate(q, inv_norm, keys, nbits, seen[i]);
       for (std::size_t j = i + 1; j < n; ++j) {
         Candidate c = evaluate(q, inv_norm, keys, nbits, seen[j]);
