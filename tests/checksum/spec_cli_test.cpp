@@ -1,5 +1,6 @@
 // Checksum spec text form, field I/O and the crc-search / crc-apply commands.
 #include "checksum/plant.hpp"
+#include "support/cli_run.hpp"
 
 #include <mab/checksum.hpp>
 
@@ -95,14 +96,9 @@ struct TempDir {
 };
 
 int run(const std::string& args, std::string& out) {
-  const std::string cmd = std::string(MAB_CLI_PATH) + " " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return -1;
-  char buf[4096];
-  out.clear();
-  while (const auto n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
-  const int status = pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  auto r = mab::test::run_mab(args, "2>/dev/null");
+  out = std::move(r.out);
+  return r.status;
 }
 
 std::string write_files(const TempDir& dir, const std::vector<InputFile>& files) {

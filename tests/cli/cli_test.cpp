@@ -1,6 +1,7 @@
 // End-to-end tests of the `mab` command line.
 #include <mab/variant.hpp>
 
+#include "support/cli_run.hpp"
 #include "support/corpus.hpp"
 
 #include <gtest/gtest.h>
@@ -10,23 +11,9 @@
 
 namespace {
 
-struct Run {
-  int status;
-  std::string out;
-};
+using Run = mab::test::CliRun;
 
-Run run(const std::string& args) {
-  const std::string cmd = std::string(MAB_CLI_PATH) + " " + args + " 2>&1";
-  std::FILE* p = popen(cmd.c_str(), "r");
-  Run r{-1, {}};
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+Run run(const std::string& args) { return mab::test::run_mab(args, "2>&1"); }
 
 std::filesystem::path temp_dir() {
   auto d = std::filesystem::temp_directory_path() /

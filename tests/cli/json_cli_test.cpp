@@ -1,4 +1,5 @@
 // End-to-end tests of `mab export`, `mab import` and `mab dump`.
+#include "support/cli_run.hpp"
 #include "support/corpus.hpp"
 
 #include <gtest/gtest.h>
@@ -14,23 +15,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Run {
-  int status;
-  std::string out;
-};
+using Run = mab::test::CliRun;
 
 // stderr is captured separately (2>file) so tests can tell the report from errors.
 Run run(const std::string& args, std::string* err = nullptr) {
   const auto err_file = fs::temp_directory_path() / ("mab_json_cli_err_" + std::to_string(::getpid()));
-  const std::string cmd = std::string(MAB_CLI_PATH) + " " + args + " 2>" + err_file.string();
-  std::FILE* p = popen(cmd.c_str(), "r");
-  Run r{-1, {}};
-  if (!p) return r;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  const Run r = mab::test::run_mab(args, "2>" + err_file.string());
   std::ifstream e(err_file);
   std::stringstream ss;
   ss << e.rdbuf();
