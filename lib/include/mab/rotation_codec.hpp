@@ -63,8 +63,20 @@ struct RotationTracks {
 // so across statements when FMA is available, clang within expressions), so decoded values do
 // not depend on the build or the call site; the re-quantiser relies on reproducing them.
 
-// Spec 9.2 ms_interpolantScaleFactors: 0 for n = 0, 1; 1/(2^n - 1) for n = 2..16.
-float interpolant_scale(unsigned nbits) noexcept;
+namespace detail {
+constexpr std::array<float, 17> make_interpolant_scales() {
+  std::array<float, 17> s{};
+  for (unsigned n = 2; n <= 16; ++n) s[n] = 1.0f / static_cast<float>((1u << n) - 1u);
+  return s;
+}
+inline constexpr std::array<float, 17> interpolant_scales = make_interpolant_scales();
+}  // namespace detail
+
+// Spec 9.2 ms_interpolantScaleFactors: 0 for n = 0, 1; 1/(2^n - 1) for n = 2..16. Inline: the
+// re-quantiser evaluates it for every candidate header.
+inline float interpolant_scale(unsigned nbits) noexcept {
+  return nbits < detail::interpolant_scales.size() ? detail::interpolant_scales[nbits] : 0.0f;
+}
 
 // Decision D1: v / 32767.5 - 1, via the engine's 0.000030518044.
 inline float rotation_constant_value(std::uint16_t v) noexcept {

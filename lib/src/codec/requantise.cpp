@@ -12,6 +12,8 @@
 #include <string>
 #include <tuple>
 
+#include "key_assembly.hpp"
+
 namespace mab {
 
 namespace {
@@ -22,22 +24,84 @@ constexpr double step_tolerance = 1e-4;
 // Half of one constant step (decision D1: 1/32767.5), plus float rounding of the decode.
 constexpr double const_half_quantum = 0.5 / 32767.5 + 1e-7;
 
+// Every per-key array below has 8 entries, the keys of a short chunk padded with copies of its
+// last key: copies change no minimum, maximum or worst error, and the fixed trip count lets
+// the compiler unroll and vectorise. Codes only ever take the first `count` keys.
+constexpr unsigned lanes = keys_per_chunk;
+
+// One chunk of one bone's keys, by component.
+struct ChunkKeys {
+  unsigned count = 0;
+  double q[4][lanes];     // the keys, unit to within 1e-6
+  double unit[4][lanes];  // q times the key's inverse norm, for key_distance
+  void pad() noexcept {
+    for (unsigned f = count; f < lanes; ++f)
+      for (unsigned i = 0; i < 4; ++i) q[i][f] = q[i][count - 1];
+  }
+  void normalise() noexcept {
+    for (unsigned f = 0; f < lanes; ++f) {
+      double n2 = 0;
+      for (unsigned i = 0; i < 4; ++i) n2 += q[i][f] * q[i][f];
+      const double inv = 1.0 / std::sqrt(n2);
+      for (unsigned i = 0; i < 4; ++i) unit[i][f] = q[i][f] * inv;
+    }
+  }
+};
+
+// `first` is the track index of keys[0], for error reports.
+Status load_keys(std::span<const Quat> keys, std::size_t first, ChunkKeys& k) {
+  k.count = static_cast<unsigned>(keys.size());
+  for (unsigned f = 0; f < k.count; ++f) {
+    double n2 = 0;
+    for (unsigned i = 0; i < 4; ++i) {
+      k.q[i][f] = keys[f][i];
+      n2 += k.q[i][f] * k.q[i][f];
+    }
+    if (!std::isfinite(n2) || !(n2 > 0))
+      return make_error(ErrorCode::bad_value, no_offset, "key[" + std::to_string(first + f) + "]",
+                        "quaternion is zero or not finite");
+    const double n = std::sqrt(n2);
+    // Keys decoded from codes are unit to float precision; leaving them untouched keeps their
+    // stored components bit-exact, which the fixed-point property relies on.
+    if (std::fabs(n - 1.0) > 1e-6)
+      for (unsigned i = 0; i < 4; ++i) k.q[i][f] /= n;
+  }
+  k.pad();
+  k.normalise();
+  return {};
+}
+
+// True when load_keys takes these keys exactly as they are.
+bool loads_unchanged(std::span<const Quat> keys) noexcept {
+  for (const Quat& key : keys) {
+    double n2 = 0;
+    for (unsigned i = 0; i < 4; ++i) n2 += double{key[i]} * double{key[i]};
+    if (!std::isfinite(n2) || !(n2 > 0) || std::fabs(std::sqrt(n2) - 1.0) > 1e-6) return false;
+  }
+  return true;
+}
+
 struct Component {
   bool constant = false;
+  // Quantising `value` again gives this component back; a stored component with this set is a
+  // fixed point on its own (see quantise_component). False where that is not established.
+  bool reproduces = false;
   std::uint16_t header = 0;
-  std::array<std::uint16_t, 8> raw{};
-  double err = 0;  // largest |decoded - input| over the keys
+  std::array<std::uint16_t, 8> raw{};  // zero beyond the chunk's keys, as decoding leaves it
+  std::array<float, lanes> value{};    // each key's decoded value, exactly as decode_block's
+  double err = 0;                      // largest |decoded - input| over the keys
 };
 
 struct Span {
   double lo, hi;
 };
 
-Span range_of(const double* v, unsigned keys) noexcept {
-  Span s{v[0], v[0]};
-  for (unsigned f = 1; f < keys; ++f) {
-    s.lo = std::min(s.lo, v[f]);
-    s.hi = std::max(s.hi, v[f]);
+template <class T>
+Span range_of(const T* v) noexcept {
+  Span s{double{v[0]}, double{v[0]}};
+  for (unsigned f = 1; f < lanes; ++f) {
+    s.lo = std::min(s.lo, double{v[f]});
+    s.hi = std::max(s.hi, double{v[f]});
   }
   return s;
 }
@@ -60,39 +124,75 @@ std::uint16_t best_constant(Span s, double& err) noexcept {
   return static_cast<std::uint16_t>(best);
 }
 
+// Code of the largest integer <= x or the smallest >= x, clamped to 0..255 (std::floor and
+// std::ceil are library calls on baseline x86-64; x is clamped first so the cast is defined).
+unsigned floor_code(double x) noexcept {
+  x = std::clamp(x, -1.0, 256.0);
+  const int i = static_cast<int>(x);
+  return static_cast<unsigned>(std::clamp(i - (static_cast<double>(i) > x ? 1 : 0), 0, 255));
+}
+unsigned ceil_code(double x) noexcept {
+  x = std::clamp(x, -1.0, 256.0);
+  const int i = static_cast<int>(x);
+  return static_cast<unsigned>(std::clamp(i + (static_cast<double>(i) < x ? 1 : 0), 0, 255));
+}
+
 // Largest base k/127 - 1 at or below lo ("floor-ish"; the tolerance lets a decoded value that
 // sits on a base map back to it).
-unsigned base_code(double lo) noexcept {
-  return static_cast<unsigned>(
-      std::clamp(std::floor((lo + 1.0) * 127.0 + step_tolerance), 0.0, 255.0));
-}
+unsigned base_code(double lo) noexcept { return floor_code((lo + 1.0) * 127.0 + step_tolerance); }
 // Smallest range m/127.5 reaching hi from base ("ceil-ish").
 unsigned range_code(double hi, float base) noexcept {
-  return static_cast<unsigned>(
-      std::clamp(std::ceil((hi - double{base}) * 127.5 - step_tolerance), 0.0, 255.0));
+  return ceil_code((hi - double{base}) * 127.5 - step_tolerance);
 }
 
-// Nearest raw level, then moved until the level maps back to itself: with a slope below float
-// resolution several levels decode to one float, and only one of them survives re-quantising.
-std::uint16_t raw_code(double v, float base, float slope, unsigned max_raw) noexcept {
-  if (!(slope > 0.0f)) return 0;
+// Raw codes and decoded values of all keys for header (base, slope). Each code is the nearest
+// level, moved until the level maps back to itself: with a slope below float resolution
+// several levels decode to one float, and only one of them survives re-quantising. Returns
+// whether every code is the level of its own value.
+bool raw_codes(const double* v, float base, float slope, unsigned max_raw,
+               std::array<std::uint16_t, 8>& raw, std::array<float, lanes>& value) noexcept {
+  if (!(slope > 0.0f)) {
+    raw.fill(0);
+    value.fill(rotation_varying_value(base, slope, 0));
+    return true;
+  }
   const double inv = 1.0 / double{slope};
   const double top = static_cast<double>(max_raw);
-  // Round half up on a value clamped to [0, max_raw], so truncation is exact and inline.
+  const double b = base, sl = slope;
+  // Round half up on a value clamped to [0, max_raw], so truncation is exact; in int, which
+  // holds every level, so the loop vectorises.
   auto level = [&](double x) {
-    return static_cast<unsigned>(std::clamp((x - double{base}) * inv, 0.0, top) + 0.5);
+    double t = (x - b) * inv;
+    t = t < 0.0 ? 0.0 : t;
+    t = top < t ? top : t;
+    return static_cast<int>(t + 0.5);
   };
-  unsigned r = level(v);
-  for (int i = 0; i < 4; ++i) {
-    const auto code = static_cast<std::uint16_t>(r);
-    const unsigned again = level(rotation_varying_value(base, slope, code));
-    if (again == r) break;
-    r = again;
+  // rotation_varying_value, on an int code.
+  auto decoded = [&](int r) { return static_cast<float>(static_cast<double>(r) * sl + b); };
+  int r[lanes];
+  for (unsigned f = 0; f < lanes; ++f) r[f] = level(v[f]);
+  for (unsigned f = 0; f < lanes; ++f) value[f] = decoded(r[f]);
+  // The decode of level r is base + r * slope rounded to float, off by at most 2^-23 (values
+  // lie in [-1, 3]); from a slope of 2^-16 up that is under 1/128 of a level, so every code
+  // already maps back to itself.
+  bool all = true;
+  if (slope < 0x1p-16f) {
+    for (unsigned f = 0; f < lanes; ++f) {
+      bool converged = false;
+      for (int i = 0; i < 4 && !converged; ++i) {
+        const int again = level(decoded(r[f]));
+        converged = again == r[f];
+        r[f] = again;
+      }
+      value[f] = decoded(r[f]);
+      all = all && converged;
+    }
   }
-  return static_cast<std::uint16_t>(r);
+  for (unsigned f = 0; f < lanes; ++f) raw[f] = static_cast<std::uint16_t>(r[f]);
+  return all;
 }
 
-Component varying_component(const double* v, unsigned keys, unsigned nbits, Span s) {
+Component varying_component(const double* v, unsigned nbits, Span s) {
   Component out;
   const unsigned max_raw = (1u << nbits) - 1u;
   unsigned k = 0, m = 0;
@@ -111,19 +211,21 @@ Component varying_component(const double* v, unsigned keys, unsigned nbits, Span
     }
     out.header = static_cast<std::uint16_t>(k);
     out.err = best;
-    return out;
+    out.value.fill(rotation_varying_value(rotation_base(out.header), rotation_slope(out.header, 1), 0));
+    return out;  // `reproduces` unclaimed: a constant always fits these keys at least as well
   }
   k = base_code(s.lo);
   m = range_code(s.hi, rotation_base(static_cast<std::uint16_t>(k)));
   // k only grows and m only shrinks, so this settles; each step keeps the covering within
   // half of the previous slope, so the error stays below half of the first slope.
-  for (int iter = 0; iter < 64; ++iter) {
+  bool settled = false, raws_converged = true;
+  for (int iter = 0; iter < 64 && !settled; ++iter) {
     const auto h = static_cast<std::uint16_t>((m << 8) | k);
     const float base = rotation_base(h);
     const float slope = rotation_slope(h, nbits);
-    std::uint16_t rmin = 0xFFFF, rmax = 0;
-    for (unsigned f = 0; f < keys; ++f) {
-      out.raw[f] = raw_code(v[f], base, slope, max_raw);
+    raws_converged = raw_codes(v, base, slope, max_raw, out.raw, out.value);
+    std::uint16_t rmin = out.raw[0], rmax = out.raw[0];
+    for (unsigned f = 1; f < lanes; ++f) {
       rmin = std::min(rmin, out.raw[f]);
       rmax = std::max(rmax, out.raw[f]);
     }
@@ -131,76 +233,92 @@ Component varying_component(const double* v, unsigned keys, unsigned nbits, Span
     const unsigned k2 = base_code(rotation_varying_value(base, slope, rmin));
     const unsigned m2 = range_code(rotation_varying_value(base, slope, rmax),
                                    rotation_base(static_cast<std::uint16_t>(k2)));
-    if (k2 == k && m2 == m) break;
+    settled = k2 == k && m2 == m;
     k = k2;
     m = m2;
   }
-  const float base = rotation_base(out.header);
-  const float slope = rotation_slope(out.header, nbits);
+  // Quantising the decoded values starts from the same k and m (values are monotone in the
+  // raw code, so their extremes are value(rmin) and value(rmax)) and finds every raw code
+  // again; quantise_component then decides constant or varying on the same decoded range.
+  out.reproduces = settled && raws_converged;
   out.err = 0;
-  for (unsigned f = 0; f < keys; ++f)
-    out.err = std::max(out.err,
-                       std::fabs(double{rotation_varying_value(base, slope, out.raw[f])} - v[f]));
+  for (unsigned f = 0; f < lanes; ++f)
+    out.err = std::max(out.err, std::fabs(double{out.value[f]} - v[f]));
   return out;
 }
 
+// `v` holds all 8 lanes; codes are kept for the first `keys`.
 Component quantise_component(const double* v, unsigned keys, unsigned nbits) {
-  const Span s = range_of(v, keys);
+  const Span s = range_of(v);
   Component constant;
   constant.constant = true;
+  // A constant's decode is one value whose own nearest constant is itself, at error 0.
+  constant.reproduces = true;
   constant.header = best_constant(s, constant.err);
-  Component varying = varying_component(v, keys, nbits, s);
+  constant.value.fill(rotation_constant_value(constant.header));
+  Component varying = varying_component(v, nbits, s);
+  for (unsigned f = keys; f < lanes; ++f) varying.raw[f] = 0;
   // A constant saves n*F bits; take it whenever it is no worse than the varying form or
   // fits within half a constant step.
   if (constant.err <= std::max(varying.err, const_half_quantum)) return constant;
   // The decoded varying values would re-quantise with a varying error of 0, so they stay
   // varying only if no constant fits them within half a step.
-  double decoded[keys_per_chunk] = {};
-  const float base = rotation_base(varying.header);
-  const float slope = rotation_slope(varying.header, nbits);
-  for (unsigned f = 0; f < keys; ++f)
-    decoded[f] = rotation_varying_value(base, slope, varying.raw[f]);
-  const Span d = range_of(decoded, keys);
-  // A constant is at least half the spread away from one end, so wide spreads need no search.
-  if (0.5 * (d.hi - d.lo) > const_half_quantum) return varying;
+  const Span d = range_of(varying.value.data());
+  // A constant is at least half the spread away from one end, so wide spreads need no search
+  // (and at twice the half step, no rounding doubt for `reproduces`).
+  const double half_spread = 0.5 * (d.hi - d.lo);
+  if (half_spread > 2 * const_half_quantum) return varying;
   double decoded_err = 0;
   best_constant(d, decoded_err);
+  if (half_spread > const_half_quantum) {
+    varying.reproduces = varying.reproduces && decoded_err > const_half_quantum;
+    return varying;
+  }
   if (decoded_err <= const_half_quantum) return constant;
   return varying;
 }
 
+Component quantise_slot(const ChunkKeys& k, unsigned nbits, unsigned slot) {
+  return quantise_component(k.q[slot], k.count, nbits);
+}
+
 struct Candidate {
   BoneChunkCodes codes;
-  Quat decoded[keys_per_chunk];
+  float decoded[4][lanes];  // by component
   double ratio = 0;  // largest (|p - q| / |p + q|)^2 over the keys; monotone in the angle
   // Keys whose stored values decode with s > 1 (decision D2): their decode is renormalised
   // off the code grid, so it does not re-quantise to these codes.
   std::uint8_t overflow = 0;
   std::uint64_t bits = 0;
+
+  Quat key(unsigned f) const noexcept {
+    return {decoded[0][f], decoded[1][f], decoded[2][f], decoded[3][f]};
+  }
+  void keys(unsigned count, Quat* out) const noexcept {
+    for (unsigned f = 0; f < count; ++f) out[f] = key(f);
+  }
 };
 
-// Sum of squares of the stored values of key f, computed as the decoder does (doubles of the
-// decoded floats, exact squares), so `> 1` is exactly the decoder's D2 test.
+// Sum of squares of the stored values of key f, computed as the decoder does, so `> 1` is
+// exactly the decoder's D2 test.
 double stored_sum_of_squares(const BoneChunkCodes& c, unsigned f, unsigned nbits) noexcept {
-  double s = 0;
+  float v[3];
   for (unsigned j = 0; j < 3; ++j) {
     const std::uint16_t h = c.headers[j];
-    const double v = c.is_constant(j) ? rotation_constant_value(h)
-                                      : rotation_varying_value(rotation_base(h),
-                                                               rotation_slope(h, nbits), c.raw[j][f]);
-    s += v * v;
+    v[j] = c.is_constant(j) ? rotation_constant_value(h)
+                            : rotation_varying_value(rotation_base(h), rotation_slope(h, nbits),
+                                                     c.raw[j][f]);
   }
-  return s;
+  return detail::stored_sum_of_squares(v[0], v[1], v[2]);
 }
 
 // Each stored slot is quantised the same way whichever slot is omitted, so the four slots are
 // quantised once and shared by the candidates.
-BoneChunkCodes assemble_codes(const double (*q)[4], unsigned keys, unsigned omitted,
-                              const Component* slots) {
+BoneChunkCodes assemble_codes(const ChunkKeys& k, unsigned omitted, const Component* slots) {
   BoneChunkCodes c;
   c.cflags = static_cast<std::uint8_t>(omitted << 4);
-  for (unsigned f = 0; f < keys; ++f)
-    if (std::signbit(q[f][omitted])) c.signs = static_cast<std::uint8_t>(c.signs | (1u << f));
+  for (unsigned f = 0; f < k.count; ++f)
+    if (std::signbit(k.q[omitted][f])) c.signs = static_cast<std::uint8_t>(c.signs | (1u << f));
   if (c.signs) c.cflags = static_cast<std::uint8_t>(c.cflags | 8u);
   unsigned j = 0;
   for (unsigned slot = 0; slot < 4; ++slot) {
@@ -216,150 +334,279 @@ BoneChunkCodes assemble_codes(const double (*q)[4], unsigned keys, unsigned omit
   return c;
 }
 
-void inverse_norms(const double (*q)[4], unsigned keys, double* inv_norm) noexcept {
-  for (unsigned f = 0; f < keys; ++f) {
-    double n2 = 0;
-    for (unsigned i = 0; i < 4; ++i) n2 += q[f][i] * q[f][i];
-    inv_norm[f] = 1.0 / std::sqrt(n2);
+// How far decoded key d is from key f: diff = |a - b|^2 and sum = |a + b|^2 of both normalised,
+// as angular_error_deg does (the atan2 form is exact only for unit quaternions, and decoded
+// ones are unit only to float precision).
+struct KeyDistance {
+  double diff, sum;
+};
+inline KeyDistance key_distance(const ChunkKeys& k, unsigned f, const float* d) noexcept {
+  double dn = 0, dot = 0;
+  for (unsigned i = 0; i < 4; ++i) {
+    dn += double{d[i]} * double{d[i]};
+    dot += k.q[i][f] * double{d[i]};
   }
+  const double scale = (dot < 0 ? -1.0 : 1.0) / std::sqrt(dn);
+  KeyDistance r{0, 0};
+  for (unsigned i = 0; i < 4; ++i) {
+    const double a = k.unit[i][f], b = double{d[i]} * scale;
+    r.diff += (a - b) * (a - b);
+    r.sum += (a + b) * (a + b);
+  }
+  return r;
 }
 
-// Decodes `codes` and measures them against the keys q.
-Candidate evaluate(const double (*q)[4], const double* inv_norm, unsigned keys, unsigned nbits,
-                   const BoneChunkCodes& codes) {
-  Candidate cand;
-  cand.codes = codes;
-  const BoneChunkCodes& c = cand.codes;
-  decode_block(c, nbits, std::span<Quat>(cand.decoded, keys));
-  double worst_diff = 0, worst_sum = 1;
-  for (unsigned f = 0; f < keys; ++f) {
-    const Quat& d = cand.decoded[f];
-    if (stored_sum_of_squares(c, f, nbits) > 1.0)
-      cand.overflow = static_cast<std::uint8_t>(cand.overflow | (1u << f));
-    // Both normalised, as angular_error_deg does: the atan2 form is exact only for unit
-    // quaternions, and decoded ones are unit only to float precision.
-    double dn = 0, dot = 0;
-    for (unsigned i = 0; i < 4; ++i) {
-      dn += double{d[i]} * double{d[i]};
-      dot += q[f][i] * double{d[i]};
-    }
-    dn = (dot < 0 ? -1.0 : 1.0) / std::sqrt(dn);
-    double diff = 0, sum = 0;
-    for (unsigned i = 0; i < 4; ++i) {
-      const double a = q[f][i] * inv_norm[f], b = double{d[i]} * dn;
-      diff += (a - b) * (a - b);
-      sum += (a + b) * (a + b);
-    }
-    // Same hemisphere, so sum >= 2; compare diff/sum without dividing per key.
-    if (diff * worst_sum > worst_diff * sum) {
-      worst_diff = diff;
-      worst_sum = sum;
+// Running maximum of diff/sum over keys; same hemisphere, so sum >= 2, and keys are compared
+// without dividing.
+struct WorstKey {
+  double diff = 0, sum = 1;
+  void add(KeyDistance k) noexcept {
+    if (k.diff * sum > diff * k.sum) {
+      diff = k.diff;
+      sum = k.sum;
     }
   }
-  cand.ratio = worst_diff / worst_sum;
-  cand.bits = bone_block_bits(c.cflags, keys, nbits);
+  double ratio() const noexcept { return diff / sum; }
+};
+
+void pad_decoded(unsigned count, Candidate& cand) noexcept {
+  for (unsigned f = count; f < lanes; ++f)
+    for (unsigned i = 0; i < 4; ++i) cand.decoded[i][f] = cand.decoded[i][count - 1];
+}
+
+// Decodes `codes` and measures them against the keys.
+Candidate evaluate(const ChunkKeys& k, unsigned nbits, const BoneChunkCodes& codes) {
+  Candidate cand;
+  cand.codes = codes;
+  Quat d[lanes];
+  decode_block(codes, nbits, std::span<Quat>(d, k.count));
+  WorstKey worst;
+  for (unsigned f = 0; f < k.count; ++f) {
+    if (stored_sum_of_squares(codes, f, nbits) > 1.0)
+      cand.overflow = static_cast<std::uint8_t>(cand.overflow | (1u << f));
+    const float key[4] = {d[f][0], d[f][1], d[f][2], d[f][3]};
+    for (unsigned i = 0; i < 4; ++i) cand.decoded[i][f] = key[i];
+    worst.add(key_distance(k, f, key));
+  }
+  pad_decoded(k.count, cand);
+  cand.ratio = worst.ratio();
+  cand.bits = bone_block_bits(codes.cflags, k.count, nbits);
   return cand;
 }
 
-Candidate make_candidate(const double (*q)[4], const double* inv_norm, unsigned keys,
-                         unsigned nbits, unsigned omitted, const Component* slots) {
-  return evaluate(q, inv_norm, keys, nbits, assemble_codes(q, keys, omitted, slots));
+// The three slots a candidate omitting `omitted` stores, in order.
+struct StoredSlots {
+  unsigned slot[3];
+  const float* value[3];
+  StoredSlots(const Component* slots, unsigned omitted) noexcept {
+    unsigned j = 0;
+    for (unsigned i = 0; i < 4; ++i)
+      if (i != omitted) {
+        slot[j] = i;
+        value[j++] = slots[i].value.data();
+      }
+  }
+};
+
+void finish(const ChunkKeys& k, unsigned nbits, unsigned omitted, const Component* slots,
+            WorstKey worst, Candidate& cand) {
+  cand.codes = assemble_codes(k, omitted, slots);
+  pad_decoded(k.count, cand);
+  cand.ratio = worst.ratio();
+  cand.bits = bone_block_bits(cand.codes.cflags, k.count, nbits);
 }
 
+// evaluate() for the candidate omitting `omitted`, built from the shared slots without
+// decoding its codes: the decoded floats are the same (key_assembly.hpp). All keys at once,
+// so the loops vectorise.
+void evaluate_slots(const ChunkKeys& k, unsigned nbits, unsigned omitted, const Component* slots,
+                    Candidate& cand) {
+  const StoredSlots st(slots, omitted);
+  double s[lanes];
+  float root[lanes];
+  for (unsigned f = 0; f < lanes; ++f) {
+    s[f] = detail::stored_sum_of_squares(st.value[0][f], st.value[1][f], st.value[2][f]);
+    // detail::assemble_key's s <= 1 path; D2 keys are redone below.
+    const float r = std::sqrt(static_cast<float>(s[f] <= 1.0 ? 1.0 - s[f] : 0.0));
+    root[f] = std::signbit(k.q[omitted][f]) ? -r : r;
+  }
+  for (unsigned j = 0; j < 3; ++j) std::copy_n(st.value[j], lanes, cand.decoded[st.slot[j]]);
+  std::copy_n(root, lanes, cand.decoded[omitted]);
+  cand.overflow = 0;
+  for (unsigned f = 0; f < k.count; ++f) {
+    if (!(s[f] > 1.0)) continue;
+    cand.overflow = static_cast<std::uint8_t>(cand.overflow | (1u << f));
+    const Quat d = detail::assemble_key(st.value[0][f], st.value[1][f], st.value[2][f], s[f],
+                                        omitted, std::signbit(k.q[omitted][f]));
+    for (unsigned i = 0; i < 4; ++i) cand.decoded[i][f] = d[i];
+  }
+  // key_distance over all keys, keys innermost; each key's sums add components 0..3 in order.
+  double dn[lanes] = {}, dot[lanes] = {};
+  for (unsigned i = 0; i < 4; ++i)
+    for (unsigned f = 0; f < lanes; ++f) {
+      const double d = cand.decoded[i][f];
+      dn[f] += d * d;
+      dot[f] += k.q[i][f] * d;
+    }
+  double scale[lanes];
+  for (unsigned f = 0; f < lanes; ++f) scale[f] = (dot[f] < 0 ? -1.0 : 1.0) / std::sqrt(dn[f]);
+  double diff[lanes] = {}, sum[lanes] = {};
+  for (unsigned i = 0; i < 4; ++i)
+    for (unsigned f = 0; f < lanes; ++f) {
+      const double a = k.unit[i][f], b = double{cand.decoded[i][f]} * scale[f];
+      diff[f] += (a - b) * (a - b);
+      sum[f] += (a + b) * (a + b);
+    }
+  WorstKey worst;
+  for (unsigned f = 0; f < k.count; ++f) worst.add({diff[f], sum[f]});
+  finish(k, nbits, omitted, slots, worst, cand);
+}
+
+// The same score key by key, giving up (false) once the candidate cannot be better than
+// `rival`; the running maximum picks keys by rounded products, so the bound keeps a margin far
+// above their rounding.
+bool evaluate_against(const ChunkKeys& k, unsigned nbits, unsigned omitted,
+                      const Component* slots, const Candidate& rival, Candidate& cand) {
+  const StoredSlots st(slots, omitted);
+  const bool bounded = rival.overflow == 0;
+  const double bound = rival.ratio * (1.0 + 1e-9);
+  cand.overflow = 0;
+  WorstKey worst;
+  for (unsigned f = 0; f < k.count; ++f) {
+    const float v0 = st.value[0][f], v1 = st.value[1][f], v2 = st.value[2][f];
+    const double s = detail::stored_sum_of_squares(v0, v1, v2);
+    const bool negate = std::signbit(k.q[omitted][f]);
+    float d[4];
+    if (s <= 1.0) {
+      const float root = std::sqrt(static_cast<float>(1.0 - s));
+      d[st.slot[0]] = v0;
+      d[st.slot[1]] = v1;
+      d[st.slot[2]] = v2;
+      d[omitted] = negate ? -root : root;
+    } else {
+      if (bounded) return false;
+      cand.overflow = static_cast<std::uint8_t>(cand.overflow | (1u << f));
+      const Quat q = detail::assemble_key(v0, v1, v2, s, omitted, negate);
+      for (unsigned i = 0; i < 4; ++i) d[i] = q[i];
+    }
+    for (unsigned i = 0; i < 4; ++i) cand.decoded[i][f] = d[i];
+    worst.add(key_distance(k, f, d));
+    if (bounded && worst.diff > bound * worst.sum) return false;
+  }
+  finish(k, nbits, omitted, slots, worst, cand);
+  return true;
+}
+
+// The selection order: no D2 overflow first, then the smaller error, then fewer bits, then the
+// lower omitted slot (so the result does not depend on the order candidates are scored in).
 bool better(const Candidate& a, const Candidate& b) noexcept {
   if ((a.overflow == 0) != (b.overflow == 0)) return a.overflow == 0;
   if (a.ratio != b.ratio) return a.ratio < b.ratio;
-  return a.bits < b.bits;
+  if (a.bits != b.bits) return a.bits < b.bits;
+  return a.codes.omitted() < b.codes.omitted();
 }
 
 double ratio_to_deg(double ratio) noexcept {
   return 4.0 * std::atan(std::sqrt(ratio)) * (180.0 / 3.14159265358979323846);
 }
 
-// `first` is the track index of keys[0], for error reports.
-Status prepare(std::span<const Quat> keys, std::size_t first, double (*q)[4]) {
-  for (std::size_t f = 0; f < keys.size(); ++f) {
-    double n2 = 0;
-    for (unsigned i = 0; i < 4; ++i) {
-      q[f][i] = keys[f][i];
-      n2 += q[f][i] * q[f][i];
-    }
-    if (!std::isfinite(n2) || !(n2 > 0))
-      return make_error(ErrorCode::bad_value, no_offset, "key[" + std::to_string(first + f) + "]",
-                        "quaternion is zero or not finite");
-    const double n = std::sqrt(n2);
-    // Keys decoded from codes are unit to float precision; leaving them untouched keeps their
-    // stored components bit-exact, which the fixed-point property relies on.
-    if (std::fabs(n - 1.0) > 1e-6)
-      for (unsigned i = 0; i < 4; ++i) q[f][i] /= n;
-  }
-  return {};
-}
-
-Component quantise_slot(const double (*q)[4], unsigned keys, unsigned nbits, unsigned slot) {
-  double v[keys_per_chunk] = {};
-  for (unsigned f = 0; f < keys; ++f) v[f] = q[f][slot];
-  return quantise_component(v, keys, nbits);
-}
-
 // When every slot overflows for some key (keys spread so widely that each slot is near 0
 // somewhere), pull the stored values of the overflowing keys towards the origin until their
 // codes decode with s <= 1. The error is still measured against the original keys.
-Candidate repair_overflow(const double (*q)[4], const double* inv_norm, unsigned keys,
-                          unsigned nbits, const Candidate& best, const Component* slots_in) {
+Candidate repair_overflow(const ChunkKeys& k, unsigned nbits, const Candidate& best,
+                          const Component* slots_in) {
   const unsigned omitted = best.codes.omitted();
-  double pulled[keys_per_chunk][4];
-  for (unsigned f = 0; f < keys; ++f)
-    for (unsigned i = 0; i < 4; ++i) pulled[f][i] = q[f][i];
+  ChunkKeys pulled = k;
   Component slots[4] = {slots_in[0], slots_in[1], slots_in[2], slots_in[3]};
   Candidate cand = best;
   double margin = 1e-6;
   for (int iter = 0; iter < 40 && cand.overflow; ++iter, margin *= 2) {
-    for (unsigned f = 0; f < keys; ++f) {
+    for (unsigned f = 0; f < k.count; ++f) {
       if (!((unsigned{cand.overflow} >> f) & 1u)) continue;
       const double s = stored_sum_of_squares(cand.codes, f, nbits);
       const double scale = std::max(0.5, (1.0 - margin) / std::sqrt(s));
       for (unsigned i = 0; i < 4; ++i)
-        if (i != omitted) pulled[f][i] *= scale;
+        if (i != omitted) pulled.q[i][f] *= scale;
     }
+    pulled.pad();
     for (unsigned slot = 0; slot < 4; ++slot)
-      if (slot != omitted) slots[slot] = quantise_slot(pulled, keys, nbits, slot);
-    cand = make_candidate(q, inv_norm, keys, nbits, omitted, slots);
+      if (slot != omitted) slots[slot] = quantise_slot(pulled, nbits, slot);
+    evaluate_slots(k, nbits, omitted, slots, cand);
   }
   return cand.overflow ? best : cand;
 }
 
+// Whether quantise_prepared(decode(best), top level) gives best.codes back, shown without
+// running it. `best` won the slot contest without D2 overflow and its stored slots reproduce
+// themselves, so the candidate omitting the same slot w is best.codes again and decodes
+// exactly to the keys: distance 0. `omitted` (slot w re-quantised) has a non-zero error, so
+// the top-level tie check stays out. A rival omitting another slot stores slot w with
+// `omitted`'s values, which differ from the keys at some key, and the other two slots
+// exactly. At that key, if either of those two is non-zero, the rival must match it, which
+// pins its normalisation to the key's within rounding, and then its slot-w value (another
+// float) cannot match: non-zero distance, or D2 overflow, so every rival loses. Decoded
+// stored values are practically never exactly zero; where two are, this says "not shown".
+bool shown_fixed_point(const Candidate& best, const Component* slots, const Component& omitted,
+                       unsigned count) {
+  const unsigned w = best.codes.omitted();
+  for (unsigned slot = 0; slot < 4; ++slot)
+    if (slot != w && !slots[slot].reproduces) return false;
+  if (omitted.err == 0) return false;
+  Quat y[lanes];
+  best.keys(count, y);
+  if (!loads_unchanged(std::span<const Quat>(y, count))) return false;
+  for (unsigned f = 0; f < count; ++f) {
+    unsigned zeros = 0;
+    for (unsigned slot = 0; slot < 4; ++slot)
+      if (slot != w && best.decoded[slot][f] == 0.0f) ++zeros;
+    if (zeros >= 2) return false;
+  }
+  return true;
+}
+
+struct Prepared {
+  QuantisedChunk chunk;
+  bool fixed_point = false;  // shown: quantising the decode of chunk.codes gives them back
+};
+
 // `top_level` adds the checks that make the result a fixed point of quantise(decode(.)); they
 // call back with it false, which gives the plain choice a re-quantisation would make.
-QuantisedChunk quantise_prepared(const double (*q)[4], unsigned keys, unsigned nbits,
-                                 bool top_level) {
-  double inv_norm[keys_per_chunk];
-  inverse_norms(q, keys, inv_norm);
+Prepared quantise_prepared(const ChunkKeys& k, unsigned nbits, bool top_level) {
   // Every slot is tried as the omitted one. Pruning unlikely slots by a magnitude threshold
   // would put a boundary in value space that decoded keys can cross, and re-quantising them
-  // would then pick a different slot.
+  // would then pick a different slot. The likely winner (largest first component) is scored
+  // first so the others can stop as soon as they cannot beat it.
   Component slots[4];
-  for (unsigned slot = 0; slot < 4; ++slot) slots[slot] = quantise_slot(q, keys, nbits, slot);
-  Candidate best;
-  bool have = false;
-  for (unsigned w = 0; w < 4; ++w) {
-    Candidate cand = make_candidate(q, inv_norm, keys, nbits, w, slots);
-    if (!have || better(cand, best)) {
-      best = cand;
-      have = true;
-    }
+  for (unsigned slot = 0; slot < 4; ++slot) slots[slot] = quantise_slot(k, nbits, slot);
+  unsigned order[4] = {0, 1, 2, 3};
+  unsigned lead = 0;
+  for (unsigned i = 1; i < 4; ++i)
+    if (std::fabs(k.q[i][0]) > std::fabs(k.q[lead][0])) lead = i;
+  std::swap(order[0], order[lead]);
+  Candidate cands[2];
+  unsigned best_i = 0;
+  evaluate_slots(k, nbits, order[0], slots, cands[0]);
+  for (unsigned i = 1; i < 4; ++i) {
+    Candidate& cand = cands[1 - best_i];
+    if (evaluate_against(k, nbits, order[i], slots, cands[best_i], cand) &&
+        better(cand, cands[best_i]))
+      best_i = 1 - best_i;
   }
-  QuantisedChunk out;
-  out.codes = best.codes;
-  out.max_error_deg = ratio_to_deg(best.ratio);
+  Candidate best = cands[best_i];
+  Prepared out;
+  out.chunk.codes = best.codes;
+  out.chunk.max_error_deg = ratio_to_deg(best.ratio);
   if (!top_level) return out;
 
   // What quantising the decoded keys would give.
   auto requantised = [&](const Candidate& c) {
-    double y[keys_per_chunk][4];
-    if (!prepare(std::span<const Quat>(c.decoded, keys), 0, y).ok()) return c.codes;
-    return quantise_prepared(y, keys, nbits, false).codes;
+    Quat d[lanes];
+    c.keys(k.count, d);
+    ChunkKeys y;
+    if (!load_keys(std::span<const Quat>(d, k.count), 0, y).ok()) return c.codes;
+    return quantise_prepared(y, nbits, false).chunk.codes;
   };
+  const bool contest_winner = best.overflow == 0;
   if (best.overflow && !(requantised(best) == best.codes)) {
     // The decoded keys went through the s > 1 path (decision D2), whose renormalised output
     // lies off the code grid. Re-quantising a few times usually settles on codes that do
@@ -370,32 +617,36 @@ QuantisedChunk quantise_prepared(const double (*q)[4], unsigned keys, unsigned n
     for (int iter = 0; iter < 4 && !stable; ++iter) {
       const BoneChunkCodes next = requantised(settled);
       stable = next == settled.codes;
-      settled = evaluate(q, inv_norm, keys, nbits, next);
+      settled = evaluate(k, nbits, next);
     }
     bool found = stable && settled.ratio <= 4 * best.ratio;
     if (!found) {
-      settled = repair_overflow(q, inv_norm, keys, nbits, best, slots);
+      settled = repair_overflow(k, nbits, best, slots);
       found = !settled.overflow && settled.ratio <= 4 * best.ratio;
     }
     if (found) {
       best = settled;
-      out.codes = best.codes;
-      out.max_error_deg = ratio_to_deg(best.ratio);
+      out.chunk.codes = best.codes;
+      out.chunk.max_error_deg = ratio_to_deg(best.ratio);
     }
   }
   // Another slot can reproduce the decoded keys exactly only if it can store the omitted
   // slot's decoded values exactly (it would use this same quantise_component). Then the
   // decoded keys tie between slots, and their re-quantisation is what must come out here.
   const unsigned w = best.codes.omitted();
-  double omitted_values[keys_per_chunk] = {};
-  for (unsigned f = 0; f < keys; ++f) omitted_values[f] = best.decoded[f][w];
-  if (quantise_component(omitted_values, keys, nbits).err == 0) {
+  double omitted_values[lanes];
+  for (unsigned f = 0; f < lanes; ++f) omitted_values[f] = best.decoded[w][f];
+  const Component omitted = quantise_component(omitted_values, k.count, nbits);
+  if (omitted.err == 0) {
     const BoneChunkCodes again = requantised(best);
     if (!(again == best.codes)) {
-      Quat redecoded[keys_per_chunk];
-      decode_block(again, nbits, std::span<Quat>(redecoded, keys));
-      if (std::equal(redecoded, redecoded + keys, best.decoded)) out.codes = again;
+      Quat redecoded[lanes], decoded[lanes];
+      decode_block(again, nbits, std::span<Quat>(redecoded, k.count));
+      best.keys(k.count, decoded);
+      if (std::equal(redecoded, redecoded + k.count, decoded)) out.chunk.codes = again;
     }
+  } else if (contest_winner) {
+    out.fixed_point = shown_fixed_point(best, slots, omitted, k.count);
   }
   return out;
 }
@@ -412,8 +663,13 @@ bool codes_less(const BoneChunkCodes& a, const BoneChunkCodes& b) noexcept {
 // decode of a returned chunk walks the same cycle, and there the returned chunk decodes
 // exactly to the input, so it comes back: decode + re-encode is stable, which is what lets a
 // clip that lost its codes (glTF, JSON without codes) write back to the same bytes.
-QuantisedChunk quantise_stable(const double (*q)[4], unsigned keys, unsigned nbits) {
-  const QuantisedChunk first = quantise_prepared(q, keys, nbits, true);
+QuantisedChunk quantise_stable(const ChunkKeys& k, unsigned nbits) {
+  const unsigned keys = k.count;
+  const Prepared prepared = quantise_prepared(k, nbits, true);
+  const QuantisedChunk& first = prepared.chunk;
+  // The usual case, shown without walking (and without D2 keys): the walk would stop at once
+  // and return `first`.
+  if (prepared.fixed_point) return first;
   // Decision D2: a renormalised key decodes off the code grid, and the walk from it can drift
   // for hundreds of steps, losing accuracy on the way (rotation_codec.hpp, quantise_track).
   for (unsigned f = 0; f < keys; ++f)
@@ -425,20 +681,20 @@ QuantisedChunk quantise_stable(const double (*q)[4], unsigned keys, unsigned nbi
   for (;;) {
     for (std::size_t i = 0; i < n; ++i) {
       if (!(seen[i] == y)) continue;
-      if (n - i == 1 && i == 0) return first;  // the usual case: already a fixed point
-      double inv_norm[keys_per_chunk];
-      inverse_norms(q, keys, inv_norm);
-      Candidate best = evaluate(q, inv_norm, keys, nbits, seen[i]);
+      if (n - i == 1 && i == 0) return first;  // already a fixed point
+      Candidate best = evaluate(k, nbits, seen[i]);
       for (std::size_t j = i + 1; j < n; ++j) {
-        Candidate c = evaluate(q, inv_norm, keys, nbits, seen[j]);
+        Candidate c = evaluate(k, nbits, seen[j]);
         if (c.ratio < best.ratio || (c.ratio == best.ratio && (c.bits < best.bits || (c.bits == best.bits && codes_less(c.codes, best.codes)))))
           best = c;
       }
+      Quat best_decoded[lanes];
+      best.keys(keys, best_decoded);
       BoneChunkCodes out = best.codes;
       for (std::size_t j = i; j < n; ++j) {
-        Quat d[keys_per_chunk];
+        Quat d[lanes];
         decode_block(seen[j], nbits, std::span<Quat>(d, keys));
-        if (codes_less(seen[j], out) && std::equal(d, d + keys, best.decoded, [](const Quat& a, const Quat& b) {
+        if (codes_less(seen[j], out) && std::equal(d, d + keys, best_decoded, [](const Quat& a, const Quat& b) {
               return std::memcmp(&a, &b, sizeof a) == 0;
             }))
           out = seen[j];
@@ -447,11 +703,11 @@ QuantisedChunk quantise_stable(const double (*q)[4], unsigned keys, unsigned nbi
     }
     if (n == max_walk) return first;
     seen[n++] = y;
-    Quat d[keys_per_chunk];
+    Quat d[lanes];
     decode_block(y, nbits, std::span<Quat>(d, keys));
-    double x[keys_per_chunk][4];
-    if (!prepare(std::span<const Quat>(d, keys), 0, x).ok()) return first;
-    y = quantise_prepared(x, keys, nbits, true).codes;
+    ChunkKeys x;
+    if (!load_keys(std::span<const Quat>(d, keys), 0, x).ok()) return first;
+    y = quantise_prepared(x, nbits, true).chunk.codes;
   }
 }
 
@@ -475,10 +731,10 @@ Result<QuantisedTrack> quantise_keys(const std::vector<Quat>& keys, unsigned nbi
   out.chunks.reserve(chunk_count(count));
   for (std::size_t c = 0; c < chunk_count(count); ++c) {
     const unsigned n = chunk_key_count(count, c);
-    double q[8][4];
+    ChunkKeys k;
     const std::size_t first = c * keys_per_chunk;
-    MAB_TRY(prepare(std::span<const Quat>(keys).subspan(first, n), first, q));
-    const QuantisedChunk chunk = quantise_stable(q, n, nbits);
+    MAB_TRY(load_keys(std::span<const Quat>(keys).subspan(first, n), first, k));
+    const QuantisedChunk chunk = quantise_stable(k, nbits);
     out.chunks.push_back(chunk.codes);
     out.max_error_deg = std::max(out.max_error_deg, chunk.max_error_deg);
     if (out.max_error_deg > stop_above) break;
@@ -503,9 +759,9 @@ void make_hemisphere_continuous(std::span<Quat> keys) noexcept {
 
 Result<QuantisedChunk> quantise_chunk(std::span<const Quat> keys, unsigned nbits) {
   MAB_TRY(check_chunk_args(keys.size(), nbits));
-  double q[8][4];
-  MAB_TRY(prepare(keys, 0, q));
-  return quantise_stable(q, static_cast<unsigned>(keys.size()), nbits);
+  ChunkKeys k;
+  MAB_TRY(load_keys(keys, 0, k));
+  return quantise_stable(k, nbits);
 }
 
 Result<QuantisedTrack> quantise_track(std::span<const Quat> keys, unsigned nbits) {

@@ -2,6 +2,8 @@
 #include <mab/bits.hpp>
 #include <mab/rotation_codec.hpp>
 
+#include "key_assembly.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -10,13 +12,6 @@
 namespace mab {
 
 namespace {
-
-constexpr std::array<float, 17> make_scale_table() {
-  std::array<float, 17> s{};
-  for (unsigned n = 2; n <= 16; ++n) s[n] = 1.0f / static_cast<float>((1u << n) - 1u);
-  return s;
-}
-constexpr std::array<float, 17> scale_table = make_scale_table();
 
 std::uint64_t at(std::uint64_t base, std::uint64_t rel) noexcept {
   return base == no_offset ? no_offset : base + rel;
@@ -53,33 +48,9 @@ std::string block_field(std::uint8_t cflags, std::uint64_t off, unsigned keys, u
   return "end";
 }
 
-// Spec 9.2 step 4; shared by decode_key and decode_block so both give identical floats. In
-// double, where the squares are exact, for the reason given in rotation_codec.hpp.
 inline Quat assemble(float v0, float v1, float v2, unsigned omitted, bool negate) noexcept {
-  const double x = v0, y = v1, z = v2;
-  const double s = x * x + y * y + z * z;
-  float fx = v0, fy = v1, fz = v2, fd = 0.0f;
-  if (s <= 1.0) {
-    // The float square root is correctly rounded, hence as deterministic as the double one.
-    fd = std::sqrt(static_cast<float>(1.0 - s));
-  } else {
-    // Decision D2 (engine behaviour, spec C7): renormalise the stored three, omitted = 0.
-    const double r = std::sqrt(s);
-    fx = static_cast<float>(x / r);
-    fy = static_cast<float>(y / r);
-    fz = static_cast<float>(z / r);
-  }
-  if (negate) fd = -fd;
-  switch (omitted) {
-    case 0:
-      return {fd, fx, fy, fz};
-    case 1:
-      return {fx, fd, fy, fz};
-    case 2:
-      return {fx, fy, fd, fz};
-    default:
-      return {fx, fy, fz, fd};
-  }
+  return detail::assemble_key(v0, v1, v2, detail::stored_sum_of_squares(v0, v1, v2), omitted,
+                              negate);
 }
 
 Status check_depths(std::span<const std::uint8_t> bit_depths) {
@@ -153,10 +124,6 @@ std::vector<std::uint32_t> table_for(const std::vector<std::vector<BoneChunkCode
 }
 
 }  // namespace
-
-float interpolant_scale(unsigned nbits) noexcept {
-  return nbits < scale_table.size() ? scale_table[nbits] : 0.0f;
-}
 
 std::uint64_t bone_block_bits(std::uint8_t cflags, unsigned chunk_keys, unsigned nbits) noexcept {
   std::uint64_t bits = 6;
