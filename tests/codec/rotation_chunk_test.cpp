@@ -211,6 +211,32 @@ TEST(RotationChunk, All64Cflags) {
   }
 }
 
+// decode_block works on all keys of a block at once; every float it gives, signed zeros
+// included, must be decode_key's for the same key.
+TEST(RotationChunk, BlockDecodeIsKeyDecode) {
+  std::mt19937_64 rng(91);
+  for (int it = 0; it < 20000; ++it) {
+    const unsigned n = 1 + static_cast<unsigned>(rng() % 16);
+    const unsigned keys = 1 + static_cast<unsigned>(rng() % 8);
+    mab::BoneChunkCodes c;
+    c.cflags = static_cast<std::uint8_t>(it % 64);
+    c.signs = static_cast<std::uint8_t>(rng());
+    for (unsigned j = 0; j < 3; ++j) {
+      // Small headers too, so sums of squares fall on both sides of 1 (decision D2).
+      c.headers[j] = static_cast<std::uint16_t>(rng() % 3 == 0 ? rng() % 2048 : rng());
+      for (auto& r : c.raw[j]) r = static_cast<std::uint16_t>(rng() & ((1u << n) - 1));
+    }
+    std::vector<mab::Quat> block(keys);
+    mab::decode_block(c, n, block);
+    for (unsigned f = 0; f < keys; ++f) {
+      const mab::Quat one = mab::decode_key(c, f, n);
+      for (unsigned i = 0; i < 4; ++i)
+        ASSERT_EQ(std::signbit(block[f][i]), std::signbit(one[i])) << "it " << it << " key " << f;
+      ASSERT_EQ(block[f], one) << "it " << it << " key " << f;
+    }
+  }
+}
+
 TEST(RotationChunk, SumOfSquaresAboveOneRenormalises) {
   // Decision D2: s > 1 divides the stored three by sqrt(s) and zeroes the omitted one.
   mab::BoneChunkCodes k;

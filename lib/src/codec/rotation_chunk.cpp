@@ -155,25 +155,63 @@ Quat decode_key(const BoneChunkCodes& codes, unsigned key, unsigned nbits) noexc
                   codes.has_signs() && ((codes.signs >> key) & 1u));
 }
 
+namespace {
+// The omitted value goes to slot W, the stored three to the others in order (spec 9.2 step 4).
+template <unsigned W>
+void place_keys(const float (*v)[keys_per_chunk], const float* root, std::size_t keys,
+                Quat* out) noexcept {
+  for (std::size_t f = 0; f < keys; ++f) {
+    float q[4];
+    unsigned j = 0;
+    for (unsigned i = 0; i < 4; ++i) q[i] = i == W ? root[f] : v[j++][f];
+    out[f] = {q[0], q[1], q[2], q[3]};
+  }
+}
+}  // namespace
+
 void decode_block(const BoneChunkCodes& codes, unsigned nbits, std::span<Quat> out) noexcept {
-  // Per-block values hoisted out of the key loop; the result is identical to decode_key.
-  float base[3], slope[3];
-  bool constant[3];
+  // All 8 keys by component, so the loops vectorise; lanes past the chunk's keys are computed
+  // and dropped. Per key, the same operations as decode_key, so the floats are identical.
+  constexpr unsigned lanes = keys_per_chunk;
+  float v[3][lanes];
   for (unsigned j = 0; j < 3; ++j) {
     const std::uint16_t h = codes.headers[j];
-    constant[j] = codes.is_constant(j);
-    base[j] = constant[j] ? rotation_constant_value(h) : rotation_base(h);
-    slope[j] = constant[j] ? 0.0f : rotation_slope(h, nbits);
+    if (codes.is_constant(j)) {
+      std::fill_n(v[j], lanes, rotation_constant_value(h));
+      continue;
+    }
+    const double base = rotation_base(h), slope = rotation_slope(h, nbits);
+    for (unsigned f = 0; f < lanes; ++f)
+      v[j][f] = static_cast<float>(static_cast<double>(codes.raw[j][f]) * slope + base);
   }
-  const unsigned omitted = codes.omitted();
   const unsigned signs = codes.has_signs() ? codes.signs : 0u;
-  const std::size_t keys = std::min<std::size_t>(out.size(), keys_per_chunk);
-  for (std::size_t f = 0; f < keys; ++f) {
-    float v[3];
-    for (unsigned j = 0; j < 3; ++j)
-      v[j] = constant[j] ? base[j] : rotation_varying_value(base[j], slope[j], codes.raw[j][f]);
-    out[f] = assemble(v[0], v[1], v[2], omitted, (signs >> f) & 1u);
+  double s[lanes];
+  float root[lanes];
+  for (unsigned f = 0; f < lanes; ++f) {
+    s[f] = detail::stored_sum_of_squares(v[0][f], v[1][f], v[2][f]);
+    // detail::assemble_key's s <= 1 path; D2 keys are redone below.
+    const float r = std::sqrt(static_cast<float>(s[f] <= 1.0 ? 1.0 - s[f] : 0.0));
+    root[f] = ((signs >> f) & 1u) ? -r : r;
   }
+  const std::size_t keys = std::min<std::size_t>(out.size(), lanes);
+  const unsigned omitted = codes.omitted();
+  switch (omitted) {
+    case 0:
+      place_keys<0>(v, root, keys, out.data());
+      break;
+    case 1:
+      place_keys<1>(v, root, keys, out.data());
+      break;
+    case 2:
+      place_keys<2>(v, root, keys, out.data());
+      break;
+    default:
+      place_keys<3>(v, root, keys, out.data());
+      break;
+  }
+  for (std::size_t f = 0; f < keys; ++f)
+    if (s[f] > 1.0)
+      out[f] = detail::assemble_key(v[0][f], v[1][f], v[2][f], s[f], omitted, (signs >> f) & 1u);
 }
 
 Result<RotationStream> decode_rotation_stream(std::span<const std::uint8_t> section,
