@@ -170,7 +170,8 @@ Result<QuantisedChunk> quantise_chunk(std::span<const Quat> keys, unsigned nbits
 
 // All chunks of one bone at depth n, after make_hemisphere_continuous. The codes are a fixed
 // point: quantising their decoded keys again at the same n gives the same codes (quantise_chunk
-// walks decode + re-quantise to a cycle to make sure of it). The exception is a chunk with a
+// shows it from the result where it can, and otherwise walks decode + re-quantise to a cycle
+// to make sure of it). The exception is a chunk with a
 // key on the s > 1 path of decision D2 (key_renormalised), possible when keys of one chunk
 // point in unrelated directions at a coarse depth: its decode is off the code grid and the
 // walk can drift for hundreds of steps, so the accurate codes are returned as they are.
