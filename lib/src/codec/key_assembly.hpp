@@ -15,22 +15,27 @@ inline double stored_sum_of_squares(float v0, float v1, float v2) noexcept {
   return x * x + y * y + z * z;
 }
 
-// The stored values go to the slots other than `omitted` in ascending order; the omitted one is
-// sqrt(1 - s), or 0 with the three divided by sqrt(s) when s > 1 (decision D2), then negated.
+// The omitted component: sqrt(1 - s), or 0 when s > 1 (decision D2), negated if its sign bit
+// is set. Branch-free, so loops over keys vectorise. The float square root is correctly
+// rounded, hence as deterministic as the double one.
+inline float omitted_value(double s, bool negate) noexcept {
+  const float root = std::sqrt(static_cast<float>(s <= 1.0 ? 1.0 - s : 0.0));
+  return negate ? -root : root;
+}
+
+// The stored values go to the slots other than `omitted` in ascending order, the omitted one
+// is omitted_value; when s > 1 the three are divided by sqrt(s) (decision D2, engine
+// behaviour, spec C7).
 inline Quat assemble_key(float v0, float v1, float v2, double s, unsigned omitted,
                          bool negate) noexcept {
-  float fx = v0, fy = v1, fz = v2, fd = 0.0f;
-  if (s <= 1.0) {
-    // The float square root is correctly rounded, hence as deterministic as the double one.
-    fd = std::sqrt(static_cast<float>(1.0 - s));
-  } else {
-    // Decision D2 (engine behaviour, spec C7): renormalise the stored three, omitted = 0.
+  float fx = v0, fy = v1, fz = v2;
+  const float fd = omitted_value(s, negate);
+  if (!(s <= 1.0)) {
     const double r = std::sqrt(s);
     fx = static_cast<float>(double{v0} / r);
     fy = static_cast<float>(double{v1} / r);
     fz = static_cast<float>(double{v2} / r);
   }
-  if (negate) fd = -fd;
   switch (omitted) {
     case 0:
       return {fd, fx, fy, fz};

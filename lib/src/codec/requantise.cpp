@@ -48,6 +48,12 @@ struct ChunkKeys {
   }
 };
 
+// Whether load_keys takes a key of squared norm n2 at all: finite and non-zero.
+bool usable(double n2) noexcept { return std::isfinite(n2) && n2 > 0; }
+// Keys decoded from codes are unit to float precision; leaving them untouched keeps their
+// stored components bit-exact, which the fixed-point property relies on.
+bool near_unit(double n2) noexcept { return std::fabs(std::sqrt(n2) - 1.0) <= 1e-6; }
+
 // `first` is the track index of keys[0], for error reports.
 Status load_keys(std::span<const Quat> keys, std::size_t first, ChunkKeys& k) {
   k.count = static_cast<unsigned>(keys.size());
@@ -57,14 +63,11 @@ Status load_keys(std::span<const Quat> keys, std::size_t first, ChunkKeys& k) {
       k.q[i][f] = keys[f][i];
       n2 += k.q[i][f] * k.q[i][f];
     }
-    if (!std::isfinite(n2) || !(n2 > 0))
+    if (!usable(n2))
       return make_error(ErrorCode::bad_value, no_offset, "key[" + std::to_string(first + f) + "]",
                         "quaternion is zero or not finite");
-    const double n = std::sqrt(n2);
-    // Keys decoded from codes are unit to float precision; leaving them untouched keeps their
-    // stored components bit-exact, which the fixed-point property relies on.
-    if (std::fabs(n - 1.0) > 1e-6)
-      for (unsigned i = 0; i < 4; ++i) k.q[i][f] /= n;
+    if (!near_unit(n2))
+      for (unsigned i = 0; i < 4; ++i) k.q[i][f] /= std::sqrt(n2);
   }
   k.pad();
   k.normalise();
@@ -76,7 +79,7 @@ bool loads_unchanged(std::span<const Quat> keys) noexcept {
   for (const Quat& key : keys) {
     double n2 = 0;
     for (unsigned i = 0; i < 4; ++i) n2 += double{key[i]} * double{key[i]};
-    if (!std::isfinite(n2) || !(n2 > 0) || std::fabs(std::sqrt(n2) - 1.0) > 1e-6) return false;
+    if (!usable(n2) || !near_unit(n2)) return false;
   }
   return true;
 }
@@ -369,6 +372,30 @@ struct WorstKey {
   double ratio() const noexcept { return diff / sum; }
 };
 
+// key_distance for all keys of cand.decoded, keys innermost so the loops vectorise; each
+// key's sums still add components 0..3 in order, so the values are key_distance's.
+WorstKey measure(const ChunkKeys& k, const Candidate& cand) noexcept {
+  double dn[lanes] = {}, dot[lanes] = {};
+  for (unsigned i = 0; i < 4; ++i)
+    for (unsigned f = 0; f < lanes; ++f) {
+      const double d = cand.decoded[i][f];
+      dn[f] += d * d;
+      dot[f] += k.q[i][f] * d;
+    }
+  double scale[lanes];
+  for (unsigned f = 0; f < lanes; ++f) scale[f] = (dot[f] < 0 ? -1.0 : 1.0) / std::sqrt(dn[f]);
+  double diff[lanes] = {}, sum[lanes] = {};
+  for (unsigned i = 0; i < 4; ++i)
+    for (unsigned f = 0; f < lanes; ++f) {
+      const double a = k.unit[i][f], b = double{cand.decoded[i][f]} * scale[f];
+      diff[f] += (a - b) * (a - b);
+      sum[f] += (a + b) * (a + b);
+    }
+  WorstKey worst;
+  for (unsigned f = 0; f < k.count; ++f) worst.add({diff[f], sum[f]});
+  return worst;
+}
+
 void pad_decoded(unsigned count, Candidate& cand) noexcept {
   for (unsigned f = count; f < lanes; ++f)
     for (unsigned i = 0; i < 4; ++i) cand.decoded[i][f] = cand.decoded[i][count - 1];
@@ -380,16 +407,13 @@ Candidate evaluate(const ChunkKeys& k, unsigned nbits, const BoneChunkCodes& cod
   cand.codes = codes;
   Quat d[lanes];
   decode_block(codes, nbits, std::span<Quat>(d, k.count));
-  WorstKey worst;
   for (unsigned f = 0; f < k.count; ++f) {
     if (stored_sum_of_squares(codes, f, nbits) > 1.0)
       cand.overflow = static_cast<std::uint8_t>(cand.overflow | (1u << f));
-    const float key[4] = {d[f][0], d[f][1], d[f][2], d[f][3]};
-    for (unsigned i = 0; i < 4; ++i) cand.decoded[i][f] = key[i];
-    worst.add(key_distance(k, f, key));
+    for (unsigned i = 0; i < 4; ++i) cand.decoded[i][f] = d[f][i];
   }
   pad_decoded(k.count, cand);
-  cand.ratio = worst.ratio();
+  cand.ratio = measure(k, cand).ratio();
   cand.bits = bone_block_bits(codes.cflags, k.count, nbits);
   return cand;
 }
@@ -426,9 +450,8 @@ void evaluate_slots(const ChunkKeys& k, unsigned nbits, unsigned omitted, const 
   float root[lanes];
   for (unsigned f = 0; f < lanes; ++f) {
     s[f] = detail::stored_sum_of_squares(st.value[0][f], st.value[1][f], st.value[2][f]);
-    // detail::assemble_key's s <= 1 path; D2 keys are redone below.
-    const float r = std::sqrt(static_cast<float>(s[f] <= 1.0 ? 1.0 - s[f] : 0.0));
-    root[f] = std::signbit(k.q[omitted][f]) ? -r : r;
+    // D2 keys are redone below.
+    root[f] = detail::omitted_value(s[f], std::signbit(k.q[omitted][f]));
   }
   for (unsigned j = 0; j < 3; ++j) std::copy_n(st.value[j], lanes, cand.decoded[st.slot[j]]);
   std::copy_n(root, lanes, cand.decoded[omitted]);
@@ -440,25 +463,7 @@ void evaluate_slots(const ChunkKeys& k, unsigned nbits, unsigned omitted, const 
                                         omitted, std::signbit(k.q[omitted][f]));
     for (unsigned i = 0; i < 4; ++i) cand.decoded[i][f] = d[i];
   }
-  // key_distance over all keys, keys innermost; each key's sums add components 0..3 in order.
-  double dn[lanes] = {}, dot[lanes] = {};
-  for (unsigned i = 0; i < 4; ++i)
-    for (unsigned f = 0; f < lanes; ++f) {
-      const double d = cand.decoded[i][f];
-      dn[f] += d * d;
-      dot[f] += k.q[i][f] * d;
-    }
-  double scale[lanes];
-  for (unsigned f = 0; f < lanes; ++f) scale[f] = (dot[f] < 0 ? -1.0 : 1.0) / std::sqrt(dn[f]);
-  double diff[lanes] = {}, sum[lanes] = {};
-  for (unsigned i = 0; i < 4; ++i)
-    for (unsigned f = 0; f < lanes; ++f) {
-      const double a = k.unit[i][f], b = double{cand.decoded[i][f]} * scale[f];
-      diff[f] += (a - b) * (a - b);
-      sum[f] += (a + b) * (a + b);
-    }
-  WorstKey worst;
-  for (unsigned f = 0; f < k.count; ++f) worst.add({diff[f], sum[f]});
+  const WorstKey worst = measure(k, cand);
   finish(k, nbits, omitted, slots, worst, cand);
 }
 
@@ -478,11 +483,10 @@ bool evaluate_against(const ChunkKeys& k, unsigned nbits, unsigned omitted,
     const bool negate = std::signbit(k.q[omitted][f]);
     float d[4];
     if (s <= 1.0) {
-      const float root = std::sqrt(static_cast<float>(1.0 - s));
       d[st.slot[0]] = v0;
       d[st.slot[1]] = v1;
       d[st.slot[2]] = v2;
-      d[omitted] = negate ? -root : root;
+      d[omitted] = detail::omitted_value(s, negate);
     } else {
       if (bounded) return false;
       cand.overflow = static_cast<std::uint8_t>(cand.overflow | (1u << f));
@@ -539,19 +543,17 @@ Candidate repair_overflow(const ChunkKeys& k, unsigned nbits, const Candidate& b
 // Whether quantise_prepared(decode(best), top level) gives best.codes back, shown without
 // running it. `best` won the slot contest without D2 overflow and its stored slots reproduce
 // themselves, so the candidate omitting the same slot w is best.codes again and decodes
-// exactly to the keys: distance 0. `omitted` (slot w re-quantised) has a non-zero error, so
-// the top-level tie check stays out. A rival omitting another slot stores slot w with
-// `omitted`'s values, which differ from the keys at some key, and the other two slots
-// exactly. At that key, if either of those two is non-zero, the rival must match it, which
+// exactly to the keys: distance 0. The caller has re-quantised slot w (`omitted` there) and
+// found a non-zero error, so the top-level tie check stays out. A rival omitting another slot
+// stores slot w with those values, which differ from the keys at some key, and the other two
+// slots exactly. At that key, if either of those two is non-zero, the rival must match it, which
 // pins its normalisation to the key's within rounding, and then its slot-w value (another
 // float) cannot match: non-zero distance, or D2 overflow, so every rival loses. Decoded
 // stored values are practically never exactly zero; where two are, this says "not shown".
-bool shown_fixed_point(const Candidate& best, const Component* slots, const Component& omitted,
-                       unsigned count) {
+bool shown_fixed_point(const Candidate& best, const Component* slots, unsigned count) {
   const unsigned w = best.codes.omitted();
   for (unsigned slot = 0; slot < 4; ++slot)
     if (slot != w && !slots[slot].reproduces) return false;
-  if (omitted.err == 0) return false;
   Quat y[lanes];
   best.keys(count, y);
   if (!loads_unchanged(std::span<const Quat>(y, count))) return false;
@@ -646,7 +648,7 @@ Prepared quantise_prepared(const ChunkKeys& k, unsigned nbits, bool top_level) {
       if (std::equal(redecoded, redecoded + k.count, decoded)) out.chunk.codes = again;
     }
   } else if (contest_winner) {
-    out.fixed_point = shown_fixed_point(best, slots, omitted, k.count);
+    out.fixed_point = shown_fixed_point(best, slots, k.count);
   }
   return out;
 }

@@ -180,18 +180,15 @@ void decode_block(const BoneChunkCodes& codes, unsigned nbits, std::span<Quat> o
       std::fill_n(v[j], lanes, rotation_constant_value(h));
       continue;
     }
-    const double base = rotation_base(h), slope = rotation_slope(h, nbits);
-    for (unsigned f = 0; f < lanes; ++f)
-      v[j][f] = static_cast<float>(static_cast<double>(codes.raw[j][f]) * slope + base);
+    const float base = rotation_base(h), slope = rotation_slope(h, nbits);
+    for (unsigned f = 0; f < lanes; ++f) v[j][f] = rotation_varying_value(base, slope, codes.raw[j][f]);
   }
   const unsigned signs = codes.has_signs() ? codes.signs : 0u;
   double s[lanes];
   float root[lanes];
   for (unsigned f = 0; f < lanes; ++f) {
     s[f] = detail::stored_sum_of_squares(v[0][f], v[1][f], v[2][f]);
-    // detail::assemble_key's s <= 1 path; D2 keys are redone below.
-    const float r = std::sqrt(static_cast<float>(s[f] <= 1.0 ? 1.0 - s[f] : 0.0));
-    root[f] = ((signs >> f) & 1u) ? -r : r;
+    root[f] = detail::omitted_value(s[f], (signs >> f) & 1u);  // D2 keys are redone below
   }
   const std::size_t keys = std::min<std::size_t>(out.size(), lanes);
   const unsigned omitted = codes.omitted();
