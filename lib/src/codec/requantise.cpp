@@ -12,17 +12,16 @@
 #include <string>
 #include <tuple>
 
+#include "component_quantiser.hpp"
 #include "key_assembly.hpp"
+#include "lanes2.hpp"
 
 namespace mab {
 
 namespace {
 
-// Slack, in units of one base (1/127) or range (1/127.5) step, absorbing float rounding of
-// decoded values (about 1e-5 steps) so they map back to the codes that produced them.
-constexpr double step_tolerance = 1e-4;
-// Half of one constant step (decision D1: 1/32767.5), plus float rounding of the decode.
-constexpr double const_half_quantum = 0.5 / 32767.5 + 1e-7;
+using detail::Component;
+using detail::quantise_component;
 
 // Every per-key array below has 8 entries, the keys of a short chunk padded with copies of its
 // last key: copies change no minimum, maximum or worst error, and the fixed trip count lets
@@ -32,17 +31,26 @@ constexpr unsigned lanes = keys_per_chunk;
 // One chunk of one bone's keys, by component.
 struct ChunkKeys {
   unsigned count = 0;
-  double q[4][lanes];     // the keys, unit to within 1e-6
-  double unit[4][lanes];  // q times the key's inverse norm, for key_distance
+  double q[4][lanes];       // the keys, unit to within 1e-6
+  double unit[4][lanes];    // q times the key's inverse norm, for key_distance
+  double by_key[lanes][4];  // q transposed, for detail::quantise_components
+  // Pads q and refreshes by_key; called after every change to q.
   void pad() noexcept {
     for (unsigned f = count; f < lanes; ++f)
       for (unsigned i = 0; i < 4; ++i) q[i][f] = q[i][count - 1];
+    for (unsigned f = 0; f < lanes; ++f)
+      for (unsigned i = 0; i < 4; ++i) by_key[f][i] = q[i][f];
   }
-  void normalise() noexcept {
+  // Squared norms of the keys, components added in order 0..3 (as measure adds a decoded key's).
+  void norms(double* n2) const noexcept {
     for (unsigned f = 0; f < lanes; ++f) {
-      double n2 = 0;
-      for (unsigned i = 0; i < 4; ++i) n2 += q[i][f] * q[i][f];
-      const double inv = 1.0 / std::sqrt(n2);
+      n2[f] = 0;
+      for (unsigned i = 0; i < 4; ++i) n2[f] += q[i][f] * q[i][f];
+    }
+  }
+  void normalise(const double* n2) noexcept {
+    for (unsigned f = 0; f < lanes; ++f) {
+      const double inv = 1.0 / std::sqrt(n2[f]);
       for (unsigned i = 0; i < 4; ++i) unit[i][f] = q[i][f] * inv;
     }
   }
@@ -56,229 +64,31 @@ bool near_unit(double n2) noexcept { return std::fabs(std::sqrt(n2) - 1.0) <= 1e
 
 // `first` is the track index of keys[0], for error reports.
 Status load_keys(std::span<const Quat> keys, std::size_t first, ChunkKeys& k) {
-  k.count = static_cast<unsigned>(keys.size());
-  for (unsigned f = 0; f < k.count; ++f) {
-    double n2 = 0;
-    for (unsigned i = 0; i < 4; ++i) {
-      k.q[i][f] = keys[f][i];
-      n2 += k.q[i][f] * k.q[i][f];
-    }
-    if (!usable(n2))
+  const auto count = static_cast<unsigned>(keys.size());
+  k.count = count;
+  for (unsigned f = 0; f < lanes; ++f) {
+    const Quat& key = keys[std::min(f, count - 1)];
+    const double c[4] = {key.x, key.y, key.z, key.w};
+    for (unsigned i = 0; i < 4; ++i) k.q[i][f] = k.by_key[f][i] = c[i];
+  }
+  double n2[lanes];
+  k.norms(n2);
+  bool unit = true;
+  for (unsigned f = 0; f < count; ++f) {
+    if (!usable(n2[f]))
       return make_error(ErrorCode::bad_value, no_offset, "key[" + std::to_string(first + f) + "]",
                         "quaternion is zero or not finite");
-    if (!near_unit(n2))
-      for (unsigned i = 0; i < 4; ++i) k.q[i][f] /= std::sqrt(n2);
+    unit = unit && near_unit(n2[f]);
   }
-  k.pad();
-  k.normalise();
+  if (!unit) {
+    for (unsigned f = 0; f < count; ++f)
+      if (!near_unit(n2[f]))
+        for (unsigned i = 0; i < 4; ++i) k.q[i][f] /= std::sqrt(n2[f]);
+    k.pad();
+    k.norms(n2);
+  }
+  k.normalise(n2);
   return {};
-}
-
-// True when load_keys takes these keys exactly as they are.
-bool loads_unchanged(std::span<const Quat> keys) noexcept {
-  for (const Quat& key : keys) {
-    double n2 = 0;
-    for (unsigned i = 0; i < 4; ++i) n2 += double{key[i]} * double{key[i]};
-    if (!usable(n2) || !near_unit(n2)) return false;
-  }
-  return true;
-}
-
-struct Component {
-  bool constant = false;
-  // Quantising `value` again gives this component back; a stored component with this set is a
-  // fixed point on its own (see quantise_component). False where that is not established.
-  bool reproduces = false;
-  std::uint16_t header = 0;
-  std::array<std::uint16_t, 8> raw{};  // zero beyond the chunk's keys, as decoding leaves it
-  std::array<float, lanes> value{};    // each key's decoded value, exactly as decode_block's
-  double err = 0;                      // largest |decoded - input| over the keys
-};
-
-struct Span {
-  double lo, hi;
-};
-
-template <class T>
-Span range_of(const T* v) noexcept {
-  Span s{double{v[0]}, double{v[0]}};
-  for (unsigned f = 1; f < lanes; ++f) {
-    s.lo = std::min(s.lo, double{v[f]});
-    s.hi = std::max(s.hi, double{v[f]});
-  }
-  return s;
-}
-
-// The constant whose decoded value minimises the larger distance to lo and hi (lower on ties).
-// Float rounding of the decode is far below a step, so the nearest code is next to round(t).
-std::uint16_t best_constant(Span s, double& err) noexcept {
-  const double t = (0.5 * (s.lo + s.hi) + 1.0) * 32767.5;
-  const auto centre = static_cast<std::uint32_t>(std::clamp(t + 0.5, 1.0, 65534.0));
-  std::uint32_t best = centre - 1;
-  err = 1e300;
-  for (std::uint32_t c = centre - 1; c <= centre + 1; ++c) {
-    const double d = rotation_constant_value(static_cast<std::uint16_t>(c));
-    const double e = std::max(std::fabs(d - s.lo), std::fabs(d - s.hi));
-    if (e < err) {
-      err = e;
-      best = c;
-    }
-  }
-  return static_cast<std::uint16_t>(best);
-}
-
-// Code of the largest integer <= x or the smallest >= x, clamped to 0..255 (std::floor and
-// std::ceil are library calls on baseline x86-64; x is clamped first so the cast is defined).
-unsigned floor_code(double x) noexcept {
-  x = std::clamp(x, -1.0, 256.0);
-  const int i = static_cast<int>(x);
-  return static_cast<unsigned>(std::clamp(i - (static_cast<double>(i) > x ? 1 : 0), 0, 255));
-}
-unsigned ceil_code(double x) noexcept {
-  x = std::clamp(x, -1.0, 256.0);
-  const int i = static_cast<int>(x);
-  return static_cast<unsigned>(std::clamp(i + (static_cast<double>(i) < x ? 1 : 0), 0, 255));
-}
-
-// Largest base k/127 - 1 at or below lo ("floor-ish"; the tolerance lets a decoded value that
-// sits on a base map back to it).
-unsigned base_code(double lo) noexcept { return floor_code((lo + 1.0) * 127.0 + step_tolerance); }
-// Smallest range m/127.5 reaching hi from base ("ceil-ish").
-unsigned range_code(double hi, float base) noexcept {
-  return ceil_code((hi - double{base}) * 127.5 - step_tolerance);
-}
-
-// Raw codes and decoded values of all keys for header (base, slope). Each code is the nearest
-// level, moved until the level maps back to itself: with a slope below float resolution
-// several levels decode to one float, and only one of them survives re-quantising. Returns
-// whether every code is the level of its own value.
-bool raw_codes(const double* v, float base, float slope, unsigned max_raw,
-               std::array<std::uint16_t, 8>& raw, std::array<float, lanes>& value) noexcept {
-  if (!(slope > 0.0f)) {
-    raw.fill(0);
-    value.fill(rotation_varying_value(base, slope, 0));
-    return true;
-  }
-  const double inv = 1.0 / double{slope};
-  const double top = static_cast<double>(max_raw);
-  const double b = base, sl = slope;
-  // Round half up on a value clamped to [0, max_raw], so truncation is exact; in int, which
-  // holds every level, so the loop vectorises.
-  auto level = [&](double x) {
-    double t = (x - b) * inv;
-    t = t < 0.0 ? 0.0 : t;
-    t = top < t ? top : t;
-    return static_cast<int>(t + 0.5);
-  };
-  // rotation_varying_value, on an int code.
-  auto decoded = [&](int r) { return static_cast<float>(static_cast<double>(r) * sl + b); };
-  int r[lanes];
-  for (unsigned f = 0; f < lanes; ++f) r[f] = level(v[f]);
-  for (unsigned f = 0; f < lanes; ++f) value[f] = decoded(r[f]);
-  // The decode of level r is base + r * slope rounded to float, off by at most 2^-23 (values
-  // lie in [-1, 3]); from a slope of 2^-16 up that is under 1/128 of a level, so every code
-  // already maps back to itself.
-  bool all = true;
-  if (slope < 0x1p-16f) {
-    for (unsigned f = 0; f < lanes; ++f) {
-      bool converged = false;
-      for (int i = 0; i < 4 && !converged; ++i) {
-        const int again = level(decoded(r[f]));
-        converged = again == r[f];
-        r[f] = again;
-      }
-      value[f] = decoded(r[f]);
-      all = all && converged;
-    }
-  }
-  for (unsigned f = 0; f < lanes; ++f) raw[f] = static_cast<std::uint16_t>(r[f]);
-  return all;
-}
-
-Component varying_component(const double* v, unsigned nbits, Span s) {
-  Component out;
-  const unsigned max_raw = (1u << nbits) - 1u;
-  unsigned k = 0, m = 0;
-  if (nbits == 1) {
-    // Spec 9.2: S[1] = 0, so every key decodes to the base; take the nearest base.
-    const double t = std::floor((0.5 * (s.lo + s.hi) + 1.0) * 127.0);
-    const unsigned first = static_cast<unsigned>(std::clamp(t - 1.0, 0.0, 255.0));
-    double best = 1e300;
-    for (unsigned c = first; c <= std::min(first + 3, 255u); ++c) {
-      const double b = rotation_base(static_cast<std::uint16_t>(c));
-      const double e = std::max(std::fabs(b - s.lo), std::fabs(b - s.hi));
-      if (e < best) {
-        best = e;
-        k = c;
-      }
-    }
-    out.header = static_cast<std::uint16_t>(k);
-    out.err = best;
-    out.value.fill(rotation_varying_value(rotation_base(out.header), rotation_slope(out.header, 1), 0));
-    return out;  // `reproduces` unclaimed: a constant always fits these keys at least as well
-  }
-  k = base_code(s.lo);
-  m = range_code(s.hi, rotation_base(static_cast<std::uint16_t>(k)));
-  // k only grows and m only shrinks, so this settles; each step keeps the covering within
-  // half of the previous slope, so the error stays below half of the first slope.
-  bool settled = false, raws_converged = true;
-  for (int iter = 0; iter < 64 && !settled; ++iter) {
-    const auto h = static_cast<std::uint16_t>((m << 8) | k);
-    const float base = rotation_base(h);
-    const float slope = rotation_slope(h, nbits);
-    raws_converged = raw_codes(v, base, slope, max_raw, out.raw, out.value);
-    std::uint16_t rmin = out.raw[0], rmax = out.raw[0];
-    for (unsigned f = 1; f < lanes; ++f) {
-      rmin = std::min(rmin, out.raw[f]);
-      rmax = std::max(rmax, out.raw[f]);
-    }
-    out.header = h;
-    const unsigned k2 = base_code(rotation_varying_value(base, slope, rmin));
-    const unsigned m2 = range_code(rotation_varying_value(base, slope, rmax),
-                                   rotation_base(static_cast<std::uint16_t>(k2)));
-    settled = k2 == k && m2 == m;
-    k = k2;
-    m = m2;
-  }
-  // Quantising the decoded values starts from the same k and m (values are monotone in the
-  // raw code, so their extremes are value(rmin) and value(rmax)) and finds every raw code
-  // again; quantise_component then decides constant or varying on the same decoded range.
-  out.reproduces = settled && raws_converged;
-  out.err = 0;
-  for (unsigned f = 0; f < lanes; ++f)
-    out.err = std::max(out.err, std::fabs(double{out.value[f]} - v[f]));
-  return out;
-}
-
-// `v` holds all 8 lanes; codes are kept for the first `keys`.
-Component quantise_component(const double* v, unsigned keys, unsigned nbits) {
-  const Span s = range_of(v);
-  Component constant;
-  constant.constant = true;
-  // A constant's decode is one value whose own nearest constant is itself, at error 0.
-  constant.reproduces = true;
-  constant.header = best_constant(s, constant.err);
-  constant.value.fill(rotation_constant_value(constant.header));
-  Component varying = varying_component(v, nbits, s);
-  for (unsigned f = keys; f < lanes; ++f) varying.raw[f] = 0;
-  // A constant saves n*F bits; take it whenever it is no worse than the varying form or
-  // fits within half a constant step.
-  if (constant.err <= std::max(varying.err, const_half_quantum)) return constant;
-  // The decoded varying values would re-quantise with a varying error of 0, so they stay
-  // varying only if no constant fits them within half a step.
-  const Span d = range_of(varying.value.data());
-  // A constant is at least half the spread away from one end, so wide spreads need no search
-  // (and at twice the half step, no rounding doubt for `reproduces`).
-  const double half_spread = 0.5 * (d.hi - d.lo);
-  if (half_spread > 2 * const_half_quantum) return varying;
-  double decoded_err = 0;
-  best_constant(d, decoded_err);
-  if (half_spread > const_half_quantum) {
-    varying.reproduces = varying.reproduces && decoded_err > const_half_quantum;
-    return varying;
-  }
-  if (decoded_err <= const_half_quantum) return constant;
-  return varying;
 }
 
 Component quantise_slot(const ChunkKeys& k, unsigned nbits, unsigned slot) {
@@ -288,6 +98,7 @@ Component quantise_slot(const ChunkKeys& k, unsigned nbits, unsigned slot) {
 struct Candidate {
   BoneChunkCodes codes;
   float decoded[4][lanes];  // by component
+  double norm2[lanes];      // squared norm of each decoded key, as load_keys computes it
   double ratio = 0;  // largest (|p - q| / |p + q|)^2 over the keys; monotone in the angle
   // Keys whose stored values decode with s > 1 (decision D2): their decode is renormalised
   // off the code grid, so it does not re-quantise to these codes.
@@ -341,7 +152,7 @@ BoneChunkCodes assemble_codes(const ChunkKeys& k, unsigned omitted, const Compon
 // as angular_error_deg does (the atan2 form is exact only for unit quaternions, and decoded
 // ones are unit only to float precision).
 struct KeyDistance {
-  double diff, sum;
+  double diff, sum, norm2;
 };
 inline KeyDistance key_distance(const ChunkKeys& k, unsigned f, const float* d) noexcept {
   double dn = 0, dot = 0;
@@ -350,7 +161,7 @@ inline KeyDistance key_distance(const ChunkKeys& k, unsigned f, const float* d) 
     dot += k.q[i][f] * double{d[i]};
   }
   const double scale = (dot < 0 ? -1.0 : 1.0) / std::sqrt(dn);
-  KeyDistance r{0, 0};
+  KeyDistance r{0, 0, dn};
   for (unsigned i = 0; i < 4; ++i) {
     const double a = k.unit[i][f], b = double{d[i]} * scale;
     r.diff += (a - b) * (a - b);
@@ -372,27 +183,33 @@ struct WorstKey {
   double ratio() const noexcept { return diff / sum; }
 };
 
-// key_distance for all keys of cand.decoded, keys innermost so the loops vectorise; each
-// key's sums still add components 0..3 in order, so the values are key_distance's.
-WorstKey measure(const ChunkKeys& k, const Candidate& cand) noexcept {
-  double dn[lanes] = {}, dot[lanes] = {};
-  for (unsigned i = 0; i < 4; ++i)
-    for (unsigned f = 0; f < lanes; ++f) {
-      const double d = cand.decoded[i][f];
-      dn[f] += d * d;
-      dot[f] += k.q[i][f] * d;
+// key_distance for all keys of cand.decoded, two keys per vector (lanes2.hpp); each key's sums
+// still add components 0..3 in order, so the values are key_distance's.
+WorstKey measure(const ChunkKeys& k, Candidate& cand) noexcept {
+  using namespace detail::lanes2;
+  double diff[lanes], sum[lanes];
+  for (unsigned f = 0; f < lanes; f += 2) {
+    D2 d[4];
+    D2 dn = splat(0.0), dot = splat(0.0);
+    for (unsigned i = 0; i < 4; ++i) {
+      d[i] = load(&cand.decoded[i][f]);
+      dn += d[i] * d[i];
+      dot += load(&k.q[i][f]) * d[i];
     }
-  double scale[lanes];
-  for (unsigned f = 0; f < lanes; ++f) scale[f] = (dot[f] < 0 ? -1.0 : 1.0) / std::sqrt(dn[f]);
-  double diff[lanes] = {}, sum[lanes] = {};
-  for (unsigned i = 0; i < 4; ++i)
-    for (unsigned f = 0; f < lanes; ++f) {
-      const double a = k.unit[i][f], b = double{cand.decoded[i][f]} * scale[f];
-      diff[f] += (a - b) * (a - b);
-      sum[f] += (a + b) * (a + b);
+    const D2 root = {std::sqrt(dn[0]), std::sqrt(dn[1])};
+    const D2 scale = select(dot < 0.0, splat(-1.0), splat(1.0)) / root;
+    D2 df = splat(0.0), sm = splat(0.0);
+    for (unsigned i = 0; i < 4; ++i) {
+      const D2 a = load(&k.unit[i][f]), b = d[i] * scale;
+      df += (a - b) * (a - b);
+      sm += (a + b) * (a + b);
     }
+    store(&diff[f], df);
+    store(&sum[f], sm);
+    store(&cand.norm2[f], dn);
+  }
   WorstKey worst;
-  for (unsigned f = 0; f < k.count; ++f) worst.add({diff[f], sum[f]});
+  for (unsigned f = 0; f < k.count; ++f) worst.add({diff[f], sum[f], 0});
   return worst;
 }
 
@@ -494,7 +311,9 @@ bool evaluate_against(const ChunkKeys& k, unsigned nbits, unsigned omitted,
       for (unsigned i = 0; i < 4; ++i) d[i] = q[i];
     }
     for (unsigned i = 0; i < 4; ++i) cand.decoded[i][f] = d[i];
-    worst.add(key_distance(k, f, d));
+    const KeyDistance distance = key_distance(k, f, d);
+    cand.norm2[f] = distance.norm2;
+    worst.add(distance);
     if (bounded && worst.diff > bound * worst.sum) return false;
   }
   finish(k, nbits, omitted, slots, worst, cand);
@@ -540,6 +359,15 @@ Candidate repair_overflow(const ChunkKeys& k, unsigned nbits, const Candidate& b
   return cand.overflow ? best : cand;
 }
 
+// Whether the omitted slot's decoded values are not stored exactly by quantise_component.
+// Where they are, another slot can reproduce the decoded keys exactly too: a tie.
+bool omitted_not_exact(const Candidate& best, unsigned count, unsigned nbits) {
+  const unsigned w = best.codes.omitted();
+  double values[lanes];
+  for (unsigned f = 0; f < lanes; ++f) values[f] = best.decoded[w][f];
+  return !detail::stored_exactly(values, count, nbits);
+}
+
 // Whether quantise_prepared(decode(best), top level) gives best.codes back, shown without
 // running it. `best` won the slot contest without D2 overflow and its stored slots reproduce
 // themselves, so the candidate omitting the same slot w is best.codes again and decodes
@@ -554,9 +382,8 @@ bool shown_fixed_point(const Candidate& best, const Component* slots, unsigned c
   const unsigned w = best.codes.omitted();
   for (unsigned slot = 0; slot < 4; ++slot)
     if (slot != w && !slots[slot].reproduces) return false;
-  Quat y[lanes];
-  best.keys(count, y);
-  if (!loads_unchanged(std::span<const Quat>(y, count))) return false;
+  for (unsigned f = 0; f < count; ++f)
+    if (!usable(best.norm2[f]) || !near_unit(best.norm2[f])) return false;  // load_keys would change them
   for (unsigned f = 0; f < count; ++f) {
     unsigned zeros = 0;
     for (unsigned slot = 0; slot < 4; ++slot)
@@ -579,7 +406,7 @@ Prepared quantise_prepared(const ChunkKeys& k, unsigned nbits, bool top_level) {
   // would then pick a different slot. The likely winner (largest first component) is scored
   // first so the others can stop as soon as they cannot beat it.
   Component slots[4];
-  for (unsigned slot = 0; slot < 4; ++slot) slots[slot] = quantise_slot(k, nbits, slot);
+  detail::quantise_components(k.by_key, k.count, nbits, slots);
   unsigned order[4] = {0, 1, 2, 3};
   unsigned lead = 0;
   for (unsigned i = 1; i < 4; ++i)
@@ -635,11 +462,7 @@ Prepared quantise_prepared(const ChunkKeys& k, unsigned nbits, bool top_level) {
   // Another slot can reproduce the decoded keys exactly only if it can store the omitted
   // slot's decoded values exactly (it would use this same quantise_component). Then the
   // decoded keys tie between slots, and their re-quantisation is what must come out here.
-  const unsigned w = best.codes.omitted();
-  double omitted_values[lanes];
-  for (unsigned f = 0; f < lanes; ++f) omitted_values[f] = best.decoded[w][f];
-  const Component omitted = quantise_component(omitted_values, k.count, nbits);
-  if (omitted.err == 0) {
+  if (!omitted_not_exact(best, k.count, nbits)) {
     const BoneChunkCodes again = requantised(best);
     if (!(again == best.codes)) {
       Quat redecoded[lanes], decoded[lanes];

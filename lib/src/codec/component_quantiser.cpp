@@ -1,0 +1,396 @@
+// Quantising one stored component (spec 9.2 "Encoder notes"): constant or varying, header and
+// raw codes, each re-checked on the values it decodes to, with the decoder's float arithmetic,
+// so that quantising those values again gives the same codes.
+#include "component_quantiser.hpp"
+
+#include "lanes2.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mab::detail {
+
+namespace {
+
+// Slack, in units of one base (1/127) or range (1/127.5) step, absorbing float rounding of
+// decoded values (about 1e-5 steps) so they map back to the codes that produced them.
+constexpr double step_tolerance = 1e-4;
+// Half of one constant step (decision D1: 1/32767.5), plus float rounding of the decode.
+constexpr double const_half_quantum = 0.5 / 32767.5 + 1e-7;
+
+struct Span {
+  double lo, hi;
+};
+
+template <class T>
+Span range_of(const T* v) noexcept {
+  Span s{double{v[0]}, double{v[0]}};
+  for (unsigned f = 1; f < component_lanes; ++f) {
+    s.lo = std::min(s.lo, double{v[f]});
+    s.hi = std::max(s.hi, double{v[f]});
+  }
+  return s;
+}
+
+// The constant whose decoded value minimises the larger distance to lo and hi (lower on ties).
+// Float rounding of the decode is far below a step, so the nearest code is next to round(t).
+std::uint16_t best_constant(Span s, double& err) noexcept {
+  const double t = (0.5 * (s.lo + s.hi) + 1.0) * 32767.5;
+  const auto centre = static_cast<std::uint32_t>(std::clamp(t + 0.5, 1.0, 65534.0));
+  std::uint32_t best = centre - 1;
+  err = 1e300;
+  for (std::uint32_t c = centre - 1; c <= centre + 1; ++c) {
+    const double d = rotation_constant_value(static_cast<std::uint16_t>(c));
+    const double e = std::max(std::fabs(d - s.lo), std::fabs(d - s.hi));
+    if (e < err) {
+      err = e;
+      best = c;
+    }
+  }
+  return static_cast<std::uint16_t>(best);
+}
+
+// Code of the largest integer <= x or the smallest >= x, clamped to 0..255 (std::floor and
+// std::ceil are library calls on baseline x86-64; x is clamped first so the cast is defined).
+unsigned floor_code(double x) noexcept {
+  x = std::clamp(x, -1.0, 256.0);
+  const int i = static_cast<int>(x);
+  return static_cast<unsigned>(std::clamp(i - (static_cast<double>(i) > x ? 1 : 0), 0, 255));
+}
+unsigned ceil_code(double x) noexcept {
+  x = std::clamp(x, -1.0, 256.0);
+  const int i = static_cast<int>(x);
+  return static_cast<unsigned>(std::clamp(i + (static_cast<double>(i) < x ? 1 : 0), 0, 255));
+}
+
+// Largest base k/127 - 1 at or below lo ("floor-ish"; the tolerance lets a decoded value that
+// sits on a base map back to it).
+unsigned base_code(double lo) noexcept { return floor_code((lo + 1.0) * 127.0 + step_tolerance); }
+// Smallest range m/127.5 reaching hi from base ("ceil-ish").
+unsigned range_code(double hi, float base) noexcept {
+  return ceil_code((hi - double{base}) * 127.5 - step_tolerance);
+}
+
+// Raw codes and decoded values of all keys for header (base, slope). Each code is the nearest
+// level, moved until the level maps back to itself: with a slope below float resolution
+// several levels decode to one float, and only one of them survives re-quantising. Returns
+// whether every code is the level of its own value.
+bool raw_codes(const double* v, float base, float slope, unsigned max_raw,
+               std::array<std::uint16_t, 8>& raw, std::array<float, component_lanes>& value) noexcept {
+  if (!(slope > 0.0f)) {
+    raw.fill(0);
+    value.fill(rotation_varying_value(base, slope, 0));
+    return true;
+  }
+  const double inv = 1.0 / double{slope};
+  const double top = static_cast<double>(max_raw);
+  const double b = base, sl = slope;
+  // Round half up on a value clamped to [0, max_raw], so truncation is exact; in int, which
+  // holds every level, so the loop vectorises.
+  auto level = [&](double x) {
+    double t = (x - b) * inv;
+    t = t < 0.0 ? 0.0 : t;
+    t = top < t ? top : t;
+    return static_cast<int>(t + 0.5);
+  };
+  // rotation_varying_value, on an int code.
+  auto decoded = [&](int r) { return static_cast<float>(static_cast<double>(r) * sl + b); };
+  int r[component_lanes];
+  for (unsigned f = 0; f < component_lanes; ++f) r[f] = level(v[f]);
+  for (unsigned f = 0; f < component_lanes; ++f) value[f] = decoded(r[f]);
+  // The decode of level r is base + r * slope rounded to float, off by at most 2^-23 (values
+  // lie in [-1, 3]); from a slope of 2^-16 up that is under 1/128 of a level, so every code
+  // already maps back to itself.
+  bool all = true;
+  if (slope < 0x1p-16f) {
+    for (unsigned f = 0; f < component_lanes; ++f) {
+      bool converged = false;
+      for (int i = 0; i < 4 && !converged; ++i) {
+        const int again = level(decoded(r[f]));
+        converged = again == r[f];
+        r[f] = again;
+      }
+      value[f] = decoded(r[f]);
+      all = all && converged;
+    }
+  }
+  for (unsigned f = 0; f < component_lanes; ++f) raw[f] = static_cast<std::uint16_t>(r[f]);
+  return all;
+}
+
+Component varying_component(const double* v, unsigned nbits, Span s) {
+  Component out;
+  const unsigned max_raw = (1u << nbits) - 1u;
+  unsigned k = 0, m = 0;
+  if (nbits == 1) {
+    // Spec 9.2: S[1] = 0, so every key decodes to the base; take the nearest base.
+    const double t = std::floor((0.5 * (s.lo + s.hi) + 1.0) * 127.0);
+    const unsigned first = static_cast<unsigned>(std::clamp(t - 1.0, 0.0, 255.0));
+    double best = 1e300;
+    for (unsigned c = first; c <= std::min(first + 3, 255u); ++c) {
+      const double b = rotation_base(static_cast<std::uint16_t>(c));
+      const double e = std::max(std::fabs(b - s.lo), std::fabs(b - s.hi));
+      if (e < best) {
+        best = e;
+        k = c;
+      }
+    }
+    out.header = static_cast<std::uint16_t>(k);
+    out.err = best;
+    out.value.fill(rotation_varying_value(rotation_base(out.header), rotation_slope(out.header, 1), 0));
+    return out;  // `reproduces` unclaimed: a constant always fits these keys at least as well
+  }
+  k = base_code(s.lo);
+  m = range_code(s.hi, rotation_base(static_cast<std::uint16_t>(k)));
+  // k only grows and m only shrinks, so this settles; each step keeps the covering within
+  // half of the previous slope, so the error stays below half of the first slope.
+  bool settled = false, raws_converged = true;
+  for (int iter = 0; iter < 64 && !settled; ++iter) {
+    const auto h = static_cast<std::uint16_t>((m << 8) | k);
+    const float base = rotation_base(h);
+    const float slope = rotation_slope(h, nbits);
+    raws_converged = raw_codes(v, base, slope, max_raw, out.raw, out.value);
+    std::uint16_t rmin = out.raw[0], rmax = out.raw[0];
+    for (unsigned f = 1; f < component_lanes; ++f) {
+      rmin = std::min(rmin, out.raw[f]);
+      rmax = std::max(rmax, out.raw[f]);
+    }
+    out.header = h;
+    const unsigned k2 = base_code(rotation_varying_value(base, slope, rmin));
+    const unsigned m2 = range_code(rotation_varying_value(base, slope, rmax),
+                                   rotation_base(static_cast<std::uint16_t>(k2)));
+    settled = k2 == k && m2 == m;
+    k = k2;
+    m = m2;
+  }
+  // Quantising the decoded values starts from the same k and m (values are monotone in the
+  // raw code, so their extremes are value(rmin) and value(rmax)) and finds every raw code
+  // again; quantise_component then decides constant or varying on the same decoded range.
+  out.reproduces = settled && raws_converged;
+  out.err = 0;
+  for (unsigned f = 0; f < component_lanes; ++f)
+    out.err = std::max(out.err, std::fabs(double{out.value[f]} - v[f]));
+  return out;
+}
+
+}  // namespace
+
+Component quantise_component(const double* v, unsigned keys, unsigned nbits) {
+  const Span s = range_of(v);
+  Component constant;
+  constant.constant = true;
+  // A constant's decode is one value whose own nearest constant is itself, at error 0.
+  constant.reproduces = true;
+  constant.header = best_constant(s, constant.err);
+  constant.value.fill(rotation_constant_value(constant.header));
+  Component varying = varying_component(v, nbits, s);
+  for (unsigned f = keys; f < component_lanes; ++f) varying.raw[f] = 0;
+  // A constant saves n*F bits; take it whenever it is no worse than the varying form or
+  // fits within half a constant step.
+  if (constant.err <= std::max(varying.err, const_half_quantum)) return constant;
+  // The decoded varying values would re-quantise with a varying error of 0, so they stay
+  // varying only if no constant fits them within half a step.
+  const Span d = range_of(varying.value.data());
+  // A constant is at least half the spread away from one end, so wide spreads need no search
+  // (and at twice the half step, no rounding doubt for `reproduces`).
+  const double half_spread = 0.5 * (d.hi - d.lo);
+  if (half_spread > 2 * const_half_quantum) return varying;
+  double decoded_err = 0;
+  best_constant(d, decoded_err);
+  if (half_spread > const_half_quantum) {
+    varying.reproduces = varying.reproduces && decoded_err > const_half_quantum;
+    return varying;
+  }
+  if (decoded_err <= const_half_quantum) return constant;
+  return varying;
+}
+
+bool stored_exactly(const double* v, unsigned keys, unsigned nbits) {
+  const Span s = range_of(v);
+  // With lo < hi a constant misses one end, so only a varying form can have error 0, and
+  // quantise_component's varying form is varying_component's: when that settles on its first
+  // header with a non-zero error, the answer is no without the rest.
+  if (s.lo < s.hi) {
+    if (nbits == 1) return false;  // one base misses lo or hi as well
+    const unsigned k = base_code(s.lo);
+    const unsigned m = range_code(s.hi, rotation_base(static_cast<std::uint16_t>(k)));
+    const auto h = static_cast<std::uint16_t>((m << 8) | k);
+    const float base = rotation_base(h), slope = rotation_slope(h, nbits);
+    if (slope > 0.0f) {
+      std::array<std::uint16_t, 8> raw;
+      std::array<float, component_lanes> value;
+      raw_codes(v, base, slope, (1u << nbits) - 1u, raw, value);
+      const auto [rmin, rmax] = std::minmax_element(raw.begin(), raw.end());
+      const unsigned k2 = base_code(rotation_varying_value(base, slope, *rmin));
+      const unsigned m2 = range_code(rotation_varying_value(base, slope, *rmax),
+                                     rotation_base(static_cast<std::uint16_t>(k2)));
+      if (k2 == k && m2 == m)
+        for (unsigned f = 0; f < component_lanes; ++f)
+          if (double{value[f]} != v[f]) return false;
+    }
+  }
+  return quantise_component(v, keys, nbits).err == 0;
+}
+
+namespace {
+
+// Two components in lockstep, one per lane (lanes2.hpp): each lane computes exactly what the
+// scalar code above computes for its component.
+using namespace lanes2;
+
+// floor_code and ceil_code, codes held as doubles.
+inline D2 floor_codes(D2 x) noexcept {
+  x = clamp2(x, -1.0, 256.0);
+  const D2 i = truncated(x);
+  return clamp2(i - one_where(i > x), 0.0, 255.0);
+}
+inline D2 ceil_codes(D2 x) noexcept {
+  x = clamp2(x, -1.0, 256.0);
+  const D2 i = truncated(x);
+  return clamp2(i + one_where(i < x), 0.0, 255.0);
+}
+inline D2 base_codes(D2 lo) noexcept { return floor_codes((lo + 1.0) * 127.0 + step_tolerance); }
+// rotation_base
+inline D2 bases(D2 k) noexcept { return to_float(k * double{0.0078740157f} - 1.0); }
+inline D2 range_codes(D2 hi, D2 base) noexcept {
+  return ceil_codes((hi - base) * 127.5 - step_tolerance);
+}
+
+// Keys by row: component s of key f is v[f * stride + s].
+struct Rows {
+  const double* v;
+  unsigned stride;
+};
+
+// quantise_component on column s.
+Component quantise_one(Rows rows, unsigned s, unsigned keys, unsigned nbits) {
+  double column[component_lanes];
+  for (unsigned f = 0; f < component_lanes; ++f) column[f] = rows.v[f * rows.stride + s];
+  return quantise_component(column, keys, nbits);
+}
+
+// quantise_component on columns `first` and `first + 1`.
+void quantise_pair(Rows rows, unsigned first, unsigned keys, unsigned nbits, Component* out) {
+  D2 x[component_lanes];
+  for (unsigned f = 0; f < component_lanes; ++f) x[f] = load(&rows.v[f * rows.stride + first]);
+
+  // range_of
+  D2 lo = x[0], hi = x[0];
+  for (unsigned f = 1; f < component_lanes; ++f) {
+    lo = min2(lo, x[f]);
+    hi = max2(hi, x[f]);
+  }
+
+  // best_constant
+  const D2 centre = truncated(clamp2((0.5 * (lo + hi) + 1.0) * 32767.5 + 0.5, 1.0, 65534.0));
+  D2 constant_code = centre - 1.0, constant_err = splat(1e300);
+  for (int c = -1; c <= 1; ++c) {
+    const D2 code = centre + static_cast<double>(c);
+    const D2 d = to_float(code * double{0.000030518044f} - 1.0);  // rotation_constant_value
+    const D2 e = max2(abs2(d - lo), abs2(d - hi));
+    const L2 better = e < constant_err;
+    constant_err = select(better, e, constant_err);
+    constant_code = select(better, code, constant_code);
+  }
+
+  // varying_component, first header.
+  const D2 k = base_codes(lo);
+  const D2 base = bases(k);
+  const D2 m = range_codes(hi, base);
+  // rotation_slope: two float products, each exact in double and rounded once.
+  const D2 slope = to_float(to_float(m * double{0.0078431377f}) * double{interpolant_scale(nbits)});
+  const L2 flat = slope <= 0.0;  // m = 0: every key decodes to the base
+  const D2 inv = 1.0 / select(flat, splat(1.0), slope);
+  const D2 top = splat(static_cast<double>((1u << nbits) - 1u));
+  // raw_codes, levels held as doubles.
+  auto level = [&](D2 y) {
+    D2 t = (y - base) * inv;
+    t = t < 0.0 ? splat(0.0) : t;
+    t = top < t ? top : t;
+    return truncated(t + 0.5);
+  };
+  auto decoded = [&](D2 r) { return to_float(r * slope + base); };
+  D2 r[component_lanes];
+  for (unsigned f = 0; f < component_lanes; ++f) r[f] = level(x[f]);
+  const L2 small = slope < 0x1p-16;
+  L2 raws_converged = ~L2{};
+  if ((small[0] | small[1]) != 0) {
+    // Each level moves until it maps back to itself, at most 4 times, as in raw_codes.
+    L2 converged[component_lanes];
+    for (unsigned f = 0; f < component_lanes; ++f) converged[f] = ~small;
+    for (int i = 0; i < 4; ++i) {
+      L2 all = ~L2{};
+      for (unsigned f = 0; f < component_lanes; ++f) {
+        const D2 again = level(decoded(r[f]));
+        const L2 same = again == r[f];
+        r[f] = select(converged[f], r[f], again);
+        converged[f] |= same;
+        all &= converged[f];
+      }
+      if ((all[0] & all[1]) != 0) break;
+    }
+    for (unsigned f = 0; f < component_lanes; ++f) raws_converged &= converged[f];
+  }
+  D2 value[component_lanes];
+  for (unsigned f = 0; f < component_lanes; ++f) value[f] = decoded(r[f]);
+  D2 rmin = r[0], rmax = r[0];
+  for (unsigned f = 1; f < component_lanes; ++f) {
+    rmin = min2(rmin, r[f]);
+    rmax = max2(rmax, r[f]);
+  }
+  // Settled at the first header, or handed over to the full search.
+  const D2 k2 = base_codes(decoded(rmin));
+  const D2 m2 = range_codes(decoded(rmax), bases(k2));
+  const L2 settled = (k2 == k) & (m2 == m);
+  D2 varying_err = splat(0.0);
+  for (unsigned f = 0; f < component_lanes; ++f)
+    varying_err = max2(varying_err, abs2(value[f] - x[f]));
+
+  // The choice of quantise_component; only its first two outcomes are taken here.
+  D2 dlo = value[0], dhi = value[0];
+  for (unsigned f = 1; f < component_lanes; ++f) {
+    dlo = min2(dlo, value[f]);
+    dhi = max2(dhi, value[f]);
+  }
+  const L2 take_constant = constant_err <= max2(varying_err, splat(const_half_quantum));
+  const L2 wide = 0.5 * (dhi - dlo) > 2 * const_half_quantum;
+  for (unsigned s = 0; s < 2; ++s) {
+    Component& c = out[first + s];
+    if (flat[s] || !settled[s]) {
+      c = quantise_one(rows, first + s, keys, nbits);
+    } else if (take_constant[s]) {
+      c = Component{};
+      c.constant = true;
+      c.reproduces = true;
+      c.header = static_cast<std::uint16_t>(constant_code[s]);
+      c.value.fill(rotation_constant_value(c.header));
+      c.err = constant_err[s];
+    } else if (!wide[s]) {
+      c = quantise_one(rows, first + s, keys, nbits);
+    } else {
+      c.constant = false;
+      c.reproduces = raws_converged[s] != 0;
+      c.header = static_cast<std::uint16_t>((static_cast<unsigned>(m[s]) << 8) |
+                                            static_cast<unsigned>(k[s]));
+      for (unsigned f = 0; f < component_lanes; ++f) {
+        c.raw[f] = f < keys ? static_cast<std::uint16_t>(r[f][s]) : std::uint16_t{0};
+        c.value[f] = static_cast<float>(value[f][s]);
+      }
+      c.err = varying_err[s];
+    }
+  }
+}
+
+}  // namespace
+
+void quantise_components(const double (*v)[4], unsigned keys, unsigned nbits, Component* out) {
+  const Rows rows{&v[0][0], 4};
+  if (nbits < 2) {
+    for (unsigned s = 0; s < 4; ++s) out[s] = quantise_one(rows, s, keys, nbits);
+    return;
+  }
+  quantise_pair(rows, 0, keys, nbits, out);
+  quantise_pair(rows, 2, keys, nbits, out);
+}
+
+}  // namespace mab::detail
