@@ -205,33 +205,6 @@ Component quantise_component(const double* v, unsigned keys, unsigned nbits) {
   return varying;
 }
 
-bool stored_exactly(const double* v, unsigned keys, unsigned nbits) {
-  const Span s = range_of(v);
-  // With lo < hi a constant misses one end, so only a varying form can have error 0, and
-  // quantise_component's varying form is varying_component's: when that settles on its first
-  // header with a non-zero error, the answer is no without the rest.
-  if (s.lo < s.hi) {
-    if (nbits == 1) return false;  // one base misses lo or hi as well
-    const unsigned k = base_code(s.lo);
-    const unsigned m = range_code(s.hi, rotation_base(static_cast<std::uint16_t>(k)));
-    const auto h = static_cast<std::uint16_t>((m << 8) | k);
-    const float base = rotation_base(h), slope = rotation_slope(h, nbits);
-    if (slope > 0.0f) {
-      std::array<std::uint16_t, 8> raw;
-      std::array<float, component_lanes> value;
-      raw_codes(v, base, slope, (1u << nbits) - 1u, raw, value);
-      const auto [rmin, rmax] = std::minmax_element(raw.begin(), raw.end());
-      const unsigned k2 = base_code(rotation_varying_value(base, slope, *rmin));
-      const unsigned m2 = range_code(rotation_varying_value(base, slope, *rmax),
-                                     rotation_base(static_cast<std::uint16_t>(k2)));
-      if (k2 == k && m2 == m)
-        for (unsigned f = 0; f < component_lanes; ++f)
-          if (double{value[f]} != v[f]) return false;
-    }
-  }
-  return quantise_component(v, keys, nbits).err == 0;
-}
-
 namespace {
 
 // Two components in lockstep, one per lane (lanes2.hpp): each lane computes exactly what the
@@ -255,6 +228,36 @@ inline D2 bases(D2 k) noexcept { return to_float(k * double{0.0078740157f} - 1.0
 inline D2 range_codes(D2 hi, D2 base) noexcept {
   return ceil_codes((hi - base) * 127.5 - step_tolerance);
 }
+
+// raw_codes' arithmetic for one header per lane.
+struct Levels {
+  D2 base, slope, inv, top;
+  D2 level(D2 y) const noexcept {
+    // t < 0 ? 0 : t, then top < t ? top : t
+    return truncated(min2(max2((y - base) * inv, splat(0.0)), top) + 0.5);
+  }
+  D2 decoded(D2 r) const noexcept { return to_float(r * slope + base); }
+  // Moves each level until it maps back to itself, at most 4 times, as raw_codes does; lanes
+  // set in `fixed` (slopes from 2^-16 up) already do. Returns the lanes where all of r did.
+  L2 converge(D2* r, unsigned n, L2 fixed) const noexcept {
+    L2 converged[component_lanes];
+    for (unsigned f = 0; f < n; ++f) converged[f] = fixed;
+    for (int i = 0; i < 4; ++i) {
+      L2 all = ~L2{};
+      for (unsigned f = 0; f < n; ++f) {
+        const D2 again = level(decoded(r[f]));
+        const L2 same = again == r[f];
+        r[f] = select(converged[f], r[f], again);
+        converged[f] |= same;
+        all &= converged[f];
+      }
+      if ((all[0] & all[1]) != 0) break;
+    }
+    L2 out = ~L2{};
+    for (unsigned f = 0; f < n; ++f) out &= converged[f];
+    return out;
+  }
+};
 
 // Keys by row: component s of key f is v[f * stride + s].
 struct Rows {
@@ -301,46 +304,22 @@ void quantise_pair(Rows rows, unsigned first, unsigned keys, unsigned nbits, Com
   const D2 slope = to_float(to_float(m * double{0.0078431377f}) * double{interpolant_scale(nbits)});
   const L2 flat = slope <= 0.0;  // m = 0: every key decodes to the base
   const D2 inv = 1.0 / select(flat, splat(1.0), slope);
-  const D2 top = splat(static_cast<double>((1u << nbits) - 1u));
-  // raw_codes, levels held as doubles.
-  auto level = [&](D2 y) {
-    D2 t = (y - base) * inv;
-    t = t < 0.0 ? splat(0.0) : t;
-    t = top < t ? top : t;
-    return truncated(t + 0.5);
-  };
-  auto decoded = [&](D2 r) { return to_float(r * slope + base); };
+  const Levels levels{base, slope, inv, splat(static_cast<double>((1u << nbits) - 1u))};
   D2 r[component_lanes];
-  for (unsigned f = 0; f < component_lanes; ++f) r[f] = level(x[f]);
+  for (unsigned f = 0; f < component_lanes; ++f) r[f] = levels.level(x[f]);
   const L2 small = slope < 0x1p-16;
-  L2 raws_converged = ~L2{};
-  if ((small[0] | small[1]) != 0) {
-    // Each level moves until it maps back to itself, at most 4 times, as in raw_codes.
-    L2 converged[component_lanes];
-    for (unsigned f = 0; f < component_lanes; ++f) converged[f] = ~small;
-    for (int i = 0; i < 4; ++i) {
-      L2 all = ~L2{};
-      for (unsigned f = 0; f < component_lanes; ++f) {
-        const D2 again = level(decoded(r[f]));
-        const L2 same = again == r[f];
-        r[f] = select(converged[f], r[f], again);
-        converged[f] |= same;
-        all &= converged[f];
-      }
-      if ((all[0] & all[1]) != 0) break;
-    }
-    for (unsigned f = 0; f < component_lanes; ++f) raws_converged &= converged[f];
-  }
+  const L2 raws_converged =
+      (small[0] | small[1]) != 0 ? levels.converge(r, component_lanes, ~small) : ~L2{};
   D2 value[component_lanes];
-  for (unsigned f = 0; f < component_lanes; ++f) value[f] = decoded(r[f]);
+  for (unsigned f = 0; f < component_lanes; ++f) value[f] = levels.decoded(r[f]);
   D2 rmin = r[0], rmax = r[0];
   for (unsigned f = 1; f < component_lanes; ++f) {
     rmin = min2(rmin, r[f]);
     rmax = max2(rmax, r[f]);
   }
   // Settled at the first header, or handed over to the full search.
-  const D2 k2 = base_codes(decoded(rmin));
-  const D2 m2 = range_codes(decoded(rmax), bases(k2));
+  const D2 k2 = base_codes(levels.decoded(rmin));
+  const D2 m2 = range_codes(levels.decoded(rmax), bases(k2));
   const L2 settled = (k2 == k) & (m2 == m);
   D2 varying_err = splat(0.0);
   for (unsigned f = 0; f < component_lanes; ++f)
@@ -391,6 +370,53 @@ void quantise_components(const double (*v)[4], unsigned keys, unsigned nbits, Co
   }
   quantise_pair(rows, 0, keys, nbits, out);
   quantise_pair(rows, 2, keys, nbits, out);
+}
+
+bool stored_exactly(const double* v, unsigned keys, unsigned nbits) {
+  // Keys two per vector here; range_of's minimum and maximum are order-free but for the sign
+  // of a zero, which no code depends on.
+  D2 x[component_lanes / 2];
+  for (unsigned p = 0; p < component_lanes / 2; ++p) x[p] = load(v + 2 * p);
+  D2 lo2 = x[0], hi2 = x[0];
+  for (unsigned p = 1; p < component_lanes / 2; ++p) {
+    lo2 = min2(lo2, x[p]);
+    hi2 = max2(hi2, x[p]);
+  }
+  const double lo = std::min(lo2[0], lo2[1]), hi = std::max(hi2[0], hi2[1]);
+  // With lo < hi a constant misses one end, so only a varying form can have error 0, and
+  // quantise_component's varying form is varying_component's: when that settles on its first
+  // header with a non-zero error, the answer is no without the rest.
+  if (lo < hi) {
+    if (nbits == 1) return false;  // one base misses lo or hi as well
+    const unsigned k = base_code(lo);
+    const unsigned m = range_code(hi, rotation_base(static_cast<std::uint16_t>(k)));
+    const auto h = static_cast<std::uint16_t>((m << 8) | k);
+    const float base = rotation_base(h), slope = rotation_slope(h, nbits);
+    if (slope > 0.0f) {
+      const Levels levels{splat(base), splat(slope), splat(1.0 / double{slope}),
+                          splat(static_cast<double>((1u << nbits) - 1u))};
+      D2 r[component_lanes / 2];
+      for (unsigned p = 0; p < component_lanes / 2; ++p) r[p] = levels.level(x[p]);
+      if (slope < 0x1p-16f) levels.converge(r, component_lanes / 2, L2{});
+      D2 rmin = r[0], rmax = r[0];
+      for (unsigned p = 1; p < component_lanes / 2; ++p) {
+        rmin = min2(rmin, r[p]);
+        rmax = max2(rmax, r[p]);
+      }
+      const auto code = [](double c) { return static_cast<std::uint16_t>(c); };
+      const unsigned k2 =
+          base_code(rotation_varying_value(base, slope, code(std::min(rmin[0], rmin[1]))));
+      const unsigned m2 =
+          range_code(rotation_varying_value(base, slope, code(std::max(rmax[0], rmax[1]))),
+                     rotation_base(static_cast<std::uint16_t>(k2)));
+      if (k2 == k && m2 == m) {
+        L2 same = ~L2{};
+        for (unsigned p = 0; p < component_lanes / 2; ++p) same &= levels.decoded(r[p]) == x[p];
+        if ((same[0] & same[1]) == 0) return false;
+      }
+    }
+  }
+  return quantise_component(v, keys, nbits).err == 0;
 }
 
 }  // namespace mab::detail

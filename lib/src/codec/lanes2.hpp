@@ -8,6 +8,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace mab::detail::lanes2 {
 
 using D2 = double __attribute__((vector_size(16)));
@@ -28,6 +32,11 @@ inline D2 load(const float* p) noexcept {
   std::memcpy(&x, p, sizeof x);
   return __builtin_convertvector(x, D2);
 }
+// Two floats, narrowed (exactly, for values that came from floats).
+inline void store(float* p, D2 x) noexcept {
+  const F2 y = __builtin_convertvector(x, F2);
+  std::memcpy(p, &y, sizeof y);
+}
 // Truncation toward zero, of values already clamped into int range.
 inline D2 truncated(D2 x) noexcept {
   return __builtin_convertvector(__builtin_convertvector(x, I2), D2);
@@ -36,13 +45,22 @@ inline D2 truncated(D2 x) noexcept {
 inline D2 to_float(D2 x) noexcept {
   return __builtin_convertvector(__builtin_convertvector(x, F2), D2);
 }
-// std::min, std::max and std::clamp, operand order included.
+// std::min, std::max and std::clamp, operand order included. On SSE2 spelt as minpd/maxpd,
+// which compute exactly b < a ? b : a and a < b ? b : a (compilers miss the pattern when an
+// operand is a constant).
+#if defined(__SSE2__)
+inline D2 min2(D2 a, D2 b) noexcept {
+  return reinterpret_cast<D2>(_mm_min_pd(reinterpret_cast<__m128d>(b), reinterpret_cast<__m128d>(a)));
+}
+inline D2 max2(D2 a, D2 b) noexcept {
+  return reinterpret_cast<D2>(_mm_max_pd(reinterpret_cast<__m128d>(b), reinterpret_cast<__m128d>(a)));
+}
+#else
 inline D2 min2(D2 a, D2 b) noexcept { return b < a ? b : a; }
 inline D2 max2(D2 a, D2 b) noexcept { return a < b ? b : a; }
+#endif
 inline D2 clamp2(D2 x, double lo, double hi) noexcept {
-  const D2 l = splat(lo), h = splat(hi);
-  x = x < l ? l : x;
-  return h < x ? h : x;
+  return min2(max2(x, splat(lo)), splat(hi));  // x < lo ? lo : (hi < x ? hi : x)
 }
 inline D2 abs2(D2 x) noexcept {
   return reinterpret_cast<D2>(reinterpret_cast<L2>(x) & 0x7FFFFFFFFFFFFFFF);

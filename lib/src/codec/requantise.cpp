@@ -183,30 +183,42 @@ struct WorstKey {
   double ratio() const noexcept { return diff / sum; }
 };
 
-// key_distance for all keys of cand.decoded, two keys per vector (lanes2.hpp); each key's sums
-// still add components 0..3 in order, so the values are key_distance's.
+// key_distance for keys f and f + 1 at once (lanes2.hpp), `d` holding their decoded
+// components; each key's sums still add components 0..3 in order, so the values are
+// key_distance's.
+struct PairDistance {
+  detail::lanes2::D2 diff, sum, norm2;
+};
+[[gnu::always_inline]] inline PairDistance pair_distance(const ChunkKeys& k, unsigned f,
+                           const detail::lanes2::D2* d) noexcept {
+  using namespace detail::lanes2;
+  D2 dn = splat(0.0), dot = splat(0.0);
+  for (unsigned i = 0; i < 4; ++i) {
+    dn += d[i] * d[i];
+    dot += load(&k.q[i][f]) * d[i];
+  }
+  const D2 root = {std::sqrt(dn[0]), std::sqrt(dn[1])};
+  const D2 scale = select(dot < 0.0, splat(-1.0), splat(1.0)) / root;
+  PairDistance out{splat(0.0), splat(0.0), dn};
+  for (unsigned i = 0; i < 4; ++i) {
+    const D2 a = load(&k.unit[i][f]), b = d[i] * scale;
+    out.diff += (a - b) * (a - b);
+    out.sum += (a + b) * (a + b);
+  }
+  return out;
+}
+
+// key_distance for all keys of cand.decoded.
 WorstKey measure(const ChunkKeys& k, Candidate& cand) noexcept {
   using namespace detail::lanes2;
   double diff[lanes], sum[lanes];
   for (unsigned f = 0; f < lanes; f += 2) {
     D2 d[4];
-    D2 dn = splat(0.0), dot = splat(0.0);
-    for (unsigned i = 0; i < 4; ++i) {
-      d[i] = load(&cand.decoded[i][f]);
-      dn += d[i] * d[i];
-      dot += load(&k.q[i][f]) * d[i];
-    }
-    const D2 root = {std::sqrt(dn[0]), std::sqrt(dn[1])};
-    const D2 scale = select(dot < 0.0, splat(-1.0), splat(1.0)) / root;
-    D2 df = splat(0.0), sm = splat(0.0);
-    for (unsigned i = 0; i < 4; ++i) {
-      const D2 a = load(&k.unit[i][f]), b = d[i] * scale;
-      df += (a - b) * (a - b);
-      sm += (a + b) * (a + b);
-    }
-    store(&diff[f], df);
-    store(&sum[f], sm);
-    store(&cand.norm2[f], dn);
+    for (unsigned i = 0; i < 4; ++i) d[i] = load(&cand.decoded[i][f]);
+    const PairDistance p = pair_distance(k, f, d);
+    store(&diff[f], p.diff);
+    store(&sum[f], p.sum);
+    store(&cand.norm2[f], p.norm2);
   }
   WorstKey worst;
   for (unsigned f = 0; f < k.count; ++f) worst.add({diff[f], sum[f], 0});
@@ -284,36 +296,57 @@ void evaluate_slots(const ChunkKeys& k, unsigned nbits, unsigned omitted, const 
   finish(k, nbits, omitted, slots, worst, cand);
 }
 
-// The same score key by key, giving up (false) once the candidate cannot be better than
-// `rival`; the running maximum picks keys by rounded products, so the bound keeps a margin far
-// above their rounding.
+// The same score key by key, two keys at a time, giving up (false) once the candidate cannot
+// be better than `rival`; the running maximum picks keys by rounded products, so the bound
+// keeps a margin far above their rounding.
 bool evaluate_against(const ChunkKeys& k, unsigned nbits, unsigned omitted,
                       const Component* slots, const Candidate& rival, Candidate& cand) {
+  using namespace detail::lanes2;
   const StoredSlots st(slots, omitted);
   const bool bounded = rival.overflow == 0;
   const double bound = rival.ratio * (1.0 + 1e-9);
   cand.overflow = 0;
   WorstKey worst;
-  for (unsigned f = 0; f < k.count; ++f) {
-    const float v0 = st.value[0][f], v1 = st.value[1][f], v2 = st.value[2][f];
-    const double s = detail::stored_sum_of_squares(v0, v1, v2);
-    const bool negate = std::signbit(k.q[omitted][f]);
-    float d[4];
-    if (s <= 1.0) {
-      d[st.slot[0]] = v0;
-      d[st.slot[1]] = v1;
-      d[st.slot[2]] = v2;
-      d[omitted] = detail::omitted_value(s, negate);
-    } else {
+  // Keys two at a time; a key past the end is a copy of the last one, scored but not counted.
+  for (unsigned f = 0; f < k.count; f += 2) {
+    const unsigned n = std::min(2u, k.count - f);
+    const D2 v[3] = {load(&st.value[0][f]), load(&st.value[1][f]), load(&st.value[2][f])};
+    const D2 s = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];  // detail::stored_sum_of_squares
+    if (s[0] > 1.0 || (n == 2 && s[1] > 1.0)) {
+      // Decision D2 renormalises these keys: key by key, as decode_block does.
       if (bounded) return false;
-      cand.overflow = static_cast<std::uint8_t>(cand.overflow | (1u << f));
-      const Quat q = detail::assemble_key(v0, v1, v2, s, omitted, negate);
-      for (unsigned i = 0; i < 4; ++i) d[i] = q[i];
+      for (unsigned g = f; g < f + n; ++g) {
+        const double sg = s[g - f];
+        const bool negate = std::signbit(k.q[omitted][g]);
+        const Quat q = sg > 1.0 ? detail::assemble_key(st.value[0][g], st.value[1][g],
+                                                       st.value[2][g], sg, omitted, negate)
+                                : Quat{};
+        float d[4];
+        if (sg > 1.0) {
+          cand.overflow = static_cast<std::uint8_t>(cand.overflow | (1u << g));
+          for (unsigned i = 0; i < 4; ++i) d[i] = q[i];
+        } else {
+          d[st.slot[0]] = st.value[0][g];
+          d[st.slot[1]] = st.value[1][g];
+          d[st.slot[2]] = st.value[2][g];
+          d[omitted] = detail::omitted_value(sg, negate);
+        }
+        for (unsigned i = 0; i < 4; ++i) cand.decoded[i][g] = d[i];
+        const KeyDistance distance = key_distance(k, g, d);
+        cand.norm2[g] = distance.norm2;
+        worst.add(distance);
+      }
+      continue;
     }
-    for (unsigned i = 0; i < 4; ++i) cand.decoded[i][f] = d[i];
-    const KeyDistance distance = key_distance(k, f, d);
-    cand.norm2[f] = distance.norm2;
-    worst.add(distance);
+    D2 d[4];
+    for (unsigned j = 0; j < 3; ++j) d[st.slot[j]] = v[j];
+    d[omitted] = D2{detail::omitted_value(s[0], std::signbit(k.q[omitted][f])),
+                    detail::omitted_value(s[1], std::signbit(k.q[omitted][f + 1]))};
+    for (unsigned i = 0; i < 4; ++i) store(&cand.decoded[i][f], d[i]);
+    const PairDistance p = pair_distance(k, f, d);
+    store(&cand.norm2[f], p.norm2);
+    worst.add({p.diff[0], p.sum[0], 0});
+    if (n == 2) worst.add({p.diff[1], p.sum[1], 0});
     if (bounded && worst.diff > bound * worst.sum) return false;
   }
   finish(k, nbits, omitted, slots, worst, cand);
