@@ -62,13 +62,17 @@ bool usable(double n2) noexcept { return std::isfinite(n2) && n2 > 0; }
 // stored components bit-exact, which the fixed-point property relies on.
 bool near_unit(double n2) noexcept { return std::fabs(std::sqrt(n2) - 1.0) <= 1e-6; }
 
-// `first` is the track index of keys[0], for error reports.
-Status load_keys(std::span<const Quat> keys, std::size_t first, ChunkKeys& k) {
+// `first` is the track index of keys[0], for error reports. Keys whose bit is set in `negate`
+// are taken negated (exactly: a float's sign flips).
+Status load_keys(std::span<const Quat> keys, std::size_t first, ChunkKeys& k,
+                 unsigned negate = 0) {
   const auto count = static_cast<unsigned>(keys.size());
   k.count = count;
   for (unsigned f = 0; f < lanes; ++f) {
-    const Quat& key = keys[std::min(f, count - 1)];
-    const double c[4] = {key.x, key.y, key.z, key.w};
+    const unsigned g = std::min(f, count - 1);
+    const Quat& key = keys[g];
+    const double sign = (negate >> g) & 1u ? -1.0 : 1.0;
+    const double c[4] = {sign * key.x, sign * key.y, sign * key.z, sign * key.w};
     for (unsigned i = 0; i < 4; ++i) k.q[i][f] = k.by_key[f][i] = c[i];
   }
   double n2[lanes];
@@ -417,12 +421,12 @@ bool shown_fixed_point(const Candidate& best, const Component* slots, unsigned c
     if (slot != w && !slots[slot].reproduces) return false;
   for (unsigned f = 0; f < count; ++f)
     if (!usable(best.norm2[f]) || !near_unit(best.norm2[f])) return false;  // load_keys would change them
-  for (unsigned f = 0; f < count; ++f) {
-    unsigned zeros = 0;
-    for (unsigned slot = 0; slot < 4; ++slot)
-      if (slot != w && best.decoded[slot][f] == 0.0f) ++zeros;
-    if (zeros >= 2) return false;
-  }
+  unsigned zeros[lanes] = {};
+  for (unsigned slot = 0; slot < 4; ++slot)
+    if (slot != w)
+      for (unsigned f = 0; f < lanes; ++f) zeros[f] += best.decoded[slot][f] == 0.0f ? 1u : 0u;
+  for (unsigned f = 0; f < count; ++f)
+    if (zeros[f] >= 2) return false;
   return true;
 }
 
@@ -579,19 +583,37 @@ Status check_chunk_args(std::size_t keys, unsigned nbits) {
   return {};
 }
 
+// Dot product of two keys in double, components in order, as make_hemisphere_continuous takes it.
+double key_dot(const Quat& a, const Quat& b) noexcept {
+  return double{a.x} * double{b.x} + double{a.y} * double{b.y} + double{a.z} * double{b.z} +
+         double{a.w} * double{b.w};
+}
+
 // Quantises all chunks; stops early (returning the partial error) once a chunk exceeds
-// `stop_above`, which choose_bit_depth uses to reject a depth quickly.
-Result<QuantisedTrack> quantise_keys(const std::vector<Quat>& keys, unsigned nbits,
+// `stop_above`, which choose_bit_depth uses to reject a depth quickly. With `continuous`, the
+// keys are taken as make_hemisphere_continuous would leave them, without copying them: it
+// negates key f when its dot product with key f - 1 as left (negated or not) is below 0, and
+// negating a key negates that product exactly.
+Result<QuantisedTrack> quantise_keys(std::span<const Quat> keys, bool continuous, unsigned nbits,
                                      double stop_above) {
   QuantisedTrack out;
   out.nbits = nbits;
   const auto count = static_cast<std::uint32_t>(keys.size());
   out.chunks.reserve(chunk_count(count));
+  bool flipped = false;  // whether the previous key is taken negated
   for (std::size_t c = 0; c < chunk_count(count); ++c) {
     const unsigned n = chunk_key_count(count, c);
-    ChunkKeys k;
     const std::size_t first = c * keys_per_chunk;
-    MAB_TRY(load_keys(std::span<const Quat>(keys).subspan(first, n), first, k));
+    unsigned negate = 0;
+    for (unsigned f = 0; continuous && f < n; ++f) {
+      const std::size_t g = first + f;
+      if (g == 0) continue;
+      const double d = key_dot(keys[g], keys[g - 1]);
+      flipped = flipped ? d > 0 : d < 0;
+      if (flipped) negate |= 1u << f;
+    }
+    ChunkKeys k;
+    MAB_TRY(load_keys(keys.subspan(first, n), first, k, negate));
     const QuantisedChunk chunk = quantise_stable(k, nbits);
     out.chunks.push_back(chunk.codes);
     out.max_error_deg = std::max(out.max_error_deg, chunk.max_error_deg);
@@ -607,12 +629,8 @@ bool key_renormalised(const BoneChunkCodes& codes, unsigned key, unsigned nbits)
 }
 
 void make_hemisphere_continuous(std::span<Quat> keys) noexcept {
-  for (std::size_t f = 1; f < keys.size(); ++f) {
-    double dot = 0;
-    for (unsigned i = 0; i < 4; ++i) dot += double{keys[f][i]} * double{keys[f - 1][i]};
-    if (dot < 0)
-      for (unsigned i = 0; i < 4; ++i) keys[f][i] = -keys[f][i];
-  }
+  for (std::size_t f = 1; f < keys.size(); ++f)
+    if (key_dot(keys[f], keys[f - 1]) < 0) keys[f] = {-keys[f].x, -keys[f].y, -keys[f].z, -keys[f].w};
 }
 
 Result<QuantisedChunk> quantise_chunk(std::span<const Quat> keys, unsigned nbits) {
@@ -626,9 +644,7 @@ Result<QuantisedTrack> quantise_track(std::span<const Quat> keys, unsigned nbits
   MAB_TRY(check_chunk_args(1, nbits));
   if (keys.size() > 0xFFFFFFFFu)
     return make_error(ErrorCode::invalid_argument, no_offset, "keys", "too many keys");
-  std::vector<Quat> k(keys.begin(), keys.end());
-  make_hemisphere_continuous(k);
-  return quantise_keys(k, nbits, 1e300);
+  return quantise_keys(keys, true, nbits, 1e300);
 }
 
 Result<QuantisedTrack> choose_bit_depth(std::span<const Quat> keys, double max_error_deg) {
@@ -637,10 +653,10 @@ Result<QuantisedTrack> choose_bit_depth(std::span<const Quat> keys, double max_e
   std::vector<Quat> k(keys.begin(), keys.end());
   make_hemisphere_continuous(k);
   for (unsigned nbits = 1; nbits < 16; ++nbits) {
-    MAB_ASSIGN(QuantisedTrack t, quantise_keys(k, nbits, max_error_deg));
+    MAB_ASSIGN(QuantisedTrack t, quantise_keys(k, false, nbits, max_error_deg));
     if (t.max_error_deg <= max_error_deg) return t;
   }
-  return quantise_keys(k, 16, 1e300);
+  return quantise_keys(k, false, 16, 1e300);
 }
 
 Result<RotationStream> build_rotation_stream(std::span<const QuantisedTrack> tracks,
