@@ -284,18 +284,6 @@ void quantise_pair(Rows rows, unsigned first, unsigned keys, unsigned nbits, Com
     hi = max2(hi, x[f]);
   }
 
-  // best_constant
-  const D2 centre = truncated(clamp2((0.5 * (lo + hi) + 1.0) * 32767.5 + 0.5, 1.0, 65534.0));
-  D2 constant_code = centre - 1.0, constant_err = splat(1e300);
-  for (int c = -1; c <= 1; ++c) {
-    const D2 code = centre + static_cast<double>(c);
-    const D2 d = to_float(code * double{0.000030518044f} - 1.0);  // rotation_constant_value
-    const D2 e = max2(abs2(d - lo), abs2(d - hi));
-    const L2 better = e < constant_err;
-    constant_err = select(better, e, constant_err);
-    constant_code = select(better, code, constant_code);
-  }
-
   // varying_component, first header.
   const D2 k = base_codes(lo);
   const D2 base = bases(k);
@@ -325,14 +313,39 @@ void quantise_pair(Rows rows, unsigned first, unsigned keys, unsigned nbits, Com
   for (unsigned f = 0; f < component_lanes; ++f)
     varying_err = max2(varying_err, abs2(value[f] - x[f]));
 
-  // The choice of quantise_component; only its first two outcomes are taken here.
-  D2 dlo = value[0], dhi = value[0];
-  for (unsigned f = 1; f < component_lanes; ++f) {
-    dlo = min2(dlo, value[f]);
-    dhi = max2(dhi, value[f]);
+  // The choice of quantise_component; only its first two outcomes are taken here. A constant
+  // misses lo or hi by at least half the spread, so where that half exceeds the varying error
+  // (the factor covers rounding) no constant is taken and best_constant need not run.
+  const D2 half_spread = 0.5 * (hi - lo) * (1.0 - 1e-9);
+  const D2 varying_or_half_step = max2(varying_err, splat(const_half_quantum));
+  L2 take_constant = L2{};
+  D2 constant_code = splat(0.0), constant_err = splat(0.0);
+  if (((half_spread[0] > varying_or_half_step[0]) & (half_spread[1] > varying_or_half_step[1])) == 0) {
+    // best_constant
+    const D2 centre = truncated(clamp2((0.5 * (lo + hi) + 1.0) * 32767.5 + 0.5, 1.0, 65534.0));
+    constant_code = centre - 1.0;
+    constant_err = splat(1e300);
+    for (int c = -1; c <= 1; ++c) {
+      const D2 code = centre + static_cast<double>(c);
+      const D2 d = to_float(code * double{0.000030518044f} - 1.0);  // rotation_constant_value
+      const D2 e = max2(abs2(d - lo), abs2(d - hi));
+      const L2 better = e < constant_err;
+      constant_err = select(better, e, constant_err);
+      constant_code = select(better, code, constant_code);
+    }
+    take_constant = constant_err <= varying_or_half_step;
   }
-  const L2 take_constant = constant_err <= max2(varying_err, splat(const_half_quantum));
-  const L2 wide = 0.5 * (dhi - dlo) > 2 * const_half_quantum;
+  // The decoded values spread at least hi - lo less twice the varying error, so most pairs
+  // are wide without looking at them.
+  L2 wide = half_spread - varying_err > 2 * const_half_quantum;
+  if ((wide[0] & wide[1]) == 0) {
+    D2 dlo = value[0], dhi = value[0];
+    for (unsigned f = 1; f < component_lanes; ++f) {
+      dlo = min2(dlo, value[f]);
+      dhi = max2(dhi, value[f]);
+    }
+    wide = 0.5 * (dhi - dlo) > 2 * const_half_quantum;
+  }
   for (unsigned s = 0; s < 2; ++s) {
     Component& c = out[first + s];
     if (flat[s] || !settled[s]) {
@@ -352,9 +365,10 @@ void quantise_pair(Rows rows, unsigned first, unsigned keys, unsigned nbits, Com
       c.header = static_cast<std::uint16_t>((static_cast<unsigned>(m[s]) << 8) |
                                             static_cast<unsigned>(k[s]));
       for (unsigned f = 0; f < component_lanes; ++f) {
-        c.raw[f] = f < keys ? static_cast<std::uint16_t>(r[f][s]) : std::uint16_t{0};
+        c.raw[f] = static_cast<std::uint16_t>(r[f][s]);
         c.value[f] = static_cast<float>(value[f][s]);
       }
+      for (unsigned f = keys; f < component_lanes; ++f) c.raw[f] = 0;
       c.err = varying_err[s];
     }
   }
