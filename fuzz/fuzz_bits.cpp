@@ -2,7 +2,7 @@
 // model, for arbitrary widths (0..63, so the > 32 failure path too) and alignments.
 //
 // Input: a mode byte, then
-//   mode even: a stream length byte, the stream, then reader ops (read / skip);
+//   mode even: a stream length byte, the stream, then reader ops (read / read_many / skip);
 //   mode odd:  writer ops (write / align / append), then the same ops are read back.
 #include "harness_util.hpp"
 
@@ -108,7 +108,14 @@ void reader_against_model(fuzz::Input& in) {
   ModelReader m{stream};
   while (!in.empty()) {
     const std::uint8_t op = in.u8();
-    if (op < 0xE0) {
+    if (op >= 0xD0 && op < 0xE0) {
+      // read_many: up to 8 values of 0..16 bits, each as the model reads it.
+      const unsigned width = in.u8() % 17u, count = (op & 15u) % 9u;
+      std::uint16_t got[8] = {};
+      r.read_many(width, count, got);
+      for (unsigned i = 0; i < count; ++i)
+        check(got[i] == m.read(width), "BitReader::read_many value");
+    } else if (op < 0xE0) {
       // Widths 0..63: above 32 must fail like an overrun.
       const unsigned width = op & 63u;
       const std::uint32_t got = r.read(width);

@@ -91,6 +91,40 @@ TEST(BitIo, RandomStreamsMatchReference) {
   }
 }
 
+// read_many against the same number of read() calls: values, positions and failures, at
+// every alignment, widths 0..16 and counts 0..8, in the fast region, across its end and past
+// the end of the buffer, and after a failure.
+TEST(BitIo, ReadManyIsRepeatedRead) {
+  std::mt19937_64 rng(31);
+  int fast = 0, tail = 0, failed = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    std::vector<std::uint8_t> data(rng() % 40);
+    for (auto& b : data) b = static_cast<std::uint8_t>(rng());
+    mab::BitReader a(data), b(data);
+    const auto lead = static_cast<unsigned>(rng() % 24);
+    a.read(lead);
+    b.read(lead);
+    for (int run = 0; run < 4; ++run) {
+      const auto nbits = static_cast<unsigned>(rng() % 17), count = static_cast<unsigned>(rng() % 9);
+      const bool in_fast = (a.bit_position() + std::uint64_t{nbits} * count) / 8 + 8 <= data.size();
+      std::uint16_t got[8] = {};
+      a.read_many(nbits, count, got);
+      for (unsigned i = 0; i < count; ++i)
+        ASSERT_EQ(got[i], b.read(nbits)) << "trial " << trial << " run " << run << " value " << i;
+      ASSERT_EQ(a.bit_position(), b.bit_position()) << "trial " << trial;
+      ASSERT_EQ(a.ok(), b.ok()) << "trial " << trial;
+      if (!a.ok()) {
+        ASSERT_EQ(a.overrun_bit(), b.overrun_bit()) << "trial " << trial;
+      }
+      (!b.ok() ? failed : in_fast ? fast : tail)++;
+    }
+  }
+  // Every path was taken many times.
+  EXPECT_GT(fast, 5000);
+  EXPECT_GT(tail, 5000);
+  EXPECT_GT(failed, 5000);
+}
+
 TEST(BitIo, ZeroWidthIsANoOp) {
   const std::vector<std::uint8_t> data{0xFF};
   mab::BitReader r(data);

@@ -39,6 +39,22 @@ class BitReader {
     return read_slow(nbits);
   }
 
+  // `count` values of `nbits` (at most 16) each into out[0..count): the same values, position
+  // and failure as that many read() calls. When the whole run lies in the fast region, the
+  // bounds are checked once for it instead of once per value.
+  void read_many(unsigned nbits, unsigned count, std::uint16_t* out) noexcept {
+    const std::uint64_t end_byte = (pos_ + std::uint64_t{nbits} * count) >> 3;
+    if (nbits <= 16 && end_byte < fast_end_) [[likely]] {
+      const std::uint64_t mask = (std::uint64_t{1} << nbits) - 1;
+      std::uint64_t p = pos_;
+      for (unsigned i = 0; i < count; ++i, p += nbits)
+        out[i] = static_cast<std::uint16_t>((load_le64(data_ + (p >> 3)) >> (p & 7)) & mask);
+      pos_ = p;
+      return;
+    }
+    for (unsigned i = 0; i < count; ++i) out[i] = static_cast<std::uint16_t>(read(nbits));
+  }
+
   // Advances without reading; past the end it fails like read().
   void skip(std::uint64_t nbits) noexcept;
 

@@ -279,9 +279,7 @@ Result<RotationStream> decode_rotation_stream(std::span<const std::uint8_t> sect
       if (k.has_signs()) k.signs = static_cast<std::uint8_t>(r.read(keys));
       for (unsigned j = 0; j < 3; ++j) {
         k.headers[j] = static_cast<std::uint16_t>(r.read(16));
-        if (!k.is_constant(j))
-          for (unsigned f = 0; f < keys; ++f)
-            k.raw[j][f] = static_cast<std::uint16_t>(r.read(nbits));
+        if (!k.is_constant(j)) r.read_many(nbits, keys, k.raw[j].data());
       }
       if (!r.ok()) [[unlikely]] {
         return r
