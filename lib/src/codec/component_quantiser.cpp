@@ -259,23 +259,18 @@ struct Levels {
   }
 };
 
-// Keys by row: component s of key f is v[f * stride + s].
-struct Rows {
-  const double* v;
-  unsigned stride;
-};
-
-// quantise_component on column s.
-Component quantise_one(Rows rows, unsigned s, unsigned keys, unsigned nbits) {
+// quantise_component on component s of keys v[f][0..3].
+Component quantise_one(const double (*v)[4], unsigned s, unsigned keys, unsigned nbits) {
   double column[component_lanes];
-  for (unsigned f = 0; f < component_lanes; ++f) column[f] = rows.v[f * rows.stride + s];
+  for (unsigned f = 0; f < component_lanes; ++f) column[f] = v[f][s];
   return quantise_component(column, keys, nbits);
 }
 
 // quantise_component on columns `first` and `first + 1`.
-void quantise_pair(Rows rows, unsigned first, unsigned keys, unsigned nbits, Component* out) {
+void quantise_pair(const double (*v)[4], unsigned first, unsigned keys, unsigned nbits,
+                   Component* out) {
   D2 x[component_lanes];
-  for (unsigned f = 0; f < component_lanes; ++f) x[f] = load(&rows.v[f * rows.stride + first]);
+  for (unsigned f = 0; f < component_lanes; ++f) x[f] = load(&v[f][first]);
 
   // range_of
   D2 lo = x[0], hi = x[0];
@@ -349,7 +344,7 @@ void quantise_pair(Rows rows, unsigned first, unsigned keys, unsigned nbits, Com
   for (unsigned s = 0; s < 2; ++s) {
     Component& c = out[first + s];
     if (flat[s] || !settled[s]) {
-      c = quantise_one(rows, first + s, keys, nbits);
+      c = quantise_one(v, first + s, keys, nbits);
     } else if (take_constant[s]) {
       c = Component{};
       c.constant = true;
@@ -358,7 +353,7 @@ void quantise_pair(Rows rows, unsigned first, unsigned keys, unsigned nbits, Com
       c.value.fill(rotation_constant_value(c.header));
       c.err = constant_err[s];
     } else if (!wide[s]) {
-      c = quantise_one(rows, first + s, keys, nbits);
+      c = quantise_one(v, first + s, keys, nbits);
     } else {
       c.constant = false;
       c.reproduces = raws_converged[s] != 0;
@@ -377,13 +372,12 @@ void quantise_pair(Rows rows, unsigned first, unsigned keys, unsigned nbits, Com
 }  // namespace
 
 void quantise_components(const double (*v)[4], unsigned keys, unsigned nbits, Component* out) {
-  const Rows rows{&v[0][0], 4};
   if (nbits < 2) {
-    for (unsigned s = 0; s < 4; ++s) out[s] = quantise_one(rows, s, keys, nbits);
+    for (unsigned s = 0; s < 4; ++s) out[s] = quantise_one(v, s, keys, nbits);
     return;
   }
-  quantise_pair(rows, 0, keys, nbits, out);
-  quantise_pair(rows, 2, keys, nbits, out);
+  quantise_pair(v, 0, keys, nbits, out);
+  quantise_pair(v, 2, keys, nbits, out);
 }
 
 bool stored_exactly(const double* v, unsigned keys, unsigned nbits) {

@@ -321,20 +321,10 @@ bool evaluate_against(const ChunkKeys& k, unsigned nbits, unsigned omitted,
       if (bounded) return false;
       for (unsigned g = f; g < f + n; ++g) {
         const double sg = s[g - f];
-        const bool negate = std::signbit(k.q[omitted][g]);
-        const Quat q = sg > 1.0 ? detail::assemble_key(st.value[0][g], st.value[1][g],
-                                                       st.value[2][g], sg, omitted, negate)
-                                : Quat{};
-        float d[4];
-        if (sg > 1.0) {
-          cand.overflow = static_cast<std::uint8_t>(cand.overflow | (1u << g));
-          for (unsigned i = 0; i < 4; ++i) d[i] = q[i];
-        } else {
-          d[st.slot[0]] = st.value[0][g];
-          d[st.slot[1]] = st.value[1][g];
-          d[st.slot[2]] = st.value[2][g];
-          d[omitted] = detail::omitted_value(sg, negate);
-        }
+        if (sg > 1.0) cand.overflow = static_cast<std::uint8_t>(cand.overflow | (1u << g));
+        const Quat q = detail::assemble_key(st.value[0][g], st.value[1][g], st.value[2][g], sg,
+                                            omitted, std::signbit(k.q[omitted][g]));
+        const float d[4] = {q.x, q.y, q.z, q.w};
         for (unsigned i = 0; i < 4; ++i) cand.decoded[i][g] = d[i];
         const KeyDistance distance = key_distance(k, g, d);
         cand.norm2[g] = distance.norm2;
