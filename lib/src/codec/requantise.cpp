@@ -32,7 +32,7 @@ constexpr unsigned lanes = keys_per_chunk;
 struct ChunkKeys {
   unsigned count = 0;
   double q[4][lanes];       // the keys, unit to within 1e-6
-  double unit[4][lanes];    // q times the key's inverse norm, for key_distance
+  double unit[4][lanes];    // q times the key's inverse norm, for pair_distance
   double by_key[lanes][4];  // q transposed, for detail::quantise_components
   // Pads q and refreshes by_key; called after every change to q.
   void pad() noexcept {
@@ -152,44 +152,23 @@ BoneChunkCodes assemble_codes(const ChunkKeys& k, unsigned omitted, const Compon
   return c;
 }
 
-// How far decoded key d is from key f: diff = |a - b|^2 and sum = |a + b|^2 of both normalised,
-// as angular_error_deg does (the atan2 form is exact only for unit quaternions, and decoded
-// ones are unit only to float precision).
-struct KeyDistance {
-  double diff, sum, norm2;
-};
-inline KeyDistance key_distance(const ChunkKeys& k, unsigned f, const float* d) noexcept {
-  double dn = 0, dot = 0;
-  for (unsigned i = 0; i < 4; ++i) {
-    dn += double{d[i]} * double{d[i]};
-    dot += k.q[i][f] * double{d[i]};
-  }
-  const double scale = (dot < 0 ? -1.0 : 1.0) / std::sqrt(dn);
-  KeyDistance r{0, 0, dn};
-  for (unsigned i = 0; i < 4; ++i) {
-    const double a = k.unit[i][f], b = double{d[i]} * scale;
-    r.diff += (a - b) * (a - b);
-    r.sum += (a + b) * (a + b);
-  }
-  return r;
-}
-
 // Running maximum of diff/sum over keys; same hemisphere, so sum >= 2, and keys are compared
 // without dividing.
 struct WorstKey {
   double diff = 0, sum = 1;
-  void add(KeyDistance k) noexcept {
-    if (k.diff * sum > diff * k.sum) {
-      diff = k.diff;
-      sum = k.sum;
+  void add(double key_diff, double key_sum) noexcept {
+    if (key_diff * sum > diff * key_sum) {
+      diff = key_diff;
+      sum = key_sum;
     }
   }
   double ratio() const noexcept { return diff / sum; }
 };
 
-// key_distance for keys f and f + 1 at once (lanes2.hpp), `d` holding their decoded
-// components; each key's sums still add components 0..3 in order, so the values are
-// key_distance's.
+// How far decoded keys f and f + 1 are from the keys, two lanes at once (lanes2.hpp), `d`
+// holding their decoded components: diff = |a - b|^2 and sum = |a + b|^2 of both normalised,
+// as angular_error_deg does (the atan2 form is exact only for unit quaternions, and decoded
+// ones are unit only to float precision). Each lane adds components 0..3 in order.
 struct PairDistance {
   detail::lanes2::D2 diff, sum, norm2;
 };
@@ -212,7 +191,7 @@ struct PairDistance {
   return out;
 }
 
-// key_distance for all keys of cand.decoded.
+// pair_distance for all keys of cand.decoded.
 WorstKey measure(const ChunkKeys& k, Candidate& cand) noexcept {
   using namespace detail::lanes2;
   double diff[lanes], sum[lanes];
@@ -225,7 +204,7 @@ WorstKey measure(const ChunkKeys& k, Candidate& cand) noexcept {
     store(&cand.norm2[f], p.norm2);
   }
   WorstKey worst;
-  for (unsigned f = 0; f < k.count; ++f) worst.add({diff[f], sum[f], 0});
+  for (unsigned f = 0; f < k.count; ++f) worst.add(diff[f], sum[f]);
   return worst;
 }
 
@@ -316,31 +295,27 @@ bool evaluate_against(const ChunkKeys& k, unsigned nbits, unsigned omitted,
     const unsigned n = std::min(2u, k.count - f);
     const D2 v[3] = {load(&st.value[0][f]), load(&st.value[1][f]), load(&st.value[2][f])};
     const D2 s = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];  // detail::stored_sum_of_squares
+    D2 d[4];
     if (s[0] > 1.0 || (n == 2 && s[1] > 1.0)) {
       // Decision D2 renormalises these keys: key by key, as decode_block does.
       if (bounded) return false;
-      for (unsigned g = f; g < f + n; ++g) {
+      for (unsigned g = f; g < f + 2; ++g) {
         const double sg = s[g - f];
-        if (sg > 1.0) cand.overflow = static_cast<std::uint8_t>(cand.overflow | (1u << g));
+        if (g < k.count && sg > 1.0) cand.overflow = static_cast<std::uint8_t>(cand.overflow | (1u << g));
         const Quat q = detail::assemble_key(st.value[0][g], st.value[1][g], st.value[2][g], sg,
                                             omitted, std::signbit(k.q[omitted][g]));
-        const float d[4] = {q.x, q.y, q.z, q.w};
-        for (unsigned i = 0; i < 4; ++i) cand.decoded[i][g] = d[i];
-        const KeyDistance distance = key_distance(k, g, d);
-        cand.norm2[g] = distance.norm2;
-        worst.add(distance);
+        for (unsigned i = 0; i < 4; ++i) d[i][g - f] = q[i];
       }
-      continue;
+    } else {
+      for (unsigned j = 0; j < 3; ++j) d[st.slot[j]] = v[j];
+      d[omitted] = D2{detail::omitted_value(s[0], std::signbit(k.q[omitted][f])),
+                      detail::omitted_value(s[1], std::signbit(k.q[omitted][f + 1]))};
     }
-    D2 d[4];
-    for (unsigned j = 0; j < 3; ++j) d[st.slot[j]] = v[j];
-    d[omitted] = D2{detail::omitted_value(s[0], std::signbit(k.q[omitted][f])),
-                    detail::omitted_value(s[1], std::signbit(k.q[omitted][f + 1]))};
     for (unsigned i = 0; i < 4; ++i) store(&cand.decoded[i][f], d[i]);
     const PairDistance p = pair_distance(k, f, d);
     store(&cand.norm2[f], p.norm2);
-    worst.add({p.diff[0], p.sum[0], 0});
-    if (n == 2) worst.add({p.diff[1], p.sum[1], 0});
+    worst.add(p.diff[0], p.sum[0]);
+    if (n == 2) worst.add(p.diff[1], p.sum[1]);
     if (bounded && worst.diff > bound * worst.sum) return false;
   }
   finish(k, nbits, omitted, slots, worst, cand);
