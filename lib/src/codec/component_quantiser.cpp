@@ -173,16 +173,24 @@ Component varying_component(const double* v, unsigned nbits, Span s) {
   return out;
 }
 
+// A constant's decode is one value whose own nearest constant is itself, at error 0.
+Component constant_component(std::uint16_t header, double err) {
+  Component c;
+  c.constant = true;
+  c.reproduces = true;
+  c.header = header;
+  c.value.fill(rotation_constant_value(header));
+  c.err = err;
+  return c;
+}
+
 }  // namespace
 
 Component quantise_component(const double* v, unsigned keys, unsigned nbits) {
   const Span s = range_of(v);
-  Component constant;
-  constant.constant = true;
-  // A constant's decode is one value whose own nearest constant is itself, at error 0.
-  constant.reproduces = true;
-  constant.header = best_constant(s, constant.err);
-  constant.value.fill(rotation_constant_value(constant.header));
+  double constant_err = 0;
+  const std::uint16_t constant_header = best_constant(s, constant_err);
+  const Component constant = constant_component(constant_header, constant_err);
   Component varying = varying_component(v, nbits, s);
   for (unsigned f = keys; f < component_lanes; ++f) varying.raw[f] = 0;
   // A constant saves n*F bits; take it whenever it is no worse than the varying form or
@@ -346,12 +354,7 @@ void quantise_pair(const double (*v)[4], unsigned first, unsigned keys, unsigned
     if (flat[s] || !settled[s]) {
       c = quantise_one(v, first + s, keys, nbits);
     } else if (take_constant[s]) {
-      c = Component{};
-      c.constant = true;
-      c.reproduces = true;
-      c.header = static_cast<std::uint16_t>(constant_code[s]);
-      c.value.fill(rotation_constant_value(c.header));
-      c.err = constant_err[s];
+      c = constant_component(static_cast<std::uint16_t>(constant_code[s]), constant_err[s]);
     } else if (!wide[s]) {
       c = quantise_one(v, first + s, keys, nbits);
     } else {
