@@ -28,11 +28,9 @@ class BitReader {
   // Precondition-free: nbits > 32 fails the reader like an overrun.
   std::uint32_t read(unsigned nbits) noexcept {
     const std::uint64_t byte = pos_ >> 3;
-    // Decode hot path: one unaligned 64-bit load covers shift (<= 7) + 32 bits.
+    // Decode hot path: this one check, then one load (bits_at).
     if (byte < fast_end_ && nbits <= 32) [[likely]] {
-      const std::uint64_t word = load_le64(data_ + byte);
-      const std::uint64_t mask = (std::uint64_t{1} << nbits) - 1;
-      const auto value = static_cast<std::uint32_t>((word >> (pos_ & 7)) & mask);
+      const auto value = static_cast<std::uint32_t>(bits_at(pos_, nbits));
       pos_ += nbits;
       return value;
     }
@@ -45,10 +43,9 @@ class BitReader {
   void read_many(unsigned nbits, unsigned count, std::uint16_t* out) noexcept {
     const std::uint64_t end_byte = (pos_ + std::uint64_t{nbits} * count) >> 3;
     if (nbits <= 16 && end_byte < fast_end_) [[likely]] {
-      const std::uint64_t mask = (std::uint64_t{1} << nbits) - 1;
       std::uint64_t p = pos_;
       for (unsigned i = 0; i < count; ++i, p += nbits)
-        out[i] = static_cast<std::uint16_t>((load_le64(data_ + (p >> 3)) >> (p & 7)) & mask);
+        out[i] = static_cast<std::uint16_t>(bits_at(p, nbits));
       pos_ = p;
       return;
     }
@@ -81,6 +78,12 @@ class BitReader {
   }
 
  private:
+  // The nbits (<= 32) bits from stream bit `bit` on, whose byte is below fast_end_: one
+  // unaligned 64-bit load covers the shift (<= 7) and 32 bits.
+  std::uint64_t bits_at(std::uint64_t bit, unsigned nbits) const noexcept {
+    const std::uint64_t mask = (std::uint64_t{1} << nbits) - 1;
+    return (load_le64(data_ + (bit >> 3)) >> (bit & 7)) & mask;
+  }
   static std::uint64_t load_le64(const std::uint8_t* p) noexcept {
     std::uint64_t v;
     std::memcpy(&v, p, sizeof v);
