@@ -1,79 +1,106 @@
-// `mab export FILE -o OUT.json`: the lossless "mabkit-clip" JSON of one block
-// (docs/json-format.md).
+// `mab export FILE -o OUT`: the lossless "mabkit-clip" JSON of one block
+// (docs/json-format.md), or a glTF 2.0 animation of every block (docs/gltf.md).
 #include "command.hpp"
+#include "common.hpp"
 
 #include <mab/file_io.hpp>
+#include <mab/gltf.hpp>
 #include <mab/json.hpp>
 
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
-#include <system_error>
 
 namespace {
 
 namespace fs = std::filesystem;
 
-bool same_file(const fs::path& a, const fs::path& b) {
-  std::error_code ec;
-  return fs::exists(b, ec) && fs::equivalent(a, b, ec);
+// One bone name per line (D11 hashes them); blank lines and "#" comments are skipped, a
+// trailing "\r" (a file from Windows) is dropped, nothing else is trimmed: names may hold
+// spaces ("L Thigh").
+mab::Result<std::vector<std::string>> read_names(const std::string& path) {
+  auto bytes = mab::read_file(path);
+  if (!bytes) return std::move(bytes).error();
+  std::vector<std::string> names;
+  std::string line;
+  auto flush = [&] {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (!line.empty() && line.front() != '#') names.push_back(line);
+    line.clear();
+  };
+  for (const std::uint8_t b : *bytes) {
+    if (b == '\n')
+      flush();
+    else
+      line.push_back(static_cast<char>(b));
+  }
+  flush();
+  return names;
 }
 
-// Output to `out` ("-": stdout). Overwriting the input needs --in-place, which keeps a
-// .bak copy first: a mistyped -o must not destroy the only copy of a clip.
-bool write_output(const fs::path& input, const std::string& out, bool in_place, std::string_view text) {
-  if (out == "-") {
-    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0) {
-      std::fprintf(stderr, "mab: export: cannot write to standard output\n");
-      return false;
-    }
-    return true;
-  }
-  if (same_file(input, out)) {
-    if (!in_place) {
-      std::fprintf(stderr, "mab: export: %s is the input file; pass --in-place to overwrite it (a .bak copy is kept)\n",
-                   out.c_str());
-      return false;
-    }
-    std::error_code ec;
-    fs::copy_file(input, fs::path(out + ".bak"), fs::copy_options::overwrite_existing, ec);
-    if (ec) {
-      std::fprintf(stderr, "mab: export: cannot keep %s.bak: %s\n", out.c_str(), ec.message().c_str());
-      return false;
-    }
-  }
-  const auto* p = reinterpret_cast<const std::uint8_t*>(text.data());
-  if (auto st = mab::write_file_atomic(out, std::span<const std::uint8_t>(p, text.size())); !st) {
-    std::fprintf(stderr, "mab: export: %s\n", st.error().message().c_str());
-    return false;
-  }
-  return true;
+std::string hash_list(const std::vector<std::uint32_t>& hashes, std::size_t max = 8) {
+  std::string s;
+  for (std::size_t i = 0; i < hashes.size() && i < max; ++i) s += (i ? ", " : "") + mab::cli::hex(hashes[i], 8);
+  if (hashes.size() > max) s += ", ... (" + std::to_string(hashes.size()) + " in all)";
+  return s;
+}
+
+std::string name_list(const std::vector<std::string>& names, std::size_t max = 8) {
+  std::string s;
+  for (std::size_t i = 0; i < names.size() && i < max; ++i) s += (i ? ", " : "") + names[i];
+  if (names.size() > max) s += ", ... (" + std::to_string(names.size()) + " in all)";
+  return s;
 }
 
 void setup(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
-      "export", "Write FILE as lossless JSON: container, exact rotation codes and an editable clip "
-                "(key times, quaternions); `mab import` turns it back into a .mab");
+      "export", "Write FILE as lossless JSON (container, exact rotation codes, editable clip) or as a glTF 2.0 "
+                "animation for Blender and other tools; `mab import` turns either back into a .mab");
   struct Opts {
-    std::string file, output;
+    std::string file, output, format, names, skeleton;
     std::optional<std::size_t> block;
     bool in_place = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("FILE", o->file, "The .mab to export")->required();
-  cmd->add_option("-o,--output", o->output, "JSON file to write, or - for standard output")->required();
-  cmd->add_option("--block", o->block, "Block to decode (Far Cry 5 files hold several; default 0)");
+  cmd->add_option("-o,--output", o->output,
+                  "File to write: .json, .gltf or .glb (the format follows the extension), or - for standard output")
+      ->required();
+  cmd->add_option("--format", o->format, "json, gltf or glb, whatever the output's name")
+      ->check(CLI::IsMember({"json", "gltf", "glb"}));
+  cmd->add_option("--block", o->block, "JSON: the block to export (Far Cry 5 files hold several; default 0)");
+  cmd->add_option("--names", o->names,
+                  "glTF: a text file with one bone name per line; bones whose hash is the CRC-32 of a name get "
+                  "that name (others are called bone_0xHASH)");
+  cmd->add_option("--skeleton", o->skeleton,
+                  "glTF: a .gltf/.glb whose node names, hierarchy and rest pose to use (bones matched by the CRC-32 "
+                  "of the node names)");
   cmd->add_flag("--in-place", o->in_place, "Allow -o to name FILE itself (FILE is kept as FILE.bak)");
   cmd->footer(
-      "Example:\n"
+      "Examples:\n"
       "  mab export walk.mab -o walk.json     # edit \"clip\" in walk.json, then\n"
       "  mab import walk.json -o walk2.mab    # only the edited chunks are re-quantised\n"
-      "Files whose rotations cannot be decoded (Far Cry 2/3, opaque versions) are exported as\n"
-      "their container only, still byte for byte. Format: docs/json-format.md.\n"
-      "Exit status: 0 on success, 1 on any error.");
+      "  mab export walk.mab -o walk.glb --names bones.txt --skeleton rig.gltf\n"
+      "  (edit in Blender, export as walk_edit.glb with \"Always Sample Animations\" off)\n"
+      "  mab import walk_edit.glb --template walk.mab -o walk2.mab\n"
+      "JSON: files whose rotations cannot be decoded (Far Cry 2/3, opaque versions) are exported as\n"
+      "their container only, still byte for byte (docs/json-format.md). glTF: one node per bone and\n"
+      "one animation per block whose rotations decode (docs/gltf.md).\n"
+      "Exit status: 0 on success, 1 on any error (nothing is written then).");
   cmd->callback([o, &exit_code] {
     exit_code = 1;
+    std::string format = o->format;
+    if (format.empty())
+      format = mab::cli::has_extension(o->output, ".glb") ? "glb" : mab::cli::has_extension(o->output, ".gltf") ? "gltf" : "json";
+    if (format == "json" && (!o->names.empty() || !o->skeleton.empty())) {
+      std::fprintf(stderr, "mab: export: --names and --skeleton are for glTF output (-o FILE.gltf or .glb)\n");
+      return;
+    }
+    if (format != "json" && o->block) {
+      std::fprintf(stderr, "mab: export: --block is for JSON; a glTF holds one animation per block\n");
+      return;
+    }
     auto bytes = mab::read_file(o->file);
     if (!bytes) {
       std::fprintf(stderr, "mab: export: %s\n", bytes.error().message().c_str());
@@ -84,27 +111,87 @@ void setup(CLI::App& app, int& exit_code) {
       std::fprintf(stderr, "mab: export: %s: %s\n", o->file.c_str(), c.error().message().c_str());
       return;
     }
-    const std::size_t block = o->block.value_or(0);
-    if (o->block && block >= c->blocks.size()) {
-      std::fprintf(stderr, "mab: export: %s: no block %zu (the file has %zu)\n", o->file.c_str(), block,
-                   c->blocks.size());
+    std::vector<fs::path> inputs{o->file};
+    if (format == "json") {
+      const std::size_t block = o->block.value_or(0);
+      if (o->block && block >= c->blocks.size()) {
+        std::fprintf(stderr, "mab: export: %s: no block %zu (the file has %zu)\n", o->file.c_str(), block,
+                     c->blocks.size());
+        return;
+      }
+      mab::Result<std::string> text = std::string();
+      auto d = mab::decode_clip(*c, block);
+      if (d) {
+        text = mab::export_json(*d);
+      } else {
+        const std::string why = d.error().message();
+        std::fprintf(stderr, "mab: export: note: %s: clip not decoded (%s); exporting the container only\n",
+                     o->file.c_str(), why.c_str());
+        text = mab::export_json(*c, why);
+      }
+      if (!text) {
+        std::fprintf(stderr, "mab: export: %s: %s\n", o->file.c_str(), text.error().message().c_str());
+        return;
+      }
+      const auto* p = reinterpret_cast<const std::uint8_t*>(text->data());
+      if (mab::cli::write_output("export", inputs, o->output, o->in_place, {p, text->size()})) exit_code = 0;
       return;
     }
-    mab::Result<std::string> text = std::string();
-    auto d = mab::decode_clip(*c, block);
-    if (d) {
-      text = mab::export_json(*d);
-    } else {
-      const std::string why = d.error().message();
-      std::fprintf(stderr, "mab: export: note: %s: clip not decoded (%s); exporting the container only\n",
-                   o->file.c_str(), why.c_str());
-      text = mab::export_json(*c, why);
+
+    mab::GltfExportOptions go;
+    go.binary = format == "glb";
+    go.rig_name = fs::path(o->file).stem().string();
+    if (go.rig_name.empty()) go.rig_name = "mabkit_rig";
+    if (!o->names.empty()) {
+      auto names = read_names(o->names);
+      if (!names) {
+        std::fprintf(stderr, "mab: export: --names: %s\n", names.error().message().c_str());
+        return;
+      }
+      go.names = std::move(names).value();
     }
-    if (!text) {
-      std::fprintf(stderr, "mab: export: %s: %s\n", o->file.c_str(), text.error().message().c_str());
+    std::optional<mab::GltfSkeleton> skeleton;
+    if (!o->skeleton.empty()) {
+      auto sb = mab::read_file(o->skeleton);
+      if (!sb) {
+        std::fprintf(stderr, "mab: export: --skeleton: %s\n", sb.error().message().c_str());
+        return;
+      }
+      auto sk = mab::read_gltf_skeleton(*sb, fs::path(o->skeleton).parent_path());
+      if (!sk) {
+        std::fprintf(stderr, "mab: export: --skeleton %s: %s\n", o->skeleton.c_str(), sk.error().message().c_str());
+        return;
+      }
+      skeleton = std::move(sk).value();
+      go.skeleton = &*skeleton;
+      inputs.push_back(o->skeleton);
+    }
+    mab::GltfExportReport rep;
+    auto out = mab::export_gltf(*c, go, &rep);
+    if (!out) {
+      std::fprintf(stderr, "mab: export: %s: %s\n", o->file.c_str(), out.error().message().c_str());
       return;
     }
-    if (write_output(o->file, o->output, o->in_place, *text)) exit_code = 0;
+    if (!mab::cli::write_output("export", inputs, o->output, o->in_place, *out)) return;
+    exit_code = 0;
+    // The summary goes to stderr when the glTF itself goes to stdout.
+    std::FILE* info = o->output == "-" ? stderr : stdout;
+    std::fprintf(info, "wrote %s (%zu bytes): %zu animation(s), %zu rotation channels, %zu keys, %zu nodes\n",
+                 o->output.c_str(), out->size(), rep.animations, rep.channels, rep.keys, rep.nodes);
+    if (!go.names.empty() || skeleton)
+      std::fprintf(info, "  named             %zu bone(s) (the rest are bone_0xHASH)\n", rep.named);
+    else
+      std::fprintf(info, "  named             none: give --names FILE (one bone name per line) for names\n");
+    for (const auto& s : rep.skipped_blocks)
+      std::fprintf(info, "  skipped block %zu  %s\n", s.block, s.reason.c_str());
+    if (skeleton) {
+      if (!rep.bones_without_node.empty())
+        std::fprintf(info, "  not in skeleton   %zu bone(s), added under the skeleton root: %s\n",
+                     rep.bones_without_node.size(), hash_list(rep.bones_without_node).c_str());
+      if (!rep.nodes_without_bone.empty())
+        std::fprintf(info, "  not in the clip   %zu skeleton joint(s) keep their rest pose: %s\n",
+                     rep.nodes_without_bone.size(), name_list(rep.nodes_without_bone).c_str());
+    }
   });
 }
 

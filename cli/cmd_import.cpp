@@ -1,28 +1,26 @@
-// `mab import CLIP.json -o OUT.mab`: a "mabkit-clip" document back to a .mab, re-quantising
-// only what was edited (docs/json-format.md).
+// `mab import IN -o OUT.mab`: a "mabkit-clip" JSON document (docs/json-format.md) or a glTF
+// 2.0 animation (docs/gltf.md) back to a .mab, re-quantising only what was edited.
 #include "command.hpp"
+#include "common.hpp"
 
 #include <mab/file_io.hpp>
+#include <mab/gltf.hpp>
 #include <mab/json.hpp>
 #include <mab/validate.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <iterator>
 #include <memory>
 #include <optional>
-#include <system_error>
 
 namespace {
 
 namespace fs = std::filesystem;
-
-bool same_file(const fs::path& a, const fs::path& b) {
-  std::error_code ec;
-  return fs::exists(b, ec) && fs::equivalent(a, b, ec);
-}
 
 // Hex doubles every byte and a key costs some 40 characters of text: a document may be
 // several times the size of the largest file it stands for.
@@ -32,104 +30,262 @@ mab::Limits text_limits() {
   return l;
 }
 
-mab::Result<std::string> read_text(const std::string& path) {
+mab::Result<std::vector<std::uint8_t>> read_input(const std::string& path) {
   if (path == "-") {
-    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-    if (text.size() > text_limits().max_file_size)
+    std::vector<std::uint8_t> data((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    if (data.size() > text_limits().max_file_size)
       return mab::make_error(mab::ErrorCode::limit_exceeded, mab::no_offset, "stdin", "document too large");
-    return text;
+    return data;
   }
-  auto bytes = mab::read_file(path, text_limits());
-  if (!bytes) return std::move(bytes).error();
-  return std::string(bytes->begin(), bytes->end());
+  return mab::read_file(path, text_limits());
+}
+
+std::string hashes(const std::vector<std::uint32_t>& v, std::size_t max = 6) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size() && i < max; ++i) s += (i ? ", " : "") + mab::cli::hex(v[i], 8);
+  if (v.size() > max) s += ", ... (" + std::to_string(v.size()) + " in all)";
+  return s;
+}
+
+std::string names(const std::vector<std::string>& v, std::size_t max = 6) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size() && i < max; ++i) s += (i ? ", " : "") + v[i];
+  if (v.size() > max) s += ", ... (" + std::to_string(v.size()) + " in all)";
+  return s;
+}
+
+// Any JSON with a glTF "asset" rather than a mabkit document: the start of the text tells.
+bool looks_like_gltf(const std::string& path, std::span<const std::uint8_t> data) {
+  if (mab::cli::has_extension(path, ".glb") || mab::cli::has_extension(path, ".gltf")) return true;
+  if (data.size() >= 4 && std::memcmp(data.data(), "glTF", 4) == 0) return true;
+  const std::string_view head(reinterpret_cast<const char*>(data.data()), std::min<std::size_t>(data.size(), 4096));
+  return head.find("\"mabkit-clip\"") == std::string_view::npos && head.find("\"asset\"") != std::string_view::npos;
+}
+
+void print_encode(const mab::EncodeReport& rep) {
+  std::printf("  rotation chunks   %zu reused, %zu re-quantised\n", rep.chunks_reused, rep.chunks_requantised);
+  std::printf("  constant bones    %zu reused, %zu encoded\n", rep.constants_reused, rep.constants_encoded);
+  std::printf("  max angular error %.6f degrees\n", rep.max_error_deg);
+}
+
+void warn_structure(const std::string& output, std::span<const std::uint8_t> bytes) {
+  // Import only returns files that read back; hand-edited container bytes may still break
+  // the structural rules, which is worth a warning, not a refusal.
+  if (auto c = mab::read_container(bytes)) {
+    const auto findings = mab::validate(*c);
+    std::size_t errors = 0;
+    for (const auto& f : findings) errors += f.severity == mab::Severity::error;
+    if (errors)
+      std::fprintf(stderr, "mab: import: warning: %s has %zu structural error(s); see `mab info %s`\n",
+                   output.c_str(), errors, output.c_str());
+  }
 }
 
 void setup(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
-      "import", "Turn a JSON document written by `mab export` back into a .mab: unedited parts keep "
-                "their exact bytes, edited chunks are re-quantised and their error reported");
+      "import", "Turn a JSON document from `mab export`, or a glTF animation (from mab, Blender or any tool), "
+                "back into a .mab: unchanged keys keep their exact bytes, changed ones are re-quantised and "
+                "their error reported");
   struct Opts {
-    std::string file, output;
-    bool choose_depth = false;
+    std::string file, output, template_file, game, animation, skeleton, rotations = "auto";
+    std::optional<std::size_t> block;
+    bool choose_depth = false, keep_times = false, in_place = false;
     std::optional<double> max_error;
-    bool in_place = false;
+    double match_tolerance = 1e-3;
   };
   auto o = std::make_shared<Opts>();
-  cmd->add_option("JSON", o->file, "Document from `mab export` (- for standard input)")->required();
+  cmd->add_option("INPUT", o->file, "A JSON document from `mab export`, or a .gltf/.glb (- for standard input)")
+      ->required();
   cmd->add_option("-o,--output", o->output, "The .mab to write")->required();
-  cmd->add_flag("--choose-depth", o->choose_depth,
-                "Re-pick the bit depth of each edited bone: the smallest meeting --max-error");
+  cmd->add_option("--template", o->template_file,
+                  "glTF: the .mab the animation was exported from (or one of the same clip): its header, "
+                  "sections and untouched bones are kept, byte for byte");
+  cmd->add_option("--game", o->game, "glTF without --template: build a new clip for this game")
+      ->check(CLI::IsMember({"wd1", "wd2", "wdl", "fc5"}));
+  cmd->add_option("--animation", o->animation, "glTF: the animation to import, by index or name (default: see below)");
+  cmd->add_option("--block", o->block, "glTF: the template block to write (Far Cry 5 files hold several)");
+  cmd->add_flag("--keep-times", o->keep_times,
+                "glTF: use the glTF's own key times, rounded to the game's key rate (WD1: 120/s, others: the "
+                "frame rate), instead of sampling at the template's");
   cmd->add_option("--max-error", o->max_error,
-                  "Largest angular error in degrees: the bound for --choose-depth (default 0.01); "
+                  "Largest angular error in degrees for re-quantised keys (default 0.01). glTF: a changed bone "
+                  "keeps its bit depth unless that misses the bound. JSON: the bound for --choose-depth; "
                   "nothing is written if a re-quantised key is further off")
       ->check(CLI::PositiveNumber);
-  cmd->add_flag("--in-place", o->in_place, "Allow -o to name the JSON input itself (kept as JSON.bak)");
+  cmd->add_option("--skeleton", o->skeleton,
+                  "glTF: the --skeleton the animation was exported with (bones' rest pose and parents); without "
+                  "it, the flat rig `mab export` writes when given no skeleton");
+  cmd->add_option("--rotations", o->rotations,
+                  "glTF: rest-relative: each joint's motion away from its rest pose, applied to the export's rig "
+                  "(survives tools that re-express joints, such as Blender); local: each node's rotation as "
+                  "written; auto (default): rest-relative with --template or --skeleton, else local")
+      ->check(CLI::IsMember({"auto", "rest-relative", "local"}));
+  cmd->add_option("--match-tolerance", o->match_tolerance,
+                  "glTF: a key within this many degrees of the template's is the template's, bit for bit "
+                  "(default 0.001; tools that keep floats move keys by about 1e-5)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--choose-depth", o->choose_depth,
+                "JSON: re-pick the bit depth of each edited bone, the smallest meeting --max-error");
+  cmd->add_flag("--in-place", o->in_place, "Allow -o to name an input file itself (it is kept as FILE.bak)");
   cmd->footer(
-      "Example:\n"
-      "  mab export walk.mab -o walk.json\n"
-      "  (change one quaternion under \"clip\" -> \"bones\" -> N -> \"keys\" in walk.json)\n"
+      "Examples:\n"
       "  mab import walk.json -o walk2.mab --max-error 0.05\n"
-      "prints how many chunks were reused and re-quantised and the largest angular error.\n"
-      "An unedited document gives the exported file back byte for byte.\n"
+      "  mab import walk_edit.glb --template walk.mab -o walk2.mab\n"
+      "  mab import rig.gltf --game wdl -o new.mab          # a new clip from any glTF animation\n"
+      "Each prints how many chunks were reused and re-quantised and the largest angular error.\n"
+      "An unedited JSON document, or an unedited glTF export imported with its --template, gives the\n"
+      "file back byte for byte. glTF: nodes are matched to bones by the CRC-32 of their names (or a\n"
+      "bone_0xHASH name); without --animation every animation named block_N goes to block N, else\n"
+      "the first to block 0. Translation and scale channels are listed, not stored (spec 10).\n"
       "Exit status: 0 when written, 1 on any error (nothing is written then).");
   cmd->callback([o, &exit_code] {
     exit_code = 1;
-    auto text = read_text(o->file);
-    if (!text) {
-      std::fprintf(stderr, "mab: import: %s\n", text.error().message().c_str());
+    auto data = read_input(o->file);
+    if (!data) {
+      std::fprintf(stderr, "mab: import: %s\n", data.error().message().c_str());
       return;
     }
-    mab::EncodeOptions options;
-    options.choose_depth = o->choose_depth;
-    if (o->max_error) options.max_error_deg = *o->max_error;
-    auto imported = mab::import_json_bytes(*text, mab::default_limits, options);
+    const bool gltf = !o->template_file.empty() || !o->game.empty() || looks_like_gltf(o->file, *data);
+    std::vector<fs::path> inputs;
+    if (o->file != "-") inputs.push_back(o->file);
+
+    if (!gltf) {
+      if (o->keep_times || o->block || !o->animation.empty()) {
+        std::fprintf(stderr, "mab: import: --keep-times, --block and --animation are for glTF input\n");
+        return;
+      }
+      mab::EncodeOptions options;
+      options.choose_depth = o->choose_depth;
+      if (o->max_error) options.max_error_deg = *o->max_error;
+      const std::string_view text(reinterpret_cast<const char*>(data->data()), data->size());
+      auto imported = mab::import_json_bytes(text, mab::default_limits, options);
+      if (!imported) {
+        std::fprintf(stderr, "mab: import: %s: %s\n", o->file.c_str(), imported.error().message().c_str());
+        return;
+      }
+      const auto& rep = imported->report;
+      if (o->max_error && rep.max_error_deg > *o->max_error) {
+        std::fprintf(stderr,
+                     "mab: import: %s: a re-quantised key is %.6f degrees off, above --max-error %g; "
+                     "nothing written (try --choose-depth)\n",
+                     o->file.c_str(), rep.max_error_deg, *o->max_error);
+        return;
+      }
+      if (!mab::cli::write_output("import", inputs, o->output, o->in_place, imported->bytes)) return;
+      std::printf("wrote %s (%zu bytes)\n", o->output.c_str(), imported->bytes.size());
+      if (imported->clip_encoded)
+        print_encode(rep);
+      else
+        std::printf("  container only (no clip in the document): written as stored\n");
+      warn_structure(o->output, imported->bytes);
+      exit_code = 0;
+      return;
+    }
+
+    if (o->choose_depth) {
+      std::fprintf(stderr, "mab: import: --choose-depth is for JSON; glTF import picks depths by --max-error\n");
+      return;
+    }
+    if (o->template_file.empty() == o->game.empty()) {
+      std::fprintf(stderr, "mab: import: a glTF needs either --template ORIG.mab (to write back into a clip) or "
+                           "--game wd1|wd2|wdl|fc5 (to build a new one)\n");
+      return;
+    }
+    mab::GltfImportOptions opt;
+    if (o->max_error) opt.max_error_deg = *o->max_error;
+    opt.match_tolerance_deg = o->match_tolerance;
+    opt.keep_times = o->keep_times;
+    opt.block = o->block;
+    if (!o->animation.empty()) {
+      const bool digits = std::all_of(o->animation.begin(), o->animation.end(), [](char c) { return c >= '0' && c <= '9'; });
+      if (digits && o->animation.size() < 9)
+        opt.animation = static_cast<std::size_t>(std::stoul(o->animation));
+      else
+        opt.animation_name = o->animation;
+    }
+    if (o->file != "-") opt.resource_dir = fs::path(o->file).parent_path().empty() ? fs::path(".") : fs::path(o->file).parent_path();
+    opt.rotations = o->rotations == "local"           ? mab::GltfRotations::local
+                    : o->rotations == "rest-relative" ? mab::GltfRotations::rest_relative
+                                                      : mab::GltfRotations::automatic;
+    std::optional<mab::GltfSkeleton> skeleton;
+    if (!o->skeleton.empty()) {
+      auto sb = mab::read_file(o->skeleton);
+      if (!sb) {
+        std::fprintf(stderr, "mab: import: --skeleton: %s\n", sb.error().message().c_str());
+        return;
+      }
+      auto sk = mab::read_gltf_skeleton(*sb, fs::path(o->skeleton).parent_path());
+      if (!sk) {
+        std::fprintf(stderr, "mab: import: --skeleton %s: %s\n", o->skeleton.c_str(), sk.error().message().c_str());
+        return;
+      }
+      skeleton = std::move(sk).value();
+      opt.skeleton = &*skeleton;
+      inputs.push_back(o->skeleton);
+    }
+    std::optional<mab::Container> tmpl;
+    if (!o->template_file.empty()) {
+      auto tb = mab::read_file(o->template_file);
+      if (!tb) {
+        std::fprintf(stderr, "mab: import: --template: %s\n", tb.error().message().c_str());
+        return;
+      }
+      auto c = mab::read_container(*tb);
+      if (!c) {
+        std::fprintf(stderr, "mab: import: --template %s: %s\n", o->template_file.c_str(), c.error().message().c_str());
+        return;
+      }
+      tmpl = std::move(c).value();
+      inputs.push_back(o->template_file);
+    } else {
+      opt.game = mab::find_variant(o->game)->game;
+    }
+    auto imported = mab::import_gltf(*data, tmpl ? &*tmpl : nullptr, opt);
     if (!imported) {
       std::fprintf(stderr, "mab: import: %s: %s\n", o->file.c_str(), imported.error().message().c_str());
       return;
     }
     const auto& rep = imported->report;
-    if (o->max_error && rep.max_error_deg > *o->max_error) {
-      std::fprintf(stderr,
-                   "mab: import: %s: a re-quantised key is %.6f degrees off, above --max-error %g; "
-                   "nothing written (try --choose-depth)\n",
-                   o->file.c_str(), rep.max_error_deg, *o->max_error);
-      return;
-    }
-    if (o->file != "-" && same_file(o->file, o->output)) {
-      if (!o->in_place) {
-        std::fprintf(stderr, "mab: import: %s is the input file; pass --in-place to overwrite it (a .bak copy is kept)\n",
-                     o->output.c_str());
-        return;
-      }
-      std::error_code ec;
-      fs::copy_file(o->file, fs::path(o->output + ".bak"), fs::copy_options::overwrite_existing, ec);
-      if (ec) {
-        std::fprintf(stderr, "mab: import: cannot keep %s.bak: %s\n", o->output.c_str(), ec.message().c_str());
-        return;
-      }
-    }
-    if (auto st = mab::write_file_atomic(o->output, imported->bytes); !st) {
-      std::fprintf(stderr, "mab: import: %s\n", st.error().message().c_str());
-      return;
-    }
+    if (!mab::cli::write_output("import", inputs, o->output, o->in_place, imported->bytes)) return;
     std::printf("wrote %s (%zu bytes)\n", o->output.c_str(), imported->bytes.size());
-    if (imported->clip_encoded) {
-      std::printf("  rotation chunks   %zu reused, %zu re-quantised\n", rep.chunks_reused, rep.chunks_requantised);
-      std::printf("  constant bones    %zu reused, %zu encoded\n", rep.constants_reused, rep.constants_encoded);
-      std::printf("  max angular error %.6f degrees\n", rep.max_error_deg);
-    } else {
-      std::printf("  container only (no clip in the document): written as stored\n");
+    for (const auto& a : rep.animations) {
+      std::printf("  animation %zu \"%s\" -> block %zu: %zu keys (%s)\n", a.animation, a.animation_name.c_str(),
+                  a.block, a.keys,
+                  tmpl ? (a.times_from_template ? "the template's key times" : "the glTF's key times")
+                       : "the glTF's key times");
+      if (tmpl) {
+        std::printf("  bones             %zu matched, %zu changed%s%s\n", a.bones_matched, a.bones_changed.size(),
+                    a.bones_changed.empty() ? "" : ": ", hashes(a.bones_changed).c_str());
+        std::printf("  keys              %zu as in the template (within %g degrees; largest %.2g), %zu changed\n",
+                    a.keys_matched, opt.match_tolerance_deg, a.max_matched_deviation_deg, a.keys_changed);
+        if (!a.bones_kept.empty())
+          std::printf("  kept              %zu bone(s) without a channel, as they were\n", a.bones_kept.size());
+        if (!a.bones_resampled.empty())
+          std::printf("  resampled         %zu bone(s) without a channel onto the new key times\n",
+                      a.bones_resampled.size());
+        if (!a.constant_to_animated.empty())
+          std::printf("  now animated      %s (constant in the template)\n", hashes(a.constant_to_animated).c_str());
+      } else {
+        std::printf("  bones             %zu new\n", a.bones_changed.size());
+      }
+      if (!a.nodes_unmatched.empty())
+        std::fprintf(stderr, "mab: import: note: %zu animated node(s) match no bone and were not imported: %s\n",
+                     a.nodes_unmatched.size(), names(a.nodes_unmatched).c_str());
+      if (!a.no_rotation_track.empty())
+        std::fprintf(stderr,
+                     "mab: import: note: %zu bone(s) have no rotation track in the template; their channels "
+                     "were not imported: %s\n",
+                     a.no_rotation_track.size(), hashes(a.no_rotation_track).c_str());
+      print_encode(a.encode);
     }
-    // Import only returns files that read back; hand-edited container bytes may still break
-    // the structural rules, which is worth a warning, not a refusal.
-    if (auto c = mab::read_container(imported->bytes)) {
-      const auto findings = mab::validate(*c);
-      std::size_t errors = 0;
-      for (const auto& f : findings) errors += f.severity == mab::Severity::error;
-      if (errors)
-        std::fprintf(stderr, "mab: import: warning: %s has %zu structural error(s); see `mab info %s`\n",
-                     o->output.c_str(), errors, o->output.c_str());
+    for (const auto& line : rep.notes) std::printf("  note              %s\n", line.c_str());
+    for (const auto& line : rep.ignored_channels) std::fprintf(stderr, "mab: import: warning: %s\n", line.c_str());
+    if (!rep.defaults.empty()) {
+      std::printf("  new clip defaults (no source for these fields):\n");
+      for (const auto& d : rep.defaults)
+        std::printf("    %-36s %-12s %s\n", d.field.c_str(), d.value.c_str(), d.why.c_str());
     }
+    warn_structure(o->output, imported->bytes);
     exit_code = 0;
   });
 }

@@ -1,6 +1,9 @@
 #include "common.hpp"
 
+#include <mab/file_io.hpp>
+
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -27,6 +30,44 @@ std::vector<std::filesystem::path> collect_inputs(const std::vector<std::string>
     }
   }
   return out;
+}
+
+bool write_output(std::string_view cmd, const std::vector<std::filesystem::path>& inputs, const std::string& out,
+                  bool in_place, std::span<const std::uint8_t> bytes) {
+  namespace fs = std::filesystem;
+  const std::string c(cmd);
+  if (out == "-") {
+    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0) {
+      std::fprintf(stderr, "mab: %s: cannot write to standard output\n", c.c_str());
+      return false;
+    }
+    return true;
+  }
+  for (const auto& input : inputs) {
+    std::error_code ec;
+    if (!fs::exists(out, ec) || !fs::equivalent(input, out, ec)) continue;
+    if (!in_place) {
+      std::fprintf(stderr, "mab: %s: %s is an input file; pass --in-place to overwrite it (a .bak copy is kept)\n",
+                   c.c_str(), out.c_str());
+      return false;
+    }
+    fs::copy_file(input, fs::path(out + ".bak"), fs::copy_options::overwrite_existing, ec);
+    if (ec) {
+      std::fprintf(stderr, "mab: %s: cannot keep %s.bak: %s\n", c.c_str(), out.c_str(), ec.message().c_str());
+      return false;
+    }
+  }
+  if (auto st = write_file_atomic(out, bytes); !st) {
+    std::fprintf(stderr, "mab: %s: %s\n", c.c_str(), st.error().message().c_str());
+    return false;
+  }
+  return true;
+}
+
+bool has_extension(const std::filesystem::path& p, std::string_view ext) {
+  std::string e = p.extension().string();
+  std::transform(e.begin(), e.end(), e.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  return e == ext;
 }
 
 std::string hex(std::uint64_t v, int width) {

@@ -9,7 +9,9 @@
 
 #include <filesystem>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace mab::cli {
@@ -20,6 +22,15 @@ std::vector<std::filesystem::path> collect_inputs(const std::vector<std::string>
                                                   std::vector<std::string>& missing);
 
 std::string hex(std::uint64_t v, int width = 0);
+
+// Writes `bytes` to `out` ("-": standard output), atomically. `out` naming one of `inputs`
+// needs `in_place`, which keeps a .bak copy first: a mistyped -o must not destroy the only
+// copy of a clip. Errors are printed as one line, "mab: CMD: ...".
+bool write_output(std::string_view cmd, const std::vector<std::filesystem::path>& inputs, const std::string& out,
+                  bool in_place, std::span<const std::uint8_t> bytes);
+
+// "walk.glb" -> true: by the extension, case-insensitively.
+bool has_extension(const std::filesystem::path& p, std::string_view ext);
 
 nlohmann::json to_json(const Error& e);
 nlohmann::json to_json(const Finding& f);

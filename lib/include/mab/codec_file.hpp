@@ -29,8 +29,12 @@ Result<DecodedClip> decode_clip(Container container, std::size_t block = 0,
                                 const Limits& limits = default_limits);
 
 struct EncodeOptions {
-  double max_error_deg = 0.01;  // bound for choose_depth
+  double max_error_deg = 0.01;  // bound for choose_depth and raise_depth
   bool choose_depth = false;    // re-pick each changed bone's bit depth (spec 5.3 low nibble)
+  // Keep a changed bone's bit depth (so only its changed chunks are re-quantised) unless
+  // its error then exceeds max_error_deg; then re-pick it as choose_depth does. A bone the
+  // original lacks (added, or constant before) always gets a chosen depth.
+  bool raise_depth = false;
 };
 
 struct EncodeReport {

@@ -163,6 +163,17 @@ Result<Container> read_container(std::span<const std::uint8_t> file,
 Result<Placement> place(const Container& c);
 Result<std::vector<std::uint8_t>> write_container(const Container& c);
 
+// A field a new clip gets without a source to take it from, with the value and the reason.
+struct NewFieldDefault {
+  std::string field, value, why;
+};
+
+// A file of `game` (wd1, wd2, wdl, fc5) with no bones and one key at time 0: the start of a
+// clip built from scratch (encode_clip against it adds bones and keys). The fields no source
+// gives (checksum, skeleton ids, flags, frame rate) get documented defaults, listed in
+// `defaults` when given. Other games: invalid_argument.
+Result<Container> new_container(Game game, std::vector<NewFieldDefault>* defaults = nullptr);
+
 // Human name of a section slot for this block's layout (spec 8.1, 8.2, 4.4, 13).
 std::string_view section_name(const Block& block, std::size_t slot) noexcept;
 

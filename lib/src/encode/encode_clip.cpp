@@ -179,26 +179,49 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
     };
     bool all_reusable = true;
     for (std::size_t ch = 0; ch < chunks; ++ch) all_reusable = all_reusable && reusable(ch, eb.bit_depth());
-    if (!all_reusable && options.choose_depth) {
+    const bool choose = !all_reusable && (options.choose_depth || (options.raise_depth && !ob));
+    if (choose) {
       MAB_ASSIGN(const QuantisedTrack t, choose_bit_depth(eb.keys, options.max_error_deg));
       eb.set_bit_depth(t.nbits);
       bones[i].flags = eb.flags;
     }
+    std::vector<BoneChunkCodes> codes(chunks);
+    std::size_t reused = 0;
+    double bone_error = 0;
     for (std::size_t ch = 0; ch < chunks; ++ch) {
       if (reusable(ch, eb.bit_depth())) {
-        stream.chunks[ch].push_back(original.rotations.chunks[ch][oa]);
-        ++rep.chunks_reused;
+        codes[ch] = original.rotations.chunks[ch][oa];
+        ++reused;
         continue;
       }
       const std::size_t first = ch * keys_per_chunk;
       const unsigned f = chunk_key_count(static_cast<std::uint32_t>(keys), ch);
       MAB_ASSIGN(const QuantisedChunk q,
                  quantise_chunk(std::span<const Quat>(eb.keys).subspan(first, f), eb.bit_depth()));
-      stream.chunks[ch].push_back(q.codes);
-      ++rep.chunks_requantised;
-      rep.bone_error_deg[i] = std::max(rep.bone_error_deg[i], q.max_error_deg);
-      rep.max_error_deg = std::max(rep.max_error_deg, q.max_error_deg);
+      codes[ch] = q.codes;
+      bone_error = std::max(bone_error, q.max_error_deg);
     }
+    if (!choose && options.raise_depth && bone_error > options.max_error_deg) {
+      // The kept depth is too coarse for the edit: the whole bone at a chosen depth.
+      MAB_ASSIGN(const QuantisedTrack t, choose_bit_depth(eb.keys, options.max_error_deg));
+      eb.set_bit_depth(t.nbits);
+      bones[i].flags = eb.flags;
+      reused = 0;
+      for (std::size_t ch = 0; ch < chunks; ++ch) {
+        if (reusable(ch, t.nbits)) {
+          codes[ch] = original.rotations.chunks[ch][oa];
+          ++reused;
+        } else {
+          codes[ch] = t.chunks[ch];
+        }
+      }
+      bone_error = t.max_error_deg;
+    }
+    for (std::size_t ch = 0; ch < chunks; ++ch) stream.chunks[ch].push_back(codes[ch]);
+    rep.chunks_reused += reused;
+    rep.chunks_requantised += chunks - reused;
+    rep.bone_error_deg[i] = std::max(rep.bone_error_deg[i], bone_error);
+    rep.max_error_deg = std::max(rep.max_error_deg, bone_error);
     depths.push_back(static_cast<std::uint8_t>(eb.bit_depth()));
   }
   if (n_anim > 0) {

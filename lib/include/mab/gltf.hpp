@@ -1,0 +1,154 @@
+// glTF 2.0 interchange (docs/gltf.md): a .mab's rotations as a skeleton animation that
+// animation tools (Blender) open and write back, and the way back into a .mab.
+//
+// Export writes one node per bone and one animation per decodable block, rotation channels
+// with LINEAR interpolation at the key times in seconds. Import samples a glTF animation at
+// the template's key times (or its own), keeps every key that matches the template within a
+// tolerance bit for bit, and re-quantises the rest, so an unedited export comes back as the
+// template's exact bytes and an edit changes only the chunks it touches.
+#pragma once
+
+#include <mab/codec_file.hpp>
+#include <mab/variant.hpp>
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace mab {
+
+// --- Skeletons: names, hierarchy and rest pose from a glTF file ---
+
+struct GltfSkeletonNode {
+  std::string name;
+  std::uint32_t hash = 0;  // bone_hash(name) (D11)
+  int parent = -1;
+  std::vector<int> children;
+  // Rest pose. A node given by a matrix keeps it for nodes that are not animated; animated
+  // nodes need TRS (glTF 3.7.3.1), so the matrix is also decomposed here.
+  bool has_matrix = false;
+  std::array<double, 16> matrix{};  // column-major, as glTF stores it
+  std::array<double, 3> translation{0, 0, 0};
+  Quat rotation{};
+  std::array<double, 3> scale{1, 1, 1};
+  bool joint = false;  // in a skin's joints
+};
+
+struct GltfSkeleton {
+  std::vector<GltfSkeletonNode> nodes;  // glTF node order
+  std::vector<int> roots;               // scene roots (the default scene, else all parentless)
+  int skin_root = -1;                   // skins[0].skeleton, if given
+};
+
+// Reads the node tree of a glTF or GLB file; a .gltf's external buffers are looked for in
+// `resource_dir` (the file's folder), since tinygltf reads them even though a skeleton does
+// not need them.
+Result<GltfSkeleton> read_gltf_skeleton(std::span<const std::uint8_t> bytes,
+                                        const std::filesystem::path& resource_dir = {},
+                                        const Limits& limits = default_limits);
+
+// --- Export ---
+
+struct GltfExportOptions {
+  bool binary = false;             // GLB; otherwise .gltf with the buffer embedded as base64
+  std::vector<std::string> names;  // bone names, matched to bones by their CRC-32 (D11)
+  const GltfSkeleton* skeleton = nullptr;
+  std::string rig_name = "mabkit_rig";  // the root node when there is no skeleton
+};
+
+struct GltfExportReport {
+  std::size_t animations = 0, channels = 0, keys = 0, nodes = 0;
+  std::size_t named = 0;  // bones named from `names` or the skeleton
+  struct SkippedBlock {
+    std::size_t block;
+    std::string reason;
+  };
+  std::vector<SkippedBlock> skipped_blocks;  // blocks whose rotations do not decode
+  std::vector<std::uint32_t> bones_without_node;       // with a skeleton: bones it lacks
+  std::vector<std::string> nodes_without_bone;         // skeleton joints no block animates
+};
+
+// Every decodable block of `c` (WD1, WD2, WDL, FC4, FC5). Fails with not_decodable when no
+// block decodes, and with bad_value when a block's key times are not strictly increasing
+// (glTF requires it; JSON keeps such clips).
+Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExportOptions& options = {},
+                                              GltfExportReport* report = nullptr);
+
+// --- Import ---
+
+// What a rotation channel means (docs/gltf.md, "How rotations are read back").
+enum class GltfRotations : std::uint8_t {
+  automatic = 0,      // rest_relative with a template, local for a new clip
+  rest_relative = 1,  // each joint's motion from its rest pose in the file, applied to the
+                      // rig of the export (its flat rig, or `skeleton`): what survives
+                      // tools that change joint frames (Blender)
+  local = 2,          // each node's rotation as the file writes it
+};
+
+struct GltfImportOptions {
+  GltfRotations rotations = GltfRotations::automatic;
+  const GltfSkeleton* skeleton = nullptr;  // the --skeleton of the export; default: its flat rig
+  std::optional<std::size_t> animation;  // index; default: see import_gltf
+  std::string animation_name;            // or by name
+  std::optional<std::size_t> block;      // template block to write; default: see import_gltf
+  bool keep_times = false;  // the glTF's own key times, rounded to the key rate (D7)
+  double max_error_deg = 0.01;
+  // A sampled key within this angle of the template's key is the template's key, bit for
+  // bit: tools that keep floats (Blender) move untouched keys by ~1e-5 degree.
+  double match_tolerance_deg = 1e-3;
+  std::optional<Game> game;  // no template: build a new clip of this game
+  // Where a .gltf's external buffers (relative URIs) are read from; empty: refuse them.
+  std::filesystem::path resource_dir;
+  Limits limits = default_limits;
+};
+
+// One glTF animation written into one block.
+struct GltfAnimationImport {
+  std::size_t animation = 0;
+  std::string animation_name;
+  std::size_t block = 0;
+  std::size_t keys = 0;                // key times of the block written
+  bool times_from_template = false;
+  std::size_t bones_matched = 0;       // template bones with a rotation channel
+  std::size_t keys_matched = 0;        // sampled keys equal to the template within tolerance
+  std::size_t keys_changed = 0;
+  double max_matched_deviation_deg = 0;      // largest deviation among the matched keys
+  std::vector<std::uint32_t> bones_changed;  // bones whose rotations changed
+  std::vector<std::uint32_t> bones_kept;     // template bones without a channel: as they were
+  std::vector<std::uint32_t> bones_resampled;  // ... resampled onto a new timeline
+  std::vector<std::string> nodes_unmatched;  // animated nodes with no template bone
+  std::vector<std::uint32_t> no_rotation_track;     // channel on a bone the template does not rotate
+  std::vector<std::uint32_t> constant_to_animated;  // template constant bones that now move
+  EncodeReport encode;
+};
+
+struct GltfImportReport {
+  std::vector<GltfAnimationImport> animations;
+  std::vector<std::string> ignored_channels;  // translation/scale/weights: one line per kind
+  std::vector<NewFieldDefault> defaults;      // new clip: fields without a source
+  std::vector<std::string> notes;
+  double max_error_deg = 0;                   // over every animation
+};
+
+struct GltfImport {
+  std::vector<std::uint8_t> bytes;  // the .mab
+  GltfImportReport report;
+};
+
+// glTF or GLB bytes into a .mab. With `template_file` (the template's container): the
+// animation given (options.animation or animation_name) goes into options.block, else into
+// the block its `mabkit` extras or its name ("block_N...") give, else block 0; without those
+// options every animation that names a block of the template goes into it, and if none does
+// the first goes into block 0. Nodes are matched to bones by the `mabkit` extras hash, the
+// CRC-32 of their name, or a "bone_0xHHHHHHHH" name; unmatched bones, the header and every
+// other section are kept. Without a template, options.game must be set: the animation (the
+// first unless one is given) becomes a new clip with a bone per rotation channel, at the
+// glTF's own key times. Translation, scale and weight channels cannot be stored yet and are
+// listed in the report.
+Result<GltfImport> import_gltf(std::span<const std::uint8_t> gltf, const Container* template_file,
+                               const GltfImportOptions& options = {});
+
+}  // namespace mab
