@@ -253,6 +253,9 @@ void setup(CLI::App& app, int& exit_code) {
                   a.block, a.keys,
                   tmpl ? (a.times_from_template ? "the template's key times" : "the glTF's key times")
                        : "the glTF's key times");
+      if (!a.times_from_template || !tmpl)
+        std::printf("  key times         rounded to %g per second: keys moved by up to %.3g ms\n", a.key_rate,
+                    1000 * a.max_time_shift_s);
       if (tmpl) {
         std::printf("  bones             %zu matched, %zu changed%s%s\n", a.bones_matched, a.bones_changed.size(),
                     a.bones_changed.empty() ? "" : ": ", hashes(a.bones_changed).c_str());

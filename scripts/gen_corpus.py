@@ -1730,6 +1730,9 @@ differing paths) and exits 1 if there is any. This README is generated too.
   `{"stage": "parse"|"validate", "error": CODE, "field": NAME, "offset": FILE_OFFSET, ...}`
   (plus `synthetic`, `variant`, `file_size` and a `description`). Each bad file is a
   well-formed generated file with one field patched, one section shortened or the file cut.
+* `external/`: not generated and not synthetic: two glTF 2.0 sample rigs from the Khronos
+  glTF-Sample-Models repository (CC BY 4.0, Cesium), unmodified, for the glTF import tests;
+  their origin, licence and checks are in `external/README.md`.
 
 ### expected.json of a good file
 

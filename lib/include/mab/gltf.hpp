@@ -112,6 +112,8 @@ struct GltfAnimationImport {
   std::size_t block = 0;
   std::size_t keys = 0;                // key times of the block written
   bool times_from_template = false;
+  double key_rate = 0;           // key time units per second (D7)
+  double max_time_shift_s = 0;   // the glTF's times: the largest move onto the key-rate grid
   std::size_t bones_matched = 0;       // template bones with a rotation channel
   std::size_t keys_matched = 0;        // sampled keys equal to the template within tolerance
   std::size_t keys_changed = 0;

@@ -193,15 +193,20 @@ std::optional<std::size_t> block_named(const tinygltf::Animation& a) {
   return b;
 }
 
-double time_snap(double rate) noexcept { return rate > 0 ? 0.05 / rate : 0; }
+// How far from a sample time a glTF key still counts as that key, returned exactly rather than
+// interpolated next to it. At the template's times: 5% of a tick, float noise from tools that
+// keep times in frames. At the glTF's own times (rounded to ticks): half a tick, so each key
+// keeps its value and only its time moves onto the grid.
+double time_snap(double rate, bool own_times) noexcept { return rate > 0 ? (own_times ? 0.5 : 0.05) / rate : 0; }
 
 // The glTF key times of `curves`, rounded to the key rate (D7), sorted and unique.
 Result<std::vector<std::uint32_t>> rounded_times(const std::vector<const gltf::Curve*>& curves, double rate,
-                                                 const Limits& limits) {
+                                                 const Limits& limits, double& max_shift) {
   std::vector<std::uint32_t> ticks;
   for (const auto* c : curves) {
     for (const float t : c->times) {
       const double tick = std::round(double{t} * rate);
+      max_shift = std::max(max_shift, std::abs(tick / rate - t));
       if (!(tick <= 65535))
         return make_error(ErrorCode::limit_exceeded, no_offset, "key_times",
                           "time " + std::to_string(t) + " s is " + std::to_string(tick) +
@@ -339,6 +344,34 @@ Result<std::vector<std::vector<Quat>>> reconstruct(const Context& ctx, const glt
       ctx.options.skeleton ? skeleton_rig(*ctx.options.skeleton, clip, node_of) : flat_rig(clip, node_of);
   for (const auto& n : rig.nodes)
     if (n.bone >= 0 && n.file_node >= 0) samples[static_cast<std::size_t>(n.bone)].resize(seconds.size());
+  // Where the file puts the rig: the node holding its bones there (an armature) against the
+  // one holding them in the reference (the root). A tool that turns the whole rig (Blender's
+  // armature object) moves this, not the bones; G undoes it.
+  gltf::QuatD g;
+  {
+    std::vector<int> file_bones, ref_bones;
+    for (std::size_t r = 0; r < rig.nodes.size(); ++r)
+      if (rig.nodes[r].file_node >= 0) {
+        file_bones.push_back(rig.nodes[r].file_node);
+        ref_bones.push_back(static_cast<int>(r));
+      }
+    const auto fp = gltf::parents(ctx.model);
+    int fa = gltf::common_root(ctx.model, file_bones);
+    if (fa >= 0 && std::find(file_bones.begin(), file_bones.end(), fa) != file_bones.end())
+      fa = (*fp)[static_cast<std::size_t>(fa)];
+    int ra = ref_bones.empty() ? -1 : ref_bones.front();
+    for (const int r : ref_bones) {
+      // Deepest common ancestor in the reference (parents precede children there).
+      std::vector<int> up;
+      for (int x = ra; x >= 0; x = rig.nodes[static_cast<std::size_t>(x)].parent) up.push_back(x);
+      int y = r;
+      while (y >= 0 && std::find(up.begin(), up.end(), y) == up.end()) y = rig.nodes[static_cast<std::size_t>(y)].parent;
+      ra = y;
+    }
+    if (ra >= 0 && rig.nodes[static_cast<std::size_t>(ra)].file_node >= 0) ra = rig.nodes[static_cast<std::size_t>(ra)].parent;
+    if (fa >= 0 && ra >= 0) g = gltf::mul(file->rest_world(fa), gltf::conj(rig.nodes[static_cast<std::size_t>(ra)].rest_world));
+  }
+  const gltf::QuatD g_inv = gltf::conj(g);
   std::vector<gltf::QuatD> fw, w(rig.nodes.size());
   for (std::size_t k = 0; k < seconds.size(); ++k) {
     file->world(seconds[k], snap, fw);
@@ -347,7 +380,8 @@ Result<std::vector<std::vector<Quat>>> reconstruct(const Context& ctx, const glt
       const gltf::QuatD parent = n.parent >= 0 ? w[static_cast<std::size_t>(n.parent)] : gltf::QuatD{};
       if (n.file_node >= 0) {
         const auto f = static_cast<std::size_t>(n.file_node);
-        w[r] = gltf::mul(gltf::mul(fw[f], gltf::conj(file->rest_world(n.file_node))), n.rest_world);
+        const gltf::QuatD motion = gltf::mul(fw[f], gltf::conj(file->rest_world(n.file_node)));
+        w[r] = gltf::mul(gltf::mul(g_inv, gltf::mul(motion, g)), n.rest_world);
         if (n.bone >= 0) samples[static_cast<std::size_t>(n.bone)][k] = gltf::to_float(gltf::mul(gltf::conj(parent), w[r]));
       } else if (n.bone >= 0 && clip.bones[static_cast<std::size_t>(n.bone)].kind() != BoneKind::none) {
         w[r] = gltf::mul(parent, gltf::to_double(tmpl(static_cast<std::size_t>(n.bone), k)));
@@ -399,12 +433,13 @@ Result<std::vector<std::uint8_t>> import_animation(const Context& ctx, const Con
         return make_error(ErrorCode::bad_value, no_offset, "KeyTimes",
                           "the template's key times do not increase, so its bones cannot be resampled onto "
                           "the glTF's times; import without --keep-times");
-      MAB_ASSIGN(edited.key_times, rounded_times(used, rate, opt.limits));
+      MAB_ASSIGN(edited.key_times, rounded_times(used, rate, opt.limits, rep.max_time_shift_s));
     }
   }
   const bool same_timeline = edited.key_times == orig.key_times;
   rep.times_from_template = same_timeline;
   rep.keys = edited.key_count();
+  rep.key_rate = rate;
   // Template key of each new key time, when the template has one there.
   std::vector<int> tmpl_key(edited.key_count(), -1);
   if (same_timeline) {
@@ -417,7 +452,7 @@ Result<std::vector<std::uint8_t>> import_animation(const Context& ctx, const Con
   }
   std::vector<double> seconds(edited.key_count());
   for (std::size_t k = 0; k < seconds.size(); ++k) seconds[k] = edited.key_times[k] / rate;
-  const double snap = time_snap(rate);
+  const double snap = time_snap(rate, !same_timeline);
 
   // The template's rotation of bone i at new key k, for bones the file does not move.
   std::vector<gltf::Curve> tmpl_curves(orig.bones.size());
@@ -520,13 +555,13 @@ Result<std::vector<std::uint8_t>> import_new(const Context& ctx, std::size_t ai,
   const double rate = clip.key_rate;
   std::vector<const gltf::Curve*> curves;
   for (const auto& [node, c] : channels.rotation) curves.push_back(&c);
-  MAB_ASSIGN(clip.key_times, rounded_times(curves, rate, opt.limits));
+  MAB_ASSIGN(clip.key_times, rounded_times(curves, rate, opt.limits, rep.max_time_shift_s));
   if (channels.rotation.size() > opt.limits.max_bones)
     return make_error(ErrorCode::limit_exceeded, no_offset, "bones",
                       std::to_string(channels.rotation.size()) + " rotated nodes exceed the bone limit");
   std::vector<double> seconds(clip.key_count());
   for (std::size_t k = 0; k < seconds.size(); ++k) seconds[k] = clip.key_times[k] / rate;
-  const double snap = time_snap(rate);
+  const double snap = time_snap(rate, true);
   BoneNodes node_of;
   std::unordered_map<std::uint32_t, unsigned> seen;
   for (const auto& [node, curve] : channels.rotation) {
@@ -561,6 +596,7 @@ Result<std::vector<std::uint8_t>> import_new(const Context& ctx, std::size_t ai,
   }
   clip.duration = clip.key_times.empty() ? 0.0f : static_cast<float>(clip.key_times.back() / rate);
   rep.keys = clip.key_count();
+  rep.key_rate = rate;
   EncodeOptions eo;
   eo.max_error_deg = opt.max_error_deg;
   eo.raise_depth = true;
