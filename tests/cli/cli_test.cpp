@@ -15,14 +15,7 @@ using Run = mab::test::CliRun;
 
 Run run(const std::string& args) { return mab::test::run_mab(args, "2>&1"); }
 
-std::filesystem::path temp_dir() {
-  auto d = std::filesystem::temp_directory_path() /
-           ("mab_cli_test_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  std::filesystem::remove_all(d);
-  std::filesystem::create_directories(d);
-  return d;
-}
+std::filesystem::path temp_dir() { return mab::test::test_temp_dir("mab_cli_test"); }
 
 TEST(Cli, HashPrintsTheDocumentedRootHash) {
   auto r = run("hash Root");

@@ -17,25 +17,9 @@ namespace fs = std::filesystem;
 
 using Run = mab::test::CliRun;
 
-// stderr is captured separately (2>file) so tests can tell the report from errors.
-Run run(const std::string& args, std::string* err = nullptr) {
-  const auto err_file = fs::temp_directory_path() / ("mab_json_cli_err_" + std::to_string(::getpid()));
-  const Run r = mab::test::run_mab(args, "2>" + err_file.string());
-  std::ifstream e(err_file);
-  std::stringstream ss;
-  ss << e.rdbuf();
-  if (err) *err = ss.str();
-  fs::remove(err_file);
-  return r;
-}
+Run run(const std::string& args, std::string* err = nullptr) { return mab::test::run_mab_split(args, err); }
 
-fs::path temp_dir() {
-  auto d = fs::temp_directory_path() / ("mab_json_cli_test_" + std::to_string(::getpid()) + "_" +
-                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+fs::path temp_dir() { return mab::test::test_temp_dir("mab_json_cli_test"); }
 
 std::string read_text(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -226,8 +226,10 @@ TEST(GltfImport, JointFrameChangesLikeBlendersComeBackByteForByte) {
     ASSERT_TRUE(g.ok());
     tinygltf::Model m = parse(*g);
     std::vector<mab::gltf::QuatD> frame(m.nodes.size());
-    for (std::size_t i = 1; i < m.nodes.size(); ++i)
-      frame[i] = axis_angle(std::sin(1.0 * i), std::cos(2.0 * i), 0.5, 37.0 * static_cast<double>(i));
+    for (std::size_t i = 1; i < m.nodes.size(); ++i) {
+      const double x = static_cast<double>(i);
+      frame[i] = axis_angle(std::sin(x), std::cos(2.0 * x), 0.5, 37.0 * x);
+    }
     // Root: an extra rotation of the whole rig (as when the armature object is turned).
     const auto extra = axis_angle(0, 0, 1, 30);
     auto root = mab::gltf::to_double(mab::Quat{static_cast<float>(m.nodes[0].rotation[0]), 0, 0,

@@ -1,9 +1,15 @@
 // Runs the `mab` binary under test (MAB_CLI_PATH) through the shell for CLI tests.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 namespace mab::test {
 
@@ -24,6 +30,29 @@ inline CliRun run_mab(const std::string& args, const std::string& redirect) {
   const int st = pclose(p);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
+}
+
+// As run_mab, with stderr kept apart in *err (when given), so a test can tell the report on
+// stdout from the errors.
+inline CliRun run_mab_split(const std::string& args, std::string* err = nullptr) {
+  const auto err_file = std::filesystem::temp_directory_path() / ("mab_cli_err_" + std::to_string(::getpid()));
+  const CliRun r = run_mab(args, "2>" + err_file.string());
+  std::ifstream e(err_file);
+  std::stringstream ss;
+  ss << e.rdbuf();
+  if (err) *err = ss.str();
+  std::filesystem::remove(err_file);
+  return r;
+}
+
+// A fresh, empty folder for the running test: <tmp>/<prefix>_<pid>_<test name>.
+inline std::filesystem::path test_temp_dir(const std::string& prefix) {
+  auto d = std::filesystem::temp_directory_path() /
+           (prefix + "_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
 }
 
 }  // namespace mab::test

@@ -3,6 +3,8 @@
 
 #include <mab/file_io.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -160,17 +162,103 @@ Result<tinygltf::Model> parse(std::span<const std::uint8_t> bytes, const fs::pat
   return model;
 }
 
-Result<std::vector<std::uint8_t>> serialize(const tinygltf::Model& model, bool binary) {
+namespace {
+
+void append_base64(std::string& out, std::span<const std::uint8_t> in) {
+  static constexpr char digits[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  const std::size_t at = out.size();
+  out.resize(at + (in.size() + 2) / 3 * 4);
+  char* o = out.data() + at;
+  std::size_t i = 0;
+  for (; i + 3 <= in.size(); i += 3) {
+    const std::uint32_t v = std::uint32_t{in[i]} << 16 | std::uint32_t{in[i + 1]} << 8 | in[i + 2];
+    *o++ = digits[v >> 18];
+    *o++ = digits[(v >> 12) & 63];
+    *o++ = digits[(v >> 6) & 63];
+    *o++ = digits[v & 63];
+  }
+  if (i < in.size()) {
+    const std::uint32_t v = std::uint32_t{in[i]} << 16 | (i + 1 < in.size() ? std::uint32_t{in[i + 1]} << 8 : 0u);
+    *o++ = digits[v >> 18];
+    *o++ = digits[(v >> 12) & 63];
+    *o++ = i + 1 < in.size() ? digits[(v >> 6) & 63] : '=';
+    *o++ = '=';
+  }
+}
+
+void put32(std::vector<std::uint8_t>& out, std::uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+}
+
+Result<std::string> json_text(const tinygltf::Model& model, bool pretty) {
   std::ostringstream out;
   try {
     tinygltf::TinyGLTF writer;
-    if (!writer.WriteGltfSceneToStream(&model, out, !binary, binary))
+    if (!writer.WriteGltfSceneToStream(&model, out, pretty, false))
       return make_error(ErrorCode::io_error, no_offset, "glTF", "tinygltf could not write the document");
   } catch (const std::exception& e) {
     return make_error(ErrorCode::io_error, no_offset, "glTF", one_line(e.what()));
   }
-  const std::string s = std::move(out).str();
-  return std::vector<std::uint8_t>(s.begin(), s.end());
+  return std::move(out).str();
+}
+
+}  // namespace
+
+Result<std::vector<std::uint8_t>> serialize(tinygltf::Model model, bool binary) {
+  std::vector<unsigned char> bin;
+  std::string buffer_name;
+  const bool in_memory = model.buffers.size() == 1 && model.buffers[0].uri.empty();
+  if (in_memory) {
+    bin = std::move(model.buffers[0].data);
+    buffer_name = model.buffers[0].name;
+    model.buffers.clear();
+  }
+  MAB_ASSIGN(std::string json, json_text(model, !binary));
+  if (in_memory) {
+    // tinygltf wrote the document without "buffers"; it is an object, so the member goes
+    // before its closing brace.
+    const auto close = json.rfind('}');
+    if (close == std::string::npos)
+      return make_error(ErrorCode::io_error, no_offset, "glTF", "tinygltf wrote no JSON object");
+    std::string member = ",\"buffers\":[{\"byteLength\":" + std::to_string(bin.size());
+    if (!buffer_name.empty()) {
+      nlohmann::json name = buffer_name;
+      member += ",\"name\":" + name.dump();
+    }
+    std::string tail = json.substr(close);
+    json.resize(close);
+    json.reserve(close + member.size() + (binary ? 0 : 40 + (bin.size() + 2) / 3 * 4) + tail.size() + 4);
+    json += member;
+    if (!binary) {
+      json += ",\"uri\":\"data:application/octet-stream;base64,";
+      append_base64(json, bin);
+      json += '"';
+    }
+    json += "}]";
+    json += tail;
+  }
+  if (!binary) return std::vector<std::uint8_t>(json.begin(), json.end());
+  // glTF 4.4: 12-byte header, JSON chunk padded with spaces, BIN chunk padded with zeros.
+  while (json.size() % 4) json += ' ';
+  const std::size_t bin_padded = (bin.size() + 3) / 4 * 4;
+  const std::size_t total = 12 + 8 + json.size() + (bin.empty() ? 0 : 8 + bin_padded);
+  if (total > std::numeric_limits<std::uint32_t>::max())
+    return make_error(ErrorCode::limit_exceeded, no_offset, "GLB", "a GLB holds at most 4 GiB");
+  std::vector<std::uint8_t> out;
+  out.reserve(total);
+  put32(out, 0x46546C67u);  // "glTF"
+  put32(out, 2);
+  put32(out, static_cast<std::uint32_t>(total));
+  put32(out, static_cast<std::uint32_t>(json.size()));
+  put32(out, 0x4E4F534Au);  // "JSON"
+  out.insert(out.end(), json.begin(), json.end());
+  if (!bin.empty()) {
+    put32(out, static_cast<std::uint32_t>(bin_padded));
+    put32(out, 0x004E4942u);  // "BIN\0"
+    out.insert(out.end(), bin.begin(), bin.end());
+    out.resize(total, 0);
+  }
+  return out;
 }
 
 namespace {
@@ -276,6 +364,7 @@ Result<std::vector<float>> read_floats(const tinygltf::Model& m, int index, unsi
   }
   std::vector<float> out(count * width);
   const std::uint8_t* base = data.data() + v.byteOffset + a.byteOffset;
+  if (count == 0) return out;
   if (is_float && stride == elem) {
     std::memcpy(out.data(), base, count * elem);
   } else {

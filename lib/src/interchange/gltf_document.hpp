@@ -30,8 +30,10 @@ namespace mab::gltf {
 Result<tinygltf::Model> parse(std::span<const std::uint8_t> bytes, const std::filesystem::path& resource_dir,
                               const Limits& limits);
 
-// GLB, or glTF text with the buffers embedded as base64 data URIs.
-Result<std::vector<std::uint8_t>> serialize(const tinygltf::Model& model, bool binary);
+// GLB, or glTF text with the buffers embedded as base64 data URIs. tinygltf writes the JSON;
+// a model whose only buffer is in memory (what export builds) has that buffer moved straight
+// into the GLB chunk or the data URI instead of through tinygltf's several copies of it.
+Result<std::vector<std::uint8_t>> serialize(tinygltf::Model model, bool binary);
 
 // Accessor contents as floats, `width` per element (1 SCALAR, 3 VEC3, 4 VEC4), checked
 // against the accessor, its buffer view and its buffer. FLOAT always; with `normalized_ok`

@@ -24,9 +24,9 @@ constexpr double zup_to_yup[4] = {-0.70710678118654752, 0, 0, 0.7071067811865475
 
 struct Channel {
   int node;
-  std::uint8_t flags;
-  bool constant;
-  std::vector<Quat> keys;  // hemisphere-continuous, unit length
+  const ClipBone* bone;  // in the block's decoded clip
+  bool constant() const noexcept { return bone->kind() == BoneKind::constant; }
+  std::size_t keys() const noexcept { return constant() ? 1 : bone->keys.size(); }
 };
 
 struct BlockAnim {
@@ -182,19 +182,8 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
       const unsigned occ = seen[bone.hash]++;
       const int node = node_for(bone.hash, occ);
       if (bone.kind() == BoneKind::none) continue;
-      Channel ch;
-      ch.node = node;
-      ch.flags = bone.flags;
-      ch.constant = bone.kind() == BoneKind::constant;
-      if (ch.constant) {
-        ch.keys = {unit(bone.constant)};
-      } else {
-        ch.keys.resize(bone.keys.size());
-        std::transform(bone.keys.begin(), bone.keys.end(), ch.keys.begin(), unit);
-        make_hemisphere_continuous(ch.keys);
-      }
       animated_node[static_cast<std::size_t>(node)] = true;
-      a.channels.push_back(std::move(ch));
+      a.channels.push_back({node, &bone});
     }
     anims.push_back(std::move(a));
   }
@@ -220,7 +209,7 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
   std::size_t total_keys = 0, total_times = 0;
   for (const auto& a : anims) {
     total_times += a.times.size() + 1;
-    for (const auto& ch : a.channels) total_keys += ch.keys.size();
+    for (const auto& ch : a.channels) total_keys += ch.keys();
   }
   data.reserve(4 * total_times + 16 * total_keys);
   struct TimeAccessors {
@@ -241,7 +230,7 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
     const auto& a = anims[i];
     if (a.channels.empty()) continue;
     bool any_animated = false, any_constant = false;
-    for (const auto& ch : a.channels) (ch.constant ? any_constant : any_animated) = true;
+    for (const auto& ch : a.channels) (ch.constant() ? any_constant : any_animated) = true;
     if (any_animated) {
       time_acc[i].all = add_accessor(data.size(), a.times.size(), TINYGLTF_TYPE_SCALAR, 0);
       m.accessors.back().minValues = {a.times.front()};
@@ -275,11 +264,27 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
                                              {"key_rate", tinygltf::Value(a.key_rate)},
                                              {"duration", tinygltf::Value(static_cast<double>(a.duration))}})}});
     for (const auto& ch : a.channels) {
-      const int out = add_accessor(data.size() - times_bytes, ch.keys.size(), TINYGLTF_TYPE_VEC4, 1);
+      const int out = add_accessor(data.size() - times_bytes, ch.keys(), TINYGLTF_TYPE_VEC4, 1);
+      // Unit quaternions, each on the hemisphere of the one before (q and -q are one
+      // rotation; interpolating across hemispheres would spin the long way round).
       static_assert(sizeof(Quat) == 4 * sizeof(float));
-      append_floats(data, &ch.keys.front().x, 4 * ch.keys.size());
+      if (ch.constant()) {
+        const Quat q = unit(ch.bone->constant);
+        append_floats(data, &q.x, 4);
+      } else {
+        std::size_t at = data.size();
+        data.resize(at + ch.keys() * sizeof(Quat));
+        Quat prev{};
+        for (std::size_t k = 0; k < ch.keys(); ++k, at += sizeof(Quat)) {
+          Quat q = unit(ch.bone->keys[k]);
+          if (k > 0 && double{q.x} * prev.x + double{q.y} * prev.y + double{q.z} * prev.z + double{q.w} * prev.w < 0)
+            q = {-q.x, -q.y, -q.z, -q.w};
+          std::memcpy(data.data() + at, &q, sizeof q);
+          prev = q;
+        }
+      }
       tinygltf::AnimationSampler s;
-      s.input = ch.constant ? time_acc[i].first : time_acc[i].all;
+      s.input = ch.constant() ? time_acc[i].first : time_acc[i].all;
       s.output = out;
       s.interpolation = "LINEAR";
       anim.samplers.push_back(std::move(s));
@@ -287,10 +292,10 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
       c2.sampler = static_cast<int>(anim.samplers.size() - 1);
       c2.target_node = ch.node;
       c2.target_path = "rotation";
-      c2.extras = object({{"mabkit", object({{"flags", tinygltf::Value(static_cast<int>(ch.flags))}})}});
+      c2.extras = object({{"mabkit", object({{"flags", tinygltf::Value(static_cast<int>(ch.bone->flags))}})}});
       anim.channels.push_back(std::move(c2));
       ++rep.channels;
-      rep.keys += ch.keys.size();
+      rep.keys += ch.keys();
     }
     m.animations.push_back(std::move(anim));
   }
@@ -337,7 +342,7 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
   m.defaultScene = 0;
   rep.nodes = m.nodes.size();
 
-  MAB_ASSIGN(auto bytes, gltf::serialize(m, o.binary));
+  MAB_ASSIGN(auto bytes, gltf::serialize(std::move(m), o.binary));
   if (report) *report = std::move(rep);
   return bytes;
 }

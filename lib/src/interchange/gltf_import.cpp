@@ -372,6 +372,11 @@ Result<std::vector<std::vector<Quat>>> reconstruct(const Context& ctx, const glt
     if (fa >= 0 && ra >= 0) g = gltf::mul(file->rest_world(fa), gltf::conj(rig.nodes[static_cast<std::size_t>(ra)].rest_world));
   }
   const gltf::QuatD g_inv = gltf::conj(g);
+  // W(r) = G^-1 (W'(f) W'_rest(f)^-1) G W_rest(r): the constant right-hand factor per node.
+  std::vector<gltf::QuatD> post(rig.nodes.size());
+  for (std::size_t r = 0; r < rig.nodes.size(); ++r)
+    if (rig.nodes[r].file_node >= 0)
+      post[r] = gltf::mul(gltf::mul(gltf::conj(file->rest_world(rig.nodes[r].file_node)), g), rig.nodes[r].rest_world);
   std::vector<gltf::QuatD> fw, w(rig.nodes.size());
   for (std::size_t k = 0; k < seconds.size(); ++k) {
     file->world(seconds[k], snap, fw);
@@ -379,9 +384,7 @@ Result<std::vector<std::vector<Quat>>> reconstruct(const Context& ctx, const glt
       const auto& n = rig.nodes[r];
       const gltf::QuatD parent = n.parent >= 0 ? w[static_cast<std::size_t>(n.parent)] : gltf::QuatD{};
       if (n.file_node >= 0) {
-        const auto f = static_cast<std::size_t>(n.file_node);
-        const gltf::QuatD motion = gltf::mul(fw[f], gltf::conj(file->rest_world(n.file_node)));
-        w[r] = gltf::mul(gltf::mul(g_inv, gltf::mul(motion, g)), n.rest_world);
+        w[r] = gltf::mul(gltf::mul(g_inv, fw[static_cast<std::size_t>(n.file_node)]), post[r]);
         if (n.bone >= 0) samples[static_cast<std::size_t>(n.bone)][k] = gltf::to_float(gltf::mul(gltf::conj(parent), w[r]));
       } else if (n.bone >= 0 && clip.bones[static_cast<std::size_t>(n.bone)].kind() != BoneKind::none) {
         w[r] = gltf::mul(parent, gltf::to_double(tmpl(static_cast<std::size_t>(n.bone), k)));

@@ -7,21 +7,12 @@
 
 namespace mab::gltf {
 
-QuatD to_double(const Quat& q) noexcept { return {q.x, q.y, q.z, q.w}; }
-
 Quat to_float(const QuatD& q) noexcept {
   const double n = std::sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w);
   if (!(n > 0) || !std::isfinite(n)) return Quat{};
   return {static_cast<float>(q.x / n), static_cast<float>(q.y / n), static_cast<float>(q.z / n),
           static_cast<float>(q.w / n)};
 }
-
-QuatD mul(const QuatD& a, const QuatD& b) noexcept {
-  return {a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-          a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
-}
-
-QuatD conj(const QuatD& q) noexcept { return {-q.x, -q.y, -q.z, q.w}; }
 
 std::optional<FileRig> FileRig::build(const tinygltf::Model& m, const Curves& rotation) {
   auto parent = parents(m);
@@ -45,17 +36,20 @@ std::optional<FileRig> FileRig::build(const tinygltf::Model& m, const Curves& ro
     if (r.parent_[i] < 0) r.order_.push_back(static_cast<int>(i));
   for (std::size_t head = 0; head < r.order_.size(); ++head)
     for (const int c : children[static_cast<std::size_t>(r.order_[head])]) r.order_.push_back(c);
+  std::vector<bool> moving(n, false);
   for (const int i : r.order_) {
     const auto u = static_cast<std::size_t>(i);
-    r.rest_world_[u] = r.parent_[u] < 0 ? r.rest_local_[u]
-                                        : mul(r.rest_world_[static_cast<std::size_t>(r.parent_[u])], r.rest_local_[u]);
+    const int p = r.parent_[u];
+    r.rest_world_[u] = p < 0 ? r.rest_local_[u] : mul(r.rest_world_[static_cast<std::size_t>(p)], r.rest_local_[u]);
+    moving[u] = r.curve_[u] || (p >= 0 && moving[static_cast<std::size_t>(p)]);
+    if (moving[u]) r.moving_.push_back(i);
   }
   return r;
 }
 
 void FileRig::world(double t, double snap, std::vector<QuatD>& out) const {
-  out.resize(parent_.size());
-  for (const int i : order_) {
+  if (out.size() != parent_.size()) out = rest_world_;
+  for (const int i : moving_) {
     const auto u = static_cast<std::size_t>(i);
     const QuatD local = curve_[u] ? to_double(sample_rotation(*curve_[u], t, snap)) : rest_local_[u];
     out[u] = parent_[u] < 0 ? local : mul(out[static_cast<std::size_t>(parent_[u])], local);

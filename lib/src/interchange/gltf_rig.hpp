@@ -21,10 +21,14 @@ namespace mab::gltf {
 struct QuatD {
   double x = 0, y = 0, z = 0, w = 1;
 };
-QuatD to_double(const Quat& q) noexcept;
+// Inline: import composes a few per bone and key.
+inline QuatD to_double(const Quat& q) noexcept { return {q.x, q.y, q.z, q.w}; }
 Quat to_float(const QuatD& q) noexcept;  // normalised
-QuatD mul(const QuatD& a, const QuatD& b) noexcept;
-QuatD conj(const QuatD& q) noexcept;
+inline QuatD mul(const QuatD& a, const QuatD& b) noexcept {
+  return {a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+          a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
+}
+inline QuatD conj(const QuatD& q) noexcept { return {-q.x, -q.y, -q.z, q.w}; }
 
 // Spec 3 / Dunia is Z-up, glTF Y-up: the rotation `mab export` puts on its rig's root.
 inline constexpr QuatD zup_to_yup{-0.70710678118654752, 0, 0, 0.70710678118654752};
@@ -34,12 +38,14 @@ class FileRig {
  public:
   // nullopt when the children links are not a forest.
   static std::optional<FileRig> build(const tinygltf::Model& m, const Curves& rotation);
-  // World rotation of every node at time t (seconds), channels sampled with `snap`.
+  // World rotation of every node at time t (seconds), channels sampled with `snap`. Nodes
+  // with no animated node at or above them keep their rest rotation and are not recomputed.
   void world(double t, double snap, std::vector<QuatD>& out) const;
   const QuatD& rest_world(int node) const noexcept { return rest_world_[static_cast<std::size_t>(node)]; }
 
  private:
   std::vector<int> parent_, order_;  // order: parents before children
+  std::vector<int> moving_;          // in order: nodes with an animated node at or above them
   std::vector<QuatD> rest_local_, rest_world_;
   std::vector<const Curve*> curve_;
 };
