@@ -5,6 +5,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench_clip.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,47 +16,11 @@
 
 namespace {
 
-constexpr std::uint32_t bone_count = 100;
-constexpr std::uint32_t key_count = 1000;
-
-mab::Quat normalised(double x, double y, double z, double w) {
-  const double n = std::sqrt(x * x + y * y + z * z + w * w);
-  return {static_cast<float>(x / n), static_cast<float>(y / n), static_cast<float>(z / n),
-          static_cast<float>(w / n)};
-}
-
-// A bone turning smoothly: random axis and speed per bone, a little jitter per key.
-std::vector<mab::Quat> make_track(std::mt19937_64& rng) {
-  std::normal_distribution<double> g(0.0, 1.0);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::vector<mab::Quat> out;
-  double q[4] = {g(rng), g(rng), g(rng), g(rng)};
-  const double speed = u(rng) * 4.0 * 3.14159265358979 / 360.0;
-  double axis[3] = {g(rng), g(rng), g(rng)};
-  for (std::uint32_t k = 0; k < key_count; ++k) {
-    const mab::Quat n = normalised(q[0], q[1], q[2], q[3]);
-    out.push_back(n);
-    for (double& a : axis) a += 0.05 * g(rng);
-    const double len = std::sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
-    const double s = std::sin(speed) / len, c = std::cos(speed);
-    const double r[4] = {axis[0] * s, axis[1] * s, axis[2] * s, c};
-    const double p[4] = {n.x, n.y, n.z, n.w};
-    q[0] = r[3] * p[0] + r[0] * p[3] + r[1] * p[2] - r[2] * p[1];
-    q[1] = r[3] * p[1] - r[0] * p[2] + r[1] * p[3] + r[2] * p[0];
-    q[2] = r[3] * p[2] + r[0] * p[1] - r[1] * p[0] + r[2] * p[3];
-    q[3] = r[3] * p[3] - r[0] * p[0] - r[1] * p[1] - r[2] * p[2];
-  }
-  return out;
-}
-
-template <class T>
-T must(mab::Result<T> r) {
-  if (!r.ok()) {
-    std::fprintf(stderr, "bench setup failed: %s\n", r.error().message().c_str());
-    std::exit(1);
-  }
-  return std::move(r).value();
-}
+using bench::bone_count;
+using bench::fastest;
+using bench::key_count;
+using bench::make_track;
+using bench::must;
 
 struct Clip {
   std::vector<std::vector<mab::Quat>> tracks;
@@ -70,7 +36,7 @@ const Clip& clip() {
     std::vector<mab::QuantisedTrack> quantised;
     for (std::uint32_t b = 0; b < bone_count; ++b) {
       out.tracks.push_back(make_track(rng));
-      const auto nbits = static_cast<std::uint8_t>(4 + (b * 7) % 13);  // 4..16, mixed
+      const auto nbits = bench::depth_of(b);
       out.depths.push_back(nbits);
       quantised.push_back(must(mab::quantise_track(out.tracks.back(), nbits)));
     }
@@ -81,9 +47,6 @@ const Clip& clip() {
   return c;
 }
 
-// Best of the repetitions, reported next to the median: other load on the machine only ever
-// slows a run down, so the fastest run is the closest to the code's own speed.
-double fastest(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
 
 void set_counters(benchmark::State& state, std::size_t bytes_per_iter, std::size_t quats_per_iter) {
   const auto iterations = static_cast<std::int64_t>(state.iterations());
@@ -93,28 +56,14 @@ void set_counters(benchmark::State& state, std::size_t bytes_per_iter, std::size
 
 // Reference for ratios (the machine's speed cancels out): copying the stream's bytes.
 void BM_ReferenceCopyStream(benchmark::State& state) {
-  const Clip& c = clip();
-  std::vector<std::uint8_t> out(c.bytes.size());
-  for (auto _ : state) {
-    std::copy(c.bytes.begin(), c.bytes.end(), out.begin());
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  set_counters(state, c.bytes.size(), std::size_t{bone_count} * key_count);
+  bench::reference_copy(state, clip().bytes);
+  set_counters(state, clip().bytes.size(), std::size_t{bone_count} * key_count);
 }
 BENCHMARK(BM_ReferenceCopyStream)->Unit(benchmark::kMicrosecond)->ComputeStatistics("min", fastest);
 
-// A second reference, bound by the core rather than by memory: FNV-1a over the same bytes
-// (one dependent multiply per byte). The copy tracks memory bandwidth, this one the clock,
-// and this machine's clock varies between runs more than its memory does.
 void BM_ReferenceHashStream(benchmark::State& state) {
-  const Clip& c = clip();
-  for (auto _ : state) {
-    std::uint64_t h = 14695981039346656037ull;
-    for (const std::uint8_t b : c.bytes) h = (h ^ b) * 1099511628211ull;
-    benchmark::DoNotOptimize(h);
-  }
-  set_counters(state, c.bytes.size(), std::size_t{bone_count} * key_count);
+  bench::reference_hash(state, clip().bytes);
+  set_counters(state, clip().bytes.size(), std::size_t{bone_count} * key_count);
 }
 BENCHMARK(BM_ReferenceHashStream)->Unit(benchmark::kMicrosecond)->ComputeStatistics("min", fastest);
 

@@ -10,6 +10,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench_clip.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -21,46 +23,12 @@
 
 namespace {
 
-constexpr std::uint32_t bone_count = 100;
-constexpr std::uint32_t key_count = 1000;
-
-template <class T>
-T must(mab::Result<T> r) {
-  if (!r.ok()) {
-    std::fprintf(stderr, "bench setup failed: %s\n", r.error().message().c_str());
-    std::exit(1);
-  }
-  return std::move(r).value();
-}
-
-mab::Quat normalised(double x, double y, double z, double w) {
-  const double n = std::sqrt(x * x + y * y + z * z + w * w);
-  return {static_cast<float>(x / n), static_cast<float>(y / n), static_cast<float>(z / n), static_cast<float>(w / n)};
-}
-
-// As bench_codec.cpp: a bone turning smoothly about a wandering axis.
-std::vector<mab::Quat> make_track(std::mt19937_64& rng) {
-  std::normal_distribution<double> g(0.0, 1.0);
-  std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::vector<mab::Quat> out;
-  double q[4] = {g(rng), g(rng), g(rng), g(rng)};
-  const double speed = u(rng) * 4.0 * 3.14159265358979 / 360.0;
-  double axis[3] = {g(rng), g(rng), g(rng)};
-  for (std::uint32_t k = 0; k < key_count; ++k) {
-    const mab::Quat n = normalised(q[0], q[1], q[2], q[3]);
-    out.push_back(n);
-    for (double& a : axis) a += 0.05 * g(rng);
-    const double len = std::sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
-    const double s = std::sin(speed) / len, c = std::cos(speed);
-    const double r[4] = {axis[0] * s, axis[1] * s, axis[2] * s, c};
-    const double p[4] = {n.x, n.y, n.z, n.w};
-    q[0] = r[3] * p[0] + r[0] * p[3] + r[1] * p[2] - r[2] * p[1];
-    q[1] = r[3] * p[1] - r[0] * p[2] + r[1] * p[3] + r[2] * p[0];
-    q[2] = r[3] * p[2] + r[0] * p[1] - r[1] * p[0] + r[2] * p[3];
-    q[3] = r[3] * p[3] - r[0] * p[0] - r[1] * p[1] - r[2] * p[2];
-  }
-  return out;
-}
+using bench::bone_count;
+using bench::fastest;
+using bench::key_count;
+using bench::make_track;
+using bench::must;
+using bench::normalised;
 
 struct Fixture {
   std::vector<std::uint8_t> mab;   // the .mab
@@ -82,7 +50,7 @@ const Fixture& fixture() {
       mab::ClipBone bone;
       bone.hash = mab::bone_hash("bone_" + std::to_string(b));
       bone.set_kind(mab::BoneKind::animated);
-      bone.set_bit_depth(4 + (b * 7) % 13);  // 4..16, as bench_codec
+      bone.set_bit_depth(bench::depth_of(b));
       bone.keys = make_track(rng);
       clip.bones.push_back(std::move(bone));
     }
@@ -105,33 +73,20 @@ const Fixture& fixture() {
   return f;
 }
 
-double fastest(const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); }
-
 void bytes_per_iteration(benchmark::State& state, std::size_t bytes) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(bytes));
 }
 
 // References in the same process, as in bench_codec: a copy and an FNV-1a hash of the .mab.
 void BM_ReferenceCopyMab(benchmark::State& state) {
-  const auto& f = fixture();
-  std::vector<std::uint8_t> out(f.mab.size());
-  for (auto _ : state) {
-    std::copy(f.mab.begin(), f.mab.end(), out.begin());
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  bytes_per_iteration(state, f.mab.size());
+  bench::reference_copy(state, fixture().mab);
+  bytes_per_iteration(state, fixture().mab.size());
 }
 BENCHMARK(BM_ReferenceCopyMab)->Unit(benchmark::kMicrosecond)->ComputeStatistics("min", fastest);
 
 void BM_ReferenceHashMab(benchmark::State& state) {
-  const auto& f = fixture();
-  for (auto _ : state) {
-    std::uint64_t h = 14695981039346656037ull;
-    for (const std::uint8_t b : f.mab) h = (h ^ b) * 1099511628211ull;
-    benchmark::DoNotOptimize(h);
-  }
-  bytes_per_iteration(state, f.mab.size());
+  bench::reference_hash(state, fixture().mab);
+  bytes_per_iteration(state, fixture().mab.size());
 }
 BENCHMARK(BM_ReferenceHashMab)->Unit(benchmark::kMicrosecond)->ComputeStatistics("min", fastest);
 

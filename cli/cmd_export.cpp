@@ -39,20 +39,6 @@ mab::Result<std::vector<std::string>> read_names(const std::string& path) {
   return names;
 }
 
-std::string hash_list(const std::vector<std::uint32_t>& hashes, std::size_t max = 8) {
-  std::string s;
-  for (std::size_t i = 0; i < hashes.size() && i < max; ++i) s += (i ? ", " : "") + mab::cli::hex(hashes[i], 8);
-  if (hashes.size() > max) s += ", ... (" + std::to_string(hashes.size()) + " in all)";
-  return s;
-}
-
-std::string name_list(const std::vector<std::string>& names, std::size_t max = 8) {
-  std::string s;
-  for (std::size_t i = 0; i < names.size() && i < max; ++i) s += (i ? ", " : "") + names[i];
-  if (names.size() > max) s += ", ... (" + std::to_string(names.size()) + " in all)";
-  return s;
-}
-
 void setup(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "export", "Write FILE as lossless JSON (container, exact rotation codes, editable clip) or as a glTF 2.0 "
@@ -152,17 +138,8 @@ void setup(CLI::App& app, int& exit_code) {
     }
     std::optional<mab::GltfSkeleton> skeleton;
     if (!o->skeleton.empty()) {
-      auto sb = mab::read_file(o->skeleton);
-      if (!sb) {
-        std::fprintf(stderr, "mab: export: --skeleton: %s\n", sb.error().message().c_str());
-        return;
-      }
-      auto sk = mab::read_gltf_skeleton(*sb, fs::path(o->skeleton).parent_path());
-      if (!sk) {
-        std::fprintf(stderr, "mab: export: --skeleton %s: %s\n", o->skeleton.c_str(), sk.error().message().c_str());
-        return;
-      }
-      skeleton = std::move(sk).value();
+      skeleton = mab::cli::load_skeleton("export", o->skeleton);
+      if (!skeleton) return;
       go.skeleton = &*skeleton;
       inputs.push_back(o->skeleton);
     }
@@ -187,10 +164,10 @@ void setup(CLI::App& app, int& exit_code) {
     if (skeleton) {
       if (!rep.bones_without_node.empty())
         std::fprintf(info, "  not in skeleton   %zu bone(s), added under the skeleton root: %s\n",
-                     rep.bones_without_node.size(), hash_list(rep.bones_without_node).c_str());
+                     rep.bones_without_node.size(), mab::cli::short_list(rep.bones_without_node).c_str());
       if (!rep.nodes_without_bone.empty())
         std::fprintf(info, "  not in the clip   %zu skeleton joint(s) keep their rest pose: %s\n",
-                     rep.nodes_without_bone.size(), name_list(rep.nodes_without_bone).c_str());
+                     rep.nodes_without_bone.size(), mab::cli::short_list(rep.nodes_without_bone).c_str());
     }
   });
 }

@@ -40,20 +40,6 @@ mab::Result<std::vector<std::uint8_t>> read_input(const std::string& path) {
   return mab::read_file(path, text_limits());
 }
 
-std::string hashes(const std::vector<std::uint32_t>& v, std::size_t max = 6) {
-  std::string s;
-  for (std::size_t i = 0; i < v.size() && i < max; ++i) s += (i ? ", " : "") + mab::cli::hex(v[i], 8);
-  if (v.size() > max) s += ", ... (" + std::to_string(v.size()) + " in all)";
-  return s;
-}
-
-std::string names(const std::vector<std::string>& v, std::size_t max = 6) {
-  std::string s;
-  for (std::size_t i = 0; i < v.size() && i < max; ++i) s += (i ? ", " : "") + v[i];
-  if (v.size() > max) s += ", ... (" + std::to_string(v.size()) + " in all)";
-  return s;
-}
-
 // Any JSON with a glTF "asset" rather than a mabkit document: the start of the text tells.
 bool looks_like_gltf(const std::string& path, std::span<const std::uint8_t> data) {
   if (mab::cli::has_extension(path, ".glb") || mab::cli::has_extension(path, ".gltf")) return true;
@@ -209,17 +195,8 @@ void setup(CLI::App& app, int& exit_code) {
                                                       : mab::GltfRotations::automatic;
     std::optional<mab::GltfSkeleton> skeleton;
     if (!o->skeleton.empty()) {
-      auto sb = mab::read_file(o->skeleton);
-      if (!sb) {
-        std::fprintf(stderr, "mab: import: --skeleton: %s\n", sb.error().message().c_str());
-        return;
-      }
-      auto sk = mab::read_gltf_skeleton(*sb, fs::path(o->skeleton).parent_path());
-      if (!sk) {
-        std::fprintf(stderr, "mab: import: --skeleton %s: %s\n", o->skeleton.c_str(), sk.error().message().c_str());
-        return;
-      }
-      skeleton = std::move(sk).value();
+      skeleton = mab::cli::load_skeleton("import", o->skeleton);
+      if (!skeleton) return;
       opt.skeleton = &*skeleton;
       inputs.push_back(o->skeleton);
     }
@@ -258,7 +235,7 @@ void setup(CLI::App& app, int& exit_code) {
                     1000 * a.max_time_shift_s);
       if (tmpl) {
         std::printf("  bones             %zu matched, %zu changed%s%s\n", a.bones_matched, a.bones_changed.size(),
-                    a.bones_changed.empty() ? "" : ": ", hashes(a.bones_changed).c_str());
+                    a.bones_changed.empty() ? "" : ": ", mab::cli::short_list(a.bones_changed).c_str());
         std::printf("  keys              %zu as in the template (within %g degrees; largest %.2g), %zu changed\n",
                     a.keys_matched, opt.match_tolerance_deg, a.max_matched_deviation_deg, a.keys_changed);
         if (!a.bones_kept.empty())
@@ -267,18 +244,18 @@ void setup(CLI::App& app, int& exit_code) {
           std::printf("  resampled         %zu bone(s) without a channel onto the new key times\n",
                       a.bones_resampled.size());
         if (!a.constant_to_animated.empty())
-          std::printf("  now animated      %s (constant in the template)\n", hashes(a.constant_to_animated).c_str());
+          std::printf("  now animated      %s (constant in the template)\n", mab::cli::short_list(a.constant_to_animated).c_str());
       } else {
         std::printf("  bones             %zu new\n", a.bones_changed.size());
       }
       if (!a.nodes_unmatched.empty())
         std::fprintf(stderr, "mab: import: note: %zu animated node(s) match no bone and were not imported: %s\n",
-                     a.nodes_unmatched.size(), names(a.nodes_unmatched).c_str());
+                     a.nodes_unmatched.size(), mab::cli::short_list(a.nodes_unmatched).c_str());
       if (!a.no_rotation_track.empty())
         std::fprintf(stderr,
                      "mab: import: note: %zu bone(s) have no rotation track in the template; their channels "
                      "were not imported: %s\n",
-                     a.no_rotation_track.size(), hashes(a.no_rotation_track).c_str());
+                     a.no_rotation_track.size(), mab::cli::short_list(a.no_rotation_track).c_str());
       print_encode(a.encode);
     }
     for (const auto& line : rep.notes) std::printf("  note              %s\n", line.c_str());

@@ -64,6 +64,36 @@ bool write_output(std::string_view cmd, const std::vector<std::filesystem::path>
   return true;
 }
 
+std::optional<GltfSkeleton> load_skeleton(std::string_view cmd, const std::string& path) {
+  const std::string c(cmd);
+  auto bytes = read_file(path);
+  if (!bytes) {
+    std::fprintf(stderr, "mab: %s: --skeleton: %s\n", c.c_str(), bytes.error().message().c_str());
+    return std::nullopt;
+  }
+  auto sk = read_gltf_skeleton(*bytes, std::filesystem::path(path).parent_path());
+  if (!sk) {
+    std::fprintf(stderr, "mab: %s: --skeleton %s: %s\n", c.c_str(), path.c_str(), sk.error().message().c_str());
+    return std::nullopt;
+  }
+  return std::move(sk).value();
+}
+
+std::string short_list(const std::vector<std::string>& items, std::size_t max) {
+  std::string s;
+  for (std::size_t i = 0; i < items.size() && i < max; ++i) s += (i ? ", " : "") + items[i];
+  if (items.size() > max) s += ", ... (" + std::to_string(items.size()) + " in all)";
+  return s;
+}
+
+std::string short_list(const std::vector<std::uint32_t>& hashes, std::size_t max) {
+  std::vector<std::string> items;
+  for (std::size_t i = 0; i < hashes.size() && i < max; ++i) items.push_back(hex(hashes[i], 8));
+  std::string s = short_list(items, max);
+  if (hashes.size() > max) s += ", ... (" + std::to_string(hashes.size()) + " in all)";
+  return s;
+}
+
 bool has_extension(const std::filesystem::path& p, std::string_view ext) {
   std::string e = p.extension().string();
   std::transform(e.begin(), e.end(), e.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });

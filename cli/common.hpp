@@ -3,6 +3,7 @@
 #pragma once
 
 #include <mab/container.hpp>
+#include <mab/gltf.hpp>
 #include <mab/validate.hpp>
 
 #include <nlohmann/json.hpp>
@@ -28,6 +29,15 @@ std::string hex(std::uint64_t v, int width = 0);
 // copy of a clip. Errors are printed as one line, "mab: CMD: ...".
 bool write_output(std::string_view cmd, const std::vector<std::filesystem::path>& inputs, const std::string& out,
                   bool in_place, std::span<const std::uint8_t> bytes);
+
+// The --skeleton glTF of `mab export`/`mab import` (its external buffers read from its own
+// folder); nullopt after printing "mab: CMD: --skeleton PATH: ..." on failure.
+std::optional<GltfSkeleton> load_skeleton(std::string_view cmd, const std::string& path);
+
+// "a, b, c, ... (N in all)": the first `max` items of a list for a one-line report; hashes
+// as 0xHHHHHHHH.
+std::string short_list(const std::vector<std::string>& items, std::size_t max = 8);
+std::string short_list(const std::vector<std::uint32_t>& hashes, std::size_t max = 8);
 
 // "walk.glb" -> true: by the extension, case-insensitively.
 bool has_extension(const std::filesystem::path& p, std::string_view ext);
