@@ -29,8 +29,7 @@ TEST(GltfCli, ExportThenImportWithTheTemplateGivesTheSameBytes) {
     ASSERT_EQ(r.status, 0) << err;
     EXPECT_NE(r.out.find("1 animation(s), 3 rotation channels, 300 keys"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("give --names FILE"), std::string::npos) << r.out;
-    if (std::string(ext) == ".glb") EXPECT_EQ(load(g).at(0), 'g');
-    if (std::string(ext) == ".gltf") EXPECT_EQ(load(g).at(0), '{');
+    EXPECT_EQ(load(g).at(0), std::string(ext) == ".glb" ? 'g' : '{');
     const auto back = dir / "back.mab";
     r = run("import " + g.string() + " --template " + k_wd1.string() + " -o " + back.string(), &err);
     ASSERT_EQ(r.status, 0) << err;

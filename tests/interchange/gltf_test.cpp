@@ -72,8 +72,9 @@ void expect_same_rotations(const mab::Clip& a, const mab::Clip& b, double bound_
   ASSERT_EQ(a.bones.size(), b.bones.size()) << what;
   for (std::size_t i = 0; i < a.bones.size(); ++i) {
     ASSERT_EQ(a.bones[i].kind(), b.bones[i].kind()) << what << " bone " << i;
-    if (a.bones[i].kind() == mab::BoneKind::constant)
+    if (a.bones[i].kind() == mab::BoneKind::constant) {
       EXPECT_LE(mab::angular_error_deg(a.bones[i].constant, b.bones[i].constant), bound_deg) << what << " bone " << i;
+    }
     for (std::size_t k = 0; k < a.bones[i].keys.size(); ++k)
       EXPECT_LE(mab::angular_error_deg(a.bones[i].keys[k], b.bones[i].keys[k]), bound_deg)
           << what << " bone " << i << " key " << k;
