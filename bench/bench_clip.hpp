@@ -3,6 +3,7 @@
 // rotations), plus the helpers both benchmark programs use.
 #pragma once
 
+#include <mab/codec_file.hpp>
 #include <mab/quat.hpp>
 #include <mab/result.hpp>
 
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace bench {
@@ -61,6 +63,27 @@ inline std::vector<mab::Quat> make_track(std::mt19937_64& rng) {
 
 // Bit depth of bone b: 4..16, mixed.
 inline std::uint8_t depth_of(std::uint32_t b) { return static_cast<std::uint8_t>(4 + (b * 7) % 13); }
+
+// The bench clip as a Watch Dogs .mab: 100 bones, 1000 keys 4 ticks apart (30 keys/s at 120
+// ticks/s, D7), depths 4..16. 464,520 bytes.
+inline std::vector<std::uint8_t> wd1_bench_mab() {
+  const auto empty = must(mab::new_container(mab::Game::watch_dogs));
+  const auto d = must(mab::decode_clip(empty));
+  mab::Clip clip = d.clip;
+  clip.key_times.clear();
+  for (std::uint32_t k = 0; k < key_count; ++k) clip.key_times.push_back(4 * k);
+  clip.duration = static_cast<float>(clip.key_times.back() / 120.0);
+  std::mt19937_64 rng(2024);
+  for (std::uint32_t b = 0; b < bone_count; ++b) {
+    mab::ClipBone bone;
+    bone.hash = mab::bone_hash("bone_" + std::to_string(b));
+    bone.set_kind(mab::BoneKind::animated);
+    bone.set_bit_depth(depth_of(b));
+    bone.keys = make_track(rng);
+    clip.bones.push_back(std::move(bone));
+  }
+  return must(mab::encode_clip(d, clip));
+}
 
 // Best of the repetitions, reported next to the median: other load on the machine only ever
 // slows a run down, so the fastest run is the closest to the code's own speed.

@@ -23,10 +23,7 @@
 
 namespace {
 
-using bench::bone_count;
 using bench::fastest;
-using bench::key_count;
-using bench::make_track;
 using bench::must;
 using bench::normalised;
 
@@ -39,22 +36,7 @@ struct Fixture {
 const Fixture& fixture() {
   static const Fixture f = [] {
     Fixture out;
-    const auto empty = must(mab::new_container(mab::Game::watch_dogs));
-    const auto d = must(mab::decode_clip(empty));
-    mab::Clip clip = d.clip;
-    clip.key_times.clear();
-    for (std::uint32_t k = 0; k < key_count; ++k) clip.key_times.push_back(4 * k);  // 30 keys/s at 120 ticks/s
-    clip.duration = static_cast<float>(clip.key_times.back() / 120.0);
-    std::mt19937_64 rng(2024);
-    for (std::uint32_t b = 0; b < bone_count; ++b) {
-      mab::ClipBone bone;
-      bone.hash = mab::bone_hash("bone_" + std::to_string(b));
-      bone.set_kind(mab::BoneKind::animated);
-      bone.set_bit_depth(bench::depth_of(b));
-      bone.keys = make_track(rng);
-      clip.bones.push_back(std::move(bone));
-    }
-    out.mab = must(mab::encode_clip(d, clip));
+    out.mab = bench::wd1_bench_mab();
     out.container = must(mab::read_container(out.mab));
     mab::GltfExportOptions o;
     o.binary = true;

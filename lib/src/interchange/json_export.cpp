@@ -1,63 +1,50 @@
-// .mab -> "mabkit-clip" JSON (docs/json-format.md).
+// .mab -> "mabkit-clip" JSON (docs/json-format.md), written in one pass by json_out::Writer.
+// Fields come in the order the format documents; the layout rules are the writer's.
 #include <mab/json.hpp>
 
-#include <nlohmann/json.hpp>
+#include "interchange/json_writer.hpp"
 
-#include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <exception>
 #include <new>
 
 namespace mab {
 
 namespace {
 
-using ojson = nlohmann::ordered_json;
+using json_out::Writer;
 
-std::string hex_bytes(std::span<const std::uint8_t> bytes) {
+void hex_bytes(Writer& w, std::span<const std::uint8_t> bytes) {
   static constexpr char digits[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(bytes.size() * 2);
+  std::string s;
+  s.resize(bytes.size() * 2);
+  char* o = s.data();
   for (const std::uint8_t b : bytes) {
-    out.push_back(digits[b >> 4]);
-    out.push_back(digits[b & 0x0F]);
+    *o++ = digits[b >> 4];
+    *o++ = digits[b & 0x0F];
   }
-  return out;
+  w.string(s);
 }
 
-std::string hex_u32(std::uint32_t v) {
+void hex_u32(Writer& w, std::uint32_t v) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%08X", v);
-  return buf;
+  w.string(buf);
 }
 
-std::string hex_u64(std::uint64_t v) {
+void hex_u64(Writer& w, std::uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%016llX", static_cast<unsigned long long>(v));
-  return buf;
+  w.string(buf);
 }
 
-// Doubles are printed with the shortest text that reads back as that double, so a float
-// widened to double would print as e.g. 0.70710676908493042. Picking the double
-// nearest to the float's own shortest text prints 0.70710677 instead; it is kept only if
-// narrowing it gives the float back (it always should; the check makes it certain).
-ojson float_json(float f) {
-  if (!std::isfinite(f)) return nullptr;
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, f);
-  if (r.ec == std::errc()) {
-    double d = 0;
-    const auto p = std::from_chars(buf, r.ptr, d);
-    if (p.ec == std::errc() && p.ptr == r.ptr && static_cast<float>(d) == f &&
-        std::signbit(static_cast<float>(d)) == std::signbit(f))
-      return d;
-  }
-  return static_cast<double>(f);
-}
-
-ojson quat_json(const Quat& q) {
-  return ojson::array({float_json(q.x), float_json(q.y), float_json(q.z), float_json(q.w)});
+void quat(Writer& w, const Quat& q) {
+  w.scalar_array([&] {
+    w.float_value(q.x);
+    w.float_value(q.y);
+    w.float_value(q.z);
+    w.float_value(q.w);
+  });
 }
 
 std::string_view shape_name(AniShape s) {
@@ -78,250 +65,211 @@ std::string_view size_rule_name(SizeRule r) {
   return "verbatim";
 }
 
-ojson ani_header_json(const AniHeader& h) {
-  return ojson{{"shape", shape_name(h.shape)},
-               {"skeleton_bone_crc", hex_u64(h.skeleton_bone_crc)},
-               {"skeleton_path_id", hex_u64(h.skeleton_path_id)},
-               {"signature", hex_bytes(h.signature)},
-               {"flags", h.flags},
-               {"animation_data_size", h.animation_data_size},
-               {"duration_bits", h.duration_bits},
-               {"frame_rate_bits", h.frame_rate_bits},
-               {"bone_count_field", h.bone_count_field},
-               {"data_counts", h.data_counts},
-               {"counts_padding", h.counts_padding},
-               {"offsets", h.offsets},
-               {"padding_ps3", h.padding_ps3},
-               {"last_frame", h.last_frame},
-               {"tail_padding", h.tail_padding}};
+void ani_header(Writer& w, const AniHeader& h) {
+  w.object([&] {
+    w.key("shape"), w.string(shape_name(h.shape));
+    w.key("skeleton_bone_crc"), hex_u64(w, h.skeleton_bone_crc);
+    w.key("skeleton_path_id"), hex_u64(w, h.skeleton_path_id);
+    w.key("signature"), hex_bytes(w, h.signature);
+    w.key("flags"), w.uint(h.flags);
+    w.key("animation_data_size"), w.uint(h.animation_data_size);
+    w.key("duration_bits"), w.uint(h.duration_bits);
+    w.key("frame_rate_bits"), w.uint(h.frame_rate_bits);
+    w.key("bone_count_field"), w.uint(h.bone_count_field);
+    w.key("data_counts"), w.uint_array(h.data_counts);
+    w.key("counts_padding"), w.uint(h.counts_padding);
+    w.key("offsets"), w.uint_array(h.offsets);
+    w.key("padding_ps3"), w.uint(h.padding_ps3);
+    w.key("last_frame"), w.uint(h.last_frame);
+    w.key("tail_padding"), w.uint(h.tail_padding);
+  });
 }
 
-ojson fc4_header_json(const Fc4Header& h) {
-  return ojson{{"unknown_10", hex_bytes(h.unknown_10)},
-               {"signature", hex_bytes(h.signature)},
-               {"flags", h.flags},
-               {"bone_count", h.bone_count},
-               {"unknown_1e", h.unknown_1e},
-               {"duration_bits", h.duration_bits},
-               {"unknown_24", h.unknown_24},
-               {"flag_table_offset", h.flag_table_offset},
-               {"hash_table_offset", h.hash_table_offset},
-               {"unknown_30", hex_bytes(h.unknown_30)},
-               {"section_offsets", h.section_offsets}};
+void fc4_header(Writer& w, const Fc4Header& h) {
+  w.object([&] {
+    w.key("unknown_10"), hex_bytes(w, h.unknown_10);
+    w.key("signature"), hex_bytes(w, h.signature);
+    w.key("flags"), w.uint(h.flags);
+    w.key("bone_count"), w.uint(h.bone_count);
+    w.key("unknown_1e"), w.uint(h.unknown_1e);
+    w.key("duration_bits"), w.uint(h.duration_bits);
+    w.key("unknown_24"), w.uint(h.unknown_24);
+    w.key("flag_table_offset"), w.uint(h.flag_table_offset);
+    w.key("hash_table_offset"), w.uint(h.hash_table_offset);
+    w.key("unknown_30"), hex_bytes(w, h.unknown_30);
+    w.key("section_offsets"), w.uint_array(h.section_offsets);
+  });
 }
 
-ojson legacy_header_json(const LegacyHeader& h) {
-  return ojson{{"mask_words", h.mask_words},
-               {"masks", h.masks},
-               {"trajectory_reference_bits", h.trajectory_reference_bits},
-               {"per_loop_rotation_bits", h.per_loop_rotation_bits},
-               {"tag", hex_bytes(h.tag)},
-               {"duration_bits", h.duration_bits},
-               {"sections", h.sections},
-               {"pointer_slot", h.pointer_slot}};
+void legacy_header(Writer& w, const LegacyHeader& h) {
+  w.object([&] {
+    w.key("mask_words"), w.uint(h.mask_words);
+    w.key("masks"), w.uint_array(h.masks);
+    w.key("trajectory_reference_bits"), w.uint_array(h.trajectory_reference_bits);
+    w.key("per_loop_rotation_bits"), w.uint_array(h.per_loop_rotation_bits);
+    w.key("tag"), hex_bytes(w, h.tag);
+    w.key("duration_bits"), w.uint(h.duration_bits);
+    w.key("sections"), w.scalar_array([&] {
+      for (const auto v : h.sections) w.sint(v);
+    });
+    w.key("pointer_slot"), w.uint(h.pointer_slot);
+  });
 }
 
-ojson block_json(const Block& b) {
-  ojson j;
-  j["original_base"] = b.original_base;
-  if (const auto* a = b.ani()) {
-    j["layout"] = "ani";
-    j["header"] = ani_header_json(*a);
-  } else if (const auto* f = b.fc4()) {
-    j["layout"] = "fc4";
-    j["header"] = fc4_header_json(*f);
-  } else if (const auto* l = b.legacy()) {
-    j["layout"] = "legacy";
-    j["header"] = legacy_header_json(*l);
-  }
-  ojson bones = ojson::array();
-  for (const auto& bone : b.bones) bones.push_back({{"hash", hex_u32(bone.hash)}, {"flags", bone.flags}});
-  j["bones"] = std::move(bones);
-  ojson segments = ojson::array();
-  for (const auto& s : b.segments) {
-    ojson js{{"original_offset", s.original_offset}, {"bytes", hex_bytes(s.bytes)}};
-    if (s.child_block >= 0) js["child_block"] = s.child_block;
-    segments.push_back(std::move(js));
-  }
-  j["segments"] = std::move(segments);
-  j["slot_segment"] = b.slot_segment;
-  j["size_rule"] = size_rule_name(b.size_rule);
-  j["parent"] = b.parent;
-  return j;
-}
-
-ojson container_json(const Container& c) {
-  ojson j;
-  j["variant"] = c.variant ? std::string(c.variant->short_name) : std::string();
-  j["header"] = {{"magic_word", c.header.magic_word},
-                 {"checksum", c.header.checksum},
-                 {"reserved", hex_bytes(c.header.reserved)}};
-  j["original_size"] = c.original_size;
-  if (c.is_opaque()) {
-    j["opaque_body"] = hex_bytes(c.opaque_body);
-    j["opaque_reason"] = c.opaque_reason;
-  } else {
-    ojson blocks = ojson::array();
-    for (const auto& b : c.blocks) blocks.push_back(block_json(b));
-    j["blocks"] = std::move(blocks);
-  }
-  return j;
-}
-
-ojson clip_json(const Clip& clip) {
-  ojson j;
-  j["key_rate"] = std::isfinite(clip.key_rate) ? ojson(clip.key_rate) : ojson(nullptr);
-  j["duration"] = float_json(clip.duration);
-  j["key_times"] = clip.key_times;
-  ojson bones = ojson::array();
-  for (const auto& b : clip.bones) {
-    ojson jb;
-    jb["hash"] = hex_u32(b.hash);
-    if (!b.name.empty()) jb["name"] = b.name;
-    jb["flags"] = b.flags;
-    switch (b.kind()) {
-      case BoneKind::constant: jb["constant"] = quat_json(b.constant); break;
-      case BoneKind::animated: {
-        ojson keys = ojson::array();
-        for (const auto& q : b.keys) keys.push_back(quat_json(q));
-        jb["keys"] = std::move(keys);
-        break;
-      }
-      case BoneKind::none: break;
+void block(Writer& w, const Block& b) {
+  w.object([&] {
+    w.key("original_base"), w.uint(b.original_base);
+    if (const auto* a = b.ani()) {
+      w.key("layout"), w.string("ani");
+      w.key("header"), ani_header(w, *a);
+    } else if (const auto* f = b.fc4()) {
+      w.key("layout"), w.string("fc4");
+      w.key("header"), fc4_header(w, *f);
+    } else if (const auto* l = b.legacy()) {
+      w.key("layout"), w.string("legacy");
+      w.key("header"), legacy_header(w, *l);
     }
-    bones.push_back(std::move(jb));
-  }
-  j["bones"] = std::move(bones);
-  return j;
+    w.key("bones");
+    w.array([&] {
+      for (const auto& bone : b.bones) {
+        if (w.full()) return;
+        w.object([&] {
+          w.key("hash"), hex_u32(w, bone.hash);
+          w.key("flags"), w.uint(bone.flags);
+        });
+      }
+    });
+    w.key("segments");
+    w.array([&] {
+      for (const auto& s : b.segments) {
+        if (w.full()) return;
+        w.object([&] {
+          w.key("original_offset"), w.uint(s.original_offset);
+          w.key("bytes"), hex_bytes(w, s.bytes);
+          if (s.child_block >= 0) w.key("child_block"), w.sint(s.child_block);
+        });
+      }
+    });
+    w.key("slot_segment"), w.scalar_array([&] {
+      for (const int v : b.slot_segment) w.sint(v);
+    });
+    w.key("size_rule"), w.string(size_rule_name(b.size_rule));
+    w.key("parent"), w.sint(b.parent);
+  });
+}
+
+void container(Writer& w, const Container& c) {
+  w.object([&] {
+    w.key("variant"), w.string(c.variant ? c.variant->short_name : std::string_view());
+    w.key("header");
+    w.object([&] {
+      w.key("magic_word"), w.uint(c.header.magic_word);
+      w.key("checksum"), w.uint(c.header.checksum);
+      w.key("reserved"), hex_bytes(w, c.header.reserved);
+    });
+    w.key("original_size"), w.uint(c.original_size);
+    if (c.is_opaque()) {
+      w.key("opaque_body"), hex_bytes(w, c.opaque_body);
+      w.key("opaque_reason"), w.string(c.opaque_reason);
+    } else {
+      w.key("blocks");
+      w.array([&] {
+        for (const auto& b : c.blocks) {
+          if (w.full()) return;
+          block(w, b);
+        }
+      });
+    }
+  });
+}
+
+// Returns false for a bone name that is not valid UTF-8 (the only free text).
+bool clip(Writer& w, const Clip& clip) {
+  bool ok = true;
+  w.object([&] {
+    w.key("key_rate");
+    if (std::isfinite(clip.key_rate))
+      w.number(clip.key_rate);
+    else
+      w.null_value();
+    w.key("duration"), w.float_value(clip.duration);
+    w.key("key_times"), w.uint_array(clip.key_times);
+    w.key("bones");
+    w.array([&] {
+      for (const auto& b : clip.bones) {
+        if (w.full()) return;
+        w.object([&] {
+          w.key("hash"), hex_u32(w, b.hash);
+          if (!b.name.empty()) {
+            w.key("name");
+            ok = w.string(b.name) && ok;
+          }
+          w.key("flags"), w.uint(b.flags);
+          switch (b.kind()) {
+            case BoneKind::constant: w.key("constant"), quat(w, b.constant); break;
+            case BoneKind::animated:
+              w.key("keys");
+              w.array([&] {
+                for (const auto& q : b.keys) {
+                  if (w.full()) return;
+                  quat(w, q);
+                }
+              });
+              break;
+            case BoneKind::none: break;
+          }
+        });
+      }
+    });
+  });
+  return ok;
 }
 
 // Only what the stream stores: signs when cflags bit 3 is set, F raw values per varying
-// component and none for a constant one (F = keys in the chunk).
-// `d` is the container's own decode: its key count gives each chunk's F even when the
-// clip being exported has been edited.
-ojson codes_json(const DecodedClip& d) {
-  ojson j;
-  ojson constants = ojson::array();
-  for (const auto& c : d.constant_codes) constants.push_back(hex_bytes(c));
-  j["constant_codes"] = std::move(constants);
-  const auto key_count = static_cast<std::uint32_t>(d.clip.key_count());
-  ojson chunks = ojson::array();
-  for (std::size_t ci = 0; ci < d.rotations.chunks.size(); ++ci) {
-    const unsigned keys = chunk_key_count(key_count, ci);
-    ojson chunk = ojson::array();
-    for (const auto& codes : d.rotations.chunks[ci]) {
-      ojson jc;
-      jc["cflags"] = codes.cflags;
-      if (codes.has_signs()) jc["signs"] = codes.signs;
-      jc["headers"] = codes.headers;
-      ojson raw = ojson::array();
-      for (unsigned comp = 0; comp < 3; ++comp) {
-        ojson values = ojson::array();
-        if (!codes.is_constant(comp))
-          for (unsigned f = 0; f < keys && f < 8; ++f) values.push_back(codes.raw[comp][f]);
-        raw.push_back(std::move(values));
-      }
-      jc["raw"] = std::move(raw);
-      chunk.push_back(std::move(jc));
-    }
-    chunks.push_back(std::move(chunk));
-  }
-  j["rotations"] = {{"chunks", std::move(chunks)}, {"tail", hex_bytes(d.rotations.tail)}};
-  return j;
+// component and none for a constant one (F = keys in the chunk). `d` is the container's own
+// decode: its key count gives each chunk's F even when the clip being exported was edited.
+void codes(Writer& w, const DecodedClip& d) {
+  w.object([&] {
+    w.key("constant_codes"), w.scalar_array([&] {
+      for (const auto& c : d.constant_codes) hex_bytes(w, c);
+    });
+    const auto key_count = static_cast<std::uint32_t>(d.clip.key_count());
+    w.key("rotations");
+    w.object([&] {
+      w.key("chunks");
+      w.array([&] {
+        for (std::size_t ci = 0; ci < d.rotations.chunks.size(); ++ci) {
+          if (w.full()) return;
+          const unsigned keys = chunk_key_count(key_count, ci);
+          w.array([&] {
+            for (const auto& c : d.rotations.chunks[ci]) {
+              if (w.full()) return;
+              w.object([&] {
+                w.key("cflags"), w.uint(c.cflags);
+                if (c.has_signs()) w.key("signs"), w.uint(c.signs);
+                w.key("headers"), w.uint_array(c.headers);
+                w.key("raw");
+                w.array([&] {
+                  for (unsigned comp = 0; comp < 3; ++comp)
+                    w.scalar_array([&] {
+                      if (!c.is_constant(comp))
+                        for (unsigned f = 0; f < keys && f < 8; ++f) w.uint(c.raw[comp][f]);
+                    });
+                });
+              });
+            }
+          });
+        }
+      });
+      w.key("tail"), hex_bytes(w, d.rotations.tail);
+    });
+  });
 }
 
-// Pretty printing that stays readable for clips: an array of scalars (key times, a
-// quaternion, a code's header words) stays on one line, and so does any value that fits
-// in `width` columns; everything else is spread over indented lines.
-constexpr std::size_t width = 100;
-
-bool is_scalar(const ojson& j) { return !j.is_array() && !j.is_object(); }
-
-// nlohmann prints doubles with Grisu2, which round-trips but is not always the shortest
-// text (0.7476421599999999 for 0.74764216); std::to_chars is. A ".0" keeps whole numbers
-// floating point, so -0.0 does not read back as the integer 0.
-void append_number(double d, std::string& out) {
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, d);
-  std::string_view text(buf, static_cast<std::size_t>(r.ptr - buf));
-  if (r.ec != std::errc() || !std::isfinite(d)) {
-    out += ojson(d).dump();
-    return;
-  }
-  out += text;
-  if (text.find_first_of(".e") == std::string_view::npos) out += ".0";
-}
-
-void append_inline(const ojson& j, std::string& out) {
-  if (j.is_number_float()) {
-    append_number(j.get<double>(), out);
-    return;
-  }
-  if (is_scalar(j)) {
-    out += j.dump();
-    return;
-  }
-  const bool arr = j.is_array();
-  out += arr ? '[' : '{';
-  bool first = true;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (!first) out += ", ";
-    first = false;
-    if (!arr) {
-      out += ojson(it.key()).dump();
-      out += ": ";
-    }
-    append_inline(*it, out);
-  }
-  out += arr ? ']' : '}';
-}
-
-// Depth is bounded by the schema (at most 7 levels), not by input.
-void append_pretty(const ojson& j, std::string& out, std::size_t indent) {
-  if (is_scalar(j) || j.empty()) {
-    append_inline(j, out);
-    return;
-  }
-  const bool arr = j.is_array();
-  bool scalars_only = arr;
-  for (const auto& e : j) scalars_only = scalars_only && is_scalar(e);
-  std::string line;
-  if (!scalars_only) append_inline(j, line);
-  if (scalars_only || indent + line.size() <= width) {
-    if (scalars_only) append_inline(j, out);
-    else out += line;
-    return;
-  }
-  out += arr ? "[\n" : "{\n";
-  bool first = true;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (!first) out += ",\n";
-    first = false;
-    out.append(indent + 2, ' ');
-    if (!arr) {
-      out += ojson(it.key()).dump();
-      out += ": ";
-    }
-    append_pretty(*it, out, indent + 2);
-  }
-  out += '\n';
-  out.append(indent, ' ');
-  out += arr ? ']' : '}';
-}
-
-std::string render(const ojson& doc) {
-  std::string out;
-  append_pretty(doc, out, 0);
-  out += '\n';
-  return out;
-}
-
-ojson document_head(std::size_t block) {
-  ojson doc;
-  doc["format"] = json_format_name;
-  doc["version"] = json_format_version;
-  doc["block"] = block;
-  return doc;
+void head(Writer& w, std::size_t block_index) {
+  w.key("format"), w.string(json_format_name);
+  w.key("version"), w.uint(json_format_version);
+  w.key("block"), w.uint(block_index);
 }
 
 Error resource_error(const char* what) {
@@ -339,14 +287,23 @@ Result<std::string> export_json(const DecodedClip& d) {
   auto original = decode_clip(d.container, d.block);
   if (!original) return std::move(original).error();
   try {
-    ojson doc = document_head(d.block);
-    doc["clip"] = clip_json(d.clip);
-    doc["codes"] = codes_json(*original);
-    doc["container"] = container_json(d.container);
-    return render(doc);
-  } catch (const nlohmann::json::exception& e) {
-    // Bone names are the only free text; nlohmann refuses to print invalid UTF-8.
-    return make_error(ErrorCode::bad_value, no_offset, "json", e.what());
+    std::string out;
+    // Quaternions take some 45 characters each; reserving avoids regrowing a large document.
+    std::size_t keys = 0;
+    for (const auto& b : d.clip.bones) keys += b.keys.size();
+    out.reserve(4096 + 48 * keys + 3 * d.container.original_size);
+    Writer w(out);
+    bool names_ok = true;
+    w.object([&] {
+      head(w, d.block);
+      w.key("clip");
+      names_ok = clip(w, d.clip) && names_ok;
+      w.key("codes"), codes(w, *original);
+      w.key("container"), container(w, d.container);
+    });
+    if (!names_ok) return make_error(ErrorCode::bad_value, no_offset, "json", "a bone name is not valid UTF-8");
+    out += '\n';
+    return out;
   } catch (const std::bad_alloc&) {
     return resource_error("out of memory");
   }
@@ -354,12 +311,21 @@ Result<std::string> export_json(const DecodedClip& d) {
 
 Result<std::string> export_json(const Container& c, std::string_view reason) {
   try {
-    ojson doc = document_head(0);
-    if (!reason.empty()) doc["clip_absent"] = std::string(reason);
-    doc["container"] = container_json(c);
-    return render(doc);
-  } catch (const nlohmann::json::exception& e) {
-    return make_error(ErrorCode::bad_value, no_offset, "json", e.what());
+    std::string out;
+    out.reserve(4096 + 3 * c.original_size);
+    Writer w(out);
+    bool ok = true;
+    w.object([&] {
+      head(w, 0);
+      if (!reason.empty()) {
+        w.key("clip_absent");
+        ok = w.string(reason);
+      }
+      w.key("container"), container(w, c);
+    });
+    if (!ok) return make_error(ErrorCode::bad_value, no_offset, "json", "text is not valid UTF-8");
+    out += '\n';
+    return out;
   } catch (const std::bad_alloc&) {
     return resource_error("out of memory");
   }

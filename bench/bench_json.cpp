@@ -1,0 +1,84 @@
+// "mabkit-clip" JSON export and import throughput on the bench clip (bench_clip.hpp) as a
+// Watch Dogs .mab. Bytes are bytes of the JSON document (its output size for export, its
+// input size for import), with a copy and an FNV-1a hash of the document as references.
+#include <mab/codec_file.hpp>
+#include <mab/json.hpp>
+
+#include <benchmark/benchmark.h>
+
+#include "bench_clip.hpp"
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using bench::fastest;
+using bench::must;
+
+struct Fixture {
+  std::vector<std::uint8_t> mab;
+  mab::Container container;
+  std::string text;
+  std::vector<std::uint8_t> text_bytes;
+};
+
+const Fixture& fixture() {
+  static const Fixture f = [] {
+    Fixture out;
+    out.mab = bench::wd1_bench_mab();
+    out.container = must(mab::read_container(out.mab));
+    out.text = must(mab::export_json(must(mab::decode_clip(out.container))));
+    out.text_bytes.assign(out.text.begin(), out.text.end());
+    return out;
+  }();
+  return f;
+}
+
+void bytes_per_iteration(benchmark::State& state, std::size_t bytes) {
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(bytes));
+}
+
+void BM_ReferenceCopyJson(benchmark::State& state) {
+  bench::reference_copy(state, fixture().text_bytes);
+  bytes_per_iteration(state, fixture().text.size());
+}
+BENCHMARK(BM_ReferenceCopyJson)->Unit(benchmark::kMicrosecond)->ComputeStatistics("min", fastest);
+
+void BM_ReferenceHashJson(benchmark::State& state) {
+  bench::reference_hash(state, fixture().text_bytes);
+  bytes_per_iteration(state, fixture().text.size());
+}
+BENCHMARK(BM_ReferenceHashJson)->Unit(benchmark::kMicrosecond)->ComputeStatistics("min", fastest);
+
+// `mab export -o clip.json` after reading the file: parse, decode, write the document.
+void BM_ExportJson(benchmark::State& state) {
+  const auto& f = fixture();
+  for (auto _ : state) {
+    auto c = mab::read_container(f.mab);
+    auto d = mab::decode_clip(std::move(c).value());
+    auto text = mab::export_json(*d);
+    benchmark::DoNotOptimize(text->data());
+  }
+  bytes_per_iteration(state, f.text.size());
+}
+BENCHMARK(BM_ExportJson)->Unit(benchmark::kMillisecond)->ComputeStatistics("min", fastest);
+
+// `mab import clip.json` before writing: parse, rebuild, decode, encode (every chunk reused).
+void BM_ImportJson(benchmark::State& state) {
+  const auto& f = fixture();
+  for (auto _ : state) {
+    auto r = mab::import_json_bytes(f.text);
+    if (!r) {
+      state.SkipWithError(r.error().message().c_str());
+      break;
+    }
+    benchmark::DoNotOptimize(r->bytes.data());
+  }
+  bytes_per_iteration(state, f.text.size());
+}
+BENCHMARK(BM_ImportJson)->Unit(benchmark::kMillisecond)->ComputeStatistics("min", fastest);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,96 @@
+// The streaming JSON writer gives exactly the bytes the DOM-based writer it replaced gave
+// (json_reference.hpp): every corpus file and block, container-only documents, and edited
+// clips with awkward floats, names and sizes.
+#include "interchange/json_reference.hpp"
+#include "support/corpus.hpp"
+
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <random>
+
+namespace {
+
+using mab::test::good_files;
+using mab::test::load;
+using mab::test::name_of;
+
+void expect_same(const mab::Result<std::string>& now, const mab::Result<std::string>& before, const std::string& what) {
+  ASSERT_EQ(now.ok(), before.ok()) << what;
+  if (!now.ok()) return;
+  if (*now == *before) return;
+  std::size_t i = 0;
+  while (i < now->size() && i < before->size() && (*now)[i] == (*before)[i]) ++i;
+  FAIL() << what << ": first difference at byte " << i << "\nnow:    "
+         << now->substr(i > 80 ? i - 80 : 0, 160) << "\nbefore: " << before->substr(i > 80 ? i - 80 : 0, 160);
+}
+
+TEST(JsonLayout, EveryCorpusDocumentIsByteIdenticalToTheDomWriter) {
+  std::size_t docs = 0;
+  for (const auto& p : good_files()) {
+    auto c = mab::read_container(load(p));
+    ASSERT_TRUE(c.ok()) << name_of(p);
+    expect_same(mab::export_json(*c, "because"), reference::export_json(*c, "because"), name_of(p) + " container");
+    ++docs;
+    for (std::size_t b = 0; b < c->blocks.size(); ++b) {
+      auto d = mab::decode_clip(*c, b);
+      if (!d) continue;
+      expect_same(mab::export_json(*d), reference::export_json(*d), name_of(p) + " block " + std::to_string(b));
+      ++docs;
+    }
+  }
+  EXPECT_GE(docs, good_files().size() + 40);  // 64 files as containers, 46 decoded blocks
+}
+
+TEST(JsonLayout, EditedClipsWithAwkwardValuesAreByteIdentical) {
+  std::mt19937_64 rng(7);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const float awkward[] = {0.0f, -0.0f, 1e-45f, -1e-38f, 3.4028235e38f, 0.1f, 1.0f / 3.0f, 0.70710677f,
+                           std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()};
+  const std::string names[] = {"Root", "L Thigh", "quote\"back\\slash", "tab\tnew\nline\x01\x1f", "Kn\xc3\xa9",
+                               std::string(200, 'x')};
+  std::size_t n = 0;
+  for (const auto& p : good_files()) {
+    auto c = mab::read_container(load(p));
+    ASSERT_TRUE(c.ok());
+    auto d = mab::decode_clip(*c);
+    if (!d) continue;
+    for (int round = 0; round < 3; ++round) {
+      mab::DecodedClip e = *d;
+      auto& clip = e.clip;
+      clip.duration = awkward[rng() % std::size(awkward)];
+      clip.key_rate = round == 2 ? std::numeric_limits<double>::quiet_NaN() : 30.0 * (1 + round);
+      for (std::size_t i = 0; i < clip.bones.size(); ++i) {
+        auto& b = clip.bones[i];
+        b.name = names[(i + static_cast<std::size_t>(round)) % std::size(names)];
+        for (auto& q : b.keys)
+          q = rng() % 5 == 0 ? mab::Quat{awkward[rng() % 10], u(rng), -0.0f, u(rng)} : mab::Quat{u(rng), u(rng), u(rng), u(rng)};
+        b.constant = {u(rng), awkward[rng() % 10], u(rng), 1.0f};
+      }
+      // A long clip: many keys per bone, so bones span many lines.
+      if (round == 1 && !clip.bones.empty())
+        for (std::uint32_t k = 0; k < 300; ++k) {
+          clip.key_times.push_back(clip.key_times.empty() ? k : clip.key_times.back() + 1 + k % 3);
+          for (auto& b : clip.bones)
+            if (b.kind() == mab::BoneKind::animated) b.keys.push_back({u(rng), u(rng), u(rng), u(rng)});
+        }
+      expect_same(mab::export_json(e), reference::export_json(e), name_of(p) + " round " + std::to_string(round));
+      ++n;
+    }
+  }
+  EXPECT_GT(n, 100u);
+}
+
+TEST(JsonLayout, InvalidUtf8InANameIsAnErrorAsBefore) {
+  auto c = mab::read_container(load(mab::test::corpus_dir() / "wd1" / "long_k100.mab"));
+  auto d = mab::decode_clip(*c);
+  ASSERT_TRUE(d.ok());
+  d->clip.bones[0].name = "bad\xff";
+  auto now = mab::export_json(*d);
+  auto before = reference::export_json(*d);
+  ASSERT_FALSE(now.ok());
+  ASSERT_FALSE(before.ok());
+  EXPECT_EQ(now.error().code, before.error().code);
+}
+
+}  // namespace
