@@ -55,15 +55,17 @@ using Status = Result<void>;
 
 }  // namespace mab
 
-// Propagate an error from an expression returning Result<...>.
-#define MAB_TRY(expr)                                   \
-  do {                                                  \
-    auto mab_try_r_ = (expr);                           \
-    if (!mab_try_r_) return std::move(mab_try_r_).error(); \
-  } while (0)
-
 #define MAB_CONCAT_INNER(a, b) a##b
 #define MAB_CONCAT(a, b) MAB_CONCAT_INNER(a, b)
+
+// Propagate an error from an expression returning Result<...>. The temporary has a name of
+// its own per use, so a MAB_TRY inside a lambda inside a MAB_TRY shadows nothing.
+#define MAB_TRY(expr) MAB_TRY_IMPL(MAB_CONCAT(mab_try_r_, __COUNTER__), expr)
+#define MAB_TRY_IMPL(tmp, expr)              \
+  do {                                       \
+    auto tmp = (expr);                       \
+    if (!tmp) return std::move(tmp).error(); \
+  } while (0)
 // Declare `lhs` from the value of a Result, or return its error.
 #define MAB_ASSIGN(lhs, expr) MAB_ASSIGN_IMPL(MAB_CONCAT(mab_assign_r_, __LINE__), lhs, expr)
 #define MAB_ASSIGN_IMPL(tmp, lhs, expr)        \

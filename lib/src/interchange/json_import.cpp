@@ -1,9 +1,11 @@
 // "mabkit-clip" JSON -> .mab (docs/json-format.md). Every field is type- and range-checked
-// before use; errors are parse_error naming the JSON path. nlohmann exceptions never leave
-// this file.
+// before use; errors are parse_error naming the JSON path. The document is parsed with
+// simdjson (Debian libsimdjson-dev); a text simdjson rejects is parsed again with nlohmann
+// only to report the syntax error with nlohmann's line, column and byte offset.
 #include <mab/json.hpp>
 
 #include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 #include <algorithm>
 #include <cmath>
@@ -17,54 +19,143 @@ namespace mab {
 
 namespace {
 
-using json = nlohmann::json;
+using simdjson::dom::element;
+using simdjson::dom::element_type;
 
+// A JSON path built only when an error names it: a parent link plus a key or an index.
+// Paths live on the stack of the reader that walks the document.
+struct Path {
+  const Path* parent = nullptr;
+  std::string_view key;
+  std::size_t index = 0;
+  bool is_index = false;
+
+  std::string str() const {
+    std::string out = parent ? parent->str() : std::string();
+    if (!parent && key.empty() && !is_index) return out;
+    out += '/';
+    if (is_index)
+      out += std::to_string(index);
+    else
+      out += key;
+    return out;
+  }
+};
+
+const Path root_path{};
+
+Path at(const Path& path, std::string_view key) { return Path{&path, key, 0, false}; }
+Path at(const Path& path, std::size_t index) { return Path{&path, {}, index, true}; }
+// Paths of values already read (the codes check), as text.
+std::string at(const std::string& path, std::string_view key) { return path + "/" + std::string(key); }
+std::string at(const std::string& path, std::size_t index) { return path + "/" + std::to_string(index); }
+
+Error perr(const Path& path, std::string detail) {
+  const std::string p = path.str();
+  return make_error(ErrorCode::parse_error, no_offset, p.empty() ? "/" : p, std::move(detail));
+}
 Error perr(const std::string& path, std::string detail) {
   return make_error(ErrorCode::parse_error, no_offset, path.empty() ? "/" : path, std::move(detail));
 }
 
-std::string describe(const json& j) {
+// A value as the JSON reader sees it, with the type names nlohmann used in messages.
+struct Val {
+  element e;
+
+  element_type type() const { return e.type(); }
+  bool is_object() const { return type() == element_type::OBJECT; }
+  bool is_array() const { return type() == element_type::ARRAY; }
+  bool is_string() const { return type() == element_type::STRING; }
+  bool is_null() const { return type() == element_type::NULL_VALUE; }
+  bool is_number() const {
+    const auto t = type();
+    return t == element_type::INT64 || t == element_type::UINT64 || t == element_type::DOUBLE;
+  }
+  bool is_number_integer() const { return type() == element_type::INT64 || type() == element_type::UINT64; }
+  bool is_number_unsigned() const {
+    return type() == element_type::UINT64 || (type() == element_type::INT64 && int64() >= 0);
+  }
+  std::int64_t int64() const { return e.get_int64().value_unsafe(); }
+  std::uint64_t uint64() const {
+    return type() == element_type::UINT64 ? e.get_uint64().value_unsafe() : static_cast<std::uint64_t>(int64());
+  }
+  double number() const { return e.get_double().value_unsafe(); }
+  std::string_view string() const { return e.get_string().value_unsafe(); }
+  simdjson::dom::array array() const { return e.get_array().value_unsafe(); }
+  simdjson::dom::object object() const { return e.get_object().value_unsafe(); }
+  std::size_t size() const {
+    if (is_array()) return array().size();
+    if (is_object()) return object().size();
+    return 0;
+  }
+  bool empty() const { return size() == 0; }
+  std::string dump() const { return simdjson::minify(e); }
+  const char* type_name() const {
+    switch (type()) {
+      case element_type::OBJECT: return "object";
+      case element_type::ARRAY: return "array";
+      case element_type::STRING: return "string";
+      case element_type::BOOL: return "boolean";
+      case element_type::NULL_VALUE: return "null";
+      default: return "number";
+    }
+  }
+};
+
+std::string describe(const Val& j) {
   std::string text = j.dump();
   if (text.size() > 40) text = text.substr(0, 37) + "...";
   return std::string(j.type_name()) + " " + text;
 }
 
-std::string at(const std::string& path, std::string_view key) {
-  return path + "/" + std::string(key);
-}
-std::string at(const std::string& path, std::size_t index) { return path + "/" + std::to_string(index); }
-
-// Objects must hold only known fields, so a misspelt field is an error, not ignored.
-Status check_object(const json& j, const std::string& path, std::initializer_list<std::string_view> known) {
+// Objects must hold only known fields, each once, so a misspelt or repeated field is an
+// error, not ignored.
+Status check_object(const Val& j, const Path& path, std::initializer_list<std::string_view> known) {
   if (!j.is_object()) return perr(path, "expected an object, found " + describe(j));
-  for (auto it = j.begin(); it != j.end(); ++it)
-    if (std::find(known.begin(), known.end(), std::string_view(it.key())) == known.end())
-      return perr(at(path, it.key()), "unknown field");
+  const auto obj = j.object();
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    const std::string_view k = it.key();
+    if (std::find(known.begin(), known.end(), k) == known.end()) return perr(at(path, k), "unknown field");
+    for (auto prev = obj.begin(); prev != it; ++prev)
+      if (prev.key() == k) return perr(at(path, k), "the field appears twice");
+  }
   return {};
 }
 
-const json* maybe(const json& obj, std::string_view key) {
-  const auto it = obj.find(std::string(key));
-  return it == obj.end() ? nullptr : &*it;
+std::optional<Val> maybe(const Val& obj, std::string_view key) {
+  element v;
+  if (obj.object().at_key(key).get(v) != simdjson::SUCCESS) return std::nullopt;
+  return Val{v};
 }
 
-Result<const json*> need(const json& obj, const std::string& path, std::string_view key) {
-  const json* j = maybe(obj, key);
+Result<Val> need(const Val& obj, const Path& path, std::string_view key) {
+  auto j = maybe(obj, key);
   if (!j) return perr(at(path, key), "missing field");
-  return j;
+  return *j;
 }
 
-Status check_array(const json& j, const std::string& path, std::size_t max_size) {
+Status check_array(const Val& j, const Path& path, std::size_t max_size) {
   if (!j.is_array()) return perr(path, "expected an array, found " + describe(j));
   if (j.size() > max_size)
     return perr(path, std::to_string(j.size()) + " entries exceed the limit of " + std::to_string(max_size));
   return {};
 }
 
-Status check_size(const json& j, const std::string& path, std::size_t size) {
+Status check_size(const Val& j, const Path& path, std::size_t size) {
   if (!j.is_array()) return perr(path, "expected an array, found " + describe(j));
   if (j.size() != size)
     return perr(path, "expected " + std::to_string(size) + " entries, found " + std::to_string(j.size()));
+  return {};
+}
+
+// Calls f(index, value) for each element of an array (simdjson arrays are walked, not indexed).
+template <class F>
+Status each(const Val& j, F&& f) {
+  std::size_t i = 0;
+  for (const element e : j.array()) {
+    MAB_TRY(f(i, Val{e}));
+    ++i;
+  }
   return {};
 }
 
@@ -77,12 +168,12 @@ int hex_digit(char c) {
 
 // Integers are JSON numbers or "0x"-prefixed hex strings (hashes and 64-bit fields are
 // written as hex; 64-bit values in numbers lose precision in many JSON tools).
-Result<std::uint64_t> read_uint(const json& j, const std::string& path, std::uint64_t max) {
+Result<std::uint64_t> read_uint(const Val& j, const Path& path, std::uint64_t max) {
   std::uint64_t v = 0;
   if (j.is_number_unsigned()) {
-    v = j.get<std::uint64_t>();
+    v = j.uint64();
   } else if (j.is_string()) {
-    const auto& s = j.get_ref<const std::string&>();
+    const std::string_view s = j.string();
     if (s.size() < 3 || s.size() > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
       return perr(path, "expected an integer or a \"0x\" hex string, found " + describe(j));
     for (std::size_t i = 2; i < s.size(); ++i) {
@@ -98,27 +189,27 @@ Result<std::uint64_t> read_uint(const json& j, const std::string& path, std::uin
 }
 
 template <class T>
-Result<T> read_u(const json& j, const std::string& path) {
+Result<T> read_u(const Val& j, const Path& path) {
   MAB_ASSIGN(const std::uint64_t v, read_uint(j, path, std::numeric_limits<T>::max()));
   return static_cast<T>(v);
 }
 
 template <class T>
-Result<T> read_u_field(const json& obj, const std::string& path, std::string_view key) {
-  MAB_ASSIGN(const json* j, need(obj, path, key));
-  return read_u<T>(*j, at(path, key));
+Result<T> read_u_field(const Val& obj, const Path& path, std::string_view key) {
+  MAB_ASSIGN(const Val j, need(obj, path, key));
+  return read_u<T>(j, at(path, key));
 }
 
-Result<std::int64_t> read_int(const json& j, const std::string& path, std::int64_t min, std::int64_t max) {
+Result<std::int64_t> read_int(const Val& j, const Path& path, std::int64_t min, std::int64_t max) {
   if (!j.is_number_integer()) return perr(path, "expected an integer, found " + describe(j));
   std::int64_t v = 0;
-  if (j.is_number_unsigned()) {
-    const auto u = j.get<std::uint64_t>();
+  if (j.type() == element_type::UINT64) {
+    const auto u = j.uint64();
     if (u > static_cast<std::uint64_t>(max))
       return perr(path, std::to_string(u) + " is above the maximum " + std::to_string(max));
     v = static_cast<std::int64_t>(u);
   } else {
-    v = j.get<std::int64_t>();
+    v = j.int64();
   }
   if (v < min || v > max)
     return perr(path, std::to_string(v) + " is outside " + std::to_string(min) + ".." + std::to_string(max));
@@ -127,9 +218,9 @@ Result<std::int64_t> read_int(const json& j, const std::string& path, std::int64
 
 // Floats are written widened to double with enough digits to read back exactly; any
 // number is accepted and rounded to the nearest float.
-Result<float> read_float(const json& j, const std::string& path) {
+Result<float> read_float(const Val& j, const Path& path) {
   if (!j.is_number()) return perr(path, "expected a number, found " + describe(j));
-  const double d = j.get<double>();
+  const double d = j.number();
   // FLT_MAX prints as 3.4028235e+38, a little above it; values below the midpoint to the
   // next power of two round to it. Converting anything beyond FLT_MAX is undefined.
   constexpr double midpoint = 340282356779733661637539395458142568448.0;  // 2^128 - 2^103
@@ -139,19 +230,20 @@ Result<float> read_float(const json& j, const std::string& path) {
   return static_cast<float>(d);
 }
 
-Result<std::string> read_string(const json& j, const std::string& path) {
+Result<std::string> read_string(const Val& j, const Path& path) {
   if (!j.is_string()) return perr(path, "expected a string, found " + describe(j));
-  return j.get<std::string>();
+  return std::string(j.string());
 }
 
 // Byte strings are hex, two digits per byte. `budget` caps the bytes of the whole document.
-Result<std::vector<std::uint8_t>> read_hex(const json& j, const std::string& path, std::uint64_t& budget) {
+Result<std::vector<std::uint8_t>> read_hex(const Val& j, const Path& path, std::uint64_t& budget) {
   if (!j.is_string()) return perr(path, "expected a hex string, found " + describe(j));
-  const auto& s = j.get_ref<const std::string&>();
+  const std::string_view s = j.string();
   if (s.size() % 2 != 0)
     return perr(path, "odd number of hex digits (" + std::to_string(s.size()) + ")");
   const std::uint64_t n = s.size() / 2;
-  if (n > budget) return make_error(ErrorCode::limit_exceeded, no_offset, path, "byte strings exceed the file size limit");
+  if (n > budget)
+    return make_error(ErrorCode::limit_exceeded, no_offset, path.str(), "byte strings exceed the file size limit");
   budget -= n;
   std::vector<std::uint8_t> out(n);
   for (std::size_t i = 0; i < n; ++i) {
@@ -164,11 +256,10 @@ Result<std::vector<std::uint8_t>> read_hex(const json& j, const std::string& pat
 }
 
 template <std::size_t N>
-Result<std::array<std::uint8_t, N>> read_hex_fixed(const json& obj, const std::string& path,
-                                                   std::string_view key) {
-  MAB_ASSIGN(const json* j, need(obj, path, key));
+Result<std::array<std::uint8_t, N>> read_hex_fixed(const Val& obj, const Path& path, std::string_view key) {
+  MAB_ASSIGN(const Val j, need(obj, path, key));
   std::uint64_t budget = N;
-  MAB_ASSIGN(const auto bytes, read_hex(*j, at(path, key), budget));
+  MAB_ASSIGN(const auto bytes, read_hex(j, at(path, key), budget));
   if (bytes.size() != N)
     return perr(at(path, key), "expected " + std::to_string(N) + " bytes (" + std::to_string(2 * N) +
                                    " hex digits), found " + std::to_string(bytes.size()));
@@ -177,28 +268,27 @@ Result<std::array<std::uint8_t, N>> read_hex_fixed(const json& obj, const std::s
   return out;
 }
 
+template <class Out>
+Status read_u_elements(const Val& obj, const Path& path, std::string_view key, std::size_t size, Out& out) {
+  MAB_ASSIGN(const Val j, need(obj, path, key));
+  const Path p = at(path, key);
+  MAB_TRY(check_size(j, p, size));
+  return each(j, [&](std::size_t i, const Val& v) -> Status {
+    MAB_ASSIGN(out[i], read_u<typename Out::value_type>(v, at(p, i)));
+    return {};
+  });
+}
+
 template <class T, std::size_t N>
-Status read_u_array(const json& obj, const std::string& path, std::string_view key, std::array<T, N>& out) {
-  MAB_ASSIGN(const json* j, need(obj, path, key));
-  const std::string p = at(path, key);
-  MAB_TRY(check_size(*j, p, N));
-  for (std::size_t i = 0; i < N; ++i) {
-    MAB_ASSIGN(out[i], read_u<T>((*j)[i], at(p, i)));
-  }
-  return {};
+Status read_u_array(const Val& obj, const Path& path, std::string_view key, std::array<T, N>& out) {
+  return read_u_elements(obj, path, key, N, out);
 }
 
 template <class T>
-Status read_u_vector(const json& obj, const std::string& path, std::string_view key, std::size_t size,
+Status read_u_vector(const Val& obj, const Path& path, std::string_view key, std::size_t size,
                      std::vector<T>& out) {
-  MAB_ASSIGN(const json* j, need(obj, path, key));
-  const std::string p = at(path, key);
-  MAB_TRY(check_size(*j, p, size));
   out.resize(size);
-  for (std::size_t i = 0; i < size; ++i) {
-    MAB_ASSIGN(out[i], read_u<T>((*j)[i], at(p, i)));
-  }
-  return {};
+  return read_u_elements(obj, path, key, size, out);
 }
 
 // --- container ---
@@ -216,7 +306,7 @@ std::string_view shape_name(AniShape s) {
   return s == AniShape::wd1 ? "wd1" : s == AniShape::fc5 ? "fc5" : "wdl";
 }
 
-Result<AniHeader> read_ani_header(const json& j, const std::string& path, const VariantInfo& variant) {
+Result<AniHeader> read_ani_header(const Val& j, const Path& path, const VariantInfo& variant) {
   MAB_TRY(check_object(j, path,
                        {"shape", "skeleton_bone_crc", "skeleton_path_id", "signature", "flags",
                         "animation_data_size", "duration_bits", "frame_rate_bits", "bone_count_field",
@@ -224,8 +314,8 @@ Result<AniHeader> read_ani_header(const json& j, const std::string& path, const 
                         "tail_padding"}));
   AniHeader h;
   h.shape = shape_for(variant.game);
-  MAB_ASSIGN(const json* shape, need(j, path, "shape"));
-  MAB_ASSIGN(const std::string shape_text, read_string(*shape, at(path, "shape")));
+  MAB_ASSIGN(const Val shape, need(j, path, "shape"));
+  MAB_ASSIGN(const std::string shape_text, read_string(shape, at(path, "shape")));
   if (shape_text != shape_name(h.shape))
     return perr(at(path, "shape"), "variant " + std::string(variant.short_name) + " has the \"" +
                                        std::string(shape_name(h.shape)) + "\" shape, not \"" + shape_text + "\"");
@@ -249,7 +339,7 @@ Result<AniHeader> read_ani_header(const json& j, const std::string& path, const 
   return h;
 }
 
-Result<Fc4Header> read_fc4_header(const json& j, const std::string& path) {
+Result<Fc4Header> read_fc4_header(const Val& j, const Path& path) {
   MAB_TRY(check_object(j, path,
                        {"unknown_10", "signature", "flags", "bone_count", "unknown_1e", "duration_bits",
                         "unknown_24", "flag_table_offset", "hash_table_offset", "unknown_30",
@@ -269,7 +359,7 @@ Result<Fc4Header> read_fc4_header(const json& j, const std::string& path) {
   return h;
 }
 
-Result<LegacyHeader> read_legacy_header(const json& j, const std::string& path, const VariantInfo& variant) {
+Result<LegacyHeader> read_legacy_header(const Val& j, const Path& path, const VariantInfo& variant) {
   MAB_TRY(check_object(j, path,
                        {"mask_words", "masks", "trajectory_reference_bits", "per_loop_rotation_bits", "tag",
                         "duration_bits", "sections", "pointer_slot"}));
@@ -285,20 +375,21 @@ Result<LegacyHeader> read_legacy_header(const json& j, const std::string& path, 
   MAB_ASSIGN(h.tag, read_hex_fixed<4>(j, path, "tag"));
   MAB_ASSIGN(h.duration_bits, read_u_field<std::uint32_t>(j, path, "duration_bits"));
   {
-    MAB_ASSIGN(const json* s, need(j, path, "sections"));
-    const std::string p = at(path, "sections");
-    MAB_TRY(check_size(*s, p, h.sections.size()));
-    for (std::size_t i = 0; i < h.sections.size(); ++i) {
-      MAB_ASSIGN(const std::int64_t v, read_int((*s)[i], at(p, i), std::numeric_limits<std::int32_t>::min(),
+    MAB_ASSIGN(const Val s, need(j, path, "sections"));
+    const Path p = at(path, "sections");
+    MAB_TRY(check_size(s, p, h.sections.size()));
+    MAB_TRY(each(s, [&](std::size_t i, const Val& v) -> Status {
+      MAB_ASSIGN(const std::int64_t n, read_int(v, at(p, i), std::numeric_limits<std::int32_t>::min(),
                                                 std::numeric_limits<std::int32_t>::max()));
-      h.sections[i] = static_cast<std::int32_t>(v);
-    }
+      h.sections[i] = static_cast<std::int32_t>(n);
+      return {};
+    }));
   }
   MAB_ASSIGN(h.pointer_slot, read_u_field<std::uint32_t>(j, path, "pointer_slot"));
   return h;
 }
 
-Result<SizeRule> read_size_rule(const json& j, const std::string& path) {
+Result<SizeRule> read_size_rule(const Val& j, const Path& path) {
   MAB_ASSIGN(const std::string s, read_string(j, path));
   if (s == "file_minus_16") return SizeRule::file_minus_16;
   if (s == "block_extent") return SizeRule::block_extent;
@@ -306,15 +397,15 @@ Result<SizeRule> read_size_rule(const json& j, const std::string& path) {
   return perr(path, "expected \"file_minus_16\", \"block_extent\" or \"verbatim\", found \"" + s + "\"");
 }
 
-Result<Block> read_block(const json& j, const std::string& path, const VariantInfo& variant,
+Result<Block> read_block(const Val& j, const Path& path, const VariantInfo& variant,
                          const Limits& limits, std::uint64_t& budget) {
   MAB_TRY(check_object(j, path,
                        {"original_base", "layout", "header", "bones", "segments", "slot_segment", "size_rule",
                         "parent"}));
   Block b;
   MAB_ASSIGN(b.original_base, read_u_field<std::uint64_t>(j, path, "original_base"));
-  MAB_ASSIGN(const json* layout, need(j, path, "layout"));
-  MAB_ASSIGN(const std::string layout_text, read_string(*layout, at(path, "layout")));
+  MAB_ASSIGN(const Val layout, need(j, path, "layout"));
+  MAB_ASSIGN(const std::string layout_text, read_string(layout, at(path, "layout")));
   const std::string want = variant.layout == LayoutKind::ani   ? "ani"
                            : variant.layout == LayoutKind::fc4 ? "fc4"
                            : variant.layout == LayoutKind::legacy ? "legacy"
@@ -322,24 +413,24 @@ Result<Block> read_block(const json& j, const std::string& path, const VariantIn
   if (layout_text != want)
     return perr(at(path, "layout"), "variant " + std::string(variant.short_name) + " has \"" + want +
                                         "\" blocks, not \"" + layout_text + "\"");
-  MAB_ASSIGN(const json* header, need(j, path, "header"));
-  const std::string hp = at(path, "header");
+  MAB_ASSIGN(const Val header, need(j, path, "header"));
+  const Path hp = at(path, "header");
   std::size_t slots = 0;
   switch (variant.layout) {
     case LayoutKind::ani: {
-      MAB_ASSIGN(auto h, read_ani_header(*header, hp, variant));
+      MAB_ASSIGN(auto h, read_ani_header(header, hp, variant));
       slots = h.offsets.size();
       b.header = std::move(h);
       break;
     }
     case LayoutKind::fc4: {
-      MAB_ASSIGN(auto h, read_fc4_header(*header, hp));
+      MAB_ASSIGN(auto h, read_fc4_header(header, hp));
       slots = h.section_offsets.size() + 2;  // + flag and hash table offsets
       b.header = h;
       break;
     }
     case LayoutKind::legacy: {
-      MAB_ASSIGN(auto h, read_legacy_header(*header, hp, variant));
+      MAB_ASSIGN(auto h, read_legacy_header(header, hp, variant));
       slots = h.sections.size();
       b.header = std::move(h);
       break;
@@ -348,35 +439,34 @@ Result<Block> read_block(const json& j, const std::string& path, const VariantIn
       return perr(at(path, "layout"), "variant " + std::string(variant.short_name) + " has no block layout");
   }
 
-  MAB_ASSIGN(const json* bones, need(j, path, "bones"));
-  const std::string bp = at(path, "bones");
-  MAB_TRY(check_array(*bones, bp, limits.max_bones));
-  for (std::size_t i = 0; i < bones->size(); ++i) {
-    const json& jb = (*bones)[i];
-    const std::string p = at(bp, i);
+  MAB_ASSIGN(const Val bones, need(j, path, "bones"));
+  const Path bp = at(path, "bones");
+  MAB_TRY(check_array(bones, bp, limits.max_bones));
+  MAB_TRY(each(bones, [&](std::size_t i, const Val& jb) -> Status {
+    const Path p = at(bp, i);
     MAB_TRY(check_object(jb, p, {"hash", "flags"}));
     Bone bone;
     MAB_ASSIGN(bone.hash, read_u_field<std::uint32_t>(jb, p, "hash"));
     MAB_ASSIGN(bone.flags, read_u_field<std::uint8_t>(jb, p, "flags"));
     b.bones.push_back(bone);
-  }
+    return {};
+  }));
   if (const auto* a = b.ani(); a && b.bones.size() > a->bone_count_mask())
     return perr(bp, std::to_string(b.bones.size()) + " bones do not fit m_nbBonesInAnim");
 
-  MAB_ASSIGN(const json* segments, need(j, path, "segments"));
-  const std::string sp = at(path, "segments");
+  MAB_ASSIGN(const Val segments, need(j, path, "segments"));
+  const Path sp = at(path, "segments");
   // The reader makes a preamble plus at most one segment per offset slot.
-  MAB_TRY(check_array(*segments, sp, slots + 1));
-  if (segments->empty()) return perr(sp, "at least the preamble segment is needed");
-  for (std::size_t i = 0; i < segments->size(); ++i) {
-    const json& js = (*segments)[i];
-    const std::string p = at(sp, i);
+  MAB_TRY(check_array(segments, sp, slots + 1));
+  if (segments.empty()) return perr(sp, "at least the preamble segment is needed");
+  MAB_TRY(each(segments, [&](std::size_t i, const Val& js) -> Status {
+    const Path p = at(sp, i);
     MAB_TRY(check_object(js, p, {"original_offset", "bytes", "child_block"}));
     Segment s;
     MAB_ASSIGN(s.original_offset, read_u_field<std::uint64_t>(js, p, "original_offset"));
-    MAB_ASSIGN(const json* bytes, need(js, p, "bytes"));
-    MAB_ASSIGN(s.bytes, read_hex(*bytes, at(p, "bytes"), budget));
-    if (const json* child = maybe(js, "child_block")) {
+    MAB_ASSIGN(const Val bytes, need(js, p, "bytes"));
+    MAB_ASSIGN(s.bytes, read_hex(bytes, at(p, "bytes"), budget));
+    if (const auto child = maybe(js, "child_block")) {
       if (variant.layout != LayoutKind::legacy)
         return perr(at(p, "child_block"), "only legacy clips chain other clips");
       MAB_ASSIGN(const std::int64_t c, read_int(*child, at(p, "child_block"), -1, limits.max_blocks));
@@ -385,29 +475,31 @@ Result<Block> read_block(const json& j, const std::string& path, const VariantIn
         return perr(at(p, "bytes"), "a chained-clip segment holds no bytes of its own (the chained block does)");
     }
     b.segments.push_back(std::move(s));
-  }
+    return {};
+  }));
 
-  MAB_ASSIGN(const json* slot_segment, need(j, path, "slot_segment"));
-  const std::string ssp = at(path, "slot_segment");
-  MAB_TRY(check_size(*slot_segment, ssp, slots));
+  MAB_ASSIGN(const Val slot_segment, need(j, path, "slot_segment"));
+  const Path ssp = at(path, "slot_segment");
+  MAB_TRY(check_size(slot_segment, ssp, slots));
   b.slot_segment.resize(slots);
-  for (std::size_t i = 0; i < slots; ++i) {
-    MAB_ASSIGN(const std::int64_t v,
-               read_int((*slot_segment)[i], at(ssp, i), -1, static_cast<std::int64_t>(b.segments.size()) - 1));
+  MAB_TRY(each(slot_segment, [&](std::size_t i, const Val& e) -> Status {
+    MAB_ASSIGN(const std::int64_t v, read_int(e, at(ssp, i), -1, static_cast<std::int64_t>(b.segments.size()) - 1));
     if (v == 0) return perr(at(ssp, i), "segment 0 is the preamble, which no offset points at; use -1 for absent");
     b.slot_segment[i] = static_cast<int>(v);
-  }
-  MAB_ASSIGN(const json* size_rule, need(j, path, "size_rule"));
-  MAB_ASSIGN(b.size_rule, read_size_rule(*size_rule, at(path, "size_rule")));
-  MAB_ASSIGN(const json* parent, need(j, path, "parent"));
-  MAB_ASSIGN(const std::int64_t par, read_int(*parent, at(path, "parent"), -1, limits.max_blocks));
+    return {};
+  }));
+  MAB_ASSIGN(const Val size_rule, need(j, path, "size_rule"));
+  MAB_ASSIGN(b.size_rule, read_size_rule(size_rule, at(path, "size_rule")));
+  MAB_ASSIGN(const Val parent, need(j, path, "parent"));
+  MAB_ASSIGN(const std::int64_t par, read_int(parent, at(path, "parent"), -1, limits.max_blocks));
   b.parent = static_cast<int>(par);
   return b;
 }
 
 // The writer lays chained clips out inside the segment that links to them; a block that
 // claims a parent no segment links to would have no place in the file.
-Status check_links(const Container& c, const std::string& path) {
+Status check_links(const Container& c, const Path& where) {
+  const std::string path = where.str();
   const std::size_t n = c.blocks.size();
   std::vector<int> links(n, 0);
   for (std::size_t k = 0; k < n; ++k) {
@@ -446,58 +538,60 @@ Status check_links(const Container& c, const std::string& path) {
   return {};
 }
 
-Result<Container> read_container_json(const json& j, const std::string& path, const Limits& limits) {
+Result<Container> read_container_json(const Val& j, const Path& path, const Limits& limits) {
   MAB_TRY(check_object(j, path, {"variant", "header", "original_size", "blocks", "opaque_body", "opaque_reason"}));
   Container c;
-  MAB_ASSIGN(const json* variant, need(j, path, "variant"));
-  MAB_ASSIGN(const std::string name, read_string(*variant, at(path, "variant")));
+  MAB_ASSIGN(const Val variant, need(j, path, "variant"));
+  MAB_ASSIGN(const std::string name, read_string(variant, at(path, "variant")));
   c.variant = find_variant(name);
   if (!c.variant) return perr(at(path, "variant"), "unknown variant \"" + name + "\"");
 
-  MAB_ASSIGN(const json* header, need(j, path, "header"));
-  const std::string hp = at(path, "header");
-  MAB_TRY(check_object(*header, hp, {"magic_word", "checksum", "reserved"}));
-  MAB_ASSIGN(c.header.magic_word, read_u_field<std::uint32_t>(*header, hp, "magic_word"));
-  MAB_ASSIGN(c.header.checksum, read_u_field<std::uint32_t>(*header, hp, "checksum"));
-  MAB_ASSIGN(c.header.reserved, read_hex_fixed<8>(*header, hp, "reserved"));
+  MAB_ASSIGN(const Val header, need(j, path, "header"));
+  const Path hp = at(path, "header");
+  MAB_TRY(check_object(header, hp, {"magic_word", "checksum", "reserved"}));
+  MAB_ASSIGN(c.header.magic_word, read_u_field<std::uint32_t>(header, hp, "magic_word"));
+  MAB_ASSIGN(c.header.checksum, read_u_field<std::uint32_t>(header, hp, "checksum"));
+  MAB_ASSIGN(c.header.reserved, read_hex_fixed<8>(header, hp, "reserved"));
   MAB_ASSIGN(c.original_size, read_u_field<std::uint64_t>(j, path, "original_size"));
 
   std::uint64_t budget = limits.max_file_size;
-  const json* blocks = maybe(j, "blocks");
-  const json* opaque = maybe(j, "opaque_body");
-  if ((blocks != nullptr) == (opaque != nullptr))
+  const auto blocks = maybe(j, "blocks");
+  const auto opaque = maybe(j, "opaque_body");
+  if (blocks.has_value() == opaque.has_value())
     return perr(path, "exactly one of \"blocks\" and \"opaque_body\" is needed");
   if (opaque) {
     MAB_ASSIGN(c.opaque_body, read_hex(*opaque, at(path, "opaque_body"), budget));
-    if (const json* reason = maybe(j, "opaque_reason")) {
+    if (const auto reason = maybe(j, "opaque_reason")) {
       MAB_ASSIGN(c.opaque_reason, read_string(*reason, at(path, "opaque_reason")));
     }
     return c;
   }
   if (maybe(j, "opaque_reason")) return perr(at(path, "opaque_reason"), "only an opaque container has a reason");
-  const std::string bp = at(path, "blocks");
+  const Path bp = at(path, "blocks");
   MAB_TRY(check_array(*blocks, bp, limits.max_blocks));
   if (blocks->empty()) return perr(bp, "a container with no block is written as \"opaque_body\"");
   if (c.variant->layout == LayoutKind::opaque)
     return perr(bp, "variant " + name + " has no public layout: its body is \"opaque_body\"");
   if (c.variant->layout == LayoutKind::fc4 && blocks->size() != 1)
     return perr(bp, "a Far Cry 4 file holds one block");
-  for (std::size_t k = 0; k < blocks->size(); ++k) {
-    MAB_ASSIGN(Block b, read_block((*blocks)[k], at(bp, k), *c.variant, limits, budget));
+  MAB_TRY(each(*blocks, [&](std::size_t k, const Val& jb) -> Status {
+    MAB_ASSIGN(Block b, read_block(jb, at(bp, k), *c.variant, limits, budget));
     c.blocks.push_back(std::move(b));
-  }
+    return {};
+  }));
   MAB_TRY(check_links(c, bp));
   return c;
 }
 
 // --- clip ---
 
-Result<Quat> read_quat(const json& j, const std::string& path) {
+Result<Quat> read_quat(const Val& j, const Path& path) {
   MAB_TRY(check_size(j, path, 4));
   Quat q;
-  for (unsigned i = 0; i < 4; ++i) {
-    MAB_ASSIGN(q[i], read_float(j[i], at(path, i)));
-  }
+  MAB_TRY(each(j, [&](std::size_t i, const Val& v) -> Status {
+    MAB_ASSIGN(q[static_cast<unsigned>(i)], read_float(v, at(path, i)));
+    return {};
+  }));
   return q;
 }
 
@@ -507,41 +601,41 @@ struct ParsedClip {
   bool duration_given = false;
 };
 
-Result<ParsedClip> read_clip(const json& j, const std::string& path, const Limits& limits) {
+Result<ParsedClip> read_clip(const Val& j, const Path& path, const Limits& limits) {
   MAB_TRY(check_object(j, path, {"key_rate", "duration", "key_times", "bones"}));
   ParsedClip out;
   Clip& clip = out.clip;
-  MAB_ASSIGN(const json* key_rate, need(j, path, "key_rate"));
-  if (!key_rate->is_null()) {
-    if (!key_rate->is_number())
-      return perr(at(path, "key_rate"), "expected a number or null, found " + describe(*key_rate));
-    clip.key_rate = key_rate->get<double>();
+  MAB_ASSIGN(const Val key_rate, need(j, path, "key_rate"));
+  if (!key_rate.is_null()) {
+    if (!key_rate.is_number())
+      return perr(at(path, "key_rate"), "expected a number or null, found " + describe(key_rate));
+    clip.key_rate = key_rate.number();
     if (!std::isfinite(clip.key_rate)) return perr(at(path, "key_rate"), "not a finite number");
     out.key_rate_given = true;
   }
-  MAB_ASSIGN(const json* duration, need(j, path, "duration"));
-  if (!duration->is_null()) {
-    MAB_ASSIGN(clip.duration, read_float(*duration, at(path, "duration")));
+  MAB_ASSIGN(const Val duration, need(j, path, "duration"));
+  if (!duration.is_null()) {
+    MAB_ASSIGN(clip.duration, read_float(duration, at(path, "duration")));
     out.duration_given = true;
   }
-  MAB_ASSIGN(const json* times, need(j, path, "key_times"));
-  const std::string tp = at(path, "key_times");
-  MAB_TRY(check_array(*times, tp, limits.max_keys));
-  clip.key_times.resize(times->size());
-  for (std::size_t i = 0; i < times->size(); ++i) {
-    MAB_ASSIGN(clip.key_times[i], read_u<std::uint32_t>((*times)[i], at(tp, i)));
-  }
-  MAB_ASSIGN(const json* bones, need(j, path, "bones"));
-  const std::string bp = at(path, "bones");
-  MAB_TRY(check_array(*bones, bp, limits.max_bones));
-  clip.bones.resize(bones->size());
-  for (std::size_t i = 0; i < bones->size(); ++i) {
-    const json& jb = (*bones)[i];
-    const std::string p = at(bp, i);
+  MAB_ASSIGN(const Val times, need(j, path, "key_times"));
+  const Path tp = at(path, "key_times");
+  MAB_TRY(check_array(times, tp, limits.max_keys));
+  clip.key_times.resize(times.size());
+  MAB_TRY(each(times, [&](std::size_t i, const Val& t) -> Status {
+    MAB_ASSIGN(clip.key_times[i], read_u<std::uint32_t>(t, at(tp, i)));
+    return {};
+  }));
+  MAB_ASSIGN(const Val bones, need(j, path, "bones"));
+  const Path bp = at(path, "bones");
+  MAB_TRY(check_array(bones, bp, limits.max_bones));
+  clip.bones.resize(bones.size());
+  MAB_TRY(each(bones, [&](std::size_t i, const Val& jb) -> Status {
+    const Path p = at(bp, i);
     MAB_TRY(check_object(jb, p, {"hash", "name", "flags", "constant", "keys"}));
     ClipBone& bone = clip.bones[i];
-    const json* name = maybe(jb, "name");
-    const json* hash = maybe(jb, "hash");
+    const auto name = maybe(jb, "name");
+    const auto hash = maybe(jb, "hash");
     if (name) {
       MAB_ASSIGN(bone.name, read_string(*name, at(p, "name")));
     }
@@ -559,8 +653,8 @@ Result<ParsedClip> read_clip(const json& j, const std::string& path, const Limit
       return perr(at(p, "hash"), "missing field (give a hash, or a name to hash)");
     }
     MAB_ASSIGN(bone.flags, read_u_field<std::uint8_t>(jb, p, "flags"));
-    const json* constant = maybe(jb, "constant");
-    const json* keys = maybe(jb, "keys");
+    const auto constant = maybe(jb, "constant");
+    const auto keys = maybe(jb, "keys");
     switch (bone.kind()) {
       case BoneKind::constant: {
         if (keys) return perr(at(p, "keys"), "a constant bone (flags & 0x30 == 0x30) has no keys");
@@ -571,15 +665,16 @@ Result<ParsedClip> read_clip(const json& j, const std::string& path, const Limit
       case BoneKind::animated: {
         if (constant) return perr(at(p, "constant"), "an animated bone (flags & 0x30 == 0x10) has keys, not a constant");
         if (!keys) return perr(at(p, "keys"), "missing field (flags & 0x30 == 0x10: animated bone)");
-        const std::string kp = at(p, "keys");
+        const Path kp = at(p, "keys");
         if (!keys->is_array()) return perr(kp, "expected an array, found " + describe(*keys));
         if (keys->size() != clip.key_times.size())
           return perr(kp, std::to_string(keys->size()) + " keys, but key_times holds " +
                               std::to_string(clip.key_times.size()));
         bone.keys.resize(keys->size());
-        for (std::size_t k = 0; k < keys->size(); ++k) {
-          MAB_ASSIGN(bone.keys[k], read_quat((*keys)[k], at(kp, k)));
-        }
+        MAB_TRY(each(*keys, [&](std::size_t k, const Val& q) -> Status {
+          MAB_ASSIGN(bone.keys[k], read_quat(q, at(kp, k)));
+          return {};
+        }));
         break;
       }
       case BoneKind::none:
@@ -588,7 +683,8 @@ Result<ParsedClip> read_clip(const json& j, const std::string& path, const Limit
                                                              "0x30 nor 0x10) has no constant or keys");
         break;
     }
-  }
+    return {};
+  }));
   // Ordering of key times and the like are the encoder's to judge: it reports them with
   // the clip's own field names.
   return out;
@@ -609,61 +705,61 @@ struct ParsedCodes {
   std::vector<std::uint8_t> tail;
 };
 
-Result<ParsedCodes> read_codes(const json& j, const std::string& path, const Limits& limits) {
+Result<ParsedCodes> read_codes(const Val& j, const Path& path, const Limits& limits) {
   MAB_TRY(check_object(j, path, {"constant_codes", "rotations"}));
   ParsedCodes out;
   std::uint64_t budget = limits.max_file_size;
-  MAB_ASSIGN(const json* constants, need(j, path, "constant_codes"));
-  const std::string cp = at(path, "constant_codes");
-  MAB_TRY(check_array(*constants, cp, limits.max_bones));
-  for (std::size_t i = 0; i < constants->size(); ++i) {
-    const std::string p = at(cp, i);
-    MAB_ASSIGN(const auto bytes, read_hex((*constants)[i], p, budget));
+  MAB_ASSIGN(const Val constants, need(j, path, "constant_codes"));
+  const Path cp = at(path, "constant_codes");
+  MAB_TRY(check_array(constants, cp, limits.max_bones));
+  MAB_TRY(each(constants, [&](std::size_t i, const Val& jc) -> Status {
+    const Path p = at(cp, i);
+    MAB_ASSIGN(const auto bytes, read_hex(jc, p, budget));
     if (bytes.size() != 6) return perr(p, "expected 6 bytes (12 hex digits), found " + std::to_string(bytes.size()));
     std::array<std::uint8_t, 6> code{};
     std::copy(bytes.begin(), bytes.end(), code.begin());
     out.constant_codes.push_back(code);
-  }
-  MAB_ASSIGN(const json* rotations, need(j, path, "rotations"));
-  const std::string rp = at(path, "rotations");
-  MAB_TRY(check_object(*rotations, rp, {"chunks", "tail"}));
-  MAB_ASSIGN(const json* chunks, need(*rotations, rp, "chunks"));
-  const std::string chp = at(rp, "chunks");
-  MAB_TRY(check_array(*chunks, chp, limits.max_chunks));
-  for (std::size_t c = 0; c < chunks->size(); ++c) {
-    const json& jc = (*chunks)[c];
-    const std::string p = at(chp, c);
+    return {};
+  }));
+  MAB_ASSIGN(const Val rotations, need(j, path, "rotations"));
+  const Path rp = at(path, "rotations");
+  MAB_TRY(check_object(rotations, rp, {"chunks", "tail"}));
+  MAB_ASSIGN(const Val chunks, need(rotations, rp, "chunks"));
+  const Path chp = at(rp, "chunks");
+  MAB_TRY(check_array(chunks, chp, limits.max_chunks));
+  MAB_TRY(each(chunks, [&](std::size_t c, const Val& jc) -> Status {
+    const Path p = at(chp, c);
     MAB_TRY(check_array(jc, p, limits.max_bones));
     std::vector<JsonChunkCodes> chunk(jc.size());
-    for (std::size_t b = 0; b < jc.size(); ++b) {
-      const json& jb = jc[b];
-      const std::string bp = at(p, b);
+    MAB_TRY(each(jc, [&](std::size_t b, const Val& jb) -> Status {
+      const Path bp = at(p, b);
       MAB_TRY(check_object(jb, bp, {"cflags", "signs", "headers", "raw"}));
       JsonChunkCodes& codes = chunk[b];
-      MAB_ASSIGN(const json* cflags, need(jb, bp, "cflags"));
-      MAB_ASSIGN(const std::uint64_t cf, read_uint(*cflags, at(bp, "cflags"), 63));
+      MAB_ASSIGN(const Val cflags, need(jb, bp, "cflags"));
+      MAB_ASSIGN(const std::uint64_t cf, read_uint(cflags, at(bp, "cflags"), 63));
       codes.cflags = static_cast<std::uint8_t>(cf);
-      if (const json* signs = maybe(jb, "signs")) {
+      if (const auto signs = maybe(jb, "signs")) {
         MAB_ASSIGN(codes.signs, read_u<std::uint8_t>(*signs, at(bp, "signs")));
       }
       MAB_TRY(read_u_array(jb, bp, "headers", codes.headers));
-      MAB_ASSIGN(const json* raw, need(jb, bp, "raw"));
-      const std::string rawp = at(bp, "raw");
-      MAB_TRY(check_size(*raw, rawp, 3));
-      for (std::size_t comp = 0; comp < 3; ++comp) {
-        const json& values = (*raw)[comp];
-        const std::string vp = at(rawp, comp);
+      MAB_ASSIGN(const Val raw, need(jb, bp, "raw"));
+      const Path rawp = at(bp, "raw");
+      MAB_TRY(check_size(raw, rawp, 3));
+      return each(raw, [&](std::size_t comp, const Val& values) -> Status {
+        const Path vp = at(rawp, comp);
         MAB_TRY(check_array(values, vp, keys_per_chunk));
-        for (std::size_t f = 0; f < values.size(); ++f) {
-          MAB_ASSIGN(const auto v, read_u<std::uint16_t>(values[f], at(vp, f)));
-          codes.raw[comp].push_back(v);
-        }
-      }
-    }
+        return each(values, [&](std::size_t f, const Val& v) -> Status {
+          MAB_ASSIGN(const auto n, read_u<std::uint16_t>(v, at(vp, f)));
+          codes.raw[comp].push_back(n);
+          return {};
+        });
+      });
+    }));
     out.chunks.push_back(std::move(chunk));
-  }
-  MAB_ASSIGN(const json* tail, need(*rotations, rp, "tail"));
-  MAB_ASSIGN(out.tail, read_hex(*tail, at(rp, "tail"), budget));
+    return {};
+  }));
+  MAB_ASSIGN(const Val tail, need(rotations, rp, "tail"));
+  MAB_ASSIGN(out.tail, read_hex(tail, at(rp, "tail"), budget));
   return out;
 }
 
@@ -736,44 +832,58 @@ Error syntax_error(const nlohmann::json::parse_error& e) {
   return err;
 }
 
-Result<ParsedDocument> parse_document(std::string_view text, const Limits& limits) {
-  json root;
+// simdjson parses; a text it rejects goes to nlohmann, whose message names the line, column
+// and byte. (Both reject malformed JSON; simdjson alone rejects integers beyond 64 bits and
+// invalid UTF-8, which then get simdjson's message.)
+Error text_error(std::string_view text, simdjson::error_code code) {
   try {
-    root = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
+    const auto parsed = nlohmann::json::parse(text.begin(), text.end());
+    (void)parsed;
+  } catch (const nlohmann::json::parse_error& e) {
     return syntax_error(e);
+  } catch (const std::exception&) {
   }
-  if (!root.is_object()) return perr("/", "expected an object, found " + describe(root));
+  return perr("json text", simdjson::error_message(code));
+}
+
+Result<ParsedDocument> parse_document(std::string_view text, const Limits& limits) {
+  simdjson::dom::parser parser;
+  element root_element;
+  if (const auto code = parser.parse(text.data(), text.size()).get(root_element); code != simdjson::SUCCESS)
+    return text_error(text, code);
+  const Val root{root_element};
+  const Path& top = root_path;
+  if (!root.is_object()) return perr(top, "expected an object, found " + describe(root));
   // Format and version first: a later version may use fields this one does not know.
-  MAB_ASSIGN(const json* format, need(root, "", "format"));
-  if (!format->is_string() || format->get_ref<const std::string&>() != json_format_name)
-    return perr("/format", "expected \"" + std::string(json_format_name) + "\", found " + describe(*format) +
+  MAB_ASSIGN(const Val format, need(root, top, "format"));
+  if (!format.is_string() || format.string() != json_format_name)
+    return perr(at(top, "format"), "expected \"" + std::string(json_format_name) + "\", found " + describe(format) +
                                ": not a mabkit clip document");
-  MAB_ASSIGN(const json* version, need(root, "", "version"));
-  MAB_ASSIGN(const std::uint64_t v, read_uint(*version, "/version", std::numeric_limits<std::uint64_t>::max()));
+  MAB_ASSIGN(const Val version, need(root, top, "version"));
+  MAB_ASSIGN(const std::uint64_t v, read_uint(version, at(top, "version"), std::numeric_limits<std::uint64_t>::max()));
   if (v != json_format_version)
-    return make_error(ErrorCode::unsupported_version, no_offset, "/version",
+    return make_error(ErrorCode::unsupported_version, no_offset, at(top, "version").str(),
                       "document version " + std::to_string(v) + "; this mabkit reads version " +
                           std::to_string(json_format_version));
-  MAB_TRY(check_object(root, "", {"format", "version", "block", "clip", "codes", "container", "clip_absent"}));
+  MAB_TRY(check_object(root, top, {"format", "version", "block", "clip", "codes", "container", "clip_absent"}));
   ParsedDocument doc;
-  MAB_ASSIGN(const json* block, need(root, "", "block"));
-  MAB_ASSIGN(const std::uint64_t bi, read_uint(*block, "/block", limits.max_blocks));
+  MAB_ASSIGN(const Val block, need(root, top, "block"));
+  MAB_ASSIGN(const std::uint64_t bi, read_uint(block, at(top, "block"), limits.max_blocks));
   doc.block = static_cast<std::size_t>(bi);
-  if (const json* absent = maybe(root, "clip_absent")) {
-    MAB_TRY(read_string(*absent, "/clip_absent"));
+  if (const auto absent = maybe(root, "clip_absent")) {
+    MAB_TRY(read_string(*absent, at(top, "clip_absent")));
   }
-  MAB_ASSIGN(const json* container, need(root, "", "container"));
-  MAB_ASSIGN(doc.container, read_container_json(*container, "/container", limits));
-  if (const json* clip = maybe(root, "clip")) {
+  MAB_ASSIGN(const Val container, need(root, top, "container"));
+  MAB_ASSIGN(doc.container, read_container_json(container, at(top, "container"), limits));
+  if (const auto clip = maybe(root, "clip")) {
     if (doc.block >= doc.container.blocks.size())
-      return perr("/block", "block " + std::to_string(doc.block) + " does not exist (the container has " +
+      return perr(at(top, "block"), "block " + std::to_string(doc.block) + " does not exist (the container has " +
                                 std::to_string(doc.container.blocks.size()) + ")");
-    MAB_ASSIGN(doc.clip, read_clip(*clip, "/clip", limits));
+    MAB_ASSIGN(doc.clip, read_clip(*clip, at(top, "clip"), limits));
   }
-  if (const json* codes = maybe(root, "codes")) {
-    if (!doc.clip) return perr("/codes", "codes describe a decoded clip; a document without \"clip\" has none");
-    MAB_ASSIGN(doc.codes, read_codes(*codes, "/codes", limits));
+  if (const auto codes = maybe(root, "codes")) {
+    if (!doc.clip) return perr(at(top, "codes"), "codes describe a decoded clip; a document without \"clip\" has none");
+    MAB_ASSIGN(doc.codes, read_codes(*codes, at(top, "codes"), limits));
   }
   return doc;
 }
@@ -781,9 +891,6 @@ Result<ParsedDocument> parse_document(std::string_view text, const Limits& limit
 Result<ParsedDocument> parse_document_safely(std::string_view text, const Limits& limits) {
   try {
     return parse_document(text, limits);
-  } catch (const nlohmann::json::exception& e) {
-    // Every access above is checked first; this only turns an overlooked case into an error.
-    return perr("json", e.what());
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::limit_exceeded, no_offset, "json", "out of memory reading the document");
   }
