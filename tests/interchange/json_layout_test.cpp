@@ -2,10 +2,12 @@
 // (json_reference.hpp): every corpus file and block, container-only documents, and edited
 // clips with awkward floats, names and sizes.
 #include "interchange/json_reference.hpp"
+#include "interchange/json_writer.hpp"
 #include "support/corpus.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -91,6 +93,42 @@ TEST(JsonLayout, InvalidUtf8InANameIsAnErrorAsBefore) {
   ASSERT_FALSE(now.ok());
   ASSERT_FALSE(before.ok());
   EXPECT_EQ(now.error().code, before.error().code);
+}
+
+}  // namespace
+
+namespace {
+
+// The old two-step float text (json_reference.hpp's float_json + append_number), exactly.
+std::string old_float_text(float f) {
+  std::string out;
+  reference::append_inline(reference::float_json(f), out);
+  return out;
+}
+
+std::string new_float_text(float f) {
+  std::string out;
+  mab::json_out::Writer w(out);
+  w.scalar_array([&] { w.float_value(f); });
+  return out.substr(1, out.size() - 2);
+}
+
+// The writer prints a float's own shortest text except where that differs from the old
+// two-step text; the exhaustive check over all 2^32 floats found two such values.
+TEST(JsonLayout, FloatTextMatchesTheOldTwoStepTextOnTwoMillionFloats) {
+  std::mt19937 rng(11);
+  std::size_t n = 0;
+  auto check = [&](std::uint32_t bits) {
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    ASSERT_EQ(new_float_text(f), old_float_text(f)) << std::hex << bits;
+    ++n;
+  };
+  check(0x15AE43FDu);
+  check(0x95AE43FDu);
+  for (std::uint32_t b : {0u, 0x80000000u, 1u, 0x7F7FFFFFu, 0x3F800000u, 0x7F800000u, 0x7FC00000u}) check(b);
+  for (int i = 0; i < 2000000; ++i) check(static_cast<std::uint32_t>(rng()));
+  EXPECT_GT(n, 2000000u);
 }
 
 }  // namespace

@@ -35,6 +35,9 @@ struct EncodeOptions {
   // its error then exceeds max_error_deg; then re-pick it as choose_depth does. A bone the
   // original lacks (added, or constant before) always gets a chosen depth.
   bool raise_depth = false;
+  // Re-quantise every animated bone, unchanged ones too, at the smallest depth meeting
+  // max_error_deg (`mab edit --max-error`).
+  bool requantise_all = false;
 };
 
 struct EncodeReport {

@@ -23,6 +23,14 @@ struct Quat {
 // so the result is in [0, 180]. Inputs are normalised; a zero or non-finite input gives 180.
 double angular_error_deg(const Quat& a, const Quat& b) noexcept;
 
+// Rotation arithmetic for edits and interchange, in double precision, results normalised.
+// a * b applies b first, then a (a pre-multiplies).
+Quat quat_mul(const Quat& a, const Quat& b) noexcept;
+Quat quat_normalised(const Quat& q) noexcept;  // identity for a zero or non-finite input
+// Spherical interpolation on the shortest arc (glTF appendix C): t = 0 gives a, 1 gives b
+// (up to sign and normalisation).
+Quat quat_slerp(const Quat& a, const Quat& b, double t) noexcept;
+
 // Three little-endian u16 words w0, w1, w2 as stored in JointConstantRotations.
 using Quat48 = std::array<std::uint16_t, 3>;
 

@@ -24,35 +24,6 @@ std::uint16_t nearest_code(double value) noexcept {
 
 }  // namespace
 
-double angular_error_deg(const Quat& a, const Quat& b) noexcept {
-  double p[4], q[4];
-  double np = 0, nq = 0, dot = 0;
-  for (unsigned i = 0; i < 4; ++i) {
-    p[i] = a[i];
-    q[i] = b[i];
-    np += p[i] * p[i];
-    nq += q[i] * q[i];
-  }
-  if (!(np > 0 && nq > 0 && std::isfinite(np) && std::isfinite(nq))) return 180.0;
-  np = std::sqrt(np);
-  nq = std::sqrt(nq);
-  for (unsigned i = 0; i < 4; ++i) {
-    p[i] /= np;
-    q[i] /= nq;
-    dot += p[i] * q[i];
-  }
-  const double s = dot < 0 ? -1.0 : 1.0;
-  double diff = 0, sum = 0;
-  for (unsigned i = 0; i < 4; ++i) {
-    diff += (p[i] - s * q[i]) * (p[i] - s * q[i]);
-    sum += (p[i] + s * q[i]) * (p[i] + s * q[i]);
-  }
-  // |p - q| = 2 sin(phi/2), |p + q| = 2 cos(phi/2) for the 4D angle phi; the rotation angle is
-  // 2 phi. atan2 keeps full precision for tiny angles where acos(dot) would not.
-  const double rad = 4.0 * std::atan2(std::sqrt(diff), std::sqrt(sum));
-  return rad * (180.0 / 3.14159265358979323846);
-}
-
 Quat decode_quat48(const Quat48& words) noexcept {
   const float a = stored_value(words[0] & 0x7FFFu);
   const float b = stored_value(words[1] & 0x7FFFu);

@@ -169,7 +169,8 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
                              ? &orig.bones[static_cast<std::size_t>(o)] : nullptr;
     const std::size_t oa = ob ? static_cast<std::size_t>(orig_anim_index[static_cast<std::size_t>(o)]) : 0;
     auto reusable = [&](std::size_t ch, unsigned nbits) {
-      if (!ob || ob->bit_depth() != nbits || ch >= original.rotations.chunks.size()) return false;
+      if (options.requantise_all || !ob || ob->bit_depth() != nbits || ch >= original.rotations.chunks.size())
+        return false;
       const unsigned f_new = chunk_key_count(static_cast<std::uint32_t>(keys), ch);
       const unsigned f_old = chunk_key_count(static_cast<std::uint32_t>(orig_keys), ch);
       if (f_new != f_old) return false;
@@ -179,7 +180,8 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
     };
     bool all_reusable = true;
     for (std::size_t ch = 0; ch < chunks; ++ch) all_reusable = all_reusable && reusable(ch, eb.bit_depth());
-    const bool choose = !all_reusable && (options.choose_depth || (options.raise_depth && !ob));
+    const bool choose =
+        !all_reusable && (options.choose_depth || options.requantise_all || (options.raise_depth && !ob));
     if (choose) {
       MAB_ASSIGN(const QuantisedTrack t, choose_bit_depth(eb.keys, options.max_error_deg));
       eb.set_bit_depth(t.nbits);

@@ -6,12 +6,7 @@
 
 namespace mab::gltf {
 
-Quat normalised(const Quat& q) noexcept {
-  const double n = std::sqrt(double{q.x} * q.x + double{q.y} * q.y + double{q.z} * q.z + double{q.w} * q.w);
-  if (!(n > 0) || !std::isfinite(n)) return Quat{};
-  return {static_cast<float>(q.x / n), static_cast<float>(q.y / n), static_cast<float>(q.z / n),
-          static_cast<float>(q.w / n)};
-}
+Quat normalised(const Quat& q) noexcept { return quat_normalised(q); }
 
 Result<Curve> read_curve(const tinygltf::Model& m, const tinygltf::Animation& anim, int sampler, unsigned width,
                          const std::string& field) {
@@ -95,24 +90,6 @@ std::size_t nearest_key(const Curve& c, double t, double snap) noexcept {
 
 Quat quat_at(const float* p) noexcept { return {p[0], p[1], p[2], p[3]}; }
 
-// glTF appendix C: slerp on the shortest arc.
-Quat slerp(const Quat& a, const Quat& b, double u) noexcept {
-  double d = double{a.x} * b.x + double{a.y} * b.y + double{a.z} * b.z + double{a.w} * b.w;
-  const double s = d < 0 ? -1.0 : 1.0;
-  d = std::abs(d);
-  double wa, wb;
-  if (d > 0.9999995) {
-    wa = 1 - u, wb = u;
-  } else {
-    const double th = std::acos(std::min(d, 1.0));
-    const double sn = std::sin(th);
-    wa = std::sin((1 - u) * th) / sn, wb = std::sin(u * th) / sn;
-  }
-  wb *= s;
-  return normalised({static_cast<float>(wa * a.x + wb * b.x), static_cast<float>(wa * a.y + wb * b.y),
-                     static_cast<float>(wa * a.z + wb * b.z), static_cast<float>(wa * a.w + wb * b.w)});
-}
-
 // glTF appendix C: cubic Hermite spline with the stored tangents scaled by the key interval.
 void hermite(const Curve& c, std::size_t k, double u, double* out) noexcept {
   const unsigned w = c.width;
@@ -134,7 +111,7 @@ Quat sample_rotation(const Curve& c, double t, double snap) noexcept {
   const Where w = locate(c, t);
   if (w.u == 0 || w.k + 1 >= c.keys() || c.interpolation == Interpolation::step)
     return normalised(quat_at(c.key(w.k)));
-  if (c.interpolation == Interpolation::linear) return slerp(quat_at(c.key(w.k)), quat_at(c.key(w.k + 1)), w.u);
+  if (c.interpolation == Interpolation::linear) return quat_slerp(quat_at(c.key(w.k)), quat_at(c.key(w.k + 1)), w.u);
   double v[4];
   hermite(c, w.k, w.u, v);
   return normalised({static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2]),

@@ -1,0 +1,278 @@
+// `mab edit IN -o OUT [operations]`: edits of a clip without a 3D tool, applied in the order
+// given, then re-quantised where they changed something (lib/include/mab/edit.hpp, docs/edit.md).
+#include "command.hpp"
+#include "common.hpp"
+
+#include <mab/edit.hpp>
+#include <mab/file_io.hpp>
+#include <mab/validate.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <optional>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::optional<double> number(const std::string& s) {
+  double v = 0;
+  const auto r = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (r.ec != std::errc() || r.ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+// "x,y,z,w" (normalised), or "ax,ay,az@deg": a turn of deg degrees about an axis.
+std::optional<mab::Quat> quat_arg(const std::string& s) {
+  const auto at = s.find('@');
+  std::vector<double> v;
+  std::size_t from = 0;
+  const std::string head = s.substr(0, at);
+  while (from <= head.size()) {
+    const auto comma = head.find(',', from);
+    const auto n = number(head.substr(from, comma == std::string::npos ? std::string::npos : comma - from));
+    if (!n) return std::nullopt;
+    v.push_back(*n);
+    if (comma == std::string::npos) break;
+    from = comma + 1;
+  }
+  if (at == std::string::npos) {
+    if (v.size() != 4) return std::nullopt;
+    const mab::Quat q{static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2]),
+                      static_cast<float>(v[3])};
+    if (q.x == 0 && q.y == 0 && q.z == 0 && q.w == 0) return std::nullopt;
+    return q;
+  }
+  const auto deg = number(s.substr(at + 1));
+  const double len = v.size() == 3 ? std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) : 0;
+  if (!deg || !(len > 0)) return std::nullopt;
+  const double h = *deg * 3.14159265358979323846 / 360.0;
+  return mab::Quat{static_cast<float>(v[0] / len * std::sin(h)), static_cast<float>(v[1] / len * std::sin(h)),
+                   static_cast<float>(v[2] / len * std::sin(h)), static_cast<float>(std::cos(h))};
+}
+
+struct Op {
+  std::string name;
+  std::vector<std::string> args;
+};
+
+void setup(CLI::App& app, int& exit_code) {
+  auto* cmd = app.add_subcommand(
+      "edit", "Edit a clip without a 3D tool: timing, bone tracks, key reduction; operations are applied in "
+              "the order given and only what they change is re-quantised");
+  struct Opts {
+    std::string file, output;
+    std::optional<std::size_t> block;
+    bool in_place = false;
+    std::vector<std::string> scratch;
+  };
+  auto o = std::make_shared<Opts>();
+  cmd->add_option("FILE", o->file, "The .mab to edit")->required();
+  cmd->add_option("-o,--output", o->output, "The .mab to write")->required();
+  cmd->add_option("--block", o->block, "Block to edit (Far Cry 5 files hold several; default 0)");
+  cmd->add_flag("--in-place", o->in_place, "Allow -o to name FILE itself (FILE is kept as FILE.bak)");
+  // (name, values per use, help)
+  static const std::vector<std::tuple<std::string, int, std::string>> ops = {
+      {"--speed", 1, "F: play F times as fast (0.5 = half speed); keys that meet are dropped"},
+      {"--trim", 2, "START END: keep START..END seconds, keys interpolated at both ends, shifted to start at 0"},
+      {"--reverse", 0, "play backwards"},
+      {"--loop-fix", 0, "make the last key equal the first, for a seamless loop"},
+      {"--resample", 1, "FPS: keys every 1/FPS seconds from the first to the last, sampled by slerp"},
+      {"--rotate-bone", 2, "BONE QUAT: pre-multiply every rotation of BONE by QUAT"},
+      {"--set-constant", 2, "BONE QUAT: BONE holds QUAT for the whole clip"},
+      {"--copy-track", 2, "FROM.mab BONE: BONE's track from another clip, resampled onto this clip's times"},
+      {"--remove-bone", 1, "BONE: drop BONE from the clip"},
+      {"--add-bone", 2, "NAME QUAT: a new constant bone (hash = CRC-32 of NAME)"},
+      {"--bits", 2, "BONE N: re-quantise BONE at N bits per value (1..16)"},
+      {"--max-error", 1,
+       "DEG: re-quantise every animated bone at the smallest depth within DEG degrees (without it, changed "
+       "bones keep their depth unless it misses 0.01 degree)"},
+      {"--reduce", 1, "DEG: drop shared key times while every bone stays within DEG degrees of the interpolation"},
+  };
+  for (const auto& [name, n, help] : ops) {
+    if (n == 0) {
+      cmd->add_flag(name, help)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    } else {
+      cmd->add_option(name, o->scratch, help)
+          ->expected(n)
+          ->type_size(n)
+          ->allow_extra_args(false)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+    }
+  }
+  cmd->footer(
+      "BONE is a bone name (its CRC-32 is the hash, D11) or a hash (0xB6C65665). QUAT is x,y,z,w, or\n"
+      "ax,ay,az@deg for a turn of deg degrees about an axis (0,0,1@90).\n"
+      "Examples:\n"
+      "  mab edit walk.mab -o slow.mab --speed 0.5\n"
+      "  mab edit walk.mab -o fixed.mab --trim 0.5 2.0 --loop-fix --rotate-bone \"Bip01 Head\" 0,0,1@15\n"
+      "  mab edit walk.mab -o small.mab --reduce 0.05 --max-error 0.02\n"
+      "Operations run in the order given; the report lists what each did, the chunks reused and\n"
+      "re-quantised and the largest error. Exit status: 0 when written, 1 on any error.");
+  cmd->callback([o, cmd, &exit_code] {
+    exit_code = 1;
+    // The operations in command-line order: CLI11 records each value it takes.
+    std::vector<Op> plan;
+    std::map<const CLI::Option*, std::size_t> used;
+    for (const CLI::Option* opt : cmd->parse_order()) {
+      const std::string name = "--" + opt->get_single_name();
+      int n = -1;
+      for (const auto& [op, count, help] : ops)
+        if (op == name) n = count;
+      if (n < 0) continue;
+      const std::size_t k = used[opt]++;
+      const std::size_t per = n == 0 ? 1 : static_cast<std::size_t>(n);
+      if (k % per != 0) continue;
+      Op op{name, {}};
+      if (n > 0) {
+        const auto& res = opt->results();
+        for (std::size_t i = k; i < k + per && i < res.size(); ++i) op.args.push_back(res[i]);
+      }
+      plan.push_back(std::move(op));
+    }
+    if (plan.empty()) {
+      std::fprintf(stderr, "mab: edit: no operation given (see mab edit --help)\n");
+      return;
+    }
+    auto bytes = mab::read_file(o->file);
+    if (!bytes) {
+      std::fprintf(stderr, "mab: edit: %s\n", bytes.error().message().c_str());
+      return;
+    }
+    auto c = mab::read_container(*bytes);
+    if (!c) {
+      std::fprintf(stderr, "mab: edit: %s: %s\n", o->file.c_str(), c.error().message().c_str());
+      return;
+    }
+    auto d = mab::decode_clip(std::move(c).value(), o->block.value_or(0));
+    if (!d) {
+      std::fprintf(stderr, "mab: edit: %s: %s\n", o->file.c_str(), d.error().message().c_str());
+      return;
+    }
+    mab::Clip clip = d->clip;
+    // Changed bones keep their depth unless it misses 0.01 degree (or --max-error).
+    mab::EncodeOptions eo;
+    eo.raise_depth = true;
+    mab::edit::Notes notes;
+    std::vector<fs::path> inputs{o->file};
+    const std::size_t keys_before = clip.key_count();
+    auto fail = [&](const Op& op, const std::string& why) {
+      std::string args;
+      for (const auto& a : op.args) args += " " + a;
+      std::fprintf(stderr, "mab: edit: %s%s: %s; nothing written\n", op.name.c_str(), args.c_str(), why.c_str());
+    };
+    for (const Op& op : plan) {
+      mab::Status st;
+      auto need_number = [&](std::size_t i) -> std::optional<double> {
+        auto v = number(op.args.at(i));
+        if (!v) fail(op, "\"" + op.args.at(i) + "\" is not a number");
+        return v;
+      };
+      auto need_bone = [&](std::size_t i) -> std::optional<std::size_t> {
+        auto b = mab::find_bone(clip, op.args.at(i));
+        if (!b) {
+          fail(op, b.error().detail);
+          return std::nullopt;
+        }
+        return *b;
+      };
+      auto need_quat = [&](std::size_t i) -> std::optional<mab::Quat> {
+        auto q = quat_arg(op.args.at(i));
+        if (!q) fail(op, "\"" + op.args.at(i) + "\" is not a quaternion x,y,z,w or a turn ax,ay,az@deg");
+        return q;
+      };
+      if (op.name == "--speed") {
+        const auto f = need_number(0);
+        if (!f) return;
+        st = mab::edit::speed(clip, *f, &notes);
+      } else if (op.name == "--trim") {
+        const auto a = need_number(0), b = need_number(1);
+        if (!a || !b) return;
+        st = mab::edit::trim(clip, *a, *b, &notes);
+      } else if (op.name == "--reverse") {
+        st = mab::edit::reverse(clip);
+      } else if (op.name == "--loop-fix") {
+        st = mab::edit::loop_fix(clip);
+      } else if (op.name == "--resample") {
+        const auto f = need_number(0);
+        if (!f) return;
+        st = mab::edit::resample(clip, *f, &notes);
+      } else if (op.name == "--rotate-bone" || op.name == "--set-constant") {
+        const auto b = need_bone(0);
+        if (!b) return;
+        const auto q = need_quat(1);
+        if (!q) return;
+        st = op.name == "--rotate-bone" ? mab::edit::rotate_bone(clip, *b, *q) : mab::edit::set_constant(clip, *b, *q);
+      } else if (op.name == "--copy-track") {
+        auto fb = mab::read_file(op.args[0]);
+        if (!fb) return fail(op, fb.error().message());
+        auto fc = mab::read_container(*fb);
+        if (!fc) return fail(op, fc.error().message());
+        auto fd = mab::decode_clip(std::move(fc).value());
+        if (!fd) return fail(op, fd.error().message());
+        auto b = mab::find_bone(fd->clip, op.args[1]);
+        if (!b) return fail(op, "the source clip: " + b.error().detail);
+        st = mab::edit::copy_track(clip, fd->clip, fd->clip.bones[*b].hash, &notes);
+        inputs.push_back(op.args[0]);
+      } else if (op.name == "--remove-bone") {
+        const auto b = need_bone(0);
+        if (!b) return;
+        st = mab::edit::remove_bone(clip, *b);
+      } else if (op.name == "--add-bone") {
+        const auto q = need_quat(1);
+        if (!q) return;
+        st = mab::edit::add_bone(clip, op.args[0], *q);
+      } else if (op.name == "--bits") {
+        const auto b = need_bone(0);
+        if (!b) return;
+        const auto n = need_number(1);
+        if (!n) return;
+        if (*n != std::floor(*n) || *n < 1 || *n > 16) return fail(op, "a bit depth is a whole number 1..16");
+        st = mab::edit::set_bits(clip, *b, static_cast<unsigned>(*n));
+      } else if (op.name == "--max-error") {
+        const auto e = need_number(0);
+        if (!e) return;
+        if (!(*e > 0)) return fail(op, "the bound must be positive");
+        eo.max_error_deg = *e;
+        eo.requantise_all = true;
+      } else if (op.name == "--reduce") {
+        const auto e = need_number(0);
+        if (!e) return;
+        auto r = mab::edit::reduce(clip, *e);
+        if (!r) return fail(op, r.error().message());
+        char line[160];
+        std::snprintf(line, sizeof line, "--reduce %g: %zu keys -> %zu, dropped keys within %.6f degrees of the slerp",
+                      *e, r->keys_before, r->keys_after, r->max_error_deg);
+        notes.push_back(line);
+      }
+      if (!st) return fail(op, st.error().message());
+    }
+    mab::EncodeReport rep;
+    auto out = mab::encode_clip(*d, clip, eo, &rep);
+    if (!out) {
+      std::fprintf(stderr, "mab: edit: %s: %s; nothing written\n", o->file.c_str(), out.error().message().c_str());
+      return;
+    }
+    if (!mab::cli::write_output("edit", inputs, o->output, o->in_place, *out)) return;
+    std::printf("wrote %s (%zu bytes)\n", o->output.c_str(), out->size());
+    for (const auto& n : notes) std::printf("  %s\n", n.c_str());
+    std::printf("  keys              %zu -> %zu\n", keys_before, clip.key_count());
+    std::printf("  rotation chunks   %zu reused, %zu re-quantised\n", rep.chunks_reused, rep.chunks_requantised);
+    std::printf("  constant bones    %zu reused, %zu encoded\n", rep.constants_reused, rep.constants_encoded);
+    std::printf("  max angular error %.6f degrees (re-quantised keys against the edited rotations)\n",
+                rep.max_error_deg);
+    if (auto rc = mab::read_container(*out)) {
+      std::size_t errors = 0;
+      for (const auto& f : mab::validate(*rc)) errors += f.severity == mab::Severity::error;
+      if (errors) std::fprintf(stderr, "mab: edit: warning: %zu structural error(s); see `mab info`\n", errors);
+    }
+    exit_code = 0;
+  });
+}
+
+}  // namespace
+
+MAB_REGISTER_COMMAND(edit, setup);

@@ -1,0 +1,85 @@
+// Edits of a decoded clip (docs/edit.md): timing (speed, trim, reverse, loop, resample), bone
+// tracks (rotate, set constant, copy from another clip, add, remove, bit depth) and key
+// reduction. Each works on the editable Clip only; encode_clip then re-quantises exactly the
+// chunks whose floats changed and keeps every other code. Times are in the clip's key units
+// (Clip::key_rate per second, decision D7); arguments given in seconds are converted.
+#pragma once
+
+#include <mab/clip.hpp>
+#include <mab/result.hpp>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace mab {
+
+// A bone by name (CRC-32, D11) or by hash ("0xB6C65665" or decimal); the first match.
+// not_found naming the argument when the clip has no such bone.
+Result<std::size_t> find_bone(const Clip& clip, std::string_view name_or_hash);
+
+// Rotation of bone b at time t (key units): its constant, or slerp between the keys around t,
+// clamped to the first and last key. Key times must increase.
+Quat sample_bone(const Clip& clip, const ClipBone& b, double t) noexcept;
+
+namespace edit {
+
+// What an edit did, for the user: one line each.
+using Notes = std::vector<std::string>;
+
+// Play `factor` times as fast: times divided by factor and rounded to key units; keys that
+// land on the time of the key before are dropped (listed). Duration divided by factor.
+Status speed(Clip& clip, double factor, Notes* notes = nullptr);
+// Keep [start, end] seconds, with keys interpolated at both ends when none is there, then
+// shift so the clip starts at time 0.
+Status trim(Clip& clip, double start_s, double end_s, Notes* notes = nullptr);
+// Play backwards: the same time span, keys in reverse.
+Status reverse(Clip& clip);
+// Make the last key of every animated bone equal its first, so the clip loops seamlessly.
+Status loop_fix(Clip& clip);
+// Keys every 1/fps seconds from the first key to the last (the last always kept), each bone
+// sampled there (slerp).
+Status resample(Clip& clip, double fps, Notes* notes = nullptr);
+// Pre-multiply every rotation of the bone (constant or keys) by q: q * r.
+Status rotate_bone(Clip& clip, std::size_t bone, const Quat& q);
+// The bone becomes constant with rotation q.
+Status set_constant(Clip& clip, std::size_t bone, const Quat& q);
+// The track of bone `hash` from `from`, resampled onto this clip's key times (by seconds);
+// added (with the source's flags) if this clip has no such bone.
+Status copy_track(Clip& clip, const Clip& from, std::uint32_t hash, Notes* notes = nullptr);
+Status remove_bone(Clip& clip, std::size_t bone);
+// A new constant bone named `name` (hash = CRC-32 of the name); an error if the hash exists.
+Status add_bone(Clip& clip, std::string name, const Quat& q);
+// The bit depth (1..16) an animated bone is re-quantised at.
+Status set_bits(Clip& clip, std::size_t bone, unsigned nbits);
+
+struct ReduceReport {
+  std::size_t keys_before = 0, keys_after = 0;
+  double max_error_deg = 0;  // largest deviation of a dropped key from the interpolation
+};
+// Drops shared key times (the 'aNi' timeline is shared by all bones) while every animated
+// bone's dropped keys stay within max_deg of the slerp between the kept keys around them.
+// Picks the fewest keys among spans that stay valid when extended key by key (an optimal
+// cover when a valid span's sub-spans are valid too). First and last keys are kept.
+Result<ReduceReport> reduce(Clip& clip, double max_deg);
+
+}  // namespace edit
+
+// Angle per bone between two clips, bones matched by hash (and occurrence), B sampled at A's
+// key times in seconds (docs/edit.md, `mab diff`).
+struct BoneDiff {
+  std::uint32_t hash = 0;
+  std::string name;
+  double max_deg = 0, mean_deg = 0;
+  std::size_t worst_key = 0;  // key of A where the difference peaks
+  std::size_t keys = 0;       // compared
+};
+struct ClipDiff {
+  std::vector<BoneDiff> bones;             // bones rotated in both
+  std::vector<std::uint32_t> only_in_a, only_in_b;
+  std::vector<std::uint32_t> rotation_kind_differs;  // rotated in one, not in the other
+  double max_deg = 0;
+};
+Result<ClipDiff> diff_clips(const Clip& a, const Clip& b);
+
+}  // namespace mab

@@ -1,0 +1,407 @@
+// Clip edits (edit.hpp). Pure functions of the editable clip: no codec, no container.
+#include <mab/edit.hpp>
+
+#include <mab/quat.hpp>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <unordered_map>
+
+// Bone hashes are CRC-32 of the names (D11); the model layer carries its own copy of the
+// table-free bitwise CRC so that it depends on nothing (names are short).
+namespace {
+
+std::uint32_t crc32(std::string_view s) noexcept {
+  std::uint32_t c = 0xFFFFFFFFu;
+  for (const char ch : s) {
+    c ^= static_cast<unsigned char>(ch);
+    for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+  }
+  return ~c;
+}
+
+}  // namespace
+
+namespace mab {
+
+namespace {
+
+constexpr std::uint32_t max_time = 0xFFFF;  // u16 key times (spec 9.4)
+
+Error bad(std::string field, std::string detail) {
+  return make_error(ErrorCode::invalid_argument, no_offset, std::move(field), std::move(detail));
+}
+
+Status check_increasing(const Clip& c, const char* what) {
+  for (std::size_t k = 1; k < c.key_times.size(); ++k)
+    if (c.key_times[k] <= c.key_times[k - 1])
+      return make_error(ErrorCode::bad_value, no_offset, "key_times",
+                        std::string(what) + " needs increasing key times; key " + std::to_string(k) + " (" +
+                            std::to_string(c.key_times[k]) + ") does not come after key " + std::to_string(k - 1) +
+                            " (" + std::to_string(c.key_times[k - 1]) + ")");
+  return {};
+}
+
+Status check_rate(const Clip& c) {
+  if (!(c.key_rate > 0) || !std::isfinite(c.key_rate))
+    return make_error(ErrorCode::bad_value, no_offset, "key_rate", "the clip has no usable key rate");
+  return {};
+}
+
+Status check_bone(const Clip& c, std::size_t bone) {
+  if (bone >= c.bones.size()) return make_error(ErrorCode::not_found, no_offset, "bone", "no bone " + std::to_string(bone));
+  return {};
+}
+
+std::string hex32(std::uint32_t h) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08X", h);
+  return buf;
+}
+
+// A new timeline: every animated bone sampled at `times` (key units).
+void retime(Clip& c, const std::vector<std::uint32_t>& times) {
+  for (auto& b : c.bones) {
+    if (b.kind() != BoneKind::animated) continue;
+    std::vector<Quat> keys(times.size());
+    for (std::size_t k = 0; k < times.size(); ++k) keys[k] = sample_bone(c, b, times[k]);
+    b.keys = std::move(keys);
+  }
+  c.key_times = times;
+}
+
+double angle_deg(const Quat& a, const Quat& b) noexcept { return angular_error_deg(a, b); }
+
+}  // namespace
+
+Result<std::size_t> find_bone(const Clip& clip, std::string_view arg) {
+  for (std::size_t i = 0; i < clip.bones.size(); ++i)
+    if (!clip.bones[i].name.empty() && clip.bones[i].name == arg) return i;
+  const std::uint32_t by_name = crc32(arg);
+  std::optional<std::uint32_t> by_number;
+  {
+    std::string_view s = arg;
+    int base = 10;
+    if (s.size() > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) s.remove_prefix(2), base = 16;
+    std::uint32_t v = 0;
+    const auto r = std::from_chars(s.data(), s.data() + s.size(), v, base);
+    if (!s.empty() && r.ec == std::errc() && r.ptr == s.data() + s.size()) by_number = v;
+  }
+  for (std::size_t i = 0; i < clip.bones.size(); ++i)
+    if (clip.bones[i].hash == by_name) return i;
+  if (by_number)
+    for (std::size_t i = 0; i < clip.bones.size(); ++i)
+      if (clip.bones[i].hash == *by_number) return i;
+  return make_error(ErrorCode::not_found, no_offset, "bone",
+                    "no bone \"" + std::string(arg) + "\" (hash " + hex32(by_name) + ") in the clip");
+}
+
+Quat sample_bone(const Clip& c, const ClipBone& b, double t) noexcept {
+  if (b.kind() == BoneKind::constant) return b.constant;
+  if (b.kind() != BoneKind::animated || b.keys.empty() || c.key_times.size() != b.keys.size()) return Quat{};
+  const auto& ts = c.key_times;
+  if (t <= ts.front()) return b.keys.front();
+  if (t >= ts.back()) return b.keys.back();
+  const auto it = std::upper_bound(ts.begin(), ts.end(), t, [](double v, std::uint32_t k) { return v < k; });
+  const std::size_t k = static_cast<std::size_t>(it - ts.begin());  // ts[k-1] <= t < ts[k]
+  const double t0 = ts[k - 1], t1 = ts[k];
+  if (t == t0) return b.keys[k - 1];
+  return quat_slerp(b.keys[k - 1], b.keys[k], (t - t0) / (t1 - t0));
+}
+
+namespace edit {
+
+Status speed(Clip& c, double factor, Notes* notes) {
+  if (!(factor > 0) || !std::isfinite(factor)) return bad("speed", "the factor must be a positive number");
+  MAB_TRY(check_increasing(c, "--speed"));
+  std::vector<std::uint32_t> times;
+  std::vector<std::size_t> kept;
+  std::size_t dropped = 0;
+  for (std::size_t k = 0; k < c.key_times.size(); ++k) {
+    const double t = std::round(c.key_times[k] / factor);
+    if (t > max_time) return bad("speed", "key " + std::to_string(k) + " would be at " + std::to_string(t) +
+                                              " key-time units; the format stores at most 65535 (spec 9.4)");
+    const auto ut = static_cast<std::uint32_t>(t);
+    if (!times.empty() && ut <= times.back()) {
+      ++dropped;
+      continue;
+    }
+    times.push_back(ut);
+    kept.push_back(k);
+  }
+  for (auto& b : c.bones) {
+    if (b.kind() != BoneKind::animated) continue;
+    std::vector<Quat> keys;
+    for (const std::size_t k : kept) keys.push_back(b.keys[k]);
+    b.keys = std::move(keys);
+  }
+  c.key_times = std::move(times);
+  c.duration = static_cast<float>(c.duration / factor);
+  if (notes && dropped)
+    notes->push_back("--speed: " + std::to_string(dropped) + " key(s) fell on the time of the key before and were dropped");
+  return {};
+}
+
+Status trim(Clip& c, double start_s, double end_s, Notes* notes) {
+  MAB_TRY(check_rate(c));
+  MAB_TRY(check_increasing(c, "--trim"));
+  if (!(start_s >= 0) || !(end_s > start_s)) return bad("trim", "needs 0 <= START < END (seconds)");
+  if (c.key_times.empty()) return bad("trim", "the clip has no keys");
+  const double first = c.key_times.front(), last = c.key_times.back();
+  const double a = std::clamp(std::round(start_s * c.key_rate), first, last);
+  const double z = std::clamp(std::round(end_s * c.key_rate), first, last);
+  if (!(z > a)) return bad("trim", "the range holds no time of the clip (keys span " + std::to_string(first / c.key_rate) +
+                                       " to " + std::to_string(last / c.key_rate) + " s)");
+  std::vector<std::uint32_t> times{static_cast<std::uint32_t>(a)};
+  for (const auto t : c.key_times)
+    if (t > a && t < z) times.push_back(t);
+  times.push_back(static_cast<std::uint32_t>(z));
+  const std::size_t before = c.key_times.size();
+  retime(c, times);
+  for (auto& t : c.key_times) t -= static_cast<std::uint32_t>(a);
+  c.duration = static_cast<float>((z - a) / c.key_rate);
+  if (notes)
+    notes->push_back("--trim: " + std::to_string(before) + " keys -> " + std::to_string(c.key_times.size()) +
+                     ", starting at time 0");
+  return {};
+}
+
+Status reverse(Clip& c) {
+  MAB_TRY(check_increasing(c, "--reverse"));
+  if (c.key_times.empty()) return {};
+  const std::uint32_t sum = c.key_times.front() + c.key_times.back();
+  std::reverse(c.key_times.begin(), c.key_times.end());
+  for (auto& t : c.key_times) t = sum - t;
+  for (auto& b : c.bones)
+    if (b.kind() == BoneKind::animated) std::reverse(b.keys.begin(), b.keys.end());
+  return {};
+}
+
+Status loop_fix(Clip& c) {
+  for (auto& b : c.bones)
+    if (b.kind() == BoneKind::animated && !b.keys.empty()) b.keys.back() = b.keys.front();
+  return {};
+}
+
+Status resample(Clip& c, double fps, Notes* notes) {
+  MAB_TRY(check_rate(c));
+  if (!(fps > 0) || !std::isfinite(fps)) return bad("resample", "the frame rate must be a positive number");
+  MAB_TRY(check_increasing(c, "--resample"));
+  if (c.key_times.empty()) return {};
+  const double step = c.key_rate / fps, first = c.key_times.front(), last = c.key_times.back();
+  if ((last - first) / step + 2 > 65536) return bad("resample", "more than 65536 keys");
+  std::vector<std::uint32_t> times;
+  for (std::size_t k = 0;; ++k) {
+    const double t = std::round(first + static_cast<double>(k) * step);
+    if (t >= last) break;
+    if (times.empty() || t > times.back()) times.push_back(static_cast<std::uint32_t>(t));
+  }
+  if (times.empty() || times.back() < last) times.push_back(static_cast<std::uint32_t>(last));
+  const std::size_t before = c.key_times.size();
+  retime(c, times);
+  if (notes) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", fps);
+    notes->push_back("--resample " + std::string(buf) + ": " + std::to_string(before) + " keys -> " +
+                     std::to_string(times.size()) + (std::fmod(c.key_rate, fps) != 0 ? " (times rounded to key units)" : ""));
+  }
+  return {};
+}
+
+Status rotate_bone(Clip& c, std::size_t bone, const Quat& q) {
+  MAB_TRY(check_bone(c, bone));
+  ClipBone& b = c.bones[bone];
+  const Quat r = quat_normalised(q);
+  switch (b.kind()) {
+    case BoneKind::constant: b.constant = quat_mul(r, b.constant); break;
+    case BoneKind::animated:
+      for (auto& k : b.keys) k = quat_mul(r, k);
+      break;
+    case BoneKind::none:
+      return bad("rotate-bone", "bone " + hex32(b.hash) + " has no rotation to turn (use --set-constant)");
+  }
+  return {};
+}
+
+Status set_constant(Clip& c, std::size_t bone, const Quat& q) {
+  MAB_TRY(check_bone(c, bone));
+  ClipBone& b = c.bones[bone];
+  b.set_kind(BoneKind::constant);
+  b.constant = quat_normalised(q);
+  b.keys.clear();
+  return {};
+}
+
+Status copy_track(Clip& c, const Clip& from, std::uint32_t hash, Notes* notes) {
+  const int src = from.find_bone(hash);
+  if (src < 0) return make_error(ErrorCode::not_found, no_offset, "copy-track", "the source clip has no bone " + hex32(hash));
+  const ClipBone& sb = from.bones[static_cast<std::size_t>(src)];
+  if (sb.kind() == BoneKind::none) return bad("copy-track", "bone " + hex32(hash) + " has no rotation in the source clip");
+  ClipBone nb;
+  nb.hash = sb.hash;
+  nb.name = sb.name;
+  nb.flags = sb.flags;
+  if (sb.kind() == BoneKind::constant) {
+    nb.constant = sb.constant;
+  } else {
+    MAB_TRY(check_rate(c));
+    MAB_TRY(check_rate(from));
+    MAB_TRY(check_increasing(from, "--copy-track (source)"));
+    nb.keys.resize(c.key_count());
+    for (std::size_t k = 0; k < c.key_count(); ++k)
+      nb.keys[k] = sample_bone(from, sb, c.key_times[k] / c.key_rate * from.key_rate);
+  }
+  const int dst = c.find_bone(hash);
+  if (dst >= 0) {
+    const std::uint8_t keep_high = c.bones[static_cast<std::size_t>(dst)].flags & 0xC0;
+    nb.flags = static_cast<std::uint8_t>((nb.flags & 0x3F) | keep_high);  // bits 0x40/0x80: not ours (spec 5.3)
+    c.bones[static_cast<std::size_t>(dst)] = std::move(nb);
+  } else {
+    c.bones.push_back(std::move(nb));
+    if (notes) notes->push_back("--copy-track: bone " + hex32(hash) + " was not in the clip; added");
+  }
+  return {};
+}
+
+Status remove_bone(Clip& c, std::size_t bone) {
+  MAB_TRY(check_bone(c, bone));
+  return c.remove_bone(bone);
+}
+
+Status add_bone(Clip& c, std::string name, const Quat& q) {
+  if (name.empty()) return bad("add-bone", "a bone needs a name");
+  const std::uint32_t h = crc32(name);
+  if (c.find_bone(h) >= 0) return bad("add-bone", "the clip already has a bone with hash " + hex32(h) + " (\"" + name + "\")");
+  ClipBone b;
+  b.hash = h;
+  b.name = std::move(name);
+  b.set_kind(BoneKind::constant);
+  b.constant = quat_normalised(q);
+  c.bones.push_back(std::move(b));
+  return {};
+}
+
+Status set_bits(Clip& c, std::size_t bone, unsigned nbits) {
+  MAB_TRY(check_bone(c, bone));
+  if (nbits < 1 || nbits > 16) return bad("bits", "a bit depth is 1..16 (spec 5.3)");
+  ClipBone& b = c.bones[bone];
+  if (b.kind() != BoneKind::animated) return bad("bits", "bone " + hex32(b.hash) + " is not animated: it has no bit depth");
+  b.set_bit_depth(nbits);
+  return {};
+}
+
+Result<ReduceReport> reduce(Clip& c, double max_deg) {
+  if (!(max_deg >= 0) || !std::isfinite(max_deg)) return bad("reduce", "the tolerance must be a number of degrees >= 0");
+  MAB_TRY(check_increasing(c, "--reduce"));
+  ReduceReport rep;
+  const std::size_t n = c.key_count();
+  rep.keys_before = rep.keys_after = n;
+  std::vector<const ClipBone*> animated;
+  for (const auto& b : c.bones)
+    if (b.kind() == BoneKind::animated) animated.push_back(&b);
+  if (n <= 2 || animated.empty()) return rep;
+  // Worst deviation of the keys strictly between i and j from the slerp of keys i and j.
+  auto span_error = [&](std::size_t i, std::size_t j, double limit) {
+    double worst = 0;
+    const double ti = c.key_times[i], tj = c.key_times[j];
+    for (std::size_t k = i + 1; k < j; ++k) {
+      const double u = (c.key_times[k] - ti) / (tj - ti);
+      for (const ClipBone* b : animated) {
+        const double e = angle_deg(b->keys[k], quat_slerp(b->keys[i], b->keys[j], u));
+        worst = std::max(worst, e);
+        if (worst > limit) return worst;
+      }
+    }
+    return worst;
+  };
+  // Shortest path over spans: from each kept key, every later key reachable by spans that
+  // stay within the tolerance as they grow key by key.
+  std::vector<std::size_t> count(n, ~std::size_t{0}), prev(n, 0);
+  std::vector<double> err(n, 0);
+  count[0] = 1;
+  for (std::size_t i = 0; i + 1 < n; ++i) {
+    if (count[i] == ~std::size_t{0}) continue;
+    for (std::size_t j = i + 1; j < n; ++j) {
+      const double e = j == i + 1 ? 0.0 : span_error(i, j, max_deg);
+      if (e > max_deg) break;
+      if (count[i] + 1 < count[j]) {
+        count[j] = count[i] + 1;
+        prev[j] = i;
+        err[j] = std::max(err[i], e);
+      }
+    }
+  }
+  std::vector<std::size_t> keep;
+  for (std::size_t k = n - 1;; k = prev[k]) {
+    keep.push_back(k);
+    if (k == 0) break;
+  }
+  std::reverse(keep.begin(), keep.end());
+  rep.max_error_deg = err[n - 1];
+  std::vector<std::uint32_t> times;
+  for (const auto k : keep) times.push_back(c.key_times[k]);
+  for (auto& b : c.bones) {
+    if (b.kind() != BoneKind::animated) continue;
+    std::vector<Quat> keys;
+    for (const auto k : keep) keys.push_back(b.keys[k]);
+    b.keys = std::move(keys);
+  }
+  c.key_times = std::move(times);
+  rep.keys_after = c.key_count();
+  return rep;
+}
+
+}  // namespace edit
+
+Result<ClipDiff> diff_clips(const Clip& a, const Clip& b) {
+  MAB_TRY(check_rate(a));
+  MAB_TRY(check_rate(b));
+  MAB_TRY(check_increasing(b, "diff (second clip)"));
+  ClipDiff out;
+  std::map<std::pair<std::uint32_t, unsigned>, std::size_t> in_b;
+  {
+    std::unordered_map<std::uint32_t, unsigned> seen;
+    for (std::size_t i = 0; i < b.bones.size(); ++i) in_b[{b.bones[i].hash, seen[b.bones[i].hash]++}] = i;
+  }
+  std::unordered_map<std::uint32_t, unsigned> seen;
+  std::vector<bool> matched(b.bones.size(), false);
+  for (const auto& ab : a.bones) {
+    const auto it = in_b.find({ab.hash, seen[ab.hash]++});
+    if (it == in_b.end()) {
+      out.only_in_a.push_back(ab.hash);
+      continue;
+    }
+    matched[it->second] = true;
+    const ClipBone& bb = b.bones[it->second];
+    const bool ar = ab.kind() != BoneKind::none, br = bb.kind() != BoneKind::none;
+    if (ar != br) {
+      out.rotation_kind_differs.push_back(ab.hash);
+      continue;
+    }
+    if (!ar) continue;
+    BoneDiff d;
+    d.hash = ab.hash;
+    d.name = !ab.name.empty() ? ab.name : bb.name;
+    const std::size_t keys = ab.kind() == BoneKind::constant ? std::max<std::size_t>(1, a.key_count()) : ab.keys.size();
+    double sum = 0;
+    for (std::size_t k = 0; k < keys; ++k) {
+      const double t = k < a.key_count() ? a.key_times[k] / a.key_rate : 0.0;
+      const Quat qa = ab.kind() == BoneKind::constant ? ab.constant : ab.keys[k];
+      const double e = angle_deg(qa, sample_bone(b, bb, t * b.key_rate));
+      sum += e;
+      if (e > d.max_deg) d.max_deg = e, d.worst_key = k;
+    }
+    d.keys = keys;
+    d.mean_deg = keys ? sum / static_cast<double>(keys) : 0;
+    out.max_deg = std::max(out.max_deg, d.max_deg);
+    out.bones.push_back(std::move(d));
+  }
+  for (std::size_t i = 0; i < b.bones.size(); ++i)
+    if (!matched[i]) out.only_in_b.push_back(b.bones[i].hash);
+  return out;
+}
+
+}  // namespace mab
