@@ -76,7 +76,7 @@ void setup(CLI::App& app, int& exit_code) {
     std::string file, output, template_file, game, animation, skeleton, rotations = "auto";
     std::optional<std::size_t> block;
     bool choose_depth = false, keep_times = false, in_place = false;
-    std::optional<double> max_error;
+    std::optional<double> max_error, reduce;
     double match_tolerance = 1e-3;
   };
   auto o = std::make_shared<Opts>();
@@ -98,6 +98,10 @@ void setup(CLI::App& app, int& exit_code) {
                   "keeps its bit depth unless that misses the bound. JSON: the bound for --choose-depth; "
                   "nothing is written if a re-quantised key is further off")
       ->check(CLI::PositiveNumber);
+  cmd->add_option("--reduce", o->reduce,
+                  "glTF: drop shared key times while every bone stays within DEG degrees of the interpolation "
+                  "(tools that sample every frame write many keys)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--skeleton", o->skeleton,
                   "glTF: the --skeleton the animation was exported with (bones' rest pose and parents); without "
                   "it, the flat rig `mab export` writes when given no skeleton");
@@ -136,8 +140,9 @@ void setup(CLI::App& app, int& exit_code) {
     if (o->file != "-") inputs.push_back(o->file);
 
     if (!gltf) {
-      if (o->keep_times || o->block || !o->animation.empty()) {
-        std::fprintf(stderr, "mab: import: --keep-times, --block and --animation are for glTF input\n");
+      if (o->keep_times || o->block || !o->animation.empty() || o->reduce) {
+        std::fprintf(stderr, "mab: import: --keep-times, --block, --animation and --reduce are for glTF input (use "
+                             "`mab edit --reduce` on a .mab)\n");
         return;
       }
       mab::EncodeOptions options;
@@ -181,6 +186,7 @@ void setup(CLI::App& app, int& exit_code) {
     if (o->max_error) opt.max_error_deg = *o->max_error;
     opt.match_tolerance_deg = o->match_tolerance;
     opt.keep_times = o->keep_times;
+    opt.reduce_deg = o->reduce;
     opt.block = o->block;
     if (!o->animation.empty()) {
       const bool digits = std::all_of(o->animation.begin(), o->animation.end(), [](char c) { return c >= '0' && c <= '9'; });
@@ -230,6 +236,9 @@ void setup(CLI::App& app, int& exit_code) {
                   a.block, a.keys,
                   tmpl ? (a.times_from_template ? "the template's key times" : "the glTF's key times")
                        : "the glTF's key times");
+      if (o->reduce)
+        std::printf("  key reduction     %zu keys -> %zu, dropped keys within %.6f degrees of the slerp\n",
+                    a.keys_before_reduce, a.keys, a.reduce_error_deg);
       if (!a.times_from_template || !tmpl)
         std::printf("  key times         rounded to %g per second: keys moved by up to %.3g ms\n", a.key_rate,
                     1000 * a.max_time_shift_s);

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <mab/codec_file.hpp>
+#include <mab/edit.hpp>
 #include <mab/variant.hpp>
 
 #include <cstdint>
@@ -96,6 +97,9 @@ struct GltfImportOptions {
   std::optional<std::size_t> block;      // template block to write; default: see import_gltf
   bool keep_times = false;  // the glTF's own key times, rounded to the key rate (D7)
   double max_error_deg = 0.01;
+  // Drop shared key times while every bone stays within this many degrees of the
+  // interpolation (edit::reduce), before re-quantising.
+  std::optional<double> reduce_deg;
   // A sampled key within this angle of the template's key is the template's key, bit for
   // bit: tools that keep floats (Blender) move untouched keys by ~1e-5 degree.
   double match_tolerance_deg = 1e-3;
@@ -124,6 +128,8 @@ struct GltfAnimationImport {
   std::vector<std::string> nodes_unmatched;  // animated nodes with no template bone
   std::vector<std::uint32_t> no_rotation_track;     // channel on a bone the template does not rotate
   std::vector<std::uint32_t> constant_to_animated;  // template constant bones that now move
+  std::size_t keys_before_reduce = 0;  // with reduce_deg: keys before key reduction
+  double reduce_error_deg = 0;         // largest deviation of a dropped key
   EncodeReport encode;
 };
 

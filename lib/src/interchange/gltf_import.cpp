@@ -239,6 +239,15 @@ bool increasing(const std::vector<std::uint32_t>& t) {
   return true;
 }
 
+Status reduce_keys(const GltfImportOptions& opt, Clip& clip, GltfAnimationImport& rep) {
+  if (!opt.reduce_deg) return {};
+  MAB_ASSIGN(const edit::ReduceReport r, edit::reduce(clip, *opt.reduce_deg));
+  rep.keys_before_reduce = r.keys_before;
+  rep.reduce_error_deg = r.max_error_deg;
+  rep.keys = r.keys_after;
+  return {};
+}
+
 struct Context {
   const tinygltf::Model& model;
   const GltfImportOptions& options;
@@ -534,6 +543,7 @@ Result<std::vector<std::uint8_t>> import_animation(const Context& ctx, const Con
     if (changed) rep.bones_changed.push_back(ob.hash);
   }
 
+  MAB_TRY(reduce_keys(opt, edited, rep));
   EncodeOptions eo;
   eo.max_error_deg = opt.max_error_deg;
   eo.raise_depth = true;
@@ -600,6 +610,7 @@ Result<std::vector<std::uint8_t>> import_new(const Context& ctx, std::size_t ai,
   clip.duration = clip.key_times.empty() ? 0.0f : static_cast<float>(clip.key_times.back() / rate);
   rep.keys = clip.key_count();
   rep.key_rate = rate;
+  MAB_TRY(reduce_keys(opt, clip, rep));
   EncodeOptions eo;
   eo.max_error_deg = opt.max_error_deg;
   eo.raise_depth = true;

@@ -390,7 +390,10 @@ Result<ClipDiff> diff_clips(const Clip& a, const Clip& b) {
     for (std::size_t k = 0; k < keys; ++k) {
       const double t = k < a.key_count() ? a.key_times[k] / a.key_rate : 0.0;
       const Quat qa = ab.kind() == BoneKind::constant ? ab.constant : ab.keys[k];
-      const double e = angle_deg(qa, sample_bone(b, bb, t * b.key_rate));
+      // On B's grid within rounding (e.g. 8 ticks at 120/s = 2 frames at 30/s): B's own key.
+      double tb = t * b.key_rate;
+      if (std::abs(tb - std::round(tb)) < 1e-6) tb = std::round(tb);
+      const double e = angle_deg(qa, sample_bone(b, bb, tb));
       sum += e;
       if (e > d.max_deg) d.max_deg = e, d.worst_key = k;
     }
