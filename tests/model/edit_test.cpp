@@ -2,6 +2,7 @@
 // file it writes (not only that a file is written).
 #include <mab/convert.hpp>
 #include <mab/edit.hpp>
+#include <mab/gltf.hpp>
 #include <mab/validate.hpp>
 
 #include "support/cli_run.hpp"
@@ -344,6 +345,73 @@ TEST(Diff, FindsTheEditedBoneAndKey) {
   diff = mab::diff_clips(d.clip, fewer);
   ASSERT_EQ(diff->only_in_a.size(), 1u);
   EXPECT_EQ(diff->only_in_a[0], mab::bone_hash("Head"));
+}
+
+}  // namespace
+
+namespace {
+
+// --max-error: every animated bone, changed or not, at the smallest depth meeting the bound.
+TEST(Edit, MaxErrorRequantisesEveryBoneAtTheSmallestDepth) {
+  const auto d = smooth_clip();
+  mab::EncodeOptions opt;
+  opt.requantise_all = true;
+  opt.max_error_deg = 0.05;
+  mab::EncodeReport rep;
+  const auto out = written(d, d.clip, &rep, opt);
+  EXPECT_EQ(rep.chunks_reused, 0u);
+  EXPECT_EQ(rep.chunks_requantised, 16u);
+  EXPECT_LE(rep.max_error_deg, 0.05);
+  for (std::size_t i = 0; i < 2; ++i) {
+    EXPECT_LT(out.bones[i].bit_depth(), 16u) << "16 bits is more than 0.05 degree needs";
+    auto finer = mab::choose_bit_depth(d.clip.bones[i].keys, 0.05);
+    ASSERT_TRUE(finer.ok());
+    EXPECT_EQ(out.bones[i].bit_depth(), finer->nbits);
+    for (std::size_t k = 0; k < 60; ++k)
+      EXPECT_LE(mab::angular_error_deg(out.bones[i].keys[k], d.clip.bones[i].keys[k]), 0.05 + measure_deg);
+  }
+}
+
+TEST(Edit, ReduceOnGltfImport) {
+  const auto d = smooth_clip();
+  auto g = mab::export_gltf(d.container);
+  ASSERT_TRUE(g.ok());
+  mab::GltfImportOptions o;
+  o.game = mab::Game::watch_dogs_legion;
+  o.reduce_deg = 0.01;
+  auto imported = mab::import_gltf(*g, nullptr, o);
+  ASSERT_TRUE(imported.ok()) << imported.error().message();
+  const auto& a = imported->report.animations.at(0);
+  EXPECT_EQ(a.keys_before_reduce, 60u);
+  EXPECT_EQ(a.keys, 5u);
+  EXPECT_LE(a.reduce_error_deg, 0.01);
+  auto back = mab::decode_clip(*mab::read_container(imported->bytes));
+  EXPECT_EQ(back->clip.key_times, (std::vector<std::uint32_t>{0, 36, 37, 38, 59}));
+}
+
+TEST(EditCli, ConvertAndDiffReportWhatTheyDid) {
+  const auto dir = mab::test::test_temp_dir("mab_edit_cli_test");
+  const auto src = mab::test::corpus_dir() / "wd1" / "long_k100.mab";
+  const auto wdl = dir / "wdl.mab";
+  std::string err;
+  auto r = mab::test::run_mab_split("convert " + src.string() + " --to wdl -o " + wdl.string(), &err);
+  ASSERT_EQ(r.status, 0) << err;
+  EXPECT_NE(r.out.find("120 -> 30 per second"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("m_skeletonPathId"), std::string::npos) << r.out;
+  r = mab::test::run_mab_split("diff " + src.string() + " " + wdl.string(), &err);
+  EXPECT_EQ(r.status, 0) << r.out << err;
+  EXPECT_NE(r.out.find("3 bones compared: 3 identical"), std::string::npos) << r.out;
+  const auto turned = dir / "turned.mab";
+  ASSERT_EQ(mab::test::run_mab_split("edit " + src.string() + " -o " + turned.string() + " --rotate-bone Pelvis 1,0,0@5", &err).status, 0) << err;
+  r = mab::test::run_mab_split("diff " + src.string() + " " + turned.string() + " --json", &err);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.out.find("\"hash\": \"0xB021FD58\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"identical\": false"), std::string::npos) << r.out;
+  r = mab::test::run_mab_split("convert " + (mab::test::corpus_dir() / "wd1" / "mixed_k17_padded_markup.mab").string() +
+                                   " --to fc5 -o " + (dir / "no.mab").string(), &err);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(err.find("Markup"), std::string::npos) << err;
+  EXPECT_FALSE(std::filesystem::exists(dir / "no.mab"));
 }
 
 }  // namespace
