@@ -847,6 +847,9 @@ Error text_error(std::string_view text, simdjson::error_code code) {
 }
 
 Result<ParsedDocument> parse_document(std::string_view text, const Limits& limits) {
+  // An empty text (possibly with no buffer at all) is a syntax error; simdjson copies its
+  // input and must not be handed a null pointer.
+  if (text.empty()) return text_error(text, simdjson::EMPTY);
   simdjson::dom::parser parser;
   element root_element;
   if (const auto code = parser.parse(text.data(), text.size()).get(root_element); code != simdjson::SUCCESS)
