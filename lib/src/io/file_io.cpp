@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <random>
 #include <unistd.h>
 
@@ -16,6 +17,19 @@ Result<std::vector<std::uint8_t>> read_file(const std::filesystem::path& path, c
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) return make_error(ErrorCode::io_error, no_offset, path.string(), std::strerror(errno));
   std::vector<std::uint8_t> out;
+  // A regular file says its size: one larger than the limit is refused before any of it is
+  // read, and the buffer is sized once. (Pipes and the like are read to the limit.)
+  struct stat st {};
+  if (::fstat(::fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+    const auto size = static_cast<std::uint64_t>(st.st_size);
+    if (size > limits.max_file_size) {
+      std::fclose(f);
+      return make_error(ErrorCode::limit_exceeded, 0, path.string(),
+                        "file of " + std::to_string(size) + " bytes is larger than the limit of " +
+                            std::to_string(limits.max_file_size) + " bytes");
+    }
+    out.reserve(static_cast<std::size_t>(size));
+  }
   std::uint8_t buf[1 << 16];
   for (;;) {
     const std::size_t n = std::fread(buf, 1, sizeof buf, f);
