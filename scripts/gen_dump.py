@@ -90,8 +90,9 @@ def one_clip(args):
             blocks.append({"clip": clip, "ani_flags": flags})
         data, _, _, _ = gc.build_fc5(rng, blocks)
     elif variant == "fc4":
+        # u16 section offsets (spec 4.4): a Far Cry 4 file stays under 64 KiB.
         n, k = shape(rng)
-        clip = ani_clip(1, 30.0, min(n, 120), k)
+        clip = ani_clip(1, 30.0, min(n, 60), min(k, 150))
         info["blocks"][-1]["ani_flags"] = 3
         data, _, _, _ = gc.build_fc4(rng, clip)
     elif variant in ("fc2", "fc3"):
