@@ -154,7 +154,9 @@ std::vector<cli::survey_report::CrcResult> crc_survey(const std::vector<std::str
                                                        const std::map<std::string, std::vector<std::string>>& samples,
                                                        bool quiet) {
   std::vector<cli::survey_report::CrcResult> out;
-  for (const auto& [variant, paths] : samples) {
+  for (const auto& entry : samples) {
+    const std::string& variant = entry.first;  // a plain name: lambdas cannot capture bindings in C++20
+    const std::vector<std::string>& paths = entry.second;
     cli::survey_report::CrcResult r;
     r.variant = variant;
     std::vector<checksum::InputFile> files;
