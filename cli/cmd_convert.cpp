@@ -38,16 +38,8 @@ void setup(CLI::App& app, int& exit_code) {
       "Exit status: 0 when written, 1 on any error (nothing is written then).");
   cmd->callback([o, &exit_code] {
     exit_code = 1;
-    auto bytes = mab::read_file(o->file);
-    if (!bytes) {
-      std::fprintf(stderr, "mab: convert: %s\n", bytes.error().message().c_str());
-      return;
-    }
-    auto c = mab::read_container(*bytes);
-    if (!c) {
-      std::fprintf(stderr, "mab: convert: %s: %s\n", o->file.c_str(), c.error().message().c_str());
-      return;
-    }
+    auto c = mab::cli::load_container("convert", o->file);
+    if (!c) return;
     mab::ConvertOptions opt;
     opt.drop_unmappable = o->drop;
     mab::ConvertReport rep;

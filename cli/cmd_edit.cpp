@@ -137,16 +137,8 @@ void setup(CLI::App& app, int& exit_code) {
       std::fprintf(stderr, "mab: edit: no operation given (see mab edit --help)\n");
       return;
     }
-    auto bytes = mab::read_file(o->file);
-    if (!bytes) {
-      std::fprintf(stderr, "mab: edit: %s\n", bytes.error().message().c_str());
-      return;
-    }
-    auto c = mab::read_container(*bytes);
-    if (!c) {
-      std::fprintf(stderr, "mab: edit: %s: %s\n", o->file.c_str(), c.error().message().c_str());
-      return;
-    }
+    auto c = mab::cli::load_container("edit", o->file);
+    if (!c) return;
     auto d = mab::decode_clip(std::move(c).value(), o->block.value_or(0));
     if (!d) {
       std::fprintf(stderr, "mab: edit: %s: %s\n", o->file.c_str(), d.error().message().c_str());

@@ -87,16 +87,8 @@ void setup(CLI::App& app, int& exit_code) {
       std::fprintf(stderr, "mab: export: --block is for JSON; a glTF holds one animation per block\n");
       return;
     }
-    auto bytes = mab::read_file(o->file);
-    if (!bytes) {
-      std::fprintf(stderr, "mab: export: %s\n", bytes.error().message().c_str());
-      return;
-    }
-    auto c = mab::read_container(*bytes);
-    if (!c) {
-      std::fprintf(stderr, "mab: export: %s: %s\n", o->file.c_str(), c.error().message().c_str());
-      return;
-    }
+    auto c = mab::cli::load_container("export", o->file);
+    if (!c) return;
     std::vector<fs::path> inputs{o->file};
     if (format == "json") {
       const std::size_t block = o->block.value_or(0);

@@ -208,17 +208,8 @@ void setup(CLI::App& app, int& exit_code) {
     }
     std::optional<mab::Container> tmpl;
     if (!o->template_file.empty()) {
-      auto tb = mab::read_file(o->template_file);
-      if (!tb) {
-        std::fprintf(stderr, "mab: import: --template: %s\n", tb.error().message().c_str());
-        return;
-      }
-      auto c = mab::read_container(*tb);
-      if (!c) {
-        std::fprintf(stderr, "mab: import: --template %s: %s\n", o->template_file.c_str(), c.error().message().c_str());
-        return;
-      }
-      tmpl = std::move(c).value();
+      tmpl = mab::cli::load_container("import", o->template_file, "--template");
+      if (!tmpl) return;
       inputs.push_back(o->template_file);
     } else {
       opt.game = mab::find_variant(o->game)->game;

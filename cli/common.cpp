@@ -64,6 +64,21 @@ bool write_output(std::string_view cmd, const std::vector<std::filesystem::path>
   return true;
 }
 
+std::optional<Container> load_container(std::string_view cmd, const std::string& path, std::string_view what) {
+  const std::string c(cmd), w = what.empty() ? std::string() : std::string(what) + " ";
+  auto bytes = read_file(path);
+  if (!bytes) {
+    std::fprintf(stderr, "mab: %s: %s%s\n", c.c_str(), w.c_str(), bytes.error().message().c_str());
+    return std::nullopt;
+  }
+  auto container = read_container(*bytes);
+  if (!container) {
+    std::fprintf(stderr, "mab: %s: %s%s: %s\n", c.c_str(), w.c_str(), path.c_str(), container.error().message().c_str());
+    return std::nullopt;
+  }
+  return std::move(container).value();
+}
+
 std::optional<GltfSkeleton> load_skeleton(std::string_view cmd, const std::string& path) {
   const std::string c(cmd);
   auto bytes = read_file(path);

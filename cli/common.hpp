@@ -30,6 +30,9 @@ std::string hex(std::uint64_t v, int width = 0);
 bool write_output(std::string_view cmd, const std::vector<std::filesystem::path>& inputs, const std::string& out,
                   bool in_place, std::span<const std::uint8_t> bytes);
 
+// A .mab read and parsed; nullopt after printing "mab: CMD: [WHAT ]PATH: ..." on failure.
+std::optional<Container> load_container(std::string_view cmd, const std::string& path, std::string_view what = {});
+
 // The --skeleton glTF of `mab export`/`mab import` (its external buffers read from its own
 // folder); nullopt after printing "mab: CMD: --skeleton PATH: ..." on failure.
 std::optional<GltfSkeleton> load_skeleton(std::string_view cmd, const std::string& path);
