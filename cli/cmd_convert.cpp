@@ -4,7 +4,6 @@
 #include "common.hpp"
 
 #include <mab/convert.hpp>
-#include <mab/file_io.hpp>
 
 #include <cstdio>
 #include <memory>

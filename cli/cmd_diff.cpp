@@ -3,22 +3,26 @@
 #include "common.hpp"
 
 #include <mab/edit.hpp>
-#include <mab/file_io.hpp>
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 namespace {
 
-mab::Result<mab::DecodedClip> load(const std::string& path, std::size_t block) {
-  auto bytes = mab::read_file(path);
-  if (!bytes) return std::move(bytes).error();
-  auto c = mab::read_container(*bytes);
-  if (!c) return std::move(c).error();
-  return mab::decode_clip(std::move(c).value(), block);
+// The clip of one block; nullopt after printing a one-line error.
+std::optional<mab::DecodedClip> load(const std::string& path, std::size_t block) {
+  auto c = mab::cli::load_container("diff", path);
+  if (!c) return std::nullopt;
+  auto d = mab::decode_clip(std::move(*c), block);
+  if (!d) {
+    std::fprintf(stderr, "mab: diff: %s: %s\n", path.c_str(), d.error().message().c_str());
+    return std::nullopt;
+  }
+  return std::move(d).value();
 }
 
 void setup(CLI::App& app, int& exit_code) {
@@ -43,16 +47,10 @@ void setup(CLI::App& app, int& exit_code) {
       "rotations are identical, 1 when they differ, 2 on an error.");
   cmd->callback([o, &exit_code] {
     exit_code = 2;
-    auto a = load(o->a, o->block);
-    if (!a) {
-      std::fprintf(stderr, "mab: diff: %s: %s\n", o->a.c_str(), a.error().message().c_str());
-      return;
-    }
-    auto b = load(o->b, o->block);
-    if (!b) {
-      std::fprintf(stderr, "mab: diff: %s: %s\n", o->b.c_str(), b.error().message().c_str());
-      return;
-    }
+    const auto a = load(o->a, o->block);
+    if (!a) return;
+    const auto b = load(o->b, o->block);
+    if (!b) return;
     auto d = mab::diff_clips(a->clip, b->clip);
     if (!d) {
       std::fprintf(stderr, "mab: diff: %s\n", d.error().message().c_str());

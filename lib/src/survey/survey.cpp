@@ -5,6 +5,7 @@
 #include <mab/json.hpp>
 #include <mab/validate.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -198,7 +199,7 @@ FileResult survey_file(std::span<const std::uint8_t> bytes, const std::string& p
   auto written = write_container(*c);
   if (!written) {
     fail(r, "write", written.error(), stats);
-  } else if (*written == std::vector<std::uint8_t>(bytes.begin(), bytes.end())) {
+  } else if (std::equal(written->begin(), written->end(), bytes.begin(), bytes.end())) {
     r.round_trip = true;
     ++stats.round_trips;
   } else {
@@ -225,6 +226,16 @@ FileResult survey_file(std::span<const std::uint8_t> bytes, const std::string& p
     json_check = h % o.json_every == 0;
   }
   bool json_ok = true;
+  // A JSON document (of a block, or of the container alone) must import to the file's bytes.
+  auto check_json = [&](const Result<std::string>& text) {
+    auto back = text ? import_json_bytes(*text, o.limits) : Result<JsonImport>(text.error());
+    if (back && std::equal(back->bytes.begin(), back->bytes.end(), bytes.begin(), bytes.end())) return;
+    json_ok = false;
+    fail(r, "json",
+         back ? make_error(ErrorCode::round_trip_mismatch, no_offset, "json", "export + import gives other bytes")
+              : back.error(),
+         stats);
+  };
   for (std::size_t bi = 0; bi < c->blocks.size(); ++bi) {
     if (c->blocks[bi].parent >= 0) continue;
     auto d = decode_clip(*c, bi, o.limits);
@@ -258,26 +269,10 @@ FileResult survey_file(std::span<const std::uint8_t> bytes, const std::string& p
     auto& cf = stats.at(h::cflags);
     for (const auto& chunk : d->rotations.chunks)
       for (const auto& codes : chunk) cf.add(hex2(codes.cflags), path);
-    if (json_check) {
-      auto text = export_json(*d);
-      auto back = text ? import_json_bytes(*text, o.limits) : Result<JsonImport>(text.error());
-      if (!back || back->bytes != std::vector<std::uint8_t>(bytes.begin(), bytes.end())) {
-        json_ok = false;
-        if (!back) fail(r, "json", back.error(), stats);
-        else fail(r, "json", make_error(ErrorCode::round_trip_mismatch, no_offset, "json", "export + import gives other bytes"), stats);
-      }
-    }
+    if (json_check) check_json(export_json(*d));
   }
-  if (json_check && r.decoded_blocks == 0) {
-    // Container-only documents for files whose rotations do not decode.
-    auto text = export_json(*c, "survey");
-    auto back = text ? import_json_bytes(*text, o.limits) : Result<JsonImport>(text.error());
-    json_ok = back && back->bytes == std::vector<std::uint8_t>(bytes.begin(), bytes.end());
-    if (!json_ok) {
-      if (!back) fail(r, "json", back.error(), stats);
-      else fail(r, "json", make_error(ErrorCode::round_trip_mismatch, no_offset, "json", "export + import gives other bytes"), stats);
-    }
-  }
+  // Container-only documents for files whose rotations do not decode.
+  if (json_check && r.decoded_blocks == 0) check_json(export_json(*c, "survey"));
   if (json_check) {
     r.json_identity = json_ok;
     ++stats.json_checked;
