@@ -17,14 +17,22 @@ using mab::test::good_files;
 using mab::test::load;
 using mab::test::name_of;
 
+void expect_same_text(const std::string& now, const std::string& before, const std::string& what) {
+  if (now == before) return;
+  std::size_t i = 0;
+  while (i < now.size() && i < before.size() && now[i] == before[i]) ++i;
+  FAIL() << what << ": first difference at byte " << i << "\nnow:    " << now.substr(i > 80 ? i - 80 : 0, 160)
+         << "\nbefore: " << before.substr(i > 80 ? i - 80 : 0, 160);
+}
+
 void expect_same(const mab::Result<std::string>& now, const mab::Result<std::string>& before, const std::string& what) {
   ASSERT_EQ(now.ok(), before.ok()) << what;
-  if (!now.ok()) return;
-  if (*now == *before) return;
-  std::size_t i = 0;
-  while (i < now->size() && i < before->size() && (*now)[i] == (*before)[i]) ++i;
-  FAIL() << what << ": first difference at byte " << i << "\nnow:    "
-         << now->substr(i > 80 ? i - 80 : 0, 160) << "\nbefore: " << before->substr(i > 80 ? i - 80 : 0, 160);
+  if (now.ok()) expect_same_text(*now, *before, what);
+}
+
+void expect_same(const std::string& now, const mab::Result<std::string>& before, const std::string& what) {
+  ASSERT_TRUE(before.ok()) << what;
+  expect_same_text(now, *before, what);
 }
 
 TEST(JsonLayout, EveryCorpusDocumentIsByteIdenticalToTheDomWriter) {
@@ -76,11 +84,61 @@ TEST(JsonLayout, EditedClipsWithAwkwardValuesAreByteIdentical) {
           for (auto& b : clip.bones)
             if (b.kind() == mab::BoneKind::animated) b.keys.push_back({u(rng), u(rng), u(rng), u(rng)});
         }
-      expect_same(mab::export_json(e), reference::export_json(e), name_of(p) + " round " + std::to_string(round));
+      const auto before = reference::export_json(e);
+      expect_same(mab::export_json(e), before, name_of(p) + " round " + std::to_string(round));
+      // Bones and chunks cut into runs written by several threads: the same bytes, for any
+      // number of runs, including more runs than bones.
+      for (const unsigned threads : {2u, 3u, 64u})
+        expect_same(mab::export_json(e, {threads, 0}), before,
+                    name_of(p) + " round " + std::to_string(round) + ", " + std::to_string(threads) + " threads");
+      // Streamed in pieces of any size (1 byte: a piece at every spread-out element), on one
+      // thread or several: the pieces join into the same bytes.
+      for (const std::size_t piece : {std::size_t{1}, std::size_t{700}, std::size_t{1} << 20})
+        for (const unsigned threads : {1u, 3u}) {
+          std::string joined;
+          std::size_t pieces = 0;
+          const mab::JsonSink sink = [&](std::string_view t) {
+            joined += t;
+            ++pieces;
+            return true;
+          };
+          mab::JsonExportOptions o;
+          o.threads = threads;
+          o.parallel_min_keys = 0;
+          o.piece_size = piece;
+          const auto st = mab::export_json(e, sink, o);
+          ASSERT_TRUE(st.ok()) << st.error().message();
+          expect_same(joined, before, name_of(p) + " streamed, pieces of " + std::to_string(piece));
+          if (piece == 1) {
+            EXPECT_GT(pieces, e.clip.bones.size());
+          }
+        }
       ++n;
     }
   }
   EXPECT_GT(n, 100u);
+}
+
+TEST(JsonLayout, AStreamStopsWhenTheSinkRefusesAndABadNameSendsNothing) {
+  auto c = mab::read_container(load(mab::test::corpus_dir() / "wd1" / "long_k100.mab"));
+  auto d = mab::decode_clip(*c);
+  ASSERT_TRUE(d.ok());
+  mab::JsonExportOptions o;
+  o.piece_size = 100;
+  std::size_t calls = 0;
+  const mab::JsonSink refuse_third = [&](std::string_view) { return ++calls < 3; };
+  const auto st = mab::export_json(*d, refuse_third, o);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, mab::ErrorCode::io_error);
+  EXPECT_EQ(calls, 3u);  // nothing more is offered once refused
+
+  d->clip.bones[0].name = "bad\xff";
+  calls = 0;
+  const mab::JsonSink count = [&](std::string_view) { return ++calls, true; };
+  const auto bad = mab::export_json(*d, count, o);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().code, mab::ErrorCode::bad_value);
+  EXPECT_EQ(calls, 0u);
 }
 
 TEST(JsonLayout, InvalidUtf8InANameIsAnErrorAsBefore) {
@@ -110,6 +168,7 @@ std::string new_float_text(float f) {
   std::string out;
   mab::json_out::Writer w(out);
   w.scalar_array([&] { w.float_value(f); });
+  w.finish();
   return out.substr(1, out.size() - 2);
 }
 

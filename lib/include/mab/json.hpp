@@ -11,6 +11,7 @@
 #include <mab/codec_file.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,12 +21,33 @@ namespace mab {
 inline constexpr std::string_view json_format_name = "mabkit-clip";
 inline constexpr std::uint32_t json_format_version = 1;
 
+struct JsonExportOptions {
+  // Threads writing the bones and the rotation chunks of a large clip: 0 for one per
+  // hardware thread, 1 for the calling thread only. The document is the same either way.
+  unsigned threads = 0;
+  // Below this many keys (over all bones) the calling thread writes everything: starting
+  // threads would cost more than it saves.
+  std::size_t parallel_min_keys = 20000;
+  // Streaming (export_json with a JsonSink): text is handed over once this much is buffered,
+  // between two elements of an array or object spread over lines.
+  std::size_t piece_size = 256 * 1024;
+};
+
 // The whole document: container, codes and `d.clip` (which may be an edited copy).
-Result<std::string> export_json(const DecodedClip& d);
+Result<std::string> export_json(const DecodedClip& d, const JsonExportOptions& options = {});
+
+// Receives a document in pieces, in order (about JsonExportOptions::piece_size each); false stops the export with
+// io_error. Errors of the clip itself (a bone name that is not UTF-8) are found before the
+// first piece, so a sink sees either a whole document or an io_error it caused.
+using JsonSink = std::function<bool(std::string_view)>;
+
+// The same document, streamed: memory stays at a few buffers whatever the clip's size.
+Status export_json(const DecodedClip& d, const JsonSink& sink, const JsonExportOptions& options = {});
 
 // Container only, for files whose block does not decode (legacy, opaque, FC4 without
 // rotations, damaged streams). `reason` is recorded as "clip_absent" for the reader.
 Result<std::string> export_json(const Container& c, std::string_view reason = {});
+Status export_json(const Container& c, std::string_view reason, const JsonSink& sink);
 
 // The inverse of export_json(const DecodedClip&): container and codes as the document's
 // bytes decode (the document's "codes", when present, must agree with them), and the

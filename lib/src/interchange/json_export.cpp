@@ -4,9 +4,11 @@
 
 #include "interchange/json_writer.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <new>
+#include <thread>
 
 namespace mab {
 
@@ -14,22 +16,13 @@ namespace {
 
 using json_out::Writer;
 
-void hex_bytes(Writer& w, std::span<const std::uint8_t> bytes) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string s;
-  s.resize(bytes.size() * 2);
-  char* o = s.data();
-  for (const std::uint8_t b : bytes) {
-    *o++ = digits[b >> 4];
-    *o++ = digits[b & 0x0F];
-  }
-  w.string(s);
-}
+void hex_bytes(Writer& w, std::span<const std::uint8_t> bytes) { w.hex_string(bytes.data(), bytes.size()); }
 
 void hex_u32(Writer& w, std::uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08X", v);
-  w.string(buf);
+  static constexpr char digits[] = "0123456789ABCDEF";
+  char buf[10] = {'0', 'x'};
+  for (int i = 0; i < 8; ++i) buf[2 + i] = digits[(v >> (28 - 4 * i)) & 0x0F];
+  w.string(std::string_view(buf, sizeof buf));
 }
 
 void hex_u64(Writer& w, std::uint64_t v) {
@@ -184,8 +177,34 @@ void container(Writer& w, const Container& c) {
 }
 
 // Returns false for a bone name that is not valid UTF-8 (the only free text).
-bool clip(Writer& w, const Clip& clip) {
+bool bone(Writer& w, const ClipBone& b) {
   bool ok = true;
+  w.object([&] {
+    w.key("hash"), hex_u32(w, b.hash);
+    if (!b.name.empty()) {
+      w.key("name");
+      ok = w.string(b.name);
+    }
+    w.key("flags"), w.uint(b.flags);
+    switch (b.kind()) {
+      case BoneKind::constant: w.key("constant"), quat(w, b.constant); break;
+      case BoneKind::animated:
+        w.key("keys");
+        w.array([&] {
+          for (const auto& q : b.keys) {
+            if (w.full()) return;
+            quat(w, q);
+          }
+        });
+        break;
+      case BoneKind::none: break;
+    }
+  });
+  return ok;
+}
+
+// Names were checked by names_are_utf8, so bone()'s result needs no gathering here.
+void clip(Writer& w, const Clip& clip, unsigned threads) {
   w.object([&] {
     w.key("key_rate");
     if (std::isfinite(clip.key_rate))
@@ -195,40 +214,16 @@ bool clip(Writer& w, const Clip& clip) {
     w.key("duration"), w.float_value(clip.duration);
     w.key("key_times"), w.uint_array(clip.key_times);
     w.key("bones");
-    w.array([&] {
-      for (const auto& b : clip.bones) {
-        if (w.full()) return;
-        w.object([&] {
-          w.key("hash"), hex_u32(w, b.hash);
-          if (!b.name.empty()) {
-            w.key("name");
-            ok = w.string(b.name) && ok;
-          }
-          w.key("flags"), w.uint(b.flags);
-          switch (b.kind()) {
-            case BoneKind::constant: w.key("constant"), quat(w, b.constant); break;
-            case BoneKind::animated:
-              w.key("keys");
-              w.array([&] {
-                for (const auto& q : b.keys) {
-                  if (w.full()) return;
-                  quat(w, q);
-                }
-              });
-              break;
-            case BoneKind::none: break;
-          }
-        });
-      }
+    w.parallel_array(clip.bones.size(), threads, [&](Writer& bw, std::size_t i) {
+      bone(bw, clip.bones[i]);
     });
   });
-  return ok;
 }
 
 // Only what the stream stores: signs when cflags bit 3 is set, F raw values per varying
 // component and none for a constant one (F = keys in the chunk). `d` is the container's own
 // decode: its key count gives each chunk's F even when the clip being exported was edited.
-void codes(Writer& w, const DecodedClip& d) {
+void codes(Writer& w, const DecodedClip& d, unsigned threads) {
   w.object([&] {
     w.key("constant_codes"), w.scalar_array([&] {
       for (const auto& c : d.constant_codes) hex_bytes(w, c);
@@ -237,29 +232,26 @@ void codes(Writer& w, const DecodedClip& d) {
     w.key("rotations");
     w.object([&] {
       w.key("chunks");
-      w.array([&] {
-        for (std::size_t ci = 0; ci < d.rotations.chunks.size(); ++ci) {
-          if (w.full()) return;
-          const unsigned keys = chunk_key_count(key_count, ci);
-          w.array([&] {
-            for (const auto& c : d.rotations.chunks[ci]) {
-              if (w.full()) return;
-              w.object([&] {
-                w.key("cflags"), w.uint(c.cflags);
-                if (c.has_signs()) w.key("signs"), w.uint(c.signs);
-                w.key("headers"), w.uint_array(c.headers);
-                w.key("raw");
-                w.array([&] {
-                  for (unsigned comp = 0; comp < 3; ++comp)
-                    w.scalar_array([&] {
-                      if (!c.is_constant(comp))
-                        for (unsigned f = 0; f < keys && f < 8; ++f) w.uint(c.raw[comp][f]);
-                    });
-                });
+      w.parallel_array(d.rotations.chunks.size(), threads, [&](Writer& cw, std::size_t ci) {
+        const unsigned keys = chunk_key_count(key_count, ci);
+        cw.array([&] {
+          for (const auto& c : d.rotations.chunks[ci]) {
+            if (cw.full()) return;
+            cw.object([&] {
+              cw.key("cflags"), cw.uint(c.cflags);
+              if (c.has_signs()) cw.key("signs"), cw.uint(c.signs);
+              cw.key("headers"), cw.uint_array(c.headers);
+              cw.key("raw");
+              cw.array([&] {
+                for (unsigned comp = 0; comp < 3; ++comp)
+                  cw.scalar_array([&] {
+                    if (!c.is_constant(comp))
+                      for (unsigned f = 0; f < keys && f < 8; ++f) cw.uint(c.raw[comp][f]);
+                  });
               });
-            }
-          });
-        }
+            });
+          }
+        });
       });
       w.key("tail"), hex_bytes(w, d.rotations.tail);
     });
@@ -276,60 +268,116 @@ Error resource_error(const char* what) {
   return make_error(ErrorCode::invalid_argument, no_offset, "json", what);
 }
 
-}  // namespace
 
-Result<std::string> export_json(const DecodedClip& d) {
+// Bone names are the only free text: checked before anything is written, so a sink never
+// receives part of a document that then fails.
+bool names_are_utf8(const Clip& clip) {
+  for (const auto& b : clip.bones) {
+    if (b.name.empty()) continue;
+    std::string scratch;
+    Writer w(scratch);
+    if (!w.string(b.name)) return false;
+  }
+  return true;
+}
+
+// The whole document into `out`, or through `sink` (then `out` is the reused buffer).
+Status write_clip_document(const DecodedClip& d, const JsonExportOptions& options, std::string& out,
+                           const json_out::Sink* sink) {
   if (d.block >= d.container.blocks.size())
     return make_error(ErrorCode::invalid_argument, no_offset, "block",
                       "block " + std::to_string(d.block) + " does not exist");
+  if (!names_are_utf8(d.clip)) return make_error(ErrorCode::bad_value, no_offset, "json", "a bone name is not valid UTF-8");
   // The container is the truth for the original (import checks the codes against it), so
   // the codes come from decoding it rather than from `d`, which may hold an edited clip.
   auto original = decode_clip(d.container, d.block);
   if (!original) return std::move(original).error();
   try {
-    std::string out;
-    // About 45 characters a quaternion plus its codes; reserving avoids regrowing (and copying)
-    // a large document. Untouched reserve costs no memory.
     std::size_t keys = 0;
     for (const auto& b : d.clip.bones) keys += b.keys.size();
-    out.reserve(4096 + 80 * keys + 8 * d.container.original_size);
-    Writer w(out);
-    bool names_ok = true;
-    w.object([&] {
-      head(w, d.block);
-      w.key("clip");
-      names_ok = clip(w, d.clip) && names_ok;
-      w.key("codes"), codes(w, *original);
-      w.key("container"), container(w, d.container);
-    });
-    if (!names_ok) return make_error(ErrorCode::bad_value, no_offset, "json", "a bone name is not valid UTF-8");
-    out += '\n';
-    return out;
+    // In memory: about 45 characters a quaternion plus its codes; reserving avoids regrowing
+    // (and copying) a large document. Through a sink: one flush's worth.
+    out.reserve(sink != nullptr ? options.piece_size + 64 * 1024 : 4096 + 80 * keys + 8 * d.container.original_size);
+    unsigned threads = 1;
+    if (keys >= options.parallel_min_keys) {
+      threads = options.threads != 0 ? options.threads : std::thread::hardware_concurrency();
+      threads = std::clamp(threads, 1u, 64u);
+    }
+    bool sink_ok = true;
+    {
+      Writer w(out, sink, options.piece_size);
+      w.object([&] {
+        head(w, d.block);
+        w.key("clip");
+        clip(w, d.clip, threads);
+        w.key("codes"), codes(w, *original, threads);
+        w.key("container"), container(w, d.container);
+      });
+      w.finish();
+      sink_ok = w.sink_ok() && (sink == nullptr || (*sink)("\n"));
+    }
+    if (sink == nullptr) out += '\n';
+    if (!sink_ok) return make_error(ErrorCode::io_error, no_offset, "json", "the output refused the document");
+    return {};
   } catch (const std::bad_alloc&) {
     return resource_error("out of memory");
   }
 }
 
-Result<std::string> export_json(const Container& c, std::string_view reason) {
+Status write_container_document(const Container& c, std::string_view reason, std::string& out,
+                                const json_out::Sink* sink) {
   try {
-    std::string out;
-    out.reserve(4096 + 3 * c.original_size);
-    Writer w(out);
-    bool ok = true;
-    w.object([&] {
-      head(w, 0);
-      if (!reason.empty()) {
-        w.key("clip_absent");
-        ok = w.string(reason);
-      }
-      w.key("container"), container(w, c);
-    });
-    if (!ok) return make_error(ErrorCode::bad_value, no_offset, "json", "text is not valid UTF-8");
-    out += '\n';
-    return out;
+    {
+      std::string scratch;
+      Writer check(scratch);
+      if (!reason.empty() && !check.string(reason))
+        return make_error(ErrorCode::bad_value, no_offset, "json", "text is not valid UTF-8");
+    }
+    out.reserve(sink != nullptr ? 256 * 1024 : 4096 + 3 * c.original_size);
+    bool sink_ok = true;
+    {
+      Writer w(out, sink);
+      w.object([&] {
+        head(w, 0);
+        if (!reason.empty()) {
+          w.key("clip_absent");
+          w.string(reason);
+        }
+        w.key("container"), container(w, c);
+      });
+      w.finish();
+      sink_ok = w.sink_ok() && (sink == nullptr || (*sink)("\n"));
+    }
+    if (sink == nullptr) out += '\n';
+    if (!sink_ok) return make_error(ErrorCode::io_error, no_offset, "json", "the output refused the document");
+    return {};
   } catch (const std::bad_alloc&) {
     return resource_error("out of memory");
   }
+}
+
+}  // namespace
+
+Result<std::string> export_json(const DecodedClip& d, const JsonExportOptions& options) {
+  std::string out;
+  if (auto st = write_clip_document(d, options, out, nullptr); !st) return std::move(st).error();
+  return out;
+}
+
+Status export_json(const DecodedClip& d, const JsonSink& sink, const JsonExportOptions& options) {
+  std::string buffer;
+  return write_clip_document(d, options, buffer, &sink);
+}
+
+Result<std::string> export_json(const Container& c, std::string_view reason) {
+  std::string out;
+  if (auto st = write_container_document(c, reason, out, nullptr); !st) return std::move(st).error();
+  return out;
+}
+
+Status export_json(const Container& c, std::string_view reason, const JsonSink& sink) {
+  std::string buffer;
+  return write_container_document(c, reason, buffer, &sink);
 }
 
 }  // namespace mab

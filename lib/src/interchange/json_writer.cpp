@@ -3,70 +3,38 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstring>
 
 namespace mab::json_out {
 
-void Writer::push(bool object, bool inline_mode) {
-  Frame f;
-  f.object = object;
-  f.inline_mode = inline_mode;
-  frames_.push_back(f);
+void Writer::grow(std::size_t n) {
+  // Capacity reserved by the caller is used before any reallocation.
+  out_.resize(std::max({out_.capacity(), out_.size() * 2, pos_ + n + 4096}));
 }
 
-void Writer::before_value() {
-  if (frames_.empty()) return;
-  Frame& f = frames_.back();
-  if (f.object) {
-    f.after_key = false;
-    return;
-  }
-  if (f.inline_mode) {
-    if (!f.empty) out_ += ", ";
-  } else {
-    out_ += f.empty ? "\n" : ",\n";
-    out_.append(f.indent + 2, ' ');
-  }
-  f.empty = false;
+std::size_t Writer::put_uint(char* out, std::uint64_t v) noexcept {
+  return static_cast<std::size_t>(put_decimal(out, v) - out);
 }
 
 void Writer::key(std::string_view k) {
-  Frame& f = frames_.back();
-  if (f.inline_mode) {
-    if (!f.empty) out_ += ", ";
-  } else {
-    out_ += f.empty ? "\n" : ",\n";
-    out_.append(f.indent + 2, ' ');
-  }
-  f.empty = false;
-  f.after_key = true;
-  out_ += '"';
-  out_ += k;
-  out_ += "\": ";
-  check_budget();
-}
-
-void Writer::null_value() {
-  before_value();
-  out_ += "null";
-  check_budget();
-}
-
-void Writer::uint(std::uint64_t v) {
-  before_value();
-  char buf[24];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out_.append(buf, r.ptr);
+  separator(back());
+  reserve(k.size() + 4);
+  char* o = out_.data() + pos_;
+  *o++ = '"';
+  std::memcpy(o, k.data(), k.size());
+  o += k.size();
+  std::memcpy(o, "\": ", 3);
+  pos_ += k.size() + 4;
   check_budget();
 }
 
 void Writer::sint(std::int64_t v) {
   before_value();
-  char buf[24];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  out_.append(buf, r.ptr);
+  reserve(24);
+  const auto r = std::to_chars(out_.data() + pos_, out_.data() + pos_ + 24, v);
+  pos_ = static_cast<std::size_t>(r.ptr - out_.data());
   check_budget();
 }
 
@@ -76,13 +44,13 @@ void Writer::sint(std::int64_t v) {
 void Writer::number(double d) {
   before_value();
   if (!std::isfinite(d)) {
-    out_ += "null";
+    put("null", 4);
   } else {
     char buf[64];
     const auto r = std::to_chars(buf, buf + sizeof buf, d);
     const std::string_view text(buf, static_cast<std::size_t>(r.ptr - buf));
-    out_ += text;
-    if (text.find_first_of(".e") == std::string_view::npos) out_ += ".0";
+    put(text);
+    if (text.find_first_of(".e") == std::string_view::npos) put(".0", 2);
   }
   check_budget();
 }
@@ -98,28 +66,41 @@ void Writer::float_value(float f) {
     null_value();
     return;
   }
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, f);
   std::uint32_t bits;
   std::memcpy(&bits, &f, sizeof bits);
-  if (r.ec == std::errc() && (bits & 0x7FFFFFFFu) != 0x15AE43FDu) {
+  if ((bits & 0x7FFFFFFFu) != 0x15AE43FDu) {
     before_value();
-    const std::string_view text(buf, static_cast<std::size_t>(r.ptr - buf));
-    out_ += text;
-    if (text.find_first_of(".e") == std::string_view::npos) out_ += ".0";
+    reserve(shortest_float_max + 2);
+    char* const end = shortest_float(out_.data() + pos_, f, true);
+    pos_ = static_cast<std::size_t>(end - out_.data());
     check_budget();
     return;
   }
-  if (r.ec == std::errc()) {
-    double d = 0;
-    const auto p = std::from_chars(buf, r.ptr, d);
-    if (p.ec == std::errc() && p.ptr == r.ptr && static_cast<float>(d) == f &&
-        std::signbit(static_cast<float>(d)) == std::signbit(f)) {
-      number(d);
-      return;
-    }
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, f);
+  double d = 0;
+  const auto p = std::from_chars(buf, r.ptr, d);
+  if (p.ec == std::errc() && p.ptr == r.ptr && static_cast<float>(d) == f &&
+      std::signbit(static_cast<float>(d)) == std::signbit(f)) {
+    number(d);
+    return;
   }
   number(static_cast<double>(f));
+}
+
+void Writer::hex_string(const std::uint8_t* bytes, std::size_t n) {
+  static constexpr char digits[] = "0123456789abcdef";
+  before_value();
+  reserve(2 * n + 2);
+  char* o = out_.data() + pos_;
+  *o++ = '"';
+  for (std::size_t i = 0; i < n; ++i) {
+    *o++ = digits[bytes[i] >> 4];
+    *o++ = digits[bytes[i] & 0x0F];
+  }
+  *o++ = '"';
+  pos_ += 2 * n + 2;
+  check_budget();
 }
 
 bool Writer::string(std::string_view s) {
@@ -129,36 +110,35 @@ bool Writer::string(std::string_view s) {
   if (!ascii) {
     // Non-ASCII text (bone names): nlohmann checks the UTF-8 and keeps it as it is.
     try {
-      out_ += nlohmann::json(std::string(s)).dump();
+      put(nlohmann::json(std::string(s)).dump());
     } catch (const nlohmann::json::exception&) {
       return false;
     }
     check_budget();
     return true;
   }
-  out_ += '"';
+  put('"');
   for (const char c : s) {
     const auto u = static_cast<unsigned char>(c);
     switch (c) {
-      case '"': out_ += "\\\""; break;
-      case '\\': out_ += "\\\\"; break;
-      case '\b': out_ += "\\b"; break;
-      case '\f': out_ += "\\f"; break;
-      case '\n': out_ += "\\n"; break;
-      case '\r': out_ += "\\r"; break;
-      case '\t': out_ += "\\t"; break;
+      case '"': put("\\\"", 2); break;
+      case '\\': put("\\\\", 2); break;
+      case '\b': put("\\b", 2); break;
+      case '\f': put("\\f", 2); break;
+      case '\n': put("\\n", 2); break;
+      case '\r': put("\\r", 2); break;
+      case '\t': put("\\t", 2); break;
       default:
         if (u < 0x20) {
           static constexpr char hex[] = "0123456789abcdef";
-          out_ += "\\u00";
-          out_ += hex[u >> 4];
-          out_ += hex[u & 15];
+          const char esc[6] = {'\\', 'u', '0', '0', hex[u >> 4], hex[u & 15]};
+          put(esc, 6);
         } else {
-          out_ += c;
+          put(c);
         }
     }
   }
-  out_ += '"';
+  put('"');
   check_budget();
   return true;
 }
