@@ -48,33 +48,83 @@ Result<std::vector<std::uint8_t>> read_file(const std::filesystem::path& path, c
 }
 
 Status write_file_atomic(const std::filesystem::path& path, std::span<const std::uint8_t> bytes) {
+  auto f = AtomicFile::open(path);
+  if (!f) return std::move(f).error();
+  if (auto st = f->write(bytes); !st) return st;
+  return f->commit();
+}
+
+Result<AtomicFile> AtomicFile::open(const std::filesystem::path& path) {
   const auto dir = path.has_parent_path() ? path.parent_path() : std::filesystem::path(".");
   std::random_device rd;
-  const auto tmp = dir / ("." + path.filename().string() + ".tmp" + std::to_string(rd() % 1000000));
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return make_error(ErrorCode::io_error, no_offset, path.string(),
-                                std::string("cannot create temporary file: ") + std::strerror(errno));
+  // O_EXCL: a name another writer holds is retried rather than shared.
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    auto tmp = dir / ("." + path.filename().string() + ".tmp" + std::to_string(rd() % 1000000));
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) return AtomicFile(path, std::move(tmp), fd);
+    if (errno != EEXIST) break;
+  }
+  return make_error(ErrorCode::io_error, no_offset, path.string(),
+                    std::string("cannot create temporary file: ") + std::strerror(errno));
+}
+
+AtomicFile::AtomicFile(AtomicFile&& other) noexcept
+    : target_(std::move(other.target_)), temporary_(std::move(other.temporary_)), fd_(other.fd_) {
+  other.fd_ = -1;
+}
+
+AtomicFile& AtomicFile::operator=(AtomicFile&& other) noexcept {
+  if (this != &other) {
+    discard();
+    target_ = std::move(other.target_);
+    temporary_ = std::move(other.temporary_);
+    fd_ = other.fd_;
+    other.fd_ = -1;
+  }
+  return *this;
+}
+
+AtomicFile::~AtomicFile() { discard(); }
+
+void AtomicFile::discard() noexcept {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  ::unlink(temporary_.c_str());
+  fd_ = -1;
+}
+
+Status AtomicFile::write(std::span<const std::uint8_t> bytes) {
+  if (fd_ < 0) return make_error(ErrorCode::io_error, no_offset, target_.string(), "file is not open");
   std::size_t done = 0;
   while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    const ssize_t n = ::write(fd_, bytes.data() + done, bytes.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
       const int e = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return make_error(ErrorCode::io_error, no_offset, path.string(), std::string("write failed: ") + std::strerror(e));
+      discard();
+      return make_error(ErrorCode::io_error, no_offset, target_.string(), std::string("write failed: ") + std::strerror(e));
     }
     done += static_cast<std::size_t>(n);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    return make_error(ErrorCode::io_error, no_offset, path.string(), std::string("flush failed: ") + std::strerror(e));
+  return {};
+}
+
+Status AtomicFile::commit() {
+  if (fd_ < 0) return make_error(ErrorCode::io_error, no_offset, target_.string(), "file is not open");
+  const int fd = fd_;
+  fd_ = -1;
+  const int synced = ::fsync(fd);
+  const int e_sync = errno;
+  const int closed = ::close(fd);
+  if (synced != 0 || closed != 0) {
+    const int e = synced != 0 ? e_sync : errno;
+    ::unlink(temporary_.c_str());
+    return make_error(ErrorCode::io_error, no_offset, target_.string(), std::string("flush failed: ") + std::strerror(e));
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+  if (std::rename(temporary_.c_str(), target_.c_str()) != 0) {
     const int e = errno;
-    ::unlink(tmp.c_str());
-    return make_error(ErrorCode::io_error, no_offset, path.string(), std::string("rename failed: ") + std::strerror(e));
+    ::unlink(temporary_.c_str());
+    return make_error(ErrorCode::io_error, no_offset, target_.string(), std::string("rename failed: ") + std::strerror(e));
   }
   return {};
 }
