@@ -32,17 +32,12 @@ std::vector<std::filesystem::path> collect_inputs(const std::vector<std::string>
   return out;
 }
 
-bool write_output(std::string_view cmd, const std::vector<std::filesystem::path>& inputs, const std::string& out,
-                  bool in_place, std::span<const std::uint8_t> bytes) {
+namespace {
+
+// `out` naming one of `inputs` needs `in_place`, and then a .bak copy first.
+bool may_replace(const std::string& c, const std::vector<std::filesystem::path>& inputs, const std::string& out,
+                 bool in_place) {
   namespace fs = std::filesystem;
-  const std::string c(cmd);
-  if (out == "-") {
-    if (std::fwrite(bytes.data(), 1, bytes.size(), stdout) != bytes.size() || std::fflush(stdout) != 0) {
-      std::fprintf(stderr, "mab: %s: cannot write to standard output\n", c.c_str());
-      return false;
-    }
-    return true;
-  }
   for (const auto& input : inputs) {
     std::error_code ec;
     if (!fs::exists(out, ec) || !fs::equivalent(input, out, ec)) continue;
@@ -57,8 +52,83 @@ bool write_output(std::string_view cmd, const std::vector<std::filesystem::path>
       return false;
     }
   }
+  return true;
+}
+
+bool write_stdout(const std::string& c, std::string_view piece) {
+  if (std::fwrite(piece.data(), 1, piece.size(), stdout) != piece.size()) {
+    std::fprintf(stderr, "mab: %s: cannot write to standard output\n", c.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool write_output(std::string_view cmd, const std::vector<std::filesystem::path>& inputs, const std::string& out,
+                  bool in_place, std::span<const std::uint8_t> bytes) {
+  const std::string c(cmd);
+  if (out == "-") {
+    if (!write_stdout(c, {reinterpret_cast<const char*>(bytes.data()), bytes.size()})) return false;
+    if (std::fflush(stdout) != 0) {
+      std::fprintf(stderr, "mab: %s: cannot write to standard output\n", c.c_str());
+      return false;
+    }
+    return true;
+  }
+  if (!may_replace(c, inputs, out, in_place)) return false;
   if (auto st = write_file_atomic(out, bytes); !st) {
     std::fprintf(stderr, "mab: %s: %s\n", c.c_str(), st.error().message().c_str());
+    return false;
+  }
+  return true;
+}
+
+bool write_output_stream(std::string_view cmd, const std::vector<std::filesystem::path>& inputs,
+                         const std::string& out, bool in_place, std::string_view source,
+                         const StreamProducer& produce) {
+  const std::string c(cmd), src(source);
+  if (out == "-") {
+    bool sink_failed = false;
+    const Status st = produce([&](std::string_view piece) {
+      if (!write_stdout(c, piece)) sink_failed = true;
+      return !sink_failed;
+    });
+    if (!st) {
+      if (!sink_failed)
+        std::fprintf(stderr, "mab: %s: %s: %s\n", c.c_str(), src.c_str(), st.error().message().c_str());
+      return false;
+    }
+    if (std::fflush(stdout) != 0) {
+      std::fprintf(stderr, "mab: %s: cannot write to standard output\n", c.c_str());
+      return false;
+    }
+    return true;
+  }
+  if (!may_replace(c, inputs, out, in_place)) return false;
+  auto file = AtomicFile::open(out);
+  if (!file) {
+    std::fprintf(stderr, "mab: %s: %s\n", c.c_str(), file.error().message().c_str());
+    return false;
+  }
+  std::optional<Error> write_error;
+  const Status st = produce([&](std::string_view piece) {
+    if (auto w = file->write(piece); !w) {
+      write_error = w.error();
+      return false;
+    }
+    return true;
+  });
+  // On failure `file` is dropped uncommitted: its temporary goes, `out` keeps its contents.
+  if (!st) {
+    if (write_error)
+      std::fprintf(stderr, "mab: %s: %s\n", c.c_str(), write_error->message().c_str());
+    else
+      std::fprintf(stderr, "mab: %s: %s: %s\n", c.c_str(), src.c_str(), st.error().message().c_str());
+    return false;
+  }
+  if (auto done = file->commit(); !done) {
+    std::fprintf(stderr, "mab: %s: %s\n", c.c_str(), done.error().message().c_str());
     return false;
   }
   return true;

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -29,6 +30,16 @@ std::string hex(std::uint64_t v, int width = 0);
 // copy of a clip. Errors are printed as one line, "mab: CMD: ...".
 bool write_output(std::string_view cmd, const std::vector<std::filesystem::path>& inputs, const std::string& out,
                   bool in_place, std::span<const std::uint8_t> bytes);
+
+// The same for output produced in pieces: `produce` hands each piece to the sink it is
+// given and returns its status. A file is written atomically and committed only if
+// `produce` succeeds; on standard output the pieces go out as they come, so `produce`
+// must find errors of its input before its first piece (export_json does). Those errors
+// are printed as "mab: CMD: SOURCE: ...".
+using StreamProducer = std::function<Status(const std::function<bool(std::string_view)>&)>;
+bool write_output_stream(std::string_view cmd, const std::vector<std::filesystem::path>& inputs,
+                         const std::string& out, bool in_place, std::string_view source,
+                         const StreamProducer& produce);
 
 // A .mab read and parsed; nullopt after printing "mab: CMD: [WHAT ]PATH: ..." on failure.
 std::optional<Container> load_container(std::string_view cmd, const std::string& path, std::string_view what = {});

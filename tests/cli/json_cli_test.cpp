@@ -2,6 +2,8 @@
 #include "support/cli_run.hpp"
 #include "support/corpus.hpp"
 
+#include <mab/json.hpp>
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -66,6 +68,39 @@ TEST(JsonCli, ExportToStandardOutputAndNotesContainerOnlyFiles) {
   EXPECT_FALSE(nlohmann::json::parse(legacy.out).contains("clip"));
   EXPECT_NE(err.find("container only"), std::string::npos) << err;
   EXPECT_EQ(lines(err), 1u) << err;
+}
+
+// `mab export` streams the document (to a file through a temporary, or to stdout as it is
+// written): what lands must be the library's document, byte for byte, for every corpus file.
+TEST(JsonCli, StreamedExportIsTheLibrarysDocument) {
+  const auto dir = temp_dir();
+  std::size_t n = 0;
+  for (const auto& p : mab::test::good_files()) {
+    auto c = mab::read_container(mab::test::load(p));
+    ASSERT_TRUE(c.ok()) << p;
+    auto d = mab::decode_clip(*c);
+    auto want = d ? mab::export_json(*d) : mab::export_json(*c, d.error().message());
+    ASSERT_TRUE(want.ok()) << p;
+    std::string err;
+    const auto file = dir / "x.json";
+    ASSERT_EQ(run("export " + p.string() + " -o " + file.string(), &err).status, 0) << p << err;
+    EXPECT_EQ(read_text(file), *want) << p;
+    auto out = run("export " + p.string() + " -o -", &err);
+    ASSERT_EQ(out.status, 0) << p << err;
+    EXPECT_EQ(out.out, *want) << p;
+    ++n;
+  }
+  EXPECT_GT(n, 50u);
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), {}), 1) << "a temporary file was left behind";
+  fs::remove_all(dir);
+}
+
+TEST(JsonCli, ExportToAFullDeviceIsAOneLineError) {
+  std::string err;
+  auto r = run("export " + k_wd1.string() + " -o - >/dev/full", &err);
+  EXPECT_NE(r.status, 0);
+  EXPECT_EQ(lines(err), 1u) << err;
+  EXPECT_NE(err.find("cannot write to standard output"), std::string::npos) << err;
 }
 
 TEST(JsonCli, ExportNeedsAnOutput) {
