@@ -773,13 +773,17 @@ def random_mask(rng, nw, bits):
     return words
 
 
-def legacy_array_header(count, last):
-    return struct.pack("<4H", count, last, 30, 0)
+def legacy_array_header(count, last, variant="fc2"):
+    # Spec 13: FC2 `u16 count, u16 lastFrame, u16 fps, u16 0`; FC3 replaces the last two with
+    # an f32 frame rate (the spec's reconciliation of BUU's "magic float", a [guess]).
+    if variant == "fc2":
+        return struct.pack("<4H", count, last, 30, 0)
+    return struct.pack("<2Hf", count, last, 30.0)
 
 
-def legacy_keyframed(rng, tracks, last):
+def legacy_keyframed(rng, tracks, last, variant="fc2"):
     groups = (last >> 3) + 1
-    head = legacy_array_header(tracks, last)
+    head = legacy_array_header(tracks, last, variant)
     table_pos = len(head)
     body = bytearray()
     goffs = []
@@ -818,29 +822,29 @@ def build_legacy_clip(variant, rng, spec, child=None):
     arrays = {}
     for s in spec["slots"]:
         if s == 0:
-            d = legacy_array_header(frames, last)
+            d = legacy_array_header(frames, last, variant)
             for _ in range(frames):
                 d += struct.pack("<3f", *[rng.uniform(-2, 2) for _ in range(3)])
             arrays[0] = frames
         elif s == 1:
-            d = legacy_array_header(frames, last)
+            d = legacy_array_header(frames, last, variant)
             for _ in range(frames):
                 d += encode_q6(random_unit_quat(rng))
             arrays[1] = frames
         elif s == 2:
-            d = legacy_array_header(pc[0], last) + b"".join(encode_q6(random_unit_quat(rng))
+            d = legacy_array_header(pc[0], last, variant) + b"".join(encode_q6(random_unit_quat(rng))
                                                             for _ in range(pc[0]))
             arrays[2] = pc[0]
         elif s == 3:
-            d = legacy_keyframed(rng, pc[1], last)
+            d = legacy_keyframed(rng, pc[1], last, variant)
             arrays[3] = pc[1]
         elif s == 4:
-            d = legacy_array_header(pc[2], last)
+            d = legacy_array_header(pc[2], last, variant)
             for _ in range(pc[2]):
                 d += struct.pack("<3f", *[rng.uniform(-1, 1) for _ in range(3)])
             arrays[4] = pc[2]
         elif s == 5:
-            d = legacy_array_header(pc[3], last)
+            d = legacy_array_header(pc[3], last, variant)
             for _ in range(frames * pc[3]):
                 d += struct.pack("<3f", *[rng.uniform(-1, 1) for _ in range(3)])
             arrays[5] = pc[3]
@@ -1030,8 +1034,12 @@ def verify_legacy(data, bj, variant):
         assert bj["chained_clip_base"] == C + offsets[8]
         assert C + offsets[8] == max(C + o for o in offs if o)
     for s, h in bj["array_headers"].items():
-        cnt, last, fps, z = u("4H", data, C + offsets[int(s)])
-        assert (cnt, last, fps, z) == (h["count"], h["last_frame"], 30, 0)
+        if variant == "fc2":
+            cnt, last, fps, z = u("4H", data, C + offsets[int(s)])
+            assert (cnt, last, fps, z) == (h["count"], h["last_frame"], 30, 0)
+        else:
+            cnt, last, fps = u("2Hf", data, C + offsets[int(s)])
+            assert (cnt, last, fps) == (h["count"], h["last_frame"], 30.0)
     return True
 
 
