@@ -3,6 +3,7 @@
 #include "common.hpp"
 
 #include <mab/file_io.hpp>
+#include <mab/legacy.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -11,6 +12,25 @@
 namespace {
 
 using mab::cli::hex;
+
+// Spec 13 sections as tracks, or why they do not decode (the clip stays bytes either way).
+void print_legacy_tracks(const mab::Container& c, std::size_t block) {
+  auto d = mab::decode_legacy_clip(c, block);
+  if (!d) {
+    std::printf("    tracks    not decoded: %s\n", d.error().message().c_str());
+    return;
+  }
+  std::size_t keys = 0;
+  for (const auto& t : d->rotations) keys += t.keys.size();
+  std::printf("    tracks    decoded: %zu constant rotation(s), %zu keyed rotation track(s) (%zu keys), "
+              "%zu constant translation(s), %zu translation track(s)\n",
+              d->constant_rotations.size(), d->rotations.size(), keys, d->constant_translations.size(),
+              d->translations.size());
+  const bool root_t = d->present[0], root_r = d->present[1];
+  std::printf("    frames    %u (lastFrame %u) at %g fps; root motion: %s\n", d->last_frame + 1u, d->last_frame,
+              static_cast<double>(d->frame_rate),
+              root_t && root_r ? "translation and rotation" : root_t ? "translation" : root_r ? "rotation" : "none");
+}
 
 void print_text(const std::string& path, const mab::Container& c, const mab::Placement& pl,
                 const std::vector<mab::Finding>& findings) {
@@ -47,6 +67,8 @@ void print_text(const std::string& path, const mab::Container& c, const mab::Pla
                   hex(a->flags, 2).c_str());
     else if (b.fc4())
       std::printf("    bones     %zu (%zu constant, %zu animated)\n", b.bones.size(), constant, animated);
+    else if (b.legacy())
+      print_legacy_tracks(c, k);
     std::printf("    sections  %-5s %-10s %-10s %-8s %s\n", "slot", "offset", "file", "size", "name");
     if (!pb.segments.empty() && pb.segments[0].size > 0)
       std::printf("              %-5s %-10s %-10s %-8llu %s\n", "-", hex(pb.segments[0].offset).c_str(),

@@ -1,0 +1,87 @@
+// Far Cry 2 / Far Cry 3 'AnD' clips (spec 13) decoded into tracks, with the exact codes kept
+// for lossless re-encoding. A first step of issue 15: decode only (the clip model of the 'aNi'
+// games is keyed by bone hashes and a shared key timeline; a legacy clip is keyed by skeleton
+// bone ids, each rotation track with its own sparse frames, so it has its own type here).
+#pragma once
+
+#include <mab/container.hpp>
+#include <mab/limits.hpp>
+#include <mab/quat.hpp>
+#include <mab/result.hpp>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace mab {
+
+using Vec3 = std::array<float, 3>;
+
+// `u16 count, u16 lastFrame` then the rate: FC2 `u16 fps, u16 0`; FC3 an f32 (spec 13, the
+// FC3 reading is a [guess]).
+struct LegacyArrayHeader {
+  std::uint16_t count = 0;
+  std::uint16_t last_frame = 0;
+  float frame_rate = 0.0f;
+  std::uint32_t rate_bits = 0;  // the four rate bytes as stored
+};
+
+struct LegacyConstantRotation {
+  std::uint32_t bone = 0;  // skeleton bone id: the bit in the constant-rotation mask
+  Quat48 code{};
+  Quat rotation;
+};
+
+// Keys at frames 0, 8, 16 ... (each group's first frame) and wherever a presence bit says so.
+struct LegacyRotationTrack {
+  std::uint32_t bone = 0;
+  std::vector<std::uint16_t> frames;  // ascending
+  std::vector<Quat48> codes;          // one per frame, as stored
+  std::vector<Quat> keys;             // decoded codes
+};
+
+struct LegacyConstantTranslation {
+  std::uint32_t bone = 0;
+  Vec3 translation{};
+};
+
+struct LegacyTranslationTrack {
+  std::uint32_t bone = 0;
+  std::vector<Vec3> frames;  // dense: one per frame 0..last_frame
+};
+
+struct LegacyClip {
+  std::size_t block = 0;
+  float duration = 0.0f;
+  // From the first array section present (every array section must agree).
+  std::uint16_t last_frame = 0;
+  float frame_rate = 0.0f;
+  // Root motion. Spec 13 names slots 0 and 1 but not their element layout: read here as an
+  // array section of lastFrame + 1 elements, 3 x f32 and one 6-byte quaternion each, the
+  // layout of the other array sections ([guess], checked by the exact-size rule only).
+  std::vector<Vec3> trajectory_translation;       // slot 0
+  std::vector<Quat48> trajectory_rotation_codes;  // slot 1
+  std::vector<Quat> trajectory_rotation;
+  std::vector<LegacyConstantRotation> constant_rotations;     // slot 2
+  std::vector<LegacyRotationTrack> rotations;                 // slot 3
+  std::vector<LegacyConstantTranslation> constant_translations;  // slot 4
+  std::vector<LegacyTranslationTrack> translations;           // slot 5
+  // Array headers as stored, per slot 0..5 (count 0 and absent when the slot is empty).
+  std::array<bool, 6> present{};
+  std::array<LegacyArrayHeader, 6> headers{};
+};
+
+// Decodes block `block` (a top-level clip or a chained one) of a legacy container. Sections
+// must be consistent: counts equal the masks' popcounts, every group offset inside its
+// section, every section consumed exactly up to at most 15 zero bytes of 16-byte alignment
+// padding. Otherwise not_decodable, naming the section, the byte offset and what disagrees.
+// Tag table and event chain (slots 6, 7) stay as the container's bytes.
+Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, const Limits& limits = default_limits);
+
+// Rotation of `track` at `frame`: the stored key there, or a slerp between the keys around it
+// (spec 9.3/13 name the engine's sg_magicTable slerp scale, whose values are not public: plain
+// slerp by frame distance is a [guess]); held after the last key.
+Quat legacy_rotation_at(const LegacyRotationTrack& track, std::uint32_t frame) noexcept;
+
+}  // namespace mab

@@ -1,0 +1,294 @@
+// Legacy 'AnD' clip sections (spec 13) into tracks. Every count and offset is checked against
+// the masks and the section sizes before it is used, so a hostile file gives not_decodable or
+// truncated, never a large allocation.
+#include <mab/legacy.hpp>
+
+#include "io/byte_reader.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+
+namespace mab {
+
+namespace {
+
+constexpr std::size_t array_header_size = 8;
+constexpr std::size_t alignment = 16;
+
+struct Section {
+  std::span<const std::uint8_t> bytes;
+  std::uint64_t offset = no_offset;  // absolute
+  std::string field;                 // "sections[3]"
+};
+
+Error inconsistent(const Section& s, std::uint64_t at, std::string detail) {
+  return make_error(ErrorCode::not_decodable, s.offset == no_offset ? no_offset : s.offset + at, s.field,
+                    std::move(detail));
+}
+
+std::vector<std::uint32_t> bones_of(const LegacyHeader& h, std::size_t mask) {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t w = 0; w < h.mask_words; ++w) {
+    std::uint32_t bits = h.masks[mask * h.mask_words + w];
+    while (bits != 0) {
+      out.push_back(32 * w + static_cast<std::uint32_t>(std::countr_zero(bits)));
+      bits &= bits - 1;
+    }
+  }
+  return out;
+}
+
+// After the last element: nothing, or the zeros that pad the next section to 16 bytes.
+Status check_end(const Section& s, std::size_t end) {
+  const std::size_t rest = s.bytes.size() - end;
+  if (rest >= alignment)
+    return inconsistent(s, end, std::to_string(rest) + " bytes left after the last element (more than padding)");
+  for (std::size_t i = end; i < s.bytes.size(); ++i)
+    if (s.bytes[i] != 0) return inconsistent(s, i, "non-zero byte after the last element");
+  return {};
+}
+
+Result<LegacyArrayHeader> array_header(const Section& s, bool f32_rate) {
+  io::ByteReader r(s.bytes, s.offset);
+  LegacyArrayHeader h;
+  MAB_ASSIGN(h.count, r.u16("count"));
+  MAB_ASSIGN(h.last_frame, r.u16("lastFrame"));
+  MAB_ASSIGN(h.rate_bits, r.u32("fps"));
+  if (f32_rate) {
+    // FC3 (spec 13, [guess]): an f32 frame rate.
+    std::memcpy(&h.frame_rate, &h.rate_bits, sizeof h.frame_rate);
+    if (!std::isfinite(h.frame_rate) || h.frame_rate < 1.0f || h.frame_rate > 1000.0f)
+    {
+      char text[96];
+      std::snprintf(text, sizeof text, "rate field 0x%08X (f32 %g) is not a frame rate in [1, 1000]", h.rate_bits,
+                    static_cast<double>(h.frame_rate));
+      return inconsistent(s, 4, std::string(text) + " (the FC3 reading of spec 13 does not fit)");
+    }
+  } else {
+    // FC2: u16 fps, u16 0.
+    if ((h.rate_bits >> 16) != 0)
+      return inconsistent(s, 6, "the u16 after fps is " + std::to_string(h.rate_bits >> 16) + ", not 0");
+    h.frame_rate = static_cast<float>(h.rate_bits & 0xFFFFu);
+    if (h.frame_rate == 0.0f) return inconsistent(s, 4, "fps is 0");
+  }
+  return h;
+}
+
+Quat48 read_code(std::span<const std::uint8_t> b, std::size_t at) {
+  Quat48 q;
+  for (std::size_t i = 0; i < 3; ++i)
+    q[i] = static_cast<std::uint16_t>(b[at + 2 * i] | (b[at + 2 * i + 1] << 8));
+  return q;
+}
+
+Vec3 read_vec3(std::span<const std::uint8_t> b, std::size_t at) {
+  Vec3 v;
+  for (std::size_t i = 0; i < 3; ++i) {
+    std::uint32_t bits = static_cast<std::uint32_t>(b[at + 4 * i]) | static_cast<std::uint32_t>(b[at + 4 * i + 1]) << 8 |
+                         static_cast<std::uint32_t>(b[at + 4 * i + 2]) << 16 |
+                         static_cast<std::uint32_t>(b[at + 4 * i + 3]) << 24;
+    std::memcpy(&v[i], &bits, sizeof bits);
+  }
+  return v;
+}
+
+Status need(const Section& s, std::size_t at, std::size_t n, const std::string& what) {
+  if (n > s.bytes.size() || at > s.bytes.size() - n)
+    return make_error(ErrorCode::truncated, s.offset == no_offset ? no_offset : s.offset + at, s.field,
+                      what + " needs " + std::to_string(n) + " bytes, the section has " +
+                          std::to_string(s.bytes.size() > at ? s.bytes.size() - at : 0) + " left");
+  return {};
+}
+
+// Spec 13: i32 group offsets (relative to the section), then per group the first-frame codes,
+// the presence bytes (padded to even) and the present keys track by track.
+Status keyframed(const Section& s, const LegacyArrayHeader& h, const std::vector<std::uint32_t>& bones,
+                 std::vector<LegacyRotationTrack>& out) {
+  const std::size_t tracks = h.count, groups = (std::size_t{h.last_frame} >> 3) + 1;
+  MAB_TRY(need(s, array_header_size, 4 * groups, std::to_string(groups) + " group offsets"));
+  out.resize(tracks);
+  for (std::size_t t = 0; t < tracks; ++t) out[t].bone = bones[t];
+  std::size_t expected = array_header_size + 4 * groups;
+  std::vector<std::uint8_t> presence(tracks);
+  for (std::size_t g = 0; g < groups; ++g) {
+    const std::size_t at = array_header_size + 4 * g;
+    const auto off = static_cast<std::int32_t>(static_cast<std::uint32_t>(s.bytes[at]) | s.bytes[at + 1] << 8 |
+                                               s.bytes[at + 2] << 16 | static_cast<std::uint32_t>(s.bytes[at + 3]) << 24);
+    if (off < 0 || static_cast<std::size_t>(off) != expected)
+      return inconsistent(s, at, "group " + std::to_string(g) + " offset " + std::to_string(off) +
+                                     " is not where the previous group ends (" + std::to_string(expected) + ")");
+    std::size_t pos = expected;
+    const std::size_t head = 6 * tracks + tracks + (tracks & 1);
+    MAB_TRY(need(s, pos, head, "group " + std::to_string(g)));
+    const auto frame0 = static_cast<std::uint16_t>(8 * g);
+    for (std::size_t t = 0; t < tracks; ++t) {
+      out[t].frames.push_back(frame0);
+      out[t].codes.push_back(read_code(s.bytes, pos + 6 * t));
+    }
+    pos += 6 * tracks;
+    std::size_t keys = 0;
+    for (std::size_t t = 0; t < tracks; ++t) {
+      const std::uint8_t p = s.bytes[pos + t];
+      if ((p & 0x80) == 0)
+        return inconsistent(s, pos + t, "presence byte without bit 7 (spec 13: it is always set)");
+      for (unsigned i = 0; i < 7; ++i)
+        if ((p >> i) & 1u) {
+          if (frame0 + i + 1u > h.last_frame)
+            return inconsistent(s, pos + t, "presence bit for frame " + std::to_string(frame0 + i + 1u) +
+                                                " past lastFrame " + std::to_string(h.last_frame));
+        }
+      presence[t] = p;
+      keys += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(p & 0x7F)));
+    }
+    if ((tracks & 1) != 0 && s.bytes[pos + tracks] != 0)
+      return inconsistent(s, pos + tracks, "presence pad byte is not 0");
+    pos += tracks + (tracks & 1);
+    MAB_TRY(need(s, pos, 6 * keys, "group " + std::to_string(g) + "'s " + std::to_string(keys) + " keys"));
+    for (std::size_t t = 0; t < tracks; ++t)
+      for (unsigned i = 0; i < 7; ++i)
+        if ((presence[t] >> i) & 1u) {
+          out[t].frames.push_back(static_cast<std::uint16_t>(frame0 + i + 1));
+          out[t].codes.push_back(read_code(s.bytes, pos));
+          pos += 6;
+        }
+    expected = pos;
+  }
+  for (auto& t : out) {
+    t.keys.reserve(t.codes.size());
+    for (const auto& c : t.codes) t.keys.push_back(decode_quat48(c));
+  }
+  return check_end(s, expected);
+}
+
+}  // namespace
+
+Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, const Limits& limits) {
+  if (block >= c.blocks.size())
+    return make_error(ErrorCode::invalid_argument, no_offset, "block", "no block " + std::to_string(block));
+  const Block& b = c.blocks[block];
+  const LegacyHeader* lh = b.legacy();
+  if (lh == nullptr) return make_error(ErrorCode::invalid_argument, b.original_base, "block", "not a legacy 'AnD' clip");
+  if (lh->masks.size() != 4 * std::size_t{lh->mask_words})
+    return make_error(ErrorCode::bad_value, b.original_base, "masks", "mask words do not match the layout");
+  MAB_ASSIGN(const Placement pl, place(c));
+  const PlacedBlock& pb = pl.blocks[block];
+  const bool f32_rate = c.variant != nullptr && c.variant->game != Game::far_cry_2;
+
+  auto section = [&](std::size_t slot) {
+    Section s;
+    s.bytes = b.section(slot);
+    s.field = b.slot_field_name(slot);
+    const int seg = slot < b.slot_segment.size() ? b.slot_segment[slot] : -1;
+    if (seg >= 0) s.offset = pb.base + pb.segments[static_cast<std::size_t>(seg)].offset;
+    return s;
+  };
+
+  LegacyClip clip;
+  clip.block = block;
+  clip.duration = lh->duration();
+  bool have_frames = false;
+  std::array<std::vector<std::uint32_t>, 4> masks;
+  for (std::size_t m = 0; m < 4; ++m) masks[m] = bones_of(*lh, m);
+
+  for (std::size_t slot = 0; slot < 6; ++slot) {
+    const Section s = section(slot);
+    if (s.bytes.empty()) continue;
+    MAB_ASSIGN(const LegacyArrayHeader h, array_header(s, f32_rate));
+    if (!have_frames) {
+      clip.last_frame = h.last_frame;
+      clip.frame_rate = h.frame_rate;
+      have_frames = true;
+    } else if (h.last_frame != clip.last_frame) {
+      return inconsistent(s, 2, "lastFrame " + std::to_string(h.last_frame) + " differs from the clip's " +
+                                    std::to_string(clip.last_frame));
+    }
+    if (h.frame_rate != clip.frame_rate)
+      return inconsistent(s, 4, "frame rate differs from the clip's first array section");
+    if (std::size_t{h.last_frame} + 1 > limits.max_keys)
+      return make_error(ErrorCode::limit_exceeded, s.offset, s.field, "lastFrame exceeds the key limit");
+    clip.present[slot] = true;
+    clip.headers[slot] = h;
+    const std::size_t frames = std::size_t{h.last_frame} + 1;
+    // Slots 0 and 1 hold a value per frame; 2-5 a track per bone of their mask (spec 13).
+    const std::size_t want = slot < 2 ? frames : masks[slot - 2].size();
+    if (h.count != want)
+      return inconsistent(s, 0, "count " + std::to_string(h.count) + ", expected " + std::to_string(want) +
+                                    (slot < 2 ? " (lastFrame + 1)" : " (bits set in the section's mask)"));
+    const std::size_t at = array_header_size;
+    switch (slot) {
+      case 0:
+        MAB_TRY(need(s, at, 12 * frames, "trajectory translation"));
+        for (std::size_t i = 0; i < frames; ++i) clip.trajectory_translation.push_back(read_vec3(s.bytes, at + 12 * i));
+        MAB_TRY(check_end(s, at + 12 * frames));
+        break;
+      case 1:
+        MAB_TRY(need(s, at, 6 * frames, "trajectory rotation"));
+        for (std::size_t i = 0; i < frames; ++i) {
+          clip.trajectory_rotation_codes.push_back(read_code(s.bytes, at + 6 * i));
+          clip.trajectory_rotation.push_back(decode_quat48(clip.trajectory_rotation_codes.back()));
+        }
+        MAB_TRY(check_end(s, at + 6 * frames));
+        break;
+      case 2:
+        MAB_TRY(need(s, at, 6 * std::size_t{h.count}, "constant rotations"));
+        for (std::size_t i = 0; i < h.count; ++i) {
+          LegacyConstantRotation r;
+          r.bone = masks[0][i];
+          r.code = read_code(s.bytes, at + 6 * i);
+          r.rotation = decode_quat48(r.code);
+          clip.constant_rotations.push_back(r);
+        }
+        MAB_TRY(check_end(s, at + 6 * std::size_t{h.count}));
+        break;
+      case 3:
+        MAB_TRY(keyframed(s, h, masks[1], clip.rotations));
+        break;
+      case 4:
+        MAB_TRY(need(s, at, 12 * std::size_t{h.count}, "constant translations"));
+        for (std::size_t i = 0; i < h.count; ++i)
+          clip.constant_translations.push_back({masks[2][i], read_vec3(s.bytes, at + 12 * i)});
+        MAB_TRY(check_end(s, at + 12 * std::size_t{h.count}));
+        break;
+      case 5: {
+        // Dense and frame-major: frame f's values for every track, then frame f + 1.
+        const std::size_t tracks = h.count;
+        MAB_TRY(need(s, at, 12 * tracks * frames, "animated translations"));
+        clip.translations.resize(tracks);
+        for (std::size_t t = 0; t < tracks; ++t) {
+          clip.translations[t].bone = masks[3][t];
+          clip.translations[t].frames.reserve(frames);
+        }
+        for (std::size_t f = 0; f < frames; ++f)
+          for (std::size_t t = 0; t < tracks; ++t)
+            clip.translations[t].frames.push_back(read_vec3(s.bytes, at + 12 * (f * tracks + t)));
+        MAB_TRY(check_end(s, at + 12 * tracks * frames));
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  // A mask with bits but no section (or the reverse, checked above by the counts).
+  for (std::size_t m = 0; m < 4; ++m)
+    if (!masks[m].empty() && !clip.present[m + 2])
+      return make_error(ErrorCode::not_decodable, b.original_base + 4 * std::uint64_t{lh->mask_words} * m, "masks",
+                        std::to_string(masks[m].size()) + " bone(s) in mask " + std::to_string(m) + " but " +
+                            b.slot_field_name(m + 2) + " is absent");
+  return clip;
+}
+
+Quat legacy_rotation_at(const LegacyRotationTrack& track, std::uint32_t frame) noexcept {
+  if (track.frames.empty()) return {};
+  const auto it = std::upper_bound(track.frames.begin(), track.frames.end(), frame);
+  if (it == track.frames.begin()) return track.keys.front();
+  const auto i = static_cast<std::size_t>(it - track.frames.begin()) - 1;
+  if (track.frames[i] == frame || i + 1 == track.frames.size()) return track.keys[i];
+  const double t = static_cast<double>(frame - track.frames[i]) / static_cast<double>(track.frames[i + 1] - track.frames[i]);
+  return quat_slerp(track.keys[i], track.keys[i + 1], t);
+}
+
+}  // namespace mab
