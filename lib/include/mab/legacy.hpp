@@ -84,4 +84,29 @@ Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, con
 // slerp by frame distance is a [guess]); held after the last key.
 Quat legacy_rotation_at(const LegacyRotationTrack& track, std::uint32_t frame) noexcept;
 
+struct LegacyEncodeOptions {
+  // A keyed-rotation key off the group starts (frames 0, 8, 16 ...) is stored only where
+  // leaving it to interpolation would exceed this many degrees (spec 13 sparse keys).
+  double max_error_deg = 0.01;
+};
+
+struct LegacyEncodeReport {
+  std::size_t sections_kept = 0;       // array sections whose bytes are the original's
+  std::size_t sections_rewritten = 0;
+  std::size_t keys_before = 0;         // stored keyed-rotation keys, original and written
+  std::size_t keys_after = 0;
+  // Largest angle between a written track (stored keys plus interpolation, after
+  // quantisation) and the edited track at any frame, over every rewritten rotation track.
+  double max_error_deg = 0.0;
+};
+
+// Writes `edited` back into block `block` of `original`: an array section (slots 0-5) whose
+// contents equal the original decode keeps its bytes; any other is rebuilt (header, data,
+// zeros to a multiple of 16 bytes), rotations with the sparse key writer above, the masks
+// from the edited bone lists. The header rate, tag table, event chain and chained clips are
+// kept. Not supported yet (invalid_argument): adding a section the block lacks or emptying
+// one it has, and a lastFrame change (a trim) across sections.
+Result<Container> encode_legacy_clip(const Container& original, std::size_t block, const LegacyClip& edited,
+                                     const LegacyEncodeOptions& options = {}, LegacyEncodeReport* report = nullptr);
+
 }  // namespace mab

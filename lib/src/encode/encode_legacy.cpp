@@ -1,0 +1,305 @@
+// Legacy 'AnD' clips (spec 13) from edited tracks. Untouched sections keep their bytes; the
+// others are rebuilt with the layout decode_legacy_clip reads.
+#include <mab/legacy.hpp>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <string>
+
+namespace mab {
+
+namespace {
+
+using Bytes = std::vector<std::uint8_t>;
+
+void put16(Bytes& b, std::uint32_t v) {
+  b.push_back(static_cast<std::uint8_t>(v));
+  b.push_back(static_cast<std::uint8_t>(v >> 8));
+}
+void put32(Bytes& b, std::uint32_t v) {
+  put16(b, v & 0xFFFFu);
+  put16(b, v >> 16);
+}
+void put_code(Bytes& b, const Quat48& q) {
+  for (auto w : q) put16(b, w);
+}
+void put_vec(Bytes& b, const Vec3& v) {
+  for (float f : v) put32(b, std::bit_cast<std::uint32_t>(f));
+}
+
+Bytes header(std::size_t count, std::uint16_t last, std::uint32_t rate_bits) {
+  Bytes b;
+  put16(b, static_cast<std::uint32_t>(count));
+  put16(b, last);
+  put32(b, rate_bits);
+  return b;
+}
+
+// The spec's sections start on 16-byte boundaries in the files we know (synthetic), and each
+// block base is aligned: padding every rebuilt section to a multiple of 16 keeps that.
+void pad16(Bytes& b) {
+  while (b.size() % 16 != 0) b.push_back(0);
+}
+
+bool same_vec(const Vec3& a, const Vec3& b) { return std::memcmp(a.data(), b.data(), sizeof a) == 0; }
+bool same_quat(const Quat& a, const Quat& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Picks the stored frames of one track and their codes. `target[f]` is the edited rotation at
+// every frame; `reuse(f)` the original's code at f when the edit left that key as decoded.
+struct Sparse {
+  std::vector<std::uint16_t> frames;
+  std::vector<Quat48> codes;
+  double max_error = 0.0;
+};
+
+Sparse sparse_keys(const std::vector<Quat>& target, std::uint16_t last, double tol,
+                   const LegacyRotationTrack* original, const LegacyRotationTrack& edited) {
+  const std::size_t frames = std::size_t{last} + 1;
+  std::vector<bool> keyed(frames, false);
+  std::vector<Quat48> code(frames);
+  std::vector<Quat> stored(frames);
+  auto quantise = [&](std::size_t f) {
+    // An original key the edit did not move keeps its exact code.
+    if (original != nullptr) {
+      const auto it = std::lower_bound(original->frames.begin(), original->frames.end(), f);
+      if (it != original->frames.end() && *it == f) {
+        const auto i = static_cast<std::size_t>(it - original->frames.begin());
+        const auto e = std::lower_bound(edited.frames.begin(), edited.frames.end(), f);
+        if (e != edited.frames.end() && *e == f &&
+            same_quat(edited.keys[static_cast<std::size_t>(e - edited.frames.begin())], original->keys[i])) {
+          code[f] = original->codes[i];
+          stored[f] = original->keys[i];
+          return;
+        }
+      }
+    }
+    code[f] = encode_quat48(target[f]);
+    stored[f] = decode_quat48(code[f]);
+  };
+  for (std::size_t f = 0; f < frames; f += 8) keyed[f] = true, quantise(f);
+  // Within each group, add the worst frame until every frame is within tol of the slerp
+  // between its stored neighbours (frame 8g + 8, the next group's first key, bounds it).
+  Sparse out;
+  for (std::size_t g0 = 0; g0 < frames; g0 += 8) {
+    const std::size_t g1 = std::min(g0 + 8, frames - 1);
+    for (;;) {
+      double worst = 0.0;
+      std::size_t at = 0;
+      std::size_t prev = g0;
+      for (std::size_t f = g0 + 1; f <= g1 && f < g0 + 8; ++f) {
+        if (keyed[f]) {
+          prev = f;
+          continue;
+        }
+        std::size_t next = f + 1;
+        while (next < g1 && !keyed[next]) ++next;
+        Quat q = stored[prev];
+        if (next <= g1 && keyed[next])
+          q = quat_slerp(stored[prev], stored[next], static_cast<double>(f - prev) / static_cast<double>(next - prev));
+        const double e = angular_error_deg(q, target[f]);
+        if (e > worst) worst = e, at = f;
+      }
+      if (worst <= tol) {
+        out.max_error = std::max(out.max_error, worst);
+        break;
+      }
+      keyed[at] = true;
+      quantise(at);
+    }
+  }
+  for (std::size_t f = 0; f < frames; ++f) {
+    if (!keyed[f]) continue;
+    out.frames.push_back(static_cast<std::uint16_t>(f));
+    out.codes.push_back(code[f]);
+    out.max_error = std::max(out.max_error, angular_error_deg(stored[f], target[f]));
+  }
+  return out;
+}
+
+Bytes keyed_section(const std::vector<Sparse>& tracks, std::uint16_t last, std::uint32_t rate_bits) {
+  Bytes b = header(tracks.size(), last, rate_bits);
+  const std::size_t groups = (std::size_t{last} >> 3) + 1, table = b.size();
+  b.resize(table + 4 * groups);
+  std::vector<std::size_t> cursor(tracks.size(), 0);
+  for (std::size_t g = 0; g < groups; ++g) {
+    const auto off = static_cast<std::uint32_t>(b.size());
+    for (unsigned i = 0; i < 4; ++i) b[table + 4 * g + i] = static_cast<std::uint8_t>(off >> (8 * i));
+    std::vector<std::uint8_t> presence(tracks.size(), 0x80);
+    std::vector<std::vector<Quat48>> extra(tracks.size());
+    for (std::size_t t = 0; t < tracks.size(); ++t) {
+      auto& c = cursor[t];
+      put_code(b, tracks[t].codes[c]);  // frame 8g is always keyed
+      ++c;
+      while (c < tracks[t].frames.size() && tracks[t].frames[c] < 8 * (g + 1)) {
+        presence[t] = static_cast<std::uint8_t>(presence[t] | 1u << (tracks[t].frames[c] - 8 * g - 1));
+        extra[t].push_back(tracks[t].codes[c]);
+        ++c;
+      }
+    }
+    b.insert(b.end(), presence.begin(), presence.end());
+    if (tracks.size() % 2 != 0) b.push_back(0);
+    for (const auto& e : extra)
+      for (const auto& q : e) put_code(b, q);
+  }
+  pad16(b);
+  return b;
+}
+
+template <class T>
+Status ascending_bones(const std::vector<T>& items, std::uint32_t mask_words, const char* what) {
+  for (std::size_t i = 0; i < items.size(); ++i)
+    if (items[i].bone >= 32 * mask_words || (i > 0 && items[i].bone <= items[i - 1].bone))
+      return make_error(ErrorCode::invalid_argument, no_offset, what,
+                        "bone ids must be ascending, unique and below " + std::to_string(32 * mask_words));
+  return {};
+}
+
+template <class T>
+void set_mask(LegacyHeader& h, std::size_t mask, const std::vector<T>& items) {
+  for (std::uint32_t w = 0; w < h.mask_words; ++w) h.masks[mask * h.mask_words + w] = 0;
+  for (const auto& it : items) h.masks[mask * h.mask_words + it.bone / 32] |= 1u << (it.bone % 32);
+}
+
+}  // namespace
+
+Result<Container> encode_legacy_clip(const Container& original, std::size_t block, const LegacyClip& edited,
+                                     const LegacyEncodeOptions& options, LegacyEncodeReport* report) {
+  MAB_ASSIGN(const LegacyClip before, decode_legacy_clip(original, block));
+  const std::uint32_t words = original.blocks[block].legacy()->mask_words;
+  MAB_TRY(ascending_bones(edited.constant_rotations, words, "constant_rotations"));
+  MAB_TRY(ascending_bones(edited.rotations, words, "rotations"));
+  MAB_TRY(ascending_bones(edited.constant_translations, words, "constant_translations"));
+  MAB_TRY(ascending_bones(edited.translations, words, "translations"));
+  if (edited.last_frame != before.last_frame)
+    return make_error(ErrorCode::invalid_argument, no_offset, "last_frame",
+                      "changing lastFrame is not supported yet (issue 15)");
+  const std::uint16_t last = before.last_frame;
+  const std::size_t frames = std::size_t{last} + 1;
+  const bool has[6] = {!edited.trajectory_translation.empty(), !edited.trajectory_rotation.empty(),
+                       !edited.constant_rotations.empty(), !edited.rotations.empty(),
+                       !edited.constant_translations.empty(), !edited.translations.empty()};
+  for (std::size_t slot = 0; slot < 6; ++slot)
+    if (has[slot] != before.present[slot])
+      return make_error(ErrorCode::invalid_argument, no_offset, original.blocks[block].slot_field_name(slot),
+                        has[slot] ? "the block has no such section: adding one is not supported yet"
+                                  : "emptying a section is not supported yet");
+  if (has[0] && edited.trajectory_translation.size() != frames)
+    return make_error(ErrorCode::invalid_argument, no_offset, "trajectory_translation", "needs lastFrame + 1 values");
+  if (has[1] && (edited.trajectory_rotation.size() != frames))
+    return make_error(ErrorCode::invalid_argument, no_offset, "trajectory_rotation", "needs lastFrame + 1 values");
+  for (const auto& t : edited.translations)
+    if (t.frames.size() != frames)
+      return make_error(ErrorCode::invalid_argument, no_offset, "translations", "needs lastFrame + 1 values per track");
+  for (const auto& t : edited.rotations)
+    if (t.keys.empty() || t.keys.size() != t.frames.size() || !std::is_sorted(t.frames.begin(), t.frames.end()))
+      return make_error(ErrorCode::invalid_argument, no_offset, "rotations",
+                        "each track needs keys with ascending frames, one key per frame listed");
+
+  Container out = original;
+  Block& b = out.blocks[block];
+  auto& h = std::get<LegacyHeader>(b.header);
+  set_mask(h, 0, edited.constant_rotations);
+  set_mask(h, 1, edited.rotations);
+  set_mask(h, 2, edited.constant_translations);
+  set_mask(h, 3, edited.translations);
+
+  LegacyEncodeReport rep;
+  for (const auto& t : before.rotations) rep.keys_before += t.keys.size();
+  auto rate = [&](std::size_t slot) { return before.headers[slot].rate_bits; };
+  for (std::size_t slot = 0; slot < 6; ++slot) {
+    if (!has[slot]) continue;
+    Bytes s;
+    bool same = true;
+    switch (slot) {
+      case 0: {
+        for (std::size_t f = 0; f < frames && same; ++f)
+          same = same_vec(edited.trajectory_translation[f], before.trajectory_translation[f]);
+        s = header(frames, last, rate(0));
+        for (const auto& v : edited.trajectory_translation) put_vec(s, v);
+        break;
+      }
+      case 1: {
+        s = header(frames, last, rate(1));
+        for (std::size_t f = 0; f < frames; ++f) {
+          const bool kept = same_quat(edited.trajectory_rotation[f], before.trajectory_rotation[f]);
+          same = same && kept;
+          put_code(s, kept ? before.trajectory_rotation_codes[f] : encode_quat48(edited.trajectory_rotation[f]));
+        }
+        break;
+      }
+      case 2: {
+        same = edited.constant_rotations.size() == before.constant_rotations.size();
+        s = header(edited.constant_rotations.size(), last, rate(2));
+        for (std::size_t i = 0; i < edited.constant_rotations.size(); ++i) {
+          const auto& e = edited.constant_rotations[i];
+          const bool kept = same && e.bone == before.constant_rotations[i].bone &&
+                            same_quat(e.rotation, before.constant_rotations[i].rotation);
+          same = same && kept;
+          put_code(s, kept ? before.constant_rotations[i].code : encode_quat48(e.rotation));
+        }
+        break;
+      }
+      case 3: {
+        same = edited.rotations.size() == before.rotations.size();
+        std::vector<Sparse> tracks;
+        for (std::size_t t = 0; t < edited.rotations.size(); ++t) {
+          const auto& e = edited.rotations[t];
+          const LegacyRotationTrack* o = nullptr;
+          for (const auto& bt : before.rotations)
+            if (bt.bone == e.bone) o = &bt;
+          if (o != nullptr && o->frames == e.frames &&
+              std::equal(o->keys.begin(), o->keys.end(), e.keys.begin(), same_quat)) {
+            tracks.push_back({o->frames, o->codes, 0.0});
+            rep.keys_after += o->frames.size();
+            continue;
+          }
+          same = false;
+          std::vector<Quat> target(frames);
+          for (std::size_t f = 0; f < frames; ++f) target[f] = legacy_rotation_at(e, static_cast<std::uint32_t>(f));
+          tracks.push_back(sparse_keys(target, last, options.max_error_deg, o, e));
+          rep.keys_after += tracks.back().frames.size();
+          rep.max_error_deg = std::max(rep.max_error_deg, tracks.back().max_error);
+        }
+        s = keyed_section(tracks, last, rate(3));
+        break;
+      }
+      case 4: {
+        same = edited.constant_translations.size() == before.constant_translations.size();
+        s = header(edited.constant_translations.size(), last, rate(4));
+        for (std::size_t i = 0; i < edited.constant_translations.size(); ++i) {
+          const auto& e = edited.constant_translations[i];
+          same = same && e.bone == before.constant_translations[i].bone &&
+                 same_vec(e.translation, before.constant_translations[i].translation);
+          put_vec(s, e.translation);
+        }
+        break;
+      }
+      case 5: {
+        same = edited.translations.size() == before.translations.size();
+        s = header(edited.translations.size(), last, rate(5));
+        for (std::size_t t = 0; t < edited.translations.size() && same; ++t) {
+          same = edited.translations[t].bone == before.translations[t].bone;
+          for (std::size_t f = 0; f < frames && same; ++f)
+            same = same_vec(edited.translations[t].frames[f], before.translations[t].frames[f]);
+        }
+        for (std::size_t f = 0; f < frames; ++f)
+          for (const auto& t : edited.translations) put_vec(s, t.frames[f]);
+        break;
+      }
+      default:
+        break;
+    }
+    if (same) {
+      ++rep.sections_kept;
+      continue;
+    }
+    pad16(s);
+    *b.section_mut(slot) = std::move(s);
+    ++rep.sections_rewritten;
+  }
+  if (report != nullptr) *report = rep;
+  return out;
+}
+
+}  // namespace mab

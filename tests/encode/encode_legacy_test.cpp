@@ -1,0 +1,189 @@
+// Legacy 'AnD' re-encoding (spec 13): unedited clips give their bytes back; edited tracks are
+// rewritten with the sparse key writer and read back within the reported error; the rest of
+// the clip and of the bank does not move.
+#include <mab/legacy.hpp>
+
+#include "support/corpus.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace {
+
+std::vector<std::filesystem::path> legacy_files() {
+  std::vector<std::filesystem::path> out;
+  for (const auto& p : mab::test::good_files())
+    if (p.parent_path().filename() == "fc2" || p.parent_path().filename() == "fc3") out.push_back(p);
+  return out;
+}
+
+mab::Container load(const std::filesystem::path& p) {
+  auto c = mab::read_container(mab::test::load(p));
+  EXPECT_TRUE(c.ok()) << p;
+  return std::move(c).value();
+}
+
+const mab::Quat tilt = mab::quat_normalised({0.05f, -0.02f, 0.01f, 1.0f});  // about 6.2 degrees
+
+TEST(EncodeLegacy, UneditedClipsKeepEverySectionAndTheFileBytes) {
+  std::size_t clips = 0;
+  for (const auto& p : legacy_files()) {
+    const auto c = load(p);
+    const auto bytes = mab::test::load(p);
+    for (std::size_t b = 0; b < c.blocks.size(); ++b) {
+      auto d = mab::decode_legacy_clip(c, b);
+      ASSERT_TRUE(d.ok()) << p << " " << d.error().message();
+      mab::LegacyEncodeReport rep;
+      auto e = mab::encode_legacy_clip(c, b, *d, {}, &rep);
+      ASSERT_TRUE(e.ok()) << p << " " << e.error().message();
+      EXPECT_EQ(rep.sections_rewritten, 0u) << p;
+      EXPECT_EQ(rep.keys_after, rep.keys_before) << p;
+      auto w = mab::write_container(*e);
+      ASSERT_TRUE(w.ok());
+      EXPECT_EQ(*w, bytes) << p << " block " << b;
+      ++clips;
+    }
+  }
+  EXPECT_GE(clips, 20u);
+}
+
+// Every key of one keyed track is turned by `tilt`: that track is rewritten, its frames read
+// back within the reported error, the other tracks keep their codes, the file verifies.
+TEST(EncodeLegacy, AnEditedTrackReadsBackWithinTheReportedErrorAndNothingElseMoves) {
+  for (const char* game : {"fc2", "fc3"}) {
+    const auto c = load(mab::test::corpus_dir() / game / "many_tracks.mab");
+    auto d = mab::decode_legacy_clip(c, 0);
+    ASSERT_TRUE(d.ok());
+    ASSERT_GE(d->rotations.size(), 2u);
+    auto edited = *d;
+    for (auto& q : edited.rotations[1].keys) q = mab::quat_mul(tilt, q);
+    mab::LegacyEncodeOptions o;
+    o.max_error_deg = 0.05;
+    mab::LegacyEncodeReport rep;
+    auto e = mab::encode_legacy_clip(c, 0, edited, o, &rep);
+    ASSERT_TRUE(e.ok()) << e.error().message();
+    EXPECT_EQ(rep.sections_rewritten, 1u);
+    EXPECT_GT(rep.max_error_deg, 0.0);
+    EXPECT_LE(rep.max_error_deg, o.max_error_deg + 0.01);  // plus at most a quantum's error at a key
+
+    auto bytes = mab::write_container(*e);
+    ASSERT_TRUE(bytes.ok());
+    auto back = mab::read_container(*bytes);
+    ASSERT_TRUE(back.ok()) << back.error().message();
+    auto r = mab::decode_legacy_clip(*back, 0);
+    ASSERT_TRUE(r.ok()) << r.error().message();
+    double worst = 0;
+    for (std::uint32_t f = 0; f <= d->last_frame; ++f)
+      worst = std::max(worst, mab::angular_error_deg(mab::legacy_rotation_at(r->rotations[1], f),
+                                                     mab::legacy_rotation_at(edited.rotations[1], f)));
+    EXPECT_LE(worst, rep.max_error_deg + 1e-6) << game;
+    for (std::size_t t = 0; t < d->rotations.size(); ++t) {
+      if (t == 1) continue;
+      EXPECT_EQ(r->rotations[t].frames, d->rotations[t].frames) << game << " track " << t;
+      EXPECT_EQ(r->rotations[t].codes, d->rotations[t].codes) << game << " track " << t;
+    }
+    for (std::size_t slot : {0u, 1u, 2u, 4u, 5u, 6u, 7u})
+      EXPECT_TRUE(std::ranges::equal(back->blocks[0].section(slot), c.blocks[0].section(slot))) << game << " slot " << slot;
+    // Decoding the result and encoding it against itself changes nothing (a fixed point).
+    auto again = mab::encode_legacy_clip(*back, 0, *r, o, &rep);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(rep.sections_rewritten, 0u);
+  }
+}
+
+// A track given as a key at every frame (what an animation tool bakes) comes back with the
+// group starts and only the keys the tolerance needs; a looser tolerance stores fewer keys.
+TEST(EncodeLegacy, DenseKeysAreReducedToWhatTheToleranceNeeds) {
+  const auto c = load(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
+  auto d = mab::decode_legacy_clip(c, 0);
+  ASSERT_TRUE(d.ok());
+  auto edited = *d;
+  auto& t = edited.rotations[0];
+  mab::LegacyRotationTrack dense;
+  dense.bone = t.bone;
+  // A smooth turn: slerp from the first key to a rotation 40 degrees away.
+  const mab::Quat a = t.keys.front(), b = mab::quat_mul(mab::quat_normalised({0.0f, 0.34f, 0.0f, 0.94f}), a);
+  for (std::uint32_t f = 0; f <= d->last_frame; ++f) {
+    dense.frames.push_back(static_cast<std::uint16_t>(f));
+    dense.keys.push_back(mab::quat_slerp(a, b, static_cast<double>(f) / d->last_frame));
+  }
+  t = dense;
+  std::size_t previous_keys = SIZE_MAX;
+  for (double tol : {0.001, 0.5, 10.0}) {
+    mab::LegacyEncodeOptions o;
+    o.max_error_deg = tol;
+    mab::LegacyEncodeReport rep;
+    auto e = mab::encode_legacy_clip(c, 0, edited, o, &rep);
+    ASSERT_TRUE(e.ok()) << e.error().message();
+    auto back = mab::read_container(*mab::write_container(*e));
+    ASSERT_TRUE(back.ok());
+    auto r = mab::decode_legacy_clip(*back, 0);
+    ASSERT_TRUE(r.ok()) << r.error().message();
+    const auto& got = r->rotations[0];
+    for (std::uint32_t g = 0; 8 * g <= d->last_frame; ++g)
+      EXPECT_NE(std::find(got.frames.begin(), got.frames.end(), 8 * g), got.frames.end());
+    for (std::uint32_t f = 0; f <= d->last_frame; ++f)
+      EXPECT_LE(mab::angular_error_deg(mab::legacy_rotation_at(got, f), dense.keys[f]), rep.max_error_deg + 1e-6);
+    EXPECT_LE(rep.max_error_deg, tol + 0.01);
+    EXPECT_LE(got.frames.size(), previous_keys) << "tolerance " << tol;
+    previous_keys = got.frames.size();
+  }
+  // A slerp is reproduced by its group starts alone once the tolerance covers quantisation.
+  EXPECT_EQ(previous_keys, (std::size_t{d->last_frame} >> 3) + 1);
+}
+
+// One clip of a bank rewritten (and grown): the bank's other clips keep their bytes.
+TEST(EncodeLegacy, EditingOneClipOfABankLeavesTheOthersByteIdentical) {
+  const auto c = load(mab::test::corpus_dir() / "fc2" / "chain_3.mab");
+  ASSERT_EQ(c.blocks.size(), 3u);
+  std::size_t target = 3;
+  for (std::size_t b = 0; b < 3 && target == 3; ++b)
+    if (!mab::decode_legacy_clip(c, b)->rotations.empty()) target = b;
+  ASSERT_LT(target, 3u);
+  auto edited = *mab::decode_legacy_clip(c, target);
+  // Noise on every key: the writer must store many more keys, so the clip grows.
+  std::uint32_t seed = 1;
+  for (auto& tr : edited.rotations) {
+    tr = mab::LegacyRotationTrack{tr.bone, {}, {}, {}};
+    for (std::uint32_t f = 0; f <= edited.last_frame; ++f) {
+      seed = seed * 1664525u + 1013904223u;
+      tr.frames.push_back(static_cast<std::uint16_t>(f));
+      tr.keys.push_back(mab::quat_normalised({static_cast<float>(seed % 1000) / 1000.0f, 0.3f, -0.2f, 0.9f}));
+    }
+  }
+  auto e = mab::encode_legacy_clip(c, target, edited);
+  ASSERT_TRUE(e.ok()) << e.error().message();
+  auto bytes = mab::write_container(*e);
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_GT(bytes->size(), mab::test::load(mab::test::corpus_dir() / "fc2" / "chain_3.mab").size());
+  auto back = mab::read_container(*bytes);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  ASSERT_EQ(back->blocks.size(), 3u);
+  for (std::size_t b = 0; b < 3; ++b) {
+    if (b == target) continue;
+    for (std::size_t slot = 0; slot < 8; ++slot)
+      EXPECT_TRUE(std::ranges::equal(back->blocks[b].section(slot), c.blocks[b].section(slot)))
+          << "clip " << b << " slot " << slot;
+    auto before = mab::decode_legacy_clip(c, b), after = mab::decode_legacy_clip(*back, b);
+    ASSERT_TRUE(after.ok()) << after.error().message();
+    for (std::size_t t = 0; t < before->rotations.size(); ++t)
+      EXPECT_EQ(after->rotations[t].codes, before->rotations[t].codes);
+  }
+}
+
+TEST(EncodeLegacy, UnsupportedEditsAreRefusedByName) {
+  const auto c = load(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
+  auto d = *mab::decode_legacy_clip(c, 0);
+  auto trimmed = d;
+  trimmed.last_frame = static_cast<std::uint16_t>(d.last_frame - 1);
+  EXPECT_EQ(mab::encode_legacy_clip(c, 0, trimmed).error().field, "last_frame");
+  auto unsorted = d;
+  std::swap(unsorted.constant_rotations[0], unsorted.constant_rotations[1]);
+  EXPECT_EQ(mab::encode_legacy_clip(c, 0, unsorted).error().field, "constant_rotations");
+  auto emptied = d;
+  emptied.translations.clear();
+  EXPECT_EQ(mab::encode_legacy_clip(c, 0, emptied).error().code, mab::ErrorCode::invalid_argument);
+}
+
+}  // namespace
