@@ -116,8 +116,9 @@ Status keyframed(const Section& s, const LegacyArrayHeader& h, const std::vector
   std::vector<std::uint8_t> presence(tracks);
   for (std::size_t g = 0; g < groups; ++g) {
     const std::size_t at = array_header_size + 4 * g;
-    const auto off = static_cast<std::int32_t>(static_cast<std::uint32_t>(s.bytes[at]) | s.bytes[at + 1] << 8 |
-                                               s.bytes[at + 2] << 16 | static_cast<std::uint32_t>(s.bytes[at + 3]) << 24);
+    const std::uint32_t bits = std::uint32_t{s.bytes[at]} | std::uint32_t{s.bytes[at + 1]} << 8 |
+                               std::uint32_t{s.bytes[at + 2]} << 16 | std::uint32_t{s.bytes[at + 3]} << 24;
+    const auto off = static_cast<std::int32_t>(bits);
     if (off < 0 || static_cast<std::size_t>(off) != expected)
       return inconsistent(s, at, "group " + std::to_string(g) + " offset " + std::to_string(off) +
                                      " is not where the previous group ends (" + std::to_string(expected) + ")");
@@ -150,7 +151,7 @@ Status keyframed(const Section& s, const LegacyArrayHeader& h, const std::vector
     MAB_TRY(need(s, pos, 6 * keys, "group " + std::to_string(g) + "'s " + std::to_string(keys) + " keys"));
     for (std::size_t t = 0; t < tracks; ++t)
       for (unsigned i = 0; i < 7; ++i)
-        if ((presence[t] >> i) & 1u) {
+        if ((unsigned{presence[t]} >> i) & 1u) {
           out[t].frames.push_back(static_cast<std::uint16_t>(frame0 + i + 1));
           out[t].codes.push_back(read_code(s.bytes, pos));
           pos += 6;
