@@ -3,6 +3,7 @@
 
 #include <mab/file_io.hpp>
 #include <mab/json.hpp>
+#include <mab/legacy.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -81,6 +82,98 @@ void print_quat(const mab::Quat& q) {
               static_cast<double>(q.z), static_cast<double>(q.w));
 }
 
+
+void print_vec(const mab::Vec3& v) {
+  std::printf(" %10.6f %10.6f %10.6f\n", static_cast<double>(v[0]), static_cast<double>(v[1]),
+              static_cast<double>(v[2]));
+}
+
+// Far Cry 2/3 clips (spec 13): tracks are keyed by skeleton bone id, each rotation track with
+// its own stored frames. --bone takes ids, --keys a frame range.
+int dump_legacy(const std::string& file, const mab::Container& c, std::size_t block,
+                const std::vector<std::string>& bones, const std::optional<KeyRange>& range_arg) {
+  auto r = mab::decode_legacy_clip(c, block);
+  if (!r) {
+    std::fprintf(stderr, "mab: dump: %s: block %zu: %s\n", file.c_str(), block, r.error().message().c_str());
+    return 1;
+  }
+  const mab::LegacyClip& d = *r;
+  std::vector<std::uint32_t> wanted;
+  for (const auto& arg : bones) {
+    const auto n = parse_number(arg);
+    if (!n || *n > 0xFFFFFFFFu) {
+      std::fprintf(stderr, "mab: dump: %s: --bone %s: Far Cry 2/3 tracks are named by bone id (a number)\n",
+                   file.c_str(), arg.c_str());
+      return 1;
+    }
+    wanted.push_back(static_cast<std::uint32_t>(*n));
+  }
+  auto keep = [&](std::uint32_t bone) {
+    return wanted.empty() || std::find(wanted.begin(), wanted.end(), bone) != wanted.end();
+  };
+  KeyRange range = range_arg.value_or(KeyRange{});
+  if (range_arg && range.first > d.last_frame) {
+    std::fprintf(stderr, "mab: dump: %s: --keys: the clip has frames 0 to %u\n", file.c_str(), d.last_frame);
+    return 1;
+  }
+  range.last = std::min<std::size_t>(range.last, d.last_frame);
+  auto seconds = [&](std::size_t f) { return d.frame_rate > 0 ? static_cast<double>(f) / d.frame_rate : NAN; };
+  std::size_t keys = 0;
+  for (const auto& t : d.rotations) keys += t.frames.size();
+  std::printf("%s: %s (%s), clip %zu of %zu\n", file.c_str(), std::string(c.variant->game_name).c_str(),
+              std::string(c.variant->short_name).c_str(), block, c.blocks.size());
+  std::printf("  %u frames (lastFrame %u) at %g fps, duration %.6f s\n", d.last_frame + 1u, d.last_frame,
+              static_cast<double>(d.frame_rate), static_cast<double>(d.duration));
+  std::printf("  %zu constant rotations, %zu keyed rotation tracks (%zu stored keys), %zu constant translations, "
+              "%zu translation tracks, root motion %s\n",
+              d.constant_rotations.size(), d.rotations.size(), keys, d.constant_translations.size(),
+              d.translations.size(), d.present[0] || d.present[1] ? "yes" : "no");
+  if (!d.constant_rotations.empty()) {
+    std::printf("\nconstant rotations\n  %6s %10s %10s %10s %10s\n", "bone", "x", "y", "z", "w");
+    for (const auto& cr : d.constant_rotations)
+      if (keep(cr.bone)) std::printf("  %6u", cr.bone), print_quat(cr.rotation);
+  }
+  if (!d.rotations.empty()) {
+    std::printf("\nkeyed rotations (stored keys only; between them the engine interpolates)\n"
+                "  %6s %6s %10s %10s %10s %10s %10s\n", "bone", "frame", "time (s)", "x", "y", "z", "w");
+    for (const auto& t : d.rotations) {
+      if (!keep(t.bone)) continue;
+      for (std::size_t k = 0; k < t.frames.size(); ++k)
+        if (t.frames[k] >= range.first && t.frames[k] <= range.last)
+          std::printf("  %6u %6u %10.6f", t.bone, t.frames[k], seconds(t.frames[k])), print_quat(t.keys[k]);
+    }
+  }
+  if (!d.constant_translations.empty()) {
+    std::printf("\nconstant translations\n  %6s %10s %10s %10s\n", "bone", "x", "y", "z");
+    for (const auto& ct : d.constant_translations)
+      if (keep(ct.bone)) std::printf("  %6u", ct.bone), print_vec(ct.translation);
+  }
+  if (!d.translations.empty()) {
+    std::printf("\ntranslations\n  %6s %6s %10s %10s %10s %10s\n", "bone", "frame", "time (s)", "x", "y", "z");
+    for (const auto& t : d.translations)
+      if (keep(t.bone))
+        for (std::size_t f = range.first; f <= range.last; ++f)
+          std::printf("  %6u %6zu %10.6f", t.bone, f, seconds(f)), print_vec(t.frames[f]);
+  }
+  if (wanted.empty() && (d.present[0] || d.present[1])) {
+    std::printf("\nroot motion\n  %6s %10s %10s %10s %10s %10s %10s %10s %10s\n", "frame", "time (s)", "tx", "ty",
+                "tz", "x", "y", "z", "w");
+    for (std::size_t f = range.first; f <= range.last; ++f) {
+      std::printf("  %6zu %10.6f", f, seconds(f));
+      if (d.present[0])
+        std::printf(" %10.6f %10.6f %10.6f", static_cast<double>(d.trajectory_translation[f][0]),
+                    static_cast<double>(d.trajectory_translation[f][1]), static_cast<double>(d.trajectory_translation[f][2]));
+      else
+        std::printf(" %10s %10s %10s", "-", "-", "-");
+      if (d.present[1])
+        print_quat(d.trajectory_rotation[f]);
+      else
+        std::printf(" %10s %10s %10s %10s\n", "-", "-", "-", "-");
+    }
+  }
+  return 0;
+}
+
 void setup(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "dump", "Print the decoded rotations of FILE (a .mab or a JSON from `mab export`): constant "
@@ -95,12 +188,15 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("FILE", o->file, "A .mab, or a JSON document from `mab export`")->required();
   cmd->add_option("--bone", o->bones, "Only this bone: a name, or its hash (0xB6C65665); repeatable");
   cmd->add_option("--keys", o->keys, "Only keys A to B inclusive: A:B, A:, :B or A (key indices)");
-  cmd->add_option("--block", o->block, "Block to decode (Far Cry 5 files hold several; default 0)");
+  cmd->add_option("--block", o->block,
+                  "Block to decode (Far Cry 5 files hold several, Far Cry 2/3 banks one per chained clip; default 0)");
   cmd->footer(
       "Example:\n"
       "  mab dump walk.mab --bone Root --keys 0:9\n"
       "prints Root's quaternion (x y z w, 6 decimals) at keys 0 to 9 with their times in seconds.\n"
       "Bones are shown by name when known (in a JSON document), otherwise by hash.\n"
+      "Far Cry 2/3 clips: tracks by bone id (--bone 12), stored keys with their frames (--keys is a\n"
+      "frame range), translations and root motion per frame.\n"
       "Exit status: 0 on success, 1 on any error.");
   cmd->callback([o, &exit_code] {
     exit_code = 1;
@@ -122,6 +218,18 @@ void setup(CLI::App& app, int& exit_code) {
       d = std::move(r).value();
     } else {
       auto c = mab::read_container(*bytes);
+      if (c && o->block < c->blocks.size() && c->blocks[o->block].legacy() != nullptr) {
+        std::optional<KeyRange> range;
+        if (!o->keys.empty()) {
+          range = parse_range(o->keys);
+          if (!range) {
+            std::fprintf(stderr, "mab: dump: --keys %s: expected A:B, A:, :B or A with A <= B\n", o->keys.c_str());
+            return;
+          }
+        }
+        exit_code = dump_legacy(o->file, *c, o->block, o->bones, range);
+        return;
+      }
       auto r = c ? mab::decode_clip(std::move(c).value(), o->block) : mab::Result<mab::DecodedClip>(c.error());
       if (!r) {
         std::fprintf(stderr, "mab: dump: %s: %s\n", o->file.c_str(), r.error().message().c_str());

@@ -2,7 +2,9 @@
 #include "support/cli_run.hpp"
 #include "support/corpus.hpp"
 
+#include <mab/file_io.hpp>
 #include <mab/json.hpp>
+#include <mab/legacy.hpp>
 
 #include <gtest/gtest.h>
 
@@ -241,11 +243,58 @@ TEST(JsonCli, DumpPrintsKeysBonesAndFilters) {
   EXPECT_NE(err.find("NoSuchBone"), std::string::npos) << err;
   auto range = run("dump " + k_wd1.string() + " --keys 9:2", &err);
   EXPECT_EQ(range.status, 1);
-  auto legacy = run("dump " + (mab::test::corpus_dir() / "fc2" / "chain_2.mab").string(), &err);
-  EXPECT_EQ(legacy.status, 1);
+  // A Far Cry 2 bank decodes clip by clip; a Far Cry 3 clip whose rate field does not fit
+  // the spec's reading is a one-line not_decodable.
+  auto legacy = run("dump " + (mab::test::corpus_dir() / "fc2" / "chain_2.mab").string() + " --block 1", &err);
+  EXPECT_EQ(legacy.status, 0) << err;
+  EXPECT_NE(legacy.out.find("clip 1 of 2"), std::string::npos) << legacy.out;
+  auto c = mab::read_container(mab::test::load(mab::test::corpus_dir() / "fc3" / "const_rotations_only.mab"));
+  ASSERT_TRUE(c.ok());
+  auto& rate = *c->blocks[0].section_mut(2);
+  rate[4] = 30, rate[5] = 0, rate[6] = 0, rate[7] = 0;
+  const auto spoilt = mab::write_container(*c);
+  ASSERT_TRUE(spoilt.ok());
+  ASSERT_TRUE(mab::write_file_atomic(dir / "fc3_rate.mab", *spoilt).ok());
+  auto undecodable = run("dump " + (dir / "fc3_rate.mab").string(), &err);
+  EXPECT_EQ(undecodable.status, 1);
   EXPECT_NE(err.find("not_decodable"), std::string::npos) << err;
   EXPECT_EQ(lines(err), 1u) << err;
   fs::remove_all(dir);
+}
+
+// Far Cry 2/3: the stored keys of each track with their frames, as the library decodes them.
+TEST(JsonCli, DumpPrintsFarCry2TracksByBoneId) {
+  const auto file = mab::test::corpus_dir() / "fc2" / "many_tracks.mab";
+  auto c = mab::read_container(mab::test::load(file));
+  ASSERT_TRUE(c.ok());
+  auto d = mab::decode_legacy_clip(*c, 0);
+  ASSERT_TRUE(d.ok());
+  ASSERT_FALSE(d->rotations.empty());
+  const auto& t = d->rotations.back();
+  std::string err;
+  auto r = run("dump " + file.string() + " --bone " + std::to_string(t.bone), &err);
+  ASSERT_EQ(r.status, 0) << err;
+  EXPECT_NE(r.out.find(std::to_string(d->rotations.size()) + " keyed rotation tracks"), std::string::npos) << r.out;
+  for (std::size_t k = 0; k < t.frames.size(); ++k) {
+    char line[160];
+    std::snprintf(line, sizeof line, "  %6u %6u %10.6f %10.6f %10.6f %10.6f %10.6f\n", t.bone, t.frames[k],
+                  t.frames[k] / 30.0, static_cast<double>(t.keys[k].x), static_cast<double>(t.keys[k].y),
+                  static_cast<double>(t.keys[k].z), static_cast<double>(t.keys[k].w));
+    EXPECT_NE(r.out.find(line), std::string::npos) << line << r.out;
+  }
+  // Only the chosen bone's keyed track: the first track's bone is not printed.
+  if (d->rotations.size() > 1) {
+    EXPECT_EQ(r.out.find("\n  " + std::string(6 - std::min<std::size_t>(6, std::to_string(d->rotations[0].bone).size()), ' ') +
+                         std::to_string(d->rotations[0].bone) + " "),
+              std::string::npos);
+  }
+  auto bad = run("dump " + file.string() + " --bone Root", &err);
+  EXPECT_EQ(bad.status, 1);
+  EXPECT_NE(err.find("bone id"), std::string::npos) << err;
+  EXPECT_EQ(lines(err), 1u);
+  auto past = run("dump " + file.string() + " --keys 500:", &err);
+  EXPECT_EQ(past.status, 1);
+  EXPECT_NE(err.find("frames 0 to " + std::to_string(d->last_frame)), std::string::npos) << err;
 }
 
 TEST(JsonCli, HelpTeachesWithAnExample) {
