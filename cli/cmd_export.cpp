@@ -6,6 +6,7 @@
 #include <mab/file_io.hpp>
 #include <mab/gltf.hpp>
 #include <mab/json.hpp>
+#include <mab/legacy.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -70,9 +71,11 @@ void setup(CLI::App& app, int& exit_code) {
       "  mab export walk.mab -o walk.glb --names bones.txt --skeleton rig.gltf\n"
       "  (edit in Blender, export as walk_edit.glb with \"Always Sample Animations\" off)\n"
       "  mab import walk_edit.glb --template walk.mab -o walk2.mab\n"
-      "JSON: files whose rotations cannot be decoded (Far Cry 2/3, opaque versions) are exported as\n"
-      "their container only, still byte for byte (docs/json-format.md). glTF: one node per bone and\n"
-      "one animation per block whose rotations decode (docs/gltf.md).\n"
+      "  mab export bank.mab --block 1 -o clip1.json   # Far Cry 2/3: the second clip of a bank\n"
+      "JSON: Far Cry 2/3 blocks carry their tracks as \"legacy_clip\" (rotations, translations, root\n"
+      "motion, by bone id); files whose tracks cannot be decoded (opaque versions, damaged streams) are\n"
+      "exported as their container only, still byte for byte (docs/json-format.md). glTF: one node per\n"
+      "bone and one animation per block whose rotations decode (docs/gltf.md).\n"
       "Exit status: 0 on success, 1 on any error (nothing is written then).");
   cmd->callback([o, &exit_code] {
     exit_code = 1;
@@ -98,14 +101,28 @@ void setup(CLI::App& app, int& exit_code) {
         return;
       }
       // Streamed: the document (10 MB for a 90-bone, 1,000-key clip) is never held whole.
-      auto d = mab::decode_clip(*c, block);
+      const bool legacy = block < c->blocks.size() && c->blocks[block].legacy() != nullptr;
+      std::optional<mab::DecodedClip> d;
+      std::optional<mab::LegacyClip> l;
       std::string why;
-      if (!d) {
-        why = d.error().message();
+      if (legacy) {
+        auto r = mab::decode_legacy_clip(*c, block);
+        if (r)
+          l = std::move(r).value();
+        else
+          why = r.error().message();
+      } else {
+        auto r = mab::decode_clip(*c, block);
+        if (r)
+          d = std::move(r).value();
+        else
+          why = r.error().message();
+      }
+      if (!d && !l)
         std::fprintf(stderr, "mab: export: note: %s: clip not decoded (%s); exporting the container only\n",
                      o->file.c_str(), why.c_str());
-      }
       auto produce = [&](const mab::JsonSink& sink) {
+        if (l) return mab::export_json(*c, *l, sink);
         return d ? mab::export_json(*d, sink) : mab::export_json(*c, why, sink);
       };
       if (mab::cli::write_output_stream("export", inputs, o->output, o->in_place, o->file, produce)) exit_code = 0;

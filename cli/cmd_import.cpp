@@ -54,6 +54,18 @@ void print_encode(const mab::EncodeReport& rep) {
   std::printf("  max angular error %.6f degrees\n", rep.max_error_deg);
 }
 
+void print_legacy_encode(const mab::LegacyEncodeReport& rep) {
+  std::printf("  legacy sections   %zu kept, %zu rewritten\n", rep.sections_kept, rep.sections_rewritten);
+  std::printf("  keyed rotations   %zu stored keys before, %zu after\n", rep.keys_before, rep.keys_after);
+  std::printf("  max angular error %.6f degrees\n", rep.max_error_deg);
+  if (rep.moved_clips != 0 && rep.tag_tables != 0)
+    std::fprintf(stderr,
+                 "mab: import: warning: the clip grew by %lld bytes, moving %zu later clip(s) of the bank; the tag "
+                 "table(s) of %zu clip(s) keep their stored clip offsets (their base is not known, spec 13): check "
+                 "the bank in game\n",
+                 static_cast<long long>(rep.size_change), rep.moved_clips, rep.tag_tables);
+}
+
 void warn_structure(const std::string& output, std::span<const std::uint8_t> bytes) {
   // Import only returns files that read back; hand-edited container bytes may still break
   // the structural rules, which is worth a warning, not a refusal.
@@ -96,7 +108,8 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-error", o->max_error,
                   "Largest angular error in degrees for re-quantised keys (default 0.01). glTF: a changed bone "
                   "keeps its bit depth unless that misses the bound. JSON: the bound for --choose-depth; "
-                  "nothing is written if a re-quantised key is further off")
+                  "nothing is written if a re-quantised key is further off. Far Cry 2/3 JSON: a frame of an edited "
+                  "track gets its own stored key where interpolation would miss by more")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--reduce", o->reduce,
                   "glTF: drop shared key times while every bone stays within DEG degrees of the interpolation "
@@ -155,16 +168,25 @@ void setup(CLI::App& app, int& exit_code) {
         return;
       }
       const auto& rep = imported->report;
-      if (o->max_error && rep.max_error_deg > *o->max_error) {
-        std::fprintf(stderr,
-                     "mab: import: %s: a re-quantised key is %.6f degrees off, above --max-error %g; "
-                     "nothing written (try --choose-depth)\n",
-                     o->file.c_str(), rep.max_error_deg, *o->max_error);
+      if (imported->legacy_encoded && o->choose_depth) {
+        std::fprintf(stderr, "mab: import: %s: --choose-depth: Far Cry 2/3 keys are 6-byte quaternions, there is no "
+                             "depth to choose\n", o->file.c_str());
+        return;
+      }
+      const double error = imported->legacy_encoded ? imported->legacy_report.max_error_deg : rep.max_error_deg;
+      if (o->max_error && error > *o->max_error) {
+        std::fprintf(stderr, "mab: import: %s: a re-quantised key is %.6f degrees off, above --max-error %g; "
+                             "nothing written%s\n",
+                     o->file.c_str(), error, *o->max_error,
+                     imported->legacy_encoded ? " (a 6-byte quaternion alone can be 0.008 degrees off)"
+                                              : " (try --choose-depth)");
         return;
       }
       if (!mab::cli::write_output("import", inputs, o->output, o->in_place, imported->bytes)) return;
       std::printf("wrote %s (%zu bytes)\n", o->output.c_str(), imported->bytes.size());
-      if (imported->clip_encoded)
+      if (imported->legacy_encoded)
+        print_legacy_encode(imported->legacy_report);
+      else if (imported->clip_encoded)
         print_encode(rep);
       else
         std::printf("  container only (no clip in the document): written as stored\n");

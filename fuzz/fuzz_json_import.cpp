@@ -1,12 +1,14 @@
 // Any text through the "mabkit-clip" JSON importer (lib/include/mab/json.hpp): an error, or
 // bytes that are a valid file (they parse and write back byte for byte). When the document
 // holds a clip, import_json must agree with import_json_bytes, and exporting what it returns
-// and importing that again must give the same bytes (the format is lossless). Exceptions
+// and importing that again must give the same bytes (the format is lossless); the same for
+// Far Cry 2/3 "legacy_clip" documents, whose written clip must also decode. Exceptions
 // must not escape.
 #include "harness_util.hpp"
 
 #include <mab/codec_file.hpp>
 #include <mab/json.hpp>
+#include <mab/legacy.hpp>
 
 #include <cstddef>
 #include <cstdint>
@@ -35,6 +37,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto written = mab::write_container(*c);
   if (!written) fail_with("an imported file does not write back", written.error());
   fuzz::check(*written == imported->bytes, "an imported file does not write back byte for byte");
+  if (imported->legacy_encoded) {
+    // Far Cry 2/3: the written clip decodes, import_legacy_json agrees, and exporting the
+    // document's tracks against its container imports to the same bytes.
+    auto doc = mab::import_legacy_json(text, limits);
+    if (!doc) fail_with("import_legacy_json rejects a document import_json_bytes accepted", doc.error());
+    auto back = mab::decode_legacy_clip(*c, doc->clip.block, limits);
+    if (!back) fail_with("an imported Far Cry 2/3 clip does not decode", back.error());
+    if (fuzz::hash_bytes(data, size) % 4 != 0) return 0;
+    auto again_text = mab::export_json(doc->container, doc->clip);
+    if (!again_text) fail_with("an imported legacy clip does not export", again_text.error());
+    auto again = mab::import_json_bytes(*again_text, limits);
+    if (!again) fail_with("an exported legacy document does not import", again.error());
+    fuzz::check(again->bytes == imported->bytes, "export(import(legacy doc)) imports to different bytes");
+    return 0;
+  }
   if (!imported->clip_encoded) return 0;
 
   auto d = mab::import_json(text, limits);

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -64,12 +65,94 @@ TEST(JsonCli, ExportToStandardOutputAndNotesContainerOnlyFiles) {
   EXPECT_EQ(doc["version"], 1);
   EXPECT_TRUE(doc.contains("clip"));
 
+  // Far Cry 2/3: the tracks, no note.
   std::string err;
-  auto legacy = run("export " + (mab::test::corpus_dir() / "fc2" / "chain_2.mab").string() + " -o -", &err);
+  auto legacy = run("export " + (mab::test::corpus_dir() / "fc2" / "chain_2.mab").string() + " --block 1 -o -", &err);
   ASSERT_EQ(legacy.status, 0) << err;
-  EXPECT_FALSE(nlohmann::json::parse(legacy.out).contains("clip"));
+  const auto ldoc = nlohmann::json::parse(legacy.out);
+  EXPECT_FALSE(ldoc.contains("clip"));
+  EXPECT_TRUE(ldoc.contains("legacy_clip"));
+  EXPECT_EQ(ldoc["block"], 1);
+  EXPECT_EQ(err, "");
+
+  // An opaque version: the container, and a one-line note.
+  auto opaque = run("export " + (mab::test::corpus_dir() / "primal" / "opaque_33.mab").string() + " -o -", &err);
+  ASSERT_EQ(opaque.status, 0) << err;
+  const auto odoc = nlohmann::json::parse(opaque.out);
+  EXPECT_FALSE(odoc.contains("clip") || odoc.contains("legacy_clip"));
   EXPECT_NE(err.find("container only"), std::string::npos) << err;
   EXPECT_EQ(lines(err), 1u) << err;
+}
+
+// Far Cry 2/3 through the CLI: every clip of every corpus bank exports and imports to the
+// same bytes; an edited translation is written and reported.
+TEST(JsonCli, FarCryTwoAndThreeClipsRoundTripAndTakeEdits) {
+  const auto dir = temp_dir();
+  std::size_t clips = 0;
+  for (const auto& p : mab::test::good_files()) {
+    const auto game = p.parent_path().filename();
+    if (game != "fc2" && game != "fc3") continue;
+    auto c = mab::read_container(mab::test::load(p));
+    ASSERT_TRUE(c.ok());
+    for (std::size_t b = 0; b < c->blocks.size(); ++b) {
+      std::string err;
+      const auto json_path = dir / "clip.json", out = dir / "out.mab";
+      ASSERT_EQ(run("export " + p.string() + " --block " + std::to_string(b) + " -o " + json_path.string(), &err).status, 0)
+          << p << err;
+      EXPECT_TRUE(nlohmann::json::parse(read_text(json_path)).contains("legacy_clip")) << p;
+      auto r = run("import " + json_path.string() + " -o " + out.string(), &err);
+      ASSERT_EQ(r.status, 0) << p << err;
+      EXPECT_NE(r.out.find("0 rewritten"), std::string::npos) << r.out;
+      EXPECT_EQ(mab::test::load(out), mab::test::load(p)) << p << " block " << b;
+      ++clips;
+    }
+  }
+  EXPECT_GE(clips, 20u);
+
+  const auto src = mab::test::corpus_dir() / "fc2" / "all_arrays.mab";
+  const auto json_path = dir / "edit.json", out = dir / "edit.mab";
+  std::string err;
+  ASSERT_EQ(run("export " + src.string() + " -o " + json_path.string(), &err).status, 0) << err;
+  auto doc = nlohmann::json::parse(read_text(json_path));
+  doc["legacy_clip"]["constant_translations"][0]["translation"] = {0.5, 0.25, -8.0};
+  {
+    std::ofstream f(json_path);
+    f << doc.dump();
+  }
+  auto r = run("import " + json_path.string() + " -o " + out.string(), &err);
+  ASSERT_EQ(r.status, 0) << err;
+  EXPECT_NE(r.out.find("legacy sections   5 kept, 1 rewritten"), std::string::npos) << r.out;
+  auto written = mab::read_container(mab::test::load(out));
+  ASSERT_TRUE(written.ok());
+  auto d = mab::decode_legacy_clip(*written, 0);
+  ASSERT_TRUE(d.ok()) << d.error().message();
+  EXPECT_EQ(d->constant_translations[0].translation, (mab::Vec3{0.5f, 0.25f, -8.0f}));
+  EXPECT_EQ(run("verify " + out.string(), &err).status, 0) << err;
+
+  // A clip of a bank that grows moves the clips after it: with a tag table in the bank, the
+  // CLI says that the tag records' clip offsets were kept as stored.
+  const auto bank = mab::test::corpus_dir() / "fc2" / "chain_3.mab";
+  ASSERT_EQ(run("export " + bank.string() + " --block 1 -o " + json_path.string(), &err).status, 0) << err;
+  doc = nlohmann::json::parse(read_text(json_path));
+  auto& track = doc["legacy_clip"]["rotations"][0];
+  const unsigned last = doc["legacy_clip"]["last_frame"];
+  track["frames"] = nlohmann::json::array(), track["keys"] = nlohmann::json::array();
+  for (unsigned f = 0; f <= last; ++f) {
+    const double a = 0.4 * (f % 2 == 0 ? 1 : -1);  // a key every frame, each 45 degrees from the next
+    track["frames"].push_back(f);
+    track["keys"].push_back({0.0, std::sin(a), 0.0, std::cos(a)});
+  }
+  {
+    std::ofstream f(json_path);
+    f << doc.dump();
+  }
+  r = run("import " + json_path.string() + " -o " + out.string(), &err);
+  ASSERT_EQ(r.status, 0) << err;
+  EXPECT_NE(err.find("warning: the clip grew by"), std::string::npos) << err;
+  EXPECT_NE(err.find("tag table"), std::string::npos) << err;
+  EXPECT_EQ(lines(err), 1u) << err;
+  EXPECT_EQ(run("verify " + out.string(), &err).status, 0) << err;
+  fs::remove_all(dir);
 }
 
 // `mab export` streams the document (to a file through a temporary, or to stdout as it is
@@ -81,7 +164,8 @@ TEST(JsonCli, StreamedExportIsTheLibrarysDocument) {
     auto c = mab::read_container(mab::test::load(p));
     ASSERT_TRUE(c.ok()) << p;
     auto d = mab::decode_clip(*c);
-    auto want = d ? mab::export_json(*d) : mab::export_json(*c, d.error().message());
+    auto l = mab::decode_legacy_clip(*c, 0);
+    auto want = d ? mab::export_json(*d) : l ? mab::export_json(*c, *l) : mab::export_json(*c, d.error().message());
     ASSERT_TRUE(want.ok()) << p;
     std::string err;
     const auto file = dir / "x.json";

@@ -152,14 +152,27 @@ TEST(EncodeLegacy, EditingOneClipOfABankLeavesTheOthersByteIdentical) {
       tr.keys.push_back(mab::quat_normalised({static_cast<float>(seed % 1000) / 1000.0f, 0.3f, -0.2f, 0.9f}));
     }
   }
-  auto e = mab::encode_legacy_clip(c, target, edited);
+  mab::LegacyEncodeReport rep;
+  auto e = mab::encode_legacy_clip(c, target, edited, {}, &rep);
   ASSERT_TRUE(e.ok()) << e.error().message();
   auto bytes = mab::write_container(*e);
   ASSERT_TRUE(bytes.ok());
-  EXPECT_GT(bytes->size(), mab::test::load(mab::test::corpus_dir() / "fc2" / "chain_3.mab").size());
+  const auto original_size = mab::test::load(mab::test::corpus_dir() / "fc2" / "chain_3.mab").size();
+  EXPECT_GT(bytes->size(), original_size);
+  // The report says how much the clip grew and which clips moved, as the written file shows.
+  EXPECT_EQ(rep.size_change, static_cast<std::int64_t>(bytes->size()) - static_cast<std::int64_t>(original_size));
   auto back = mab::read_container(*bytes);
   ASSERT_TRUE(back.ok()) << back.error().message();
   ASSERT_EQ(back->blocks.size(), 3u);
+  std::size_t moved = 0, tags = 0;
+  for (std::size_t b = 0; b < 3; ++b) {
+    moved += back->blocks[b].original_base != c.blocks[b].original_base;
+    tags += !c.blocks[b].section(6).empty();
+  }
+  EXPECT_EQ(rep.moved_clips, moved);
+  EXPECT_GE(moved, 1u);
+  EXPECT_EQ(rep.tag_tables, tags);
+  EXPECT_GE(tags, 1u);  // chain_3 carries a tag table: the case the CLI warns about
   for (std::size_t b = 0; b < 3; ++b) {
     if (b == target) continue;
     for (std::size_t slot = 0; slot < 8; ++slot)

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <mab/codec_file.hpp>
+#include <mab/legacy.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -49,6 +50,13 @@ Status export_json(const DecodedClip& d, const JsonSink& sink, const JsonExportO
 Result<std::string> export_json(const Container& c, std::string_view reason = {});
 Status export_json(const Container& c, std::string_view reason, const JsonSink& sink);
 
+// A Far Cry 2/3 block (spec 13): the container and `clip` (decode_legacy_clip's result for
+// block clip.block, possibly edited) as "legacy_clip". Translations that are not finite are
+// written null, which import reads as "the stored value".
+Result<std::string> export_json(const Container& c, const LegacyClip& clip, const JsonExportOptions& options = {});
+Status export_json(const Container& c, const LegacyClip& clip, const JsonSink& sink,
+                   const JsonExportOptions& options = {});
+
 // The inverse of export_json(const DecodedClip&): container and codes as the document's
 // bytes decode (the document's "codes", when present, must agree with them), and the
 // clip as the document states it. not_decodable if the document holds no clip.
@@ -56,14 +64,25 @@ Status export_json(const Container& c, std::string_view reason, const JsonSink& 
 // "/clip/bones/3/keys/7/2") and, for syntax errors, the byte offset in the text.
 Result<DecodedClip> import_json(std::string_view text, const Limits& limits = default_limits);
 
+// A "legacy_clip" document: the original container (as the written file reads back) and
+// the document's tracks, nulls resolved. not_decodable for any other document.
+struct LegacyDocument {
+  Container container;
+  LegacyClip clip;
+};
+Result<LegacyDocument> import_legacy_json(std::string_view text, const Limits& limits = default_limits);
+
 struct JsonImport {
   std::vector<std::uint8_t> bytes;  // the .mab to write
   bool clip_encoded = false;        // false: container-only document, written as stored
   EncodeReport report;              // of encode_clip when clip_encoded
+  bool legacy_encoded = false;      // a "legacy_clip" document, written by encode_legacy_clip
+  LegacyEncodeReport legacy_report;
 };
 
 // The bytes a document stands for: encode_clip(original, document's clip) when it has a
-// clip, write_container otherwise. Bytes that would not read back (and write back
+// clip, encode_legacy_clip(original, block, legacy clip) when it has a legacy clip
+// (options.max_error_deg is the sparse key writer's bound), write_container otherwise. Bytes that would not read back (and write back
 // unchanged) are refused, so a hand-edited container cannot produce an unreadable file.
 Result<JsonImport> import_json_bytes(std::string_view text, const Limits& limits = default_limits,
                                      const EncodeOptions& options = {});

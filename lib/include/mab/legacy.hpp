@@ -98,6 +98,14 @@ struct LegacyEncodeReport {
   // Largest angle between a written track (stored keys plus interpolation, after
   // quantisation) and the edited track at any frame, over every rewritten rotation track.
   double max_error_deg = 0.0;
+  // Bytes the block grew by (negative: shrank). When non-zero, the clips after it in the
+  // bank move; moved_clips counts them.
+  std::int64_t size_change = 0;
+  std::size_t moved_clips = 0;
+  // Clips of the bank with a tag table (slot 6). Its 172-byte records hold clip offsets
+  // whose base the spec does not give (spec 13), so they are kept as stored: with clips
+  // moved, they may point at the old places.
+  std::size_t tag_tables = 0;
 };
 
 // Writes `edited` back into block `block` of `original`: an array section (slots 0-5) whose

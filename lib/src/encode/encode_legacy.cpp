@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstring>
+#include <functional>
 #include <string>
 
 namespace mab {
@@ -192,9 +193,13 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
     if (t.frames.size() != frames)
       return make_error(ErrorCode::invalid_argument, no_offset, "translations", "needs lastFrame + 1 values per track");
   for (const auto& t : edited.rotations)
-    if (t.keys.empty() || t.keys.size() != t.frames.size() || !std::is_sorted(t.frames.begin(), t.frames.end()))
+    if (t.keys.empty() || t.keys.size() != t.frames.size() ||
+        std::adjacent_find(t.frames.begin(), t.frames.end(), std::greater_equal<>()) != t.frames.end() ||
+        t.frames.back() > last)
       return make_error(ErrorCode::invalid_argument, no_offset, "rotations",
-                        "each track needs keys with ascending frames, one key per frame listed");
+                        "bone " + std::to_string(t.bone) +
+                            ": a track needs keys at strictly ascending frames up to lastFrame " +
+                            std::to_string(last) + ", one key per frame listed");
 
   Container out = original;
   Block& b = out.blocks[block];
@@ -298,6 +303,14 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
     *b.section_mut(slot) = std::move(s);
     ++rep.sections_rewritten;
   }
+  // A chained clip's segment holds no bytes (the clip is its own block), so the segments'
+  // sizes are this clip's own.
+  for (const auto& seg : b.segments) rep.size_change += static_cast<std::int64_t>(seg.bytes.size());
+  for (const auto& seg : original.blocks[block].segments) rep.size_change -= static_cast<std::int64_t>(seg.bytes.size());
+  if (rep.size_change != 0)
+    for (const auto& other : original.blocks)
+      rep.moved_clips += other.original_base > original.blocks[block].original_base;
+  for (const auto& other : original.blocks) rep.tag_tables += !other.section(6).empty();
   if (report != nullptr) *report = rep;
   return out;
 }

@@ -258,6 +258,57 @@ void codes(Writer& w, const DecodedClip& d, unsigned threads) {
   });
 }
 
+void vec3(Writer& w, const Vec3& v) {
+  w.scalar_array([&] {
+    for (const float f : v) w.float_value(f);  // a NaN or infinity is written null
+  });
+}
+
+template <class T, class F>
+void list(Writer& w, const std::vector<T>& items, F&& item) {
+  w.array([&] {
+    for (const auto& it : items) {
+      if (w.full()) return;
+      item(it);
+    }
+  });
+}
+
+// A legacy block's tracks (spec 13), keyed by skeleton bone id; docs/json-format.md.
+void legacy_clip(Writer& w, const LegacyClip& c) {
+  w.object([&] {
+    w.key("last_frame"), w.uint(c.last_frame);
+    w.key("frame_rate"), w.float_value(c.frame_rate);
+    if (c.present[0]) w.key("trajectory_translation"), list(w, c.trajectory_translation, [&](const Vec3& v) { vec3(w, v); });
+    if (c.present[1]) w.key("trajectory_rotation"), list(w, c.trajectory_rotation, [&](const Quat& q) { quat(w, q); });
+    w.key("constant_rotations"), list(w, c.constant_rotations, [&](const LegacyConstantRotation& r) {
+      w.object([&] {
+        w.key("bone"), w.uint(r.bone);
+        w.key("rotation"), quat(w, r.rotation);
+      });
+    });
+    w.key("rotations"), list(w, c.rotations, [&](const LegacyRotationTrack& t) {
+      w.object([&] {
+        w.key("bone"), w.uint(t.bone);
+        w.key("frames"), w.uint_array(t.frames);
+        w.key("keys"), list(w, t.keys, [&](const Quat& q) { quat(w, q); });
+      });
+    });
+    w.key("constant_translations"), list(w, c.constant_translations, [&](const LegacyConstantTranslation& t) {
+      w.object([&] {
+        w.key("bone"), w.uint(t.bone);
+        w.key("translation"), vec3(w, t.translation);
+      });
+    });
+    w.key("translations"), list(w, c.translations, [&](const LegacyTranslationTrack& t) {
+      w.object([&] {
+        w.key("bone"), w.uint(t.bone);
+        w.key("frames"), list(w, t.frames, [&](const Vec3& v) { vec3(w, v); });
+      });
+    });
+  });
+}
+
 void head(Writer& w, std::size_t block_index) {
   w.key("format"), w.string(json_format_name);
   w.key("version"), w.uint(json_format_version);
@@ -356,7 +407,44 @@ Status write_container_document(const Container& c, std::string_view reason, std
   }
 }
 
+Status write_legacy_document(const Container& c, const LegacyClip& clip, const JsonExportOptions& options,
+                             std::string& out, const json_out::Sink* sink) {
+  if (clip.block >= c.blocks.size() || c.blocks[clip.block].legacy() == nullptr)
+    return make_error(ErrorCode::invalid_argument, no_offset, "block",
+                      "block " + std::to_string(clip.block) + " is not a legacy clip of this container");
+  try {
+    out.reserve(sink != nullptr ? options.piece_size + 64 * 1024 : 4096 + 16 * c.original_size);
+    bool sink_ok = true;
+    {
+      Writer w(out, sink, options.piece_size);
+      w.object([&] {
+        head(w, clip.block);
+        w.key("legacy_clip"), legacy_clip(w, clip);
+        w.key("container"), container(w, c);
+      });
+      w.finish();
+      sink_ok = w.sink_ok() && (sink == nullptr || (*sink)("\n"));
+    }
+    if (sink == nullptr) out += '\n';
+    if (!sink_ok) return make_error(ErrorCode::io_error, no_offset, "json", "the output refused the document");
+    return {};
+  } catch (const std::bad_alloc&) {
+    return resource_error("out of memory");
+  }
+}
+
 }  // namespace
+
+Result<std::string> export_json(const Container& c, const LegacyClip& clip, const JsonExportOptions& options) {
+  std::string out;
+  if (auto st = write_legacy_document(c, clip, options, out, nullptr); !st) return std::move(st).error();
+  return out;
+}
+
+Status export_json(const Container& c, const LegacyClip& clip, const JsonSink& sink, const JsonExportOptions& options) {
+  std::string buffer;
+  return write_legacy_document(c, clip, options, buffer, &sink);
+}
 
 Result<std::string> export_json(const DecodedClip& d, const JsonExportOptions& options) {
   std::string out;

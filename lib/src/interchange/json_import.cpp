@@ -8,6 +8,7 @@
 #include <simdjson.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdio>
 #include <initializer_list>
@@ -690,6 +691,166 @@ Result<ParsedClip> read_clip(const Val& j, const Path& path, const Limits& limit
   return out;
 }
 
+// --- legacy clip (spec 13) ---
+
+// A translation component written null (a NaN or infinity, which JSON cannot hold) stands
+// for the stored value at the same place: resolved against the original decode on import.
+struct LegacyNull {
+  std::size_t slot = 0;   // 0 trajectory, 4 constant translations, 5 translations
+  std::uint32_t bone = 0;  // slots 4 and 5
+  std::size_t frame = 0;
+  unsigned component = 0;
+  std::string path;
+};
+
+struct ParsedLegacy {
+  LegacyClip clip;
+  std::optional<float> frame_rate;  // null: the stored rate
+  std::vector<LegacyNull> nulls;
+};
+
+Result<Vec3> read_vec3(const Val& j, const Path& path, std::size_t slot, std::uint32_t bone, std::size_t frame,
+                       std::vector<LegacyNull>& nulls) {
+  MAB_TRY(check_size(j, path, 3));
+  Vec3 v{};
+  MAB_TRY(each(j, [&](std::size_t i, const Val& c) -> Status {
+    if (c.is_null()) {
+      nulls.push_back({slot, bone, frame, static_cast<unsigned>(i), at(path, i).str()});
+      return {};
+    }
+    MAB_ASSIGN(v[i], read_float(c, at(path, i)));
+    return {};
+  }));
+  return v;
+}
+
+// Array lengths: a section holds at most one entry per bone a mask can name (9 words for
+// FC3) and per frame a u16 lastFrame can count.
+constexpr std::size_t legacy_max_bones = 32 * 9;
+constexpr std::size_t legacy_max_frames = 65536;
+
+template <class T, class F>
+Status read_list(const Val& obj, const Path& path, std::string_view key, std::size_t max, std::vector<T>& out,
+                 F&& item) {
+  MAB_ASSIGN(const Val j, need(obj, path, key));
+  const Path p = at(path, key);
+  MAB_TRY(check_array(j, p, max));
+  out.resize(j.size());
+  return each(j, [&](std::size_t i, const Val& v) -> Status { return item(at(p, i), v, out[i]); });
+}
+
+Result<ParsedLegacy> read_legacy_clip(const Val& j, const Path& path) {
+  MAB_TRY(check_object(j, path,
+                       {"last_frame", "frame_rate", "trajectory_translation", "trajectory_rotation",
+                        "constant_rotations", "rotations", "constant_translations", "translations"}));
+  ParsedLegacy out;
+  LegacyClip& c = out.clip;
+  MAB_ASSIGN(c.last_frame, read_u_field<std::uint16_t>(j, path, "last_frame"));
+  MAB_ASSIGN(const Val rate, need(j, path, "frame_rate"));
+  if (!rate.is_null()) {
+    MAB_ASSIGN(out.frame_rate, read_float(rate, at(path, "frame_rate")));
+  }
+  if (maybe(j, "trajectory_translation")) {
+    c.present[0] = true;
+    MAB_TRY(read_list(j, path, "trajectory_translation", legacy_max_frames, c.trajectory_translation,
+                      [&](const Path& p, const Val& v, Vec3& t) -> Status {
+                        MAB_ASSIGN(t, read_vec3(v, p, 0, 0, p.index, out.nulls));
+                        return {};
+                      }));
+  }
+  if (maybe(j, "trajectory_rotation")) {
+    c.present[1] = true;
+    MAB_TRY(read_list(j, path, "trajectory_rotation", legacy_max_frames, c.trajectory_rotation,
+                      [&](const Path& p, const Val& v, Quat& q) -> Status {
+                        MAB_ASSIGN(q, read_quat(v, p));
+                        return {};
+                      }));
+  }
+  MAB_TRY(read_list(j, path, "constant_rotations", legacy_max_bones, c.constant_rotations,
+                    [&](const Path& p, const Val& v, LegacyConstantRotation& r) -> Status {
+                      MAB_TRY(check_object(v, p, {"bone", "rotation"}));
+                      MAB_ASSIGN(r.bone, read_u_field<std::uint32_t>(v, p, "bone"));
+                      MAB_ASSIGN(const Val q, need(v, p, "rotation"));
+                      MAB_ASSIGN(r.rotation, read_quat(q, at(p, "rotation")));
+                      return {};
+                    }));
+  MAB_TRY(read_list(j, path, "rotations", legacy_max_bones, c.rotations,
+                    [&](const Path& p, const Val& v, LegacyRotationTrack& t) -> Status {
+                      MAB_TRY(check_object(v, p, {"bone", "frames", "keys"}));
+                      MAB_ASSIGN(t.bone, read_u_field<std::uint32_t>(v, p, "bone"));
+                      MAB_TRY(read_list(v, p, "frames", legacy_max_frames, t.frames,
+                                        [&](const Path& fp, const Val& f, std::uint16_t& frame) -> Status {
+                                          MAB_ASSIGN(frame, read_u<std::uint16_t>(f, fp));
+                                          return {};
+                                        }));
+                      MAB_TRY(read_list(v, p, "keys", legacy_max_frames, t.keys,
+                                        [&](const Path& kp, const Val& k, Quat& q) -> Status {
+                                          MAB_ASSIGN(q, read_quat(k, kp));
+                                          return {};
+                                        }));
+                      if (t.keys.size() != t.frames.size())
+                        return perr(at(p, "keys"), std::to_string(t.keys.size()) + " keys, but frames holds " +
+                                                       std::to_string(t.frames.size()));
+                      return {};
+                    }));
+  MAB_TRY(read_list(j, path, "constant_translations", legacy_max_bones, c.constant_translations,
+                    [&](const Path& p, const Val& v, LegacyConstantTranslation& t) -> Status {
+                      MAB_TRY(check_object(v, p, {"bone", "translation"}));
+                      MAB_ASSIGN(t.bone, read_u_field<std::uint32_t>(v, p, "bone"));
+                      MAB_ASSIGN(const Val x, need(v, p, "translation"));
+                      MAB_ASSIGN(t.translation, read_vec3(x, at(p, "translation"), 4, t.bone, 0, out.nulls));
+                      return {};
+                    }));
+  MAB_TRY(read_list(j, path, "translations", legacy_max_bones, c.translations,
+                    [&](const Path& p, const Val& v, LegacyTranslationTrack& t) -> Status {
+                      MAB_TRY(check_object(v, p, {"bone", "frames"}));
+                      MAB_ASSIGN(t.bone, read_u_field<std::uint32_t>(v, p, "bone"));
+                      return read_list(v, p, "frames", legacy_max_frames, t.frames,
+                                       [&](const Path& fp, const Val& f, Vec3& x) -> Status {
+                                         MAB_ASSIGN(x, read_vec3(f, fp, 5, t.bone, fp.index, out.nulls));
+                                         return {};
+                                       });
+                    }));
+  return out;
+}
+
+// The edited clip: nulls and a null rate replaced by the original's values. A null where
+// the original has nothing to keep is an error; so is a changed rate (stored in every array
+// header, not editable yet).
+Result<LegacyClip> resolve_legacy(const ParsedLegacy& parsed, const LegacyClip& original) {
+  LegacyClip c = parsed.clip;
+  c.block = original.block;
+  c.duration = original.duration;
+  c.headers = original.headers;
+  c.trajectory_rotation_codes = original.trajectory_rotation_codes;
+  if (parsed.frame_rate && std::bit_cast<std::uint32_t>(*parsed.frame_rate) != std::bit_cast<std::uint32_t>(original.frame_rate) &&
+      !(std::isnan(*parsed.frame_rate) && std::isnan(original.frame_rate)))
+    return perr("/legacy_clip/frame_rate", "the rate is stored in each array header; changing it is not supported");
+  c.frame_rate = original.frame_rate;
+  for (const auto& n : parsed.nulls) {
+    const Vec3* from = nullptr;
+    Vec3* to = nullptr;
+    if (n.slot == 0) {
+      if (n.frame < original.trajectory_translation.size()) from = &original.trajectory_translation[n.frame];
+      to = &c.trajectory_translation[n.frame];
+    } else if (n.slot == 4) {
+      for (const auto& t : original.constant_translations)
+        if (t.bone == n.bone) from = &t.translation;
+      for (auto& t : c.constant_translations)
+        if (t.bone == n.bone) to = &t.translation;
+    } else {
+      for (const auto& t : original.translations)
+        if (t.bone == n.bone && n.frame < t.frames.size()) from = &t.frames[n.frame];
+      for (auto& t : c.translations)
+        if (t.bone == n.bone && n.frame < t.frames.size()) to = &t.frames[n.frame];
+    }
+    if (from == nullptr || to == nullptr)
+      return perr(n.path, "null stands for the stored value, and the original has none here");
+    (*to)[n.component] = (*from)[n.component];
+  }
+  return c;
+}
+
 // --- codes ---
 
 struct JsonChunkCodes {
@@ -820,6 +981,7 @@ struct ParsedDocument {
   std::size_t block = 0;
   std::optional<ParsedClip> clip;
   std::optional<ParsedCodes> codes;
+  std::optional<ParsedLegacy> legacy;
 };
 
 Error syntax_error(const nlohmann::json::parse_error& e) {
@@ -868,7 +1030,7 @@ Result<ParsedDocument> parse_document(std::string_view text, const Limits& limit
     return make_error(ErrorCode::unsupported_version, no_offset, at(top, "version").str(),
                       "document version " + std::to_string(v) + "; this mabkit reads version " +
                           std::to_string(json_format_version));
-  MAB_TRY(check_object(root, top, {"format", "version", "block", "clip", "codes", "container", "clip_absent"}));
+  MAB_TRY(check_object(root, top, {"format", "version", "block", "clip", "codes", "legacy_clip", "container", "clip_absent"}));
   ParsedDocument doc;
   MAB_ASSIGN(const Val block, need(root, top, "block"));
   MAB_ASSIGN(const std::uint64_t bi, read_uint(block, at(top, "block"), limits.max_blocks));
@@ -878,6 +1040,8 @@ Result<ParsedDocument> parse_document(std::string_view text, const Limits& limit
   }
   MAB_ASSIGN(const Val container, need(root, top, "container"));
   MAB_ASSIGN(doc.container, read_container_json(container, at(top, "container"), limits));
+  if (maybe(root, "clip") && maybe(root, "legacy_clip"))
+    return perr(at(top, "legacy_clip"), "a document holds \"clip\" or \"legacy_clip\", not both");
   if (const auto clip = maybe(root, "clip")) {
     if (doc.block >= doc.container.blocks.size())
       return perr(at(top, "block"), "block " + std::to_string(doc.block) + " does not exist (the container has " +
@@ -887,6 +1051,11 @@ Result<ParsedDocument> parse_document(std::string_view text, const Limits& limit
   if (const auto codes = maybe(root, "codes")) {
     if (!doc.clip) return perr(at(top, "codes"), "codes describe a decoded clip; a document without \"clip\" has none");
     MAB_ASSIGN(doc.codes, read_codes(*codes, at(top, "codes"), limits));
+  }
+  if (const auto legacy = maybe(root, "legacy_clip")) {
+    if (doc.block >= doc.container.blocks.size() || doc.container.blocks[doc.block].legacy() == nullptr)
+      return perr(at(top, "block"), "block " + std::to_string(doc.block) + " is not a legacy (Far Cry 2/3) clip");
+    MAB_ASSIGN(doc.legacy, read_legacy_clip(*legacy, at(top, "legacy_clip")));
   }
   return doc;
 }
@@ -916,6 +1085,26 @@ Result<DecodedClip> decode_original(const ParsedDocument& doc, const Limits& lim
   return original;
 }
 
+// The same for a legacy block: the written container read back, and its decode.
+struct LegacyOriginal {
+  Container container;
+  LegacyClip clip;
+};
+
+Result<LegacyOriginal> decode_legacy_original(const ParsedDocument& doc, const Limits& limits) {
+  MAB_ASSIGN(const auto bytes, write_container(doc.container));
+  auto reread = read_container(bytes, limits);
+  if (!reread) {
+    Error e = std::move(reread).error();
+    e.detail = "the document's container does not read back: " + e.detail;
+    return e;
+  }
+  if (doc.block >= reread->blocks.size())
+    return perr("/block", "block " + std::to_string(doc.block) + " does not exist in the written file");
+  MAB_ASSIGN(LegacyClip clip, decode_legacy_clip(*reread, doc.block, limits));
+  return LegacyOriginal{std::move(reread).value(), std::move(clip)};
+}
+
 Clip edited_clip(const ParsedClip& parsed, const Clip& original) {
   Clip clip = parsed.clip;
   // null in the document: the stored value, bit for bit (it may be a NaN JSON cannot hold).
@@ -928,6 +1117,9 @@ Clip edited_clip(const ParsedClip& parsed, const Clip& original) {
 
 Result<DecodedClip> import_json(std::string_view text, const Limits& limits) {
   MAB_ASSIGN(const ParsedDocument doc, parse_document_safely(text, limits));
+  if (doc.legacy)
+    return make_error(ErrorCode::not_decodable, no_offset, "/legacy_clip",
+                      "a Far Cry 2/3 clip: read it with import_legacy_json");
   if (!doc.clip)
     return make_error(ErrorCode::not_decodable, no_offset, "/clip",
                       "the document holds the container only (no \"clip\")");
@@ -960,10 +1152,28 @@ Status check_reads_back(const std::vector<std::uint8_t>& bytes, const Limits& li
 
 }  // namespace
 
+Result<LegacyDocument> import_legacy_json(std::string_view text, const Limits& limits) {
+  MAB_ASSIGN(const ParsedDocument doc, parse_document_safely(text, limits));
+  if (!doc.legacy)
+    return make_error(ErrorCode::not_decodable, no_offset, "/legacy_clip", "the document holds no \"legacy_clip\"");
+  MAB_ASSIGN(LegacyOriginal original, decode_legacy_original(doc, limits));
+  MAB_ASSIGN(LegacyClip clip, resolve_legacy(*doc.legacy, original.clip));
+  return LegacyDocument{std::move(original.container), std::move(clip)};
+}
+
 Result<JsonImport> import_json_bytes(std::string_view text, const Limits& limits, const EncodeOptions& options) {
   MAB_ASSIGN(const ParsedDocument doc, parse_document_safely(text, limits));
   JsonImport out;
-  if (!doc.clip) {
+  if (doc.legacy) {
+    MAB_ASSIGN(const LegacyOriginal original, decode_legacy_original(doc, limits));
+    MAB_ASSIGN(const LegacyClip edited, resolve_legacy(*doc.legacy, original.clip));
+    LegacyEncodeOptions lo;
+    lo.max_error_deg = options.max_error_deg;
+    MAB_ASSIGN(const Container written,
+               encode_legacy_clip(original.container, doc.block, edited, lo, &out.legacy_report));
+    MAB_ASSIGN(out.bytes, write_container(written));
+    out.legacy_encoded = true;
+  } else if (!doc.clip) {
     MAB_ASSIGN(out.bytes, write_container(doc.container));
   } else {
     MAB_ASSIGN(const DecodedClip original, decode_original(doc, limits));
