@@ -129,6 +129,7 @@ void setup(CLI::App& app, int& exit_code) {
       return;
     }
 
+    const bool legacy_file = c->variant != nullptr && c->variant->layout == mab::LayoutKind::legacy;
     mab::GltfExportOptions go;
     go.binary = format == "glb";
     go.rig_name = fs::path(o->file).stem().string();
@@ -159,8 +160,13 @@ void setup(CLI::App& app, int& exit_code) {
     // The summary goes to stderr when the glTF itself goes to stdout.
     std::FILE* info = o->output == "-" ? stderr : stdout;
     std::fprintf(info, "wrote %s (%zu bytes): %zu animation(s), %zu rotation channels, %zu keys, %zu nodes\n",
-                 o->output.c_str(), out->size(), rep.animations, rep.channels, rep.keys, rep.nodes);
-    if (!go.names.empty() || skeleton)
+                 o->output.c_str(), out->size(), rep.animations, rep.channels - rep.translation_channels, rep.keys,
+                 rep.nodes);
+    if (rep.translation_channels != 0)
+      std::fprintf(info, "  translations      %zu channel(s) (bones and root motion)\n", rep.translation_channels);
+    if (legacy_file)
+      std::fprintf(info, "  named             bone_<id> (Far Cry 2/3 store skeleton ids, not names)\n");
+    else if (!go.names.empty() || skeleton)
       std::fprintf(info, "  named             %zu bone(s) (the rest are bone_0xHASH)\n", rep.named);
     else
       std::fprintf(info, "  named             none: give --names FILE (one bone name per line) for names\n");

@@ -245,10 +245,28 @@ void setup(CLI::App& app, int& exit_code) {
     if (!mab::cli::write_output("import", inputs, o->output, o->in_place, imported->bytes)) return;
     std::printf("wrote %s (%zu bytes)\n", o->output.c_str(), imported->bytes.size());
     for (const auto& a : rep.animations) {
+      if (a.legacy) {
+        std::printf("  animation %zu \"%s\" -> clip %zu: sampled at its %zu frames (%g fps)\n", a.animation,
+                    a.animation_name.c_str(), a.block, a.keys, a.key_rate);
+      } else
       std::printf("  animation %zu \"%s\" -> block %zu: %zu keys (%s)\n", a.animation, a.animation_name.c_str(),
                   a.block, a.keys,
                   tmpl ? (a.times_from_template ? "the template's key times" : "the glTF's key times")
                        : "the glTF's key times");
+      if (a.legacy) {
+        std::printf("  tracks            %zu rotation track(s) matched, %zu changed%s%s\n", a.bones_matched,
+                    a.bones_changed.size(), a.tracks_changed.empty() ? "" : ": ",
+                    mab::cli::short_list(a.tracks_changed).c_str());
+        std::printf("  rotation frames   %zu as in the template (within %g degrees; largest %.2g), %zu changed\n",
+                    a.keys_matched, opt.match_tolerance_deg, a.max_matched_deviation_deg, a.keys_changed);
+        std::printf("  translation frames %zu as in the template, %zu changed\n", a.translations_matched,
+                    a.translations_changed);
+        if (!a.nodes_unmatched.empty())
+          std::fprintf(stderr, "mab: import: note: %zu channel(s) match no track of the clip and were not imported: %s\n",
+                       a.nodes_unmatched.size(), mab::cli::short_list(a.nodes_unmatched).c_str());
+        print_legacy_encode(a.legacy_encode);
+        continue;
+      }
       if (o->reduce)
         std::printf("  key reduction     %zu keys -> %zu, dropped keys within %.6f degrees of the slerp\n",
                     a.keys_before_reduce, a.keys, a.reduce_error_deg);

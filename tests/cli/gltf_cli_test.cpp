@@ -110,8 +110,8 @@ TEST(GltfCli, MistakesGetOneLineErrorsAndNoOutput) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(err.find("GLB length"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
-  // A clip whose rotations do not decode.
-  r = run("export " + (mab::test::corpus_dir() / "fc2" / "chain_2.mab").string() + " -o " + (dir / "x.glb").string(),
+  // A file whose clip does not decode (kept opaque).
+  r = run("export " + (mab::test::corpus_dir() / "primal" / "opaque_33.mab").string() + " -o " + (dir / "x.glb").string(),
           &err);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(err.find("not_decodable"), std::string::npos) << err;

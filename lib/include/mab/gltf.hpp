@@ -10,6 +10,7 @@
 
 #include <mab/codec_file.hpp>
 #include <mab/edit.hpp>
+#include <mab/legacy.hpp>
 #include <mab/variant.hpp>
 
 #include <cstdint>
@@ -62,6 +63,7 @@ struct GltfExportOptions {
 
 struct GltfExportReport {
   std::size_t animations = 0, channels = 0, keys = 0, nodes = 0;
+  std::size_t translation_channels = 0;  // of `channels` (Far Cry 2/3: translations, root motion)
   std::size_t named = 0;  // bones named from `names` or the skeleton
   struct SkippedBlock {
     std::size_t block;
@@ -72,6 +74,9 @@ struct GltfExportReport {
   std::vector<std::string> nodes_without_bone;         // skeleton joints no block animates
 };
 
+// Far Cry 2/3 banks: one animation per clip (chained clips included), a node "bone_<id>" per
+// skeleton bone id and "trajectory" for root motion, with rotation and translation channels;
+// `names` and `skeleton` do not apply (invalid_argument).
 // Every decodable block of `c` (WD1, WD2, WDL, FC4, FC5). Fails with not_decodable when no
 // block decodes, and with bad_value when a block's key times are not strictly increasing
 // (glTF requires it; JSON keeps such clips).
@@ -103,6 +108,9 @@ struct GltfImportOptions {
   // A sampled key within this angle of the template's key is the template's key, bit for
   // bit: tools that keep floats (Blender) move untouched keys by ~1e-5 degree.
   double match_tolerance_deg = 1e-3;
+  // Far Cry 2/3 translations: a sampled value within this distance of the template's (per
+  // component, relative to max(1, |value|)) is the template's, bit for bit.
+  double match_tolerance_units = 1e-5;
   std::optional<Game> game;  // no template: build a new clip of this game
   // Where a .gltf's external buffers (relative URIs) are read from; empty: refuse them.
   std::filesystem::path resource_dir;
@@ -131,6 +139,11 @@ struct GltfAnimationImport {
   std::size_t keys_before_reduce = 0;  // with reduce_deg: keys before key reduction
   double reduce_error_deg = 0;         // largest deviation of a dropped key
   EncodeReport encode;
+  // Far Cry 2/3 blocks (sampled at every frame; keys_* count frames of rotation tracks):
+  bool legacy = false;
+  std::size_t translations_matched = 0, translations_changed = 0;  // frames, within match_tolerance_units
+  std::vector<std::string> tracks_changed;  // "bone_21 rotation", "trajectory translation", ...
+  LegacyEncodeReport legacy_encode;
 };
 
 struct GltfImportReport {

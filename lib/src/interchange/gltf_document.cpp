@@ -425,4 +425,23 @@ Trs node_trs(const tinygltf::Node& n) {
   return t;
 }
 
+void append_floats(std::vector<unsigned char>& buf, const float* f, std::size_t n) {
+  const std::size_t at = buf.size();
+  buf.resize(at + n * sizeof(float));
+  std::memcpy(buf.data() + at, f, n * sizeof(float));
+}
+
+tinygltf::Value object(std::initializer_list<std::pair<const std::string, tinygltf::Value>> kv) {
+  return tinygltf::Value(tinygltf::Value::Object(kv));
+}
+
+Quat unit(const Quat& q) noexcept {
+  const double n2 = double{q.x} * q.x + double{q.y} * q.y + double{q.z} * q.z + double{q.w} * q.w;
+  if (std::abs(n2 - 1.0) <= 1e-6) return q;
+  const double n = std::sqrt(n2);
+  if (!(n > 0) || !std::isfinite(n)) return Quat{};
+  return {static_cast<float>(q.x / n), static_cast<float>(q.y / n), static_cast<float>(q.z / n),
+          static_cast<float>(q.w / n)};
+}
+
 }  // namespace mab::gltf

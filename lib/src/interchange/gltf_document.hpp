@@ -56,4 +56,10 @@ struct Trs {
 };
 Trs node_trs(const tinygltf::Node& n);
 
+// Export helpers shared by the 'aNi' and the legacy writers.
+void append_floats(std::vector<unsigned char>& buf, const float* f, std::size_t n);
+tinygltf::Value object(std::initializer_list<std::pair<const std::string, tinygltf::Value>> kv);
+// Unit length within float rounding, as the glTF validator requires of rotation outputs.
+Quat unit(const Quat& q) noexcept;
+
 }  // namespace mab::gltf

@@ -2,6 +2,7 @@
 #include <mab/gltf.hpp>
 
 #include "interchange/gltf_document.hpp"
+#include "interchange/gltf_legacy.hpp"
 #include "interchange/gltf_names.hpp"
 
 #include <algorithm>
@@ -14,7 +15,10 @@ namespace mab {
 
 namespace {
 
+using gltf::append_floats;
 using gltf::hash_text;
+using gltf::object;
+using gltf::unit;
 
 // Spec 3 and common knowledge of Dunia: the engine is Z-up; glTF is Y-up (glTF 3.4). The
 // bones' local rotations are written unchanged and the rig's root turns +Z to +Y, so
@@ -37,30 +41,11 @@ struct BlockAnim {
   std::vector<Channel> channels;
 };
 
-void append_floats(std::vector<unsigned char>& buf, const float* f, std::size_t n) {
-  const std::size_t at = buf.size();
-  buf.resize(at + n * sizeof(float));
-  std::memcpy(buf.data() + at, f, n * sizeof(float));
-}
-
-tinygltf::Value object(std::initializer_list<std::pair<const std::string, tinygltf::Value>> kv) {
-  return tinygltf::Value(tinygltf::Value::Object(kv));
-}
-
-// Unit length within float rounding, as the glTF validator requires of rotation outputs.
-Quat unit(const Quat& q) noexcept {
-  const double n2 = double{q.x} * q.x + double{q.y} * q.y + double{q.z} * q.z + double{q.w} * q.w;
-  if (std::abs(n2 - 1.0) <= 1e-6) return q;
-  const double n = std::sqrt(n2);
-  if (!(n > 0) || !std::isfinite(n)) return Quat{};
-  return {static_cast<float>(q.x / n), static_cast<float>(q.y / n), static_cast<float>(q.z / n),
-          static_cast<float>(q.w / n)};
-}
-
 }  // namespace
 
 Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExportOptions& o,
                                               GltfExportReport* report) {
+  if (c.variant != nullptr && c.variant->layout == LayoutKind::legacy) return gltf::export_legacy_gltf(c, o, report);
   GltfExportReport rep;
   std::vector<DecodedClip> clips;
   std::string first_reason;

@@ -118,8 +118,12 @@ Quat sample_rotation(const Curve& c, double t, double snap) noexcept {
                      static_cast<float>(v[3])});
 }
 
-std::array<double, 3> sample_vec3(const Curve& c, double t) noexcept {
+std::array<double, 3> sample_vec3(const Curve& c, double t, double snap) noexcept {
   if (c.keys() == 0 || c.width != 3) return {0, 0, 0};
+  if (const std::size_t n = nearest_key(c, t, snap); n < c.keys()) {
+    const float* k = c.key(n);
+    return {k[0], k[1], k[2]};
+  }
   const Where w = locate(c, t);
   const float* a = c.key(w.k);
   if (w.u == 0 || w.k + 1 >= c.keys() || c.interpolation == Interpolation::step) return {a[0], a[1], a[2]};

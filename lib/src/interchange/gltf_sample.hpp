@@ -41,7 +41,7 @@ Result<Curve> read_curve(const tinygltf::Model& m, const tinygltf::Animation& an
 // the last (glTF 3.11). A key within `snap` seconds of t is returned exactly, so keys a tool
 // moved by float rounding are read as keys, not as interpolations next to them.
 Quat sample_rotation(const Curve& c, double t, double snap = 0) noexcept;
-std::array<double, 3> sample_vec3(const Curve& c, double t) noexcept;
+std::array<double, 3> sample_vec3(const Curve& c, double t, double snap = 0) noexcept;
 
 Quat normalised(const Quat& q) noexcept;
 
