@@ -1070,7 +1070,7 @@ Result<ParsedDocument> parse_document_safely(std::string_view text, const Limits
 
 // The container as a reader would see it in the written file: decode then works only on
 // containers the reader can produce, whatever the document held.
-Result<DecodedClip> decode_original(const ParsedDocument& doc, const Limits& limits) {
+Result<Container> reread_container(const ParsedDocument& doc, const Limits& limits) {
   MAB_ASSIGN(const auto bytes, write_container(doc.container));
   auto reread = read_container(bytes, limits);
   if (!reread) {
@@ -1080,7 +1080,12 @@ Result<DecodedClip> decode_original(const ParsedDocument& doc, const Limits& lim
   }
   if (doc.block >= reread->blocks.size())
     return perr("/block", "block " + std::to_string(doc.block) + " does not exist in the written file");
-  MAB_ASSIGN(DecodedClip original, decode_clip(std::move(reread).value(), doc.block, limits));
+  return reread;
+}
+
+Result<DecodedClip> decode_original(const ParsedDocument& doc, const Limits& limits) {
+  MAB_ASSIGN(Container reread, reread_container(doc, limits));
+  MAB_ASSIGN(DecodedClip original, decode_clip(std::move(reread), doc.block, limits));
   if (doc.codes) MAB_TRY(check_codes(*doc.codes, original));
   return original;
 }
@@ -1092,17 +1097,9 @@ struct LegacyOriginal {
 };
 
 Result<LegacyOriginal> decode_legacy_original(const ParsedDocument& doc, const Limits& limits) {
-  MAB_ASSIGN(const auto bytes, write_container(doc.container));
-  auto reread = read_container(bytes, limits);
-  if (!reread) {
-    Error e = std::move(reread).error();
-    e.detail = "the document's container does not read back: " + e.detail;
-    return e;
-  }
-  if (doc.block >= reread->blocks.size())
-    return perr("/block", "block " + std::to_string(doc.block) + " does not exist in the written file");
-  MAB_ASSIGN(LegacyClip clip, decode_legacy_clip(*reread, doc.block, limits));
-  return LegacyOriginal{std::move(reread).value(), std::move(clip)};
+  MAB_ASSIGN(Container reread, reread_container(doc, limits));
+  MAB_ASSIGN(LegacyClip clip, decode_legacy_clip(reread, doc.block, limits));
+  return LegacyOriginal{std::move(reread), std::move(clip)};
 }
 
 Clip edited_clip(const ParsedClip& parsed, const Clip& original) {
