@@ -435,6 +435,17 @@ tinygltf::Value object(std::initializer_list<std::pair<const std::string, tinygl
   return tinygltf::Value(tinygltf::Value::Object(kv));
 }
 
+int add_float_accessor(tinygltf::Model& m, std::size_t offset, std::size_t count, int type, int view) {
+  tinygltf::Accessor acc;
+  acc.bufferView = view;
+  acc.byteOffset = offset;
+  acc.componentType = TINYGLTF_COMPONENT_TYPE_FLOAT;
+  acc.count = count;
+  acc.type = type;
+  m.accessors.push_back(std::move(acc));
+  return static_cast<int>(m.accessors.size() - 1);
+}
+
 Quat unit(const Quat& q) noexcept {
   const double n2 = double{q.x} * q.x + double{q.y} * q.y + double{q.z} * q.z + double{q.w} * q.w;
   if (std::abs(n2 - 1.0) <= 1e-6) return q;

@@ -59,6 +59,8 @@ Trs node_trs(const tinygltf::Node& n);
 // Export helpers shared by the 'aNi' and the legacy writers.
 void append_floats(std::vector<unsigned char>& buf, const float* f, std::size_t n);
 tinygltf::Value object(std::initializer_list<std::pair<const std::string, tinygltf::Value>> kv);
+// A FLOAT accessor of `count` elements of `type` at `offset` in buffer view `view`; its index.
+int add_float_accessor(tinygltf::Model& m, std::size_t offset, std::size_t count, int type, int view);
 // Unit length within float rounding, as the glTF validator requires of rotation outputs.
 Quat unit(const Quat& q) noexcept;
 

@@ -202,14 +202,7 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
   };
   std::vector<TimeAccessors> time_acc(anims.size());
   auto add_accessor = [&](std::size_t offset, std::size_t count, int type, int view) {
-    tinygltf::Accessor acc;
-    acc.bufferView = view;
-    acc.byteOffset = offset;
-    acc.componentType = TINYGLTF_COMPONENT_TYPE_FLOAT;
-    acc.count = count;
-    acc.type = type;
-    m.accessors.push_back(std::move(acc));
-    return static_cast<int>(m.accessors.size() - 1);
+    return gltf::add_float_accessor(m, offset, count, type, view);
   };
   for (std::size_t i = 0; i < anims.size(); ++i) {
     const auto& a = anims[i];

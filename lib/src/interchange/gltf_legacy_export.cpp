@@ -191,14 +191,7 @@ Result<std::vector<std::uint8_t>> export_legacy_gltf(const Container& c, const G
   tinygltf::Buffer buffer;
   auto& data = buffer.data;
   auto add_accessor = [&](std::size_t offset, std::size_t count, int type, int view) {
-    tinygltf::Accessor acc;
-    acc.bufferView = view;
-    acc.byteOffset = offset;
-    acc.componentType = TINYGLTF_COMPONENT_TYPE_FLOAT;
-    acc.count = count;
-    acc.type = type;
-    m.accessors.push_back(std::move(acc));
-    return static_cast<int>(m.accessors.size() - 1);
+    return gltf::add_float_accessor(m, offset, count, type, view);
   };
   // Identical time arrays (every frame of a clip, the single key at 0) share an accessor.
   std::map<std::vector<float>, int> time_accessor;
