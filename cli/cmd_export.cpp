@@ -47,7 +47,8 @@ void setup(CLI::App& app, int& exit_code) {
   struct Opts {
     std::string file, output, format, names, skeleton;
     std::optional<std::size_t> block;
-    bool in_place = false;
+    bool in_place = false, codes = false;
+    std::uint32_t json_version = mab::json_format_version;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("FILE", o->file, "The .mab to export")->required();
@@ -63,6 +64,13 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--skeleton", o->skeleton,
                   "glTF: a .gltf/.glb whose node names, hierarchy and rest pose to use (bones matched by the CRC-32 "
                   "of the node names)");
+  cmd->add_flag("--codes", o->codes,
+                "JSON: also write the exact rotation codes (\"codes\", a second view of the stored bytes, for "
+                "inspection; a third of the document)");
+  cmd->add_option("--json-version", o->json_version,
+                  "JSON: the format version to write, 1 or 2 (default 2; version 1 always carries the codes, byte "
+                  "for byte as mabkit wrote it before)")
+      ->check(CLI::Range(mab::json_format_oldest_version, mab::json_format_version));
   cmd->add_flag("--in-place", o->in_place, "Allow -o to name FILE itself (FILE is kept as FILE.bak)");
   cmd->footer(
       "Examples:\n"
@@ -72,6 +80,7 @@ void setup(CLI::App& app, int& exit_code) {
       "  (edit in Blender, export as walk_edit.glb with \"Always Sample Animations\" off)\n"
       "  mab import walk_edit.glb --template walk.mab -o walk2.mab\n"
       "  mab export bank.mab --block 1 -o clip1.json   # Far Cry 2/3: the second clip of a bank\n"
+      "  mab export walk.mab --codes -o walk.json      # with the stored codes, to inspect them\n"
       "JSON: Far Cry 2/3 blocks carry their tracks as \"legacy_clip\" (rotations, translations, root\n"
       "motion, by bone id); files whose tracks cannot be decoded (opaque versions, damaged streams) are\n"
       "exported as their container only, still byte for byte (docs/json-format.md). glTF: one node per\n"
@@ -88,6 +97,10 @@ void setup(CLI::App& app, int& exit_code) {
     }
     if (format != "json" && o->block) {
       std::fprintf(stderr, "mab: export: --block is for JSON; a glTF holds one animation per block\n");
+      return;
+    }
+    if (format != "json" && (o->codes || o->json_version != mab::json_format_version)) {
+      std::fprintf(stderr, "mab: export: --codes and --json-version are for JSON output\n");
       return;
     }
     auto c = mab::cli::load_container("export", o->file);
@@ -121,9 +134,12 @@ void setup(CLI::App& app, int& exit_code) {
       if (!d && !l)
         std::fprintf(stderr, "mab: export: note: %s: clip not decoded (%s); exporting the container only\n",
                      o->file.c_str(), why.c_str());
+      mab::JsonExportOptions jo;
+      jo.version = o->json_version;
+      jo.codes = o->codes;
       auto produce = [&](const mab::JsonSink& sink) {
-        if (l) return mab::export_json(*c, *l, sink);
-        return d ? mab::export_json(*d, sink) : mab::export_json(*c, why, sink);
+        if (l) return mab::export_json(*c, *l, sink, jo);
+        return d ? mab::export_json(*d, sink, jo) : mab::export_json(*c, why, sink, jo);
       };
       if (mab::cli::write_output_stream("export", inputs, o->output, o->in_place, o->file, produce)) exit_code = 0;
       return;

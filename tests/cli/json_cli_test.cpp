@@ -62,8 +62,18 @@ TEST(JsonCli, ExportToStandardOutputAndNotesContainerOnlyFiles) {
   ASSERT_EQ(r.status, 0);
   auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["format"], "mabkit-clip");
-  EXPECT_EQ(doc["version"], 1);
+  EXPECT_EQ(doc["version"], 2);
   EXPECT_TRUE(doc.contains("clip"));
+  EXPECT_FALSE(doc.contains("codes"));
+  // --codes adds the codes; --json-version 1 writes the former documents (codes included).
+  auto with_codes = nlohmann::json::parse(run("export " + k_wd1.string() + " --codes -o -").out);
+  EXPECT_EQ(with_codes["version"], 2);
+  EXPECT_TRUE(with_codes.contains("codes"));
+  auto v1 = nlohmann::json::parse(run("export " + k_wd1.string() + " --json-version 1 -o -").out);
+  EXPECT_EQ(v1["version"], 1);
+  EXPECT_EQ(v1["codes"], with_codes["codes"]);
+  EXPECT_NE(run("export " + k_wd1.string() + " --json-version 3 -o -").status, 0);
+  EXPECT_NE(run("export " + k_wd1.string() + " --codes -o x.glb").status, 0);
 
   // Far Cry 2/3: the tracks, no note.
   std::string err;

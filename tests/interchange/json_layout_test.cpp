@@ -35,21 +35,58 @@ void expect_same(const std::string& now, const mab::Result<std::string>& before,
   expect_same_text(now, *before, what);
 }
 
+mab::JsonExportOptions version(std::uint32_t v, bool codes = false) {
+  mab::JsonExportOptions o;
+  o.version = v;
+  o.codes = codes;
+  return o;
+}
+
+// Version 1 documents are the DOM writer's bytes; version 2 documents are the same layout
+// without "codes" (unless asked for), and the default is version 2.
 TEST(JsonLayout, EveryCorpusDocumentIsByteIdenticalToTheDomWriter) {
   std::size_t docs = 0;
   for (const auto& p : good_files()) {
     auto c = mab::read_container(load(p));
     ASSERT_TRUE(c.ok()) << name_of(p);
-    expect_same(mab::export_json(*c, "because"), reference::export_json(*c, "because"), name_of(p) + " container");
+    expect_same(mab::export_json(*c, "because", version(1)), reference::export_json(*c, "because"),
+                name_of(p) + " container");
+    expect_same(mab::export_json(*c, "because"), reference::export_json(*c, "because", 2), name_of(p) + " container v2");
     ++docs;
     for (std::size_t b = 0; b < c->blocks.size(); ++b) {
       auto d = mab::decode_clip(*c, b);
       if (!d) continue;
-      expect_same(mab::export_json(*d), reference::export_json(*d), name_of(p) + " block " + std::to_string(b));
+      const auto what = name_of(p) + " block " + std::to_string(b);
+      expect_same(mab::export_json(*d, version(1)), reference::export_json(*d), what);
+      expect_same(mab::export_json(*d), reference::export_json(*d, 2), what + " v2");
+      expect_same(mab::export_json(*d, version(2, true)), reference::export_json(*d, 2, true), what + " v2 codes");
       ++docs;
     }
   }
   EXPECT_GE(docs, good_files().size() + 40);  // 64 files as containers, 46 decoded blocks
+}
+
+TEST(JsonLayout, VersionTwoLeavesOutOnlyTheCodes) {
+  auto c = mab::read_container(load(mab::test::corpus_dir() / "wd1" / "long_k100.mab"));
+  auto d = mab::decode_clip(*c);
+  ASSERT_TRUE(d.ok());
+  auto one = nlohmann::json::parse(mab::export_json(*d, version(1)).value());
+  auto two = nlohmann::json::parse(mab::export_json(*d).value());
+  auto two_codes = nlohmann::json::parse(mab::export_json(*d, version(2, true)).value());
+  EXPECT_EQ(one["version"], 1);
+  EXPECT_EQ(two["version"], 2);
+  EXPECT_TRUE(one.contains("codes"));
+  EXPECT_FALSE(two.contains("codes"));
+  EXPECT_EQ(two_codes["codes"], one["codes"]);
+  one.erase("codes");
+  one["version"] = 2;
+  EXPECT_EQ(one, two);
+  for (const std::uint32_t bad : {0u, 3u}) {
+    const auto r = mab::export_json(*d, version(bad));
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, mab::ErrorCode::invalid_argument);
+    EXPECT_NE(r.error().message().find("version " + std::to_string(bad)), std::string::npos) << r.error().message();
+  }
 }
 
 TEST(JsonLayout, EditedClipsWithAwkwardValuesAreByteIdentical) {
@@ -85,11 +122,11 @@ TEST(JsonLayout, EditedClipsWithAwkwardValuesAreByteIdentical) {
             if (b.kind() == mab::BoneKind::animated) b.keys.push_back({u(rng), u(rng), u(rng), u(rng)});
         }
       const auto before = reference::export_json(e);
-      expect_same(mab::export_json(e), before, name_of(p) + " round " + std::to_string(round));
+      expect_same(mab::export_json(e, version(1)), before, name_of(p) + " round " + std::to_string(round));
       // Bones and chunks cut into runs written by several threads: the same bytes, for any
       // number of runs, including more runs than bones.
       for (const unsigned threads : {2u, 3u, 64u})
-        expect_same(mab::export_json(e, {threads, 0}), before,
+        expect_same(mab::export_json(e, {1, false, threads, 0}), before,
                     name_of(p) + " round " + std::to_string(round) + ", " + std::to_string(threads) + " threads");
       // Streamed in pieces of any size (1 byte: a piece at every spread-out element), on one
       // thread or several: the pieces join into the same bytes.
@@ -102,7 +139,7 @@ TEST(JsonLayout, EditedClipsWithAwkwardValuesAreByteIdentical) {
             ++pieces;
             return true;
           };
-          mab::JsonExportOptions o;
+          mab::JsonExportOptions o = version(1);
           o.threads = threads;
           o.parallel_min_keys = 0;
           o.piece_size = piece;
@@ -146,7 +183,7 @@ TEST(JsonLayout, InvalidUtf8InANameIsAnErrorAsBefore) {
   auto d = mab::decode_clip(*c);
   ASSERT_TRUE(d.ok());
   d->clip.bones[0].name = "bad\xff";
-  auto now = mab::export_json(*d);
+  auto now = mab::export_json(*d, version(1));
   auto before = reference::export_json(*d);
   ASSERT_FALSE(now.ok());
   ASSERT_FALSE(before.ok());

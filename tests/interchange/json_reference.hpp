@@ -321,10 +321,10 @@ std::string render(const ojson& doc) {
   return out;
 }
 
-ojson document_head(std::size_t block) {
+ojson document_head(std::size_t block, std::uint32_t version) {
   ojson doc;
   doc["format"] = json_format_name;
-  doc["version"] = json_format_version;
+  doc["version"] = version;
   doc["block"] = block;
   return doc;
 }
@@ -335,7 +335,9 @@ Error resource_error(const char* what) {
 
 }  // namespace
 
-inline Result<std::string> export_json(const DecodedClip& d) {
+// Version 1 as the DOM writer wrote it; version 2 is the same document without "codes" unless
+// `codes` asks for them (docs/json-format.md).
+inline Result<std::string> export_json(const DecodedClip& d, std::uint32_t version = 1, bool codes = false) {
   if (d.block >= d.container.blocks.size())
     return make_error(ErrorCode::invalid_argument, no_offset, "block",
                       "block " + std::to_string(d.block) + " does not exist");
@@ -344,9 +346,9 @@ inline Result<std::string> export_json(const DecodedClip& d) {
   auto original = decode_clip(d.container, d.block);
   if (!original) return std::move(original).error();
   try {
-    ojson doc = document_head(d.block);
+    ojson doc = document_head(d.block, version);
     doc["clip"] = clip_json(d.clip);
-    doc["codes"] = codes_json(*original);
+    if (version == 1 || codes) doc["codes"] = codes_json(*original);
     doc["container"] = container_json(d.container);
     return render(doc);
   } catch (const nlohmann::json::exception& e) {
@@ -357,9 +359,9 @@ inline Result<std::string> export_json(const DecodedClip& d) {
   }
 }
 
-inline Result<std::string> export_json(const Container& c, std::string_view reason) {
+inline Result<std::string> export_json(const Container& c, std::string_view reason, std::uint32_t version = 1) {
   try {
-    ojson doc = document_head(0);
+    ojson doc = document_head(0, version);
     if (!reason.empty()) doc["clip_absent"] = std::string(reason);
     doc["container"] = container_json(c);
     return render(doc);

@@ -52,31 +52,42 @@ TEST(JsonRoundTrip, EveryGoodFileExportsAndImportsToTheSameBytes) {
       auto d = mab::decode_clip(*c, k);
       if (!d) continue;
       any_decoded = true;
-      const std::string what = name_of(p) + " block " + std::to_string(k);
-      auto text = mab::export_json(*d);
-      ASSERT_TRUE(text.ok()) << what << ": " << text.error().message();
-      auto imported = mab::import_json_bytes(*text);
-      ASSERT_TRUE(imported.ok()) << what << ": " << imported.error().message();
-      EXPECT_TRUE(imported->clip_encoded) << what;
-      EXPECT_EQ(imported->bytes, bytes) << what;
-      EXPECT_EQ(imported->report.chunks_requantised, 0u) << what;
-      EXPECT_EQ(imported->report.constants_encoded, 0u) << what;
+      // Version 2 (the default, without and with codes) and version 1 documents.
+      for (const auto& [version, codes] : {std::pair{2u, false}, std::pair{2u, true}, std::pair{1u, false}}) {
+        const std::string what = name_of(p) + " block " + std::to_string(k) + " version " +
+                                 std::to_string(version) + (codes ? " with codes" : "");
+        mab::JsonExportOptions o;
+        o.version = version;
+        o.codes = codes;
+        auto text = mab::export_json(*d, o);
+        ASSERT_TRUE(text.ok()) << what << ": " << text.error().message();
+        auto imported = mab::import_json_bytes(*text);
+        ASSERT_TRUE(imported.ok()) << what << ": " << imported.error().message();
+        EXPECT_TRUE(imported->clip_encoded) << what;
+        EXPECT_EQ(imported->bytes, bytes) << what;
+        EXPECT_EQ(imported->report.chunks_requantised, 0u) << what;
+        EXPECT_EQ(imported->report.constants_encoded, 0u) << what;
 
-      auto back = mab::import_json(*text);
-      ASSERT_TRUE(back.ok()) << what << ": " << back.error().message();
-      EXPECT_EQ(back->block, k) << what;
-      expect_same_clip(back->clip, d->clip, what);
-      EXPECT_EQ(back->constant_codes, d->constant_codes) << what;
-      EXPECT_EQ(back->rotations, d->rotations) << what;
+        auto back = mab::import_json(*text);
+        ASSERT_TRUE(back.ok()) << what << ": " << back.error().message();
+        EXPECT_EQ(back->block, k) << what;
+        expect_same_clip(back->clip, d->clip, what);
+        EXPECT_EQ(back->constant_codes, d->constant_codes) << what;
+        EXPECT_EQ(back->rotations, d->rotations) << what;
+      }
       ++decoded;
     }
-    // The container-only form works for every file, decodable or not.
-    auto text = mab::export_json(*c, any_decoded ? "" : "not decodable");
-    ASSERT_TRUE(text.ok()) << name_of(p);
-    auto imported = mab::import_json_bytes(*text);
-    ASSERT_TRUE(imported.ok()) << name_of(p) << ": " << imported.error().message();
-    EXPECT_FALSE(imported->clip_encoded);
-    EXPECT_EQ(imported->bytes, bytes) << name_of(p);
+    // The container-only form works for every file, decodable or not, in both versions.
+    for (const std::uint32_t version : {2u, 1u}) {
+      mab::JsonExportOptions o;
+      o.version = version;
+      auto text = mab::export_json(*c, any_decoded ? "" : "not decodable", o);
+      ASSERT_TRUE(text.ok()) << name_of(p);
+      auto imported = mab::import_json_bytes(*text);
+      ASSERT_TRUE(imported.ok()) << name_of(p) << ": " << imported.error().message();
+      EXPECT_FALSE(imported->clip_encoded);
+      EXPECT_EQ(imported->bytes, bytes) << name_of(p);
+    }
     ++container_only;
   }
   EXPECT_GT(decoded, 20u);

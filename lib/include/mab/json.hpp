@@ -1,8 +1,8 @@
 // JSON interchange ("mabkit-clip", docs/json-format.md): a lossless text form of a .mab.
 //
 // A document holds the whole container (every header field, float bit patterns, bone
-// tables, section bytes as hex), the exact rotation codes, and the editable clip (key
-// times, bones, quaternions as floats). Floats are written so they read back to the same
+// tables, section bytes as hex), the editable clip (key times, bones, quaternions as floats)
+// and, on request, the exact rotation codes (a second view of the container's bytes). Floats are written so they read back to the same
 // float. The container and its bytes are the truth for the original; the clip is the only
 // part meant for editing: importing re-encodes it against the original, so an unedited
 // document gives the input bytes back and an edited key changes only its chunk.
@@ -20,9 +20,18 @@
 namespace mab {
 
 inline constexpr std::string_view json_format_name = "mabkit-clip";
-inline constexpr std::uint32_t json_format_version = 1;
+// Version 2 documents leave out the "codes" view unless asked for it (a third of a version 1
+// document, derivable from the container); otherwise they are version 1 documents. Import
+// reads both; export writes either (version 1 documents byte for byte as before).
+inline constexpr std::uint32_t json_format_version = 2;
+inline constexpr std::uint32_t json_format_oldest_version = 1;
 
 struct JsonExportOptions {
+  // json_format_oldest_version..json_format_version. Version 1 always carries the codes.
+  std::uint32_t version = json_format_version;
+  // Version 2: also write the "codes" view of a decoded clip (for inspection; import checks
+  // it against the container).
+  bool codes = false;
   // Threads writing the bones and the rotation chunks of a large clip: 0 for one per
   // hardware thread, 1 for the calling thread only. The document is the same either way.
   unsigned threads = 0;
@@ -34,7 +43,8 @@ struct JsonExportOptions {
   std::size_t piece_size = 256 * 1024;
 };
 
-// The whole document: container, codes and `d.clip` (which may be an edited copy).
+// The whole document: container, `d.clip` (which may be an edited copy) and the codes if the
+// options ask for them (then decoded from d.container, whatever d's own codes say).
 Result<std::string> export_json(const DecodedClip& d, const JsonExportOptions& options = {});
 
 // Receives a document in pieces, in order (about JsonExportOptions::piece_size each); false stops the export with
@@ -47,8 +57,10 @@ Status export_json(const DecodedClip& d, const JsonSink& sink, const JsonExportO
 
 // Container only, for files whose block does not decode (legacy, opaque, FC4 without
 // rotations, damaged streams). `reason` is recorded as "clip_absent" for the reader.
-Result<std::string> export_json(const Container& c, std::string_view reason = {});
-Status export_json(const Container& c, std::string_view reason, const JsonSink& sink);
+Result<std::string> export_json(const Container& c, std::string_view reason = {},
+                                const JsonExportOptions& options = {});
+Status export_json(const Container& c, std::string_view reason, const JsonSink& sink,
+                   const JsonExportOptions& options = {});
 
 // A Far Cry 2/3 block (spec 13): the container and `clip` (decode_legacy_clip's result for
 // block clip.block, possibly edited) as "legacy_clip". Translations that are not finite are

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <new>
+#include <optional>
 #include <thread>
 
 namespace mab {
@@ -309,10 +310,19 @@ void legacy_clip(Writer& w, const LegacyClip& c) {
   });
 }
 
-void head(Writer& w, std::size_t block_index) {
+void head(Writer& w, std::size_t block_index, std::uint32_t version) {
   w.key("format"), w.string(json_format_name);
-  w.key("version"), w.uint(json_format_version);
+  w.key("version"), w.uint(version);
   w.key("block"), w.uint(block_index);
+}
+
+Status check_version(const JsonExportOptions& options) {
+  if (options.version < json_format_oldest_version || options.version > json_format_version)
+    return make_error(ErrorCode::invalid_argument, no_offset, "version",
+                      "JSON format version " + std::to_string(options.version) + " cannot be written (versions " +
+                          std::to_string(json_format_oldest_version) + " to " + std::to_string(json_format_version) +
+                          ")");
+  return {};
 }
 
 Error resource_error(const char* what) {
@@ -339,10 +349,16 @@ Status write_clip_document(const DecodedClip& d, const JsonExportOptions& option
     return make_error(ErrorCode::invalid_argument, no_offset, "block",
                       "block " + std::to_string(d.block) + " does not exist");
   if (!names_are_utf8(d.clip)) return make_error(ErrorCode::bad_value, no_offset, "json", "a bone name is not valid UTF-8");
+  MAB_TRY(check_version(options));
   // The container is the truth for the original (import checks the codes against it), so
   // the codes come from decoding it rather than from `d`, which may hold an edited clip.
-  auto original = decode_clip(d.container, d.block);
-  if (!original) return std::move(original).error();
+  const bool with_codes = options.version == 1 || options.codes;
+  std::optional<DecodedClip> original;
+  if (with_codes) {
+    auto o = decode_clip(d.container, d.block);
+    if (!o) return std::move(o).error();
+    original = std::move(o).value();
+  }
   try {
     std::size_t keys = 0;
     for (const auto& b : d.clip.bones) keys += b.keys.size();
@@ -358,10 +374,10 @@ Status write_clip_document(const DecodedClip& d, const JsonExportOptions& option
     {
       Writer w(out, sink, options.piece_size);
       w.object([&] {
-        head(w, d.block);
+        head(w, d.block, options.version);
         w.key("clip");
         clip(w, d.clip, threads);
-        w.key("codes"), codes(w, *original, threads);
+        if (original) w.key("codes"), codes(w, *original, threads);
         w.key("container"), container(w, d.container);
       });
       w.finish();
@@ -375,8 +391,9 @@ Status write_clip_document(const DecodedClip& d, const JsonExportOptions& option
   }
 }
 
-Status write_container_document(const Container& c, std::string_view reason, std::string& out,
-                                const json_out::Sink* sink) {
+Status write_container_document(const Container& c, std::string_view reason, const JsonExportOptions& options,
+                                std::string& out, const json_out::Sink* sink) {
+  MAB_TRY(check_version(options));
   try {
     {
       std::string scratch;
@@ -389,7 +406,7 @@ Status write_container_document(const Container& c, std::string_view reason, std
     {
       Writer w(out, sink);
       w.object([&] {
-        head(w, 0);
+        head(w, 0, options.version);
         if (!reason.empty()) {
           w.key("clip_absent");
           w.string(reason);
@@ -412,13 +429,14 @@ Status write_legacy_document(const Container& c, const LegacyClip& clip, const J
   if (clip.block >= c.blocks.size() || c.blocks[clip.block].legacy() == nullptr)
     return make_error(ErrorCode::invalid_argument, no_offset, "block",
                       "block " + std::to_string(clip.block) + " is not a legacy clip of this container");
+  MAB_TRY(check_version(options));
   try {
     out.reserve(sink != nullptr ? options.piece_size + 64 * 1024 : 4096 + 16 * c.original_size);
     bool sink_ok = true;
     {
       Writer w(out, sink, options.piece_size);
       w.object([&] {
-        head(w, clip.block);
+        head(w, clip.block, options.version);
         w.key("legacy_clip"), legacy_clip(w, clip);
         w.key("container"), container(w, c);
       });
@@ -457,15 +475,16 @@ Status export_json(const DecodedClip& d, const JsonSink& sink, const JsonExportO
   return write_clip_document(d, options, buffer, &sink);
 }
 
-Result<std::string> export_json(const Container& c, std::string_view reason) {
+Result<std::string> export_json(const Container& c, std::string_view reason, const JsonExportOptions& options) {
   std::string out;
-  if (auto st = write_container_document(c, reason, out, nullptr); !st) return std::move(st).error();
+  if (auto st = write_container_document(c, reason, options, out, nullptr); !st) return std::move(st).error();
   return out;
 }
 
-Status export_json(const Container& c, std::string_view reason, const JsonSink& sink) {
+Status export_json(const Container& c, std::string_view reason, const JsonSink& sink,
+                   const JsonExportOptions& options) {
   std::string buffer;
-  return write_container_document(c, reason, buffer, &sink);
+  return write_container_document(c, reason, options, buffer, &sink);
 }
 
 }  // namespace mab

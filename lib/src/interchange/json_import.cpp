@@ -1026,10 +1026,10 @@ Result<ParsedDocument> parse_document(std::string_view text, const Limits& limit
                                ": not a mabkit clip document");
   MAB_ASSIGN(const Val version, need(root, top, "version"));
   MAB_ASSIGN(const std::uint64_t v, read_uint(version, at(top, "version"), std::numeric_limits<std::uint64_t>::max()));
-  if (v != json_format_version)
+  if (v < json_format_oldest_version || v > json_format_version)
     return make_error(ErrorCode::unsupported_version, no_offset, at(top, "version").str(),
-                      "document version " + std::to_string(v) + "; this mabkit reads version " +
-                          std::to_string(json_format_version));
+                      "document version " + std::to_string(v) + "; this mabkit reads versions " +
+                          std::to_string(json_format_oldest_version) + " to " + std::to_string(json_format_version));
   MAB_TRY(check_object(root, top, {"format", "version", "block", "clip", "codes", "legacy_clip", "container", "clip_absent"}));
   ParsedDocument doc;
   MAB_ASSIGN(const Val block, need(root, top, "block"));
