@@ -66,6 +66,59 @@ TEST(JsonLayout, EveryCorpusDocumentIsByteIdenticalToTheDomWriter) {
   EXPECT_GE(docs, good_files().size() + 40);  // 64 files as containers, 46 decoded blocks
 }
 
+// export_block_json (keys decoded as they are written, one decode for clip and codes) gives
+// the bytes of export_json on decode_clip's or decode_legacy_clip's result, or of the
+// container-only document with decode's reason, for every block, version and thread count.
+TEST(JsonLayout, StoredBlockExportIsTheDecodedClipsDocument) {
+  std::size_t clips = 0, legacy = 0, containers = 0;
+  for (const auto& p : good_files()) {
+    auto c = mab::read_container(load(p));
+    ASSERT_TRUE(c.ok()) << name_of(p);
+    for (std::size_t b = 0; b < std::max<std::size_t>(c->blocks.size(), 1); ++b) {
+      for (const auto& o : {version(2), version(2, true), version(1), mab::JsonExportOptions{2, false, 2, 0}}) {
+        const auto what = name_of(p) + " block " + std::to_string(b) + " v" + std::to_string(o.version) +
+                          (o.codes ? " codes" : "") + " threads " + std::to_string(o.threads);
+        mab::JsonExportReport report;
+        const auto now = mab::export_block_json(*c, b, o, &report);
+        ASSERT_TRUE(now.ok()) << what << ": " << now.error().message();
+        auto d = mab::decode_clip(*c, b);
+        auto l = mab::decode_legacy_clip(*c, b);
+        if (d) {
+          expect_same(now, mab::export_json(*d, o), what);
+          EXPECT_TRUE(report.clip && !report.legacy_clip && report.clip_absent.empty()) << what;
+          ++clips;
+        } else if (l) {
+          expect_same(now, mab::export_json(*c, *l, o), what);
+          EXPECT_TRUE(report.legacy_clip && !report.clip) << what;
+          ++legacy;
+        } else {
+          EXPECT_FALSE(report.clip || report.legacy_clip) << what;
+          EXPECT_FALSE(report.clip_absent.empty()) << what;
+          expect_same(now, mab::export_json(*c, report.clip_absent, o), what);
+          ++containers;
+        }
+        // Streamed in small pieces: the same bytes.
+        std::string joined;
+        const mab::JsonSink sink = [&](std::string_view t) {
+          joined += t;
+          return true;
+        };
+        mab::JsonExportOptions small = o;
+        small.piece_size = 700;
+        ASSERT_TRUE(mab::export_block_json(*c, b, sink, small).ok()) << what;
+        expect_same(joined, now, what + " streamed");
+      }
+    }
+  }
+  EXPECT_GT(clips, 150u);
+  EXPECT_GT(legacy, 50u);
+  EXPECT_GT(containers, 10u);
+  auto c = mab::read_container(load(mab::test::corpus_dir() / "wd1" / "long_k100.mab"));
+  const auto missing = mab::export_block_json(*c, 1);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, mab::ErrorCode::invalid_argument);
+}
+
 TEST(JsonLayout, VersionTwoLeavesOutOnlyTheCodes) {
   auto c = mab::read_container(load(mab::test::corpus_dir() / "wd1" / "long_k100.mab"));
   auto d = mab::decode_clip(*c);

@@ -69,6 +69,23 @@ Result<std::string> export_json(const Container& c, const LegacyClip& clip, cons
 Status export_json(const Container& c, const LegacyClip& clip, const JsonSink& sink,
                    const JsonExportOptions& options = {});
 
+// What export_block_json wrote.
+struct JsonExportReport {
+  bool clip = false;         // "clip": the block's rotations decoded
+  bool legacy_clip = false;  // "legacy_clip": a Far Cry 2/3 block's tracks decoded
+  std::string clip_absent;   // otherwise: why not (also the document's "clip_absent")
+};
+
+// The document of block `block` of `c` as stored: its clip ("clip", or "legacy_clip" for Far
+// Cry 2/3) when it decodes, else the container alone with the reason. The same bytes as
+// export_json of decode_clip's (or decode_legacy_clip's) result, made faster: one decode serves
+// the clip and the codes, and the keys are decoded bone by bone as they are written, never all
+// held at once. `block` must exist (0 for a file kept opaque).
+Result<std::string> export_block_json(const Container& c, std::size_t block, const JsonExportOptions& options = {},
+                                      JsonExportReport* report = nullptr);
+Status export_block_json(const Container& c, std::size_t block, const JsonSink& sink,
+                         const JsonExportOptions& options = {}, JsonExportReport* report = nullptr);
+
 // The inverse of export_json(const DecodedClip&): container and codes as the document's
 // bytes decode (the document's "codes", when present, must agree with them), and the
 // clip as the document states it. not_decodable if the document holds no clip.

@@ -141,6 +141,9 @@ Result<std::vector<std::uint32_t>> compute_chunk_table(
 // Every key of every animated bone.
 Result<RotationTracks> decode_rotations(const RotationStream& stream, std::uint32_t key_count,
                                         std::span<const std::uint8_t> bit_depths);
+// The same keys into `tracks[b]` (key_count quaternions for animated bone b), wherever they live.
+Status decode_rotations_into(const RotationStream& stream, std::uint32_t key_count,
+                             std::span<const std::uint8_t> bit_depths, std::span<const std::span<Quat>> tracks);
 
 // --- Re-quantiser (spec 9.2 "Encoder notes") ---
 

@@ -335,8 +335,8 @@ Result<std::vector<std::uint8_t>> encode_rotation_stream(const RotationStream& s
   return w.finish();
 }
 
-Result<RotationTracks> decode_rotations(const RotationStream& stream, std::uint32_t key_count,
-                                        std::span<const std::uint8_t> bit_depths) {
+Status decode_rotations_into(const RotationStream& stream, std::uint32_t key_count,
+                             std::span<const std::uint8_t> bit_depths, std::span<const std::span<Quat>> tracks) {
   MAB_TRY(check_depths(bit_depths));
   if (stream.chunks.size() != chunk_count(key_count))
     return make_error(ErrorCode::invalid_argument, no_offset, "JointRotations.chunks",
@@ -348,19 +348,33 @@ Result<RotationTracks> decode_rotations(const RotationStream& stream, std::uint3
       return make_error(ErrorCode::invalid_argument, no_offset, chunk_field(c),
                         std::to_string(stream.chunks[c].size()) + " bone blocks for " +
                             std::to_string(bit_depths.size()) + " animated bones");
+  if (tracks.size() != bit_depths.size())
+    return make_error(ErrorCode::invalid_argument, no_offset, "tracks",
+                      std::to_string(tracks.size()) + " tracks for " + std::to_string(bit_depths.size()) +
+                          " animated bones");
+  for (const auto& t : tracks)
+    if (t.size() != key_count)
+      return make_error(ErrorCode::invalid_argument, no_offset, "tracks",
+                        "a track of " + std::to_string(t.size()) + " keys for " + std::to_string(key_count));
+  for (std::size_t c = 0; c < stream.chunks.size(); ++c) {
+    const unsigned keys = chunk_key_count(key_count, c);
+    const std::size_t first_key = c * keys_per_chunk;
+    for (std::size_t b = 0; b < bit_depths.size(); ++b)
+      decode_block(stream.chunks[c][b], bit_depths[b], tracks[b].subspan(first_key, keys));
+  }
+  return {};
+}
 
+Result<RotationTracks> decode_rotations(const RotationStream& stream, std::uint32_t key_count,
+                                        std::span<const std::uint8_t> bit_depths) {
+  MAB_TRY(check_depths(bit_depths));
   RotationTracks out;
   out.bone_count = static_cast<std::uint32_t>(bit_depths.size());
   out.key_count = key_count;
   out.quats.resize(std::size_t{out.bone_count} * key_count);
-  for (std::size_t c = 0; c < stream.chunks.size(); ++c) {
-    const unsigned keys = chunk_key_count(key_count, c);
-    const std::size_t first_key = c * keys_per_chunk;
-    for (std::size_t b = 0; b < bit_depths.size(); ++b) {
-      decode_block(stream.chunks[c][b], bit_depths[b],
-                   std::span<Quat>(out.quats).subspan(b * key_count + first_key, keys));
-    }
-  }
+  std::vector<std::span<Quat>> tracks(out.bone_count);
+  for (std::uint32_t b = 0; b < out.bone_count; ++b) tracks[b] = out.track(b);
+  MAB_TRY(decode_rotations_into(stream, key_count, bit_depths, tracks));
   return out;
 }
 

@@ -2,6 +2,7 @@
 #include <mab/codec_file.hpp>
 
 #include "decode/clip_layout.hpp"
+#include "decode/clip_parts.hpp"
 #include "io/byte_reader.hpp"
 
 #include <algorithm>
@@ -38,13 +39,16 @@ double key_rate(const Container& c, std::size_t block) noexcept {
   return 30.0;
 }
 
-Result<DecodedClip> decode_clip(Container container, std::size_t block, const Limits& limits) {
+namespace decode {
+
+Result<ClipParts> decode_parts(const Container& container, std::size_t block, const Limits& limits,
+                               bool keys_wanted) {
   if (block >= container.blocks.size())
     return make_error(ErrorCode::not_decodable, 0x10, "body",
                       container.is_opaque() ? "kept opaque: " + container.opaque_reason
                                             : "no block " + std::to_string(block));
   const Block& b = container.blocks[block];
-  const auto layout = decode::clip_layout(b);
+  const auto layout = clip_layout(b);
   if (!layout)
     return make_error(ErrorCode::not_decodable, b.original_base, "layout",
                       "rotations of this layout are not specified (legacy 'AnD' clips: spec 13)");
@@ -56,8 +60,7 @@ Result<DecodedClip> decode_clip(Container container, std::size_t block, const Li
     return s < 0 ? no_offset : pb.base + pb.segments[static_cast<std::size_t>(s)].offset;
   };
 
-  DecodedClip d;
-  d.block = block;
+  ClipParts d;
   Clip& clip = d.clip;
   clip.key_rate = key_rate(container, block);
   if (const auto* a = b.ani()) clip.duration = a->duration();
@@ -65,7 +68,7 @@ Result<DecodedClip> decode_clip(Container container, std::size_t block, const Li
 
   // Key times (spec 9.4): the count comes from m_lastFrame where there is one,
   // otherwise from the size of the KeyTimes region.
-  const auto kt = decode::key_time_bytes(b, *layout);
+  const auto kt = key_time_bytes(b, *layout);
   std::size_t keys = kt.size() / 2;
   if (layout->has_last_frame) keys = std::size_t{b.ani()->last_frame} + 1;
   if (keys > limits.max_keys)
@@ -88,7 +91,7 @@ Result<DecodedClip> decode_clip(Container container, std::size_t block, const Li
   // Bones, constant rotations (spec 9.1) and the animated stream (spec 9.2).
   const auto consts = layout->constant_slot >= 0 ? b.section(static_cast<std::size_t>(layout->constant_slot))
                                                   : std::span<const std::uint8_t>{};
-  std::vector<std::uint8_t> depths;
+  std::vector<std::uint8_t>& depths = d.bit_depths;
   std::size_t next_const = 0;
   clip.bones.resize(b.bones.size());
   for (std::size_t i = 0; i < b.bones.size(); ++i) {
@@ -118,15 +121,30 @@ Result<DecodedClip> decode_clip(Container container, std::size_t block, const Li
     MAB_ASSIGN(d.rotations, decode_rotation_stream(b.section(static_cast<std::size_t>(slot)),
                                                    static_cast<std::uint32_t>(keys), depths,
                                                    section_at(slot), limits));
-    MAB_ASSIGN(const RotationTracks tracks,
-               decode_rotations(d.rotations, static_cast<std::uint32_t>(keys), depths));
-    std::uint32_t animated = 0;
-    for (auto& cb : clip.bones) {
-      if (cb.kind() != BoneKind::animated) continue;
-      const auto t = tracks.track(animated++);
-      cb.keys.assign(t.begin(), t.end());
+    if (keys_wanted) {
+      // Straight into each bone's keys: no bone-major copy of the whole clip on the way.
+      std::vector<std::span<Quat>> tracks;
+      tracks.reserve(depths.size());
+      for (auto& cb : clip.bones) {
+        if (cb.kind() != BoneKind::animated) continue;
+        cb.keys.resize(keys);
+        tracks.emplace_back(cb.keys);
+      }
+      MAB_TRY(decode_rotations_into(d.rotations, static_cast<std::uint32_t>(keys), depths, tracks));
     }
   }
+  return d;
+}
+
+}  // namespace decode
+
+Result<DecodedClip> decode_clip(Container container, std::size_t block, const Limits& limits) {
+  MAB_ASSIGN(decode::ClipParts parts, decode::decode_parts(container, block, limits, true));
+  DecodedClip d;
+  d.block = block;
+  d.clip = std::move(parts.clip);
+  d.constant_codes = std::move(parts.constant_codes);
+  d.rotations = std::move(parts.rotations);
   d.container = std::move(container);
   return d;
 }

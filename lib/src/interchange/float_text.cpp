@@ -65,6 +65,29 @@ void put_digits32(char* out, std::uint32_t v, unsigned n) noexcept {
   }
 }
 
+// The eight decimal digits of v (< 10^8, leading zeros included) as ASCII, most significant in
+// the lowest byte of the little-endian word: each step splits every lane of the word in two
+// with a multiply and a shift in place of a division (exact for the lane ranges: x / 100 ==
+// (x * 10486) >> 20 for x < 10000, x / 10 == (x * 103) >> 10 for x < 100).
+std::uint64_t eight_digits(std::uint32_t v) noexcept {
+  const std::uint64_t quads = std::uint64_t{v / 10000} | (std::uint64_t{v % 10000} << 32);
+  const std::uint64_t hundreds = ((quads * 10486) >> 20) & 0x0000007F0000007Full;
+  const std::uint64_t pairs = hundreds | ((quads - hundreds * 100) << 16);
+  const std::uint64_t tens = ((pairs * 103) >> 10) & 0x000F000F000F000Full;
+  return (tens | ((pairs - tens * 10) << 8)) | 0x3030303030303030ull;
+}
+
+// Stores the n (1..9) digits of v at out (and up to 8 bytes of scratch after them).
+void put_significand(char* out, std::uint32_t v, unsigned n) noexcept {
+  if (n == 9) {
+    *out++ = static_cast<char>('0' + v / 100000000);
+    v %= 100000000;
+    n = 8;
+  }
+  const std::uint64_t word = eight_digits(v) >> (8 * (8 - n));
+  std::memcpy(out, &word, sizeof word);
+}
+
 }  // namespace
 
 char* put_decimal(char* out, std::uint64_t v) noexcept {
@@ -105,6 +128,14 @@ char* shortest_float(char* out, float f, bool point_zero) noexcept {
   const std::uint32_t sig = dec.significand;
   const int e = dec.exponent;  // value = sig x 10^e
   const auto n = static_cast<int>(digit_count(sig));
+  // Below 1 (every quaternion component but +-1): "0.", at most three zeros, the digits, which
+  // is no longer than the scientific form while the zeros are at most 2 + (n > 1).
+  if ((bits & 0x7FFFFFFFu) < 0x3F800000u && -e - n <= 2 + (n > 1 ? 1 : 0)) {
+    std::memcpy(out, "0.000000", 8);
+    const int zeros = -e - n;
+    put_significand(out + 2 + zeros, sig, static_cast<unsigned>(n));
+    return out + 2 + zeros + n;
+  }
   const int sci_exp = e + n - 1;
   const int abs_exp = sci_exp < 0 ? -sci_exp : sci_exp;
   const int sci_len = n + (n > 1 ? 1 : 0) + 2 + (abs_exp >= 100 ? 3 : 2);

@@ -2,6 +2,7 @@
 // Fields come in the order the format documents; the layout rules are the writer's.
 #include <mab/json.hpp>
 
+#include "decode/clip_parts.hpp"
 #include "interchange/json_writer.hpp"
 
 #include <algorithm>
@@ -32,14 +33,7 @@ void hex_u64(Writer& w, std::uint64_t v) {
   w.string(buf);
 }
 
-void quat(Writer& w, const Quat& q) {
-  w.scalar_array([&] {
-    w.float_value(q.x);
-    w.float_value(q.y);
-    w.float_value(q.z);
-    w.float_value(q.w);
-  });
-}
+void quat(Writer& w, const Quat& q) { w.float_array4(q.x, q.y, q.z, q.w); }
 
 std::string_view shape_name(AniShape s) {
   switch (s) {
@@ -152,7 +146,7 @@ void block(Writer& w, const Block& b) {
   });
 }
 
-void container(Writer& w, const Container& c) {
+void container_json(Writer& w, const Container& c) {
   w.object([&] {
     w.key("variant"), w.string(c.variant ? c.variant->short_name : std::string_view());
     w.key("header");
@@ -177,8 +171,38 @@ void container(Writer& w, const Container& c) {
   });
 }
 
+// The keys of the animated bones of a block as stored, decoded chunk by chunk as they are
+// written (export of an unedited block: the whole clip is never held as floats).
+struct StoredKeys {
+  const RotationStream& stream;
+  std::span<const std::uint8_t> bit_depths;  // per animated bone
+  std::uint32_t key_count;
+  std::vector<std::size_t> animated;  // per bone: its index among the animated bones
+};
+
+void keys_of(Writer& w, const ClipBone& b, std::size_t index, const StoredKeys* stored) {
+  if (stored == nullptr) {
+    for (const auto& q : b.keys) {
+      if (w.full()) return;
+      quat(w, q);
+    }
+    return;
+  }
+  const std::size_t a = stored->animated[index];
+  const unsigned depth = stored->bit_depths[a];
+  std::array<Quat, keys_per_chunk> block{};
+  for (std::size_t c = 0; c < stored->stream.chunks.size(); ++c) {
+    const unsigned n = chunk_key_count(stored->key_count, c);
+    decode_block(stored->stream.chunks[c][a], depth, std::span<Quat>(block.data(), n));
+    for (unsigned k = 0; k < n; ++k) {
+      if (w.full()) return;
+      quat(w, block[k]);
+    }
+  }
+}
+
 // Returns false for a bone name that is not valid UTF-8 (the only free text).
-bool bone(Writer& w, const ClipBone& b) {
+bool bone(Writer& w, const ClipBone& b, std::size_t index, const StoredKeys* stored) {
   bool ok = true;
   w.object([&] {
     w.key("hash"), hex_u32(w, b.hash);
@@ -191,12 +215,7 @@ bool bone(Writer& w, const ClipBone& b) {
       case BoneKind::constant: w.key("constant"), quat(w, b.constant); break;
       case BoneKind::animated:
         w.key("keys");
-        w.array([&] {
-          for (const auto& q : b.keys) {
-            if (w.full()) return;
-            quat(w, q);
-          }
-        });
+        w.array([&] { keys_of(w, b, index, stored); });
         break;
       case BoneKind::none: break;
     }
@@ -205,7 +224,7 @@ bool bone(Writer& w, const ClipBone& b) {
 }
 
 // Names were checked by names_are_utf8, so bone()'s result needs no gathering here.
-void clip(Writer& w, const Clip& clip, unsigned threads) {
+void clip(Writer& w, const Clip& clip, unsigned threads, const StoredKeys* stored) {
   w.object([&] {
     w.key("key_rate");
     if (std::isfinite(clip.key_rate))
@@ -216,27 +235,28 @@ void clip(Writer& w, const Clip& clip, unsigned threads) {
     w.key("key_times"), w.uint_array(clip.key_times);
     w.key("bones");
     w.parallel_array(clip.bones.size(), threads, [&](Writer& bw, std::size_t i) {
-      bone(bw, clip.bones[i]);
+      bone(bw, clip.bones[i], i, stored);
     });
   });
 }
 
 // Only what the stream stores: signs when cflags bit 3 is set, F raw values per varying
-// component and none for a constant one (F = keys in the chunk). `d` is the container's own
-// decode: its key count gives each chunk's F even when the clip being exported was edited.
-void codes(Writer& w, const DecodedClip& d, unsigned threads) {
+// component and none for a constant one (F = keys in the chunk). The codes are the
+// container's own decode: its key count gives each chunk's F even when the clip being
+// exported was edited.
+void codes(Writer& w, std::span<const std::array<std::uint8_t, 6>> constant_codes, const RotationStream& rotations,
+           std::uint32_t key_count, unsigned threads) {
   w.object([&] {
     w.key("constant_codes"), w.scalar_array([&] {
-      for (const auto& c : d.constant_codes) hex_bytes(w, c);
+      for (const auto& c : constant_codes) hex_bytes(w, c);
     });
-    const auto key_count = static_cast<std::uint32_t>(d.clip.key_count());
     w.key("rotations");
     w.object([&] {
       w.key("chunks");
-      w.parallel_array(d.rotations.chunks.size(), threads, [&](Writer& cw, std::size_t ci) {
+      w.parallel_array(rotations.chunks.size(), threads, [&](Writer& cw, std::size_t ci) {
         const unsigned keys = chunk_key_count(key_count, ci);
         cw.array([&] {
-          for (const auto& c : d.rotations.chunks[ci]) {
+          for (const auto& c : rotations.chunks[ci]) {
             if (cw.full()) return;
             cw.object([&] {
               cw.key("cflags"), cw.uint(c.cflags);
@@ -254,7 +274,7 @@ void codes(Writer& w, const DecodedClip& d, unsigned threads) {
           }
         });
       });
-      w.key("tail"), hex_bytes(w, d.rotations.tail);
+      w.key("tail"), hex_bytes(w, rotations.tail);
     });
   });
 }
@@ -343,28 +363,19 @@ bool names_are_utf8(const Clip& clip) {
 }
 
 // The whole document into `out`, or through `sink` (then `out` is the reused buffer).
-Status write_clip_document(const DecodedClip& d, const JsonExportOptions& options, std::string& out,
-                           const json_out::Sink* sink) {
-  if (d.block >= d.container.blocks.size())
-    return make_error(ErrorCode::invalid_argument, no_offset, "block",
-                      "block " + std::to_string(d.block) + " does not exist");
-  if (!names_are_utf8(d.clip)) return make_error(ErrorCode::bad_value, no_offset, "json", "a bone name is not valid UTF-8");
-  MAB_TRY(check_version(options));
-  // The container is the truth for the original (import checks the codes against it), so
-  // the codes come from decoding it rather than from `d`, which may hold an edited clip.
-  const bool with_codes = options.version == 1 || options.codes;
-  std::optional<DecodedClip> original;
-  if (with_codes) {
-    auto o = decode_clip(d.container, d.block);
-    if (!o) return std::move(o).error();
-    original = std::move(o).value();
-  }
+// `original`: the container's own decode (codes, and the clip when `stored` is given), or null
+// when the codes are not written. `stored`: the clip's keys come from the codes as stored.
+Status write_clip_document(const Container& container, std::size_t block_index, const Clip& edited,
+                           const decode::ClipParts* original, const StoredKeys* stored,
+                           const JsonExportOptions& options, std::string& out, const json_out::Sink* sink) {
+  if (!names_are_utf8(edited)) return make_error(ErrorCode::bad_value, no_offset, "json", "a bone name is not valid UTF-8");
   try {
     std::size_t keys = 0;
-    for (const auto& b : d.clip.bones) keys += b.keys.size();
+    for (const auto& b : edited.bones)
+      keys += stored != nullptr && b.kind() == BoneKind::animated ? edited.key_count() : b.keys.size();
     // In memory: about 45 characters a quaternion plus its codes; reserving avoids regrowing
     // (and copying) a large document. Through a sink: one flush's worth.
-    out.reserve(sink != nullptr ? options.piece_size + 64 * 1024 : 4096 + 80 * keys + 8 * d.container.original_size);
+    out.reserve(sink != nullptr ? options.piece_size + 64 * 1024 : 4096 + 80 * keys + 8 * container.original_size);
     unsigned threads = 1;
     if (keys >= options.parallel_min_keys) {
       threads = options.threads != 0 ? options.threads : std::thread::hardware_concurrency();
@@ -374,11 +385,13 @@ Status write_clip_document(const DecodedClip& d, const JsonExportOptions& option
     {
       Writer w(out, sink, options.piece_size);
       w.object([&] {
-        head(w, d.block, options.version);
+        head(w, block_index, options.version);
         w.key("clip");
-        clip(w, d.clip, threads);
-        if (original) w.key("codes"), codes(w, *original, threads);
-        w.key("container"), container(w, d.container);
+        clip(w, edited, threads, stored);
+        if (original != nullptr)
+          w.key("codes"), codes(w, original->constant_codes, original->rotations,
+                                static_cast<std::uint32_t>(original->clip.key_count()), threads);
+        w.key("container"), container_json(w, container);
       });
       w.finish();
       sink_ok = w.sink_ok() && (sink == nullptr || (*sink)("\n"));
@@ -389,6 +402,24 @@ Status write_clip_document(const DecodedClip& d, const JsonExportOptions& option
   } catch (const std::bad_alloc&) {
     return resource_error("out of memory");
   }
+}
+
+// A decoded (possibly edited) clip: the codes, when written, come from decoding the container
+// rather than from `d`, since the container is the truth import checks them against.
+Status write_decoded_document(const DecodedClip& d, const JsonExportOptions& options, std::string& out,
+                              const json_out::Sink* sink) {
+  if (d.block >= d.container.blocks.size())
+    return make_error(ErrorCode::invalid_argument, no_offset, "block",
+                      "block " + std::to_string(d.block) + " does not exist");
+  MAB_TRY(check_version(options));
+  std::optional<decode::ClipParts> original;
+  if (options.version == 1 || options.codes) {
+    auto o = decode::decode_parts(d.container, d.block, default_limits, false);
+    if (!o) return std::move(o).error();
+    original = std::move(o).value();
+  }
+  return write_clip_document(d.container, d.block, d.clip, original ? &*original : nullptr, nullptr, options, out,
+                             sink);
 }
 
 Status write_container_document(const Container& c, std::string_view reason, const JsonExportOptions& options,
@@ -411,7 +442,7 @@ Status write_container_document(const Container& c, std::string_view reason, con
           w.key("clip_absent");
           w.string(reason);
         }
-        w.key("container"), container(w, c);
+        w.key("container"), container_json(w, c);
       });
       w.finish();
       sink_ok = w.sink_ok() && (sink == nullptr || (*sink)("\n"));
@@ -438,7 +469,7 @@ Status write_legacy_document(const Container& c, const LegacyClip& clip, const J
       w.object([&] {
         head(w, clip.block, options.version);
         w.key("legacy_clip"), legacy_clip(w, clip);
-        w.key("container"), container(w, c);
+        w.key("container"), container_json(w, c);
       });
       w.finish();
       sink_ok = w.sink_ok() && (sink == nullptr || (*sink)("\n"));
@@ -466,13 +497,65 @@ Status export_json(const Container& c, const LegacyClip& clip, const JsonSink& s
 
 Result<std::string> export_json(const DecodedClip& d, const JsonExportOptions& options) {
   std::string out;
-  if (auto st = write_clip_document(d, options, out, nullptr); !st) return std::move(st).error();
+  if (auto st = write_decoded_document(d, options, out, nullptr); !st) return std::move(st).error();
   return out;
 }
 
 Status export_json(const DecodedClip& d, const JsonSink& sink, const JsonExportOptions& options) {
   std::string buffer;
-  return write_clip_document(d, options, buffer, &sink);
+  return write_decoded_document(d, options, buffer, &sink);
+}
+
+namespace {
+
+Status write_block_document(const Container& c, std::size_t block, const JsonExportOptions& options, std::string& out,
+                            const json_out::Sink* sink, JsonExportReport* report) {
+  JsonExportReport scratch;
+  JsonExportReport& r = report != nullptr ? *report : scratch;
+  r = {};
+  const bool opaque_zero = c.blocks.empty() && block == 0;
+  if (block >= c.blocks.size() && !opaque_zero)
+    return make_error(ErrorCode::invalid_argument, no_offset, "block",
+                      "block " + std::to_string(block) + " does not exist (the file has " +
+                          std::to_string(c.blocks.size()) + ")");
+  MAB_TRY(check_version(options));
+  if (!opaque_zero && c.blocks[block].legacy() != nullptr) {
+    auto legacy = decode_legacy_clip(c, block);
+    if (legacy) {
+      r.legacy_clip = true;
+      return write_legacy_document(c, *legacy, options, out, sink);
+    }
+    r.clip_absent = legacy.error().message();
+  } else {
+    auto parts = decode::decode_parts(c, block, default_limits, false);
+    if (parts) {
+      r.clip = true;
+      StoredKeys stored{parts->rotations, parts->bit_depths, static_cast<std::uint32_t>(parts->clip.key_count()), {}};
+      stored.animated.resize(parts->clip.bones.size());
+      std::size_t a = 0;
+      for (std::size_t i = 0; i < parts->clip.bones.size(); ++i)
+        if (parts->clip.bones[i].kind() == BoneKind::animated) stored.animated[i] = a++;
+      const bool with_codes = options.version == 1 || options.codes;
+      return write_clip_document(c, block, parts->clip, with_codes ? &*parts : nullptr, &stored, options, out, sink);
+    }
+    r.clip_absent = parts.error().message();
+  }
+  return write_container_document(c, r.clip_absent, options, out, sink);
+}
+
+}  // namespace
+
+Result<std::string> export_block_json(const Container& c, std::size_t block, const JsonExportOptions& options,
+                                      JsonExportReport* report) {
+  std::string out;
+  if (auto st = write_block_document(c, block, options, out, nullptr, report); !st) return std::move(st).error();
+  return out;
+}
+
+Status export_block_json(const Container& c, std::size_t block, const JsonSink& sink, const JsonExportOptions& options,
+                         JsonExportReport* report) {
+  std::string buffer;
+  return write_block_document(c, block, options, buffer, &sink, report);
 }
 
 Result<std::string> export_json(const Container& c, std::string_view reason, const JsonExportOptions& options) {

@@ -88,18 +88,79 @@ void Writer::float_value(float f) {
   number(static_cast<double>(f));
 }
 
-void Writer::hex_string(const std::uint8_t* bytes, std::size_t n) {
-  static constexpr char digits[] = "0123456789abcdef";
-  before_value();
-  reserve(2 * n + 2);
-  char* o = out_.data() + pos_;
-  *o++ = '"';
-  for (std::size_t i = 0; i < n; ++i) {
-    *o++ = digits[bytes[i] >> 4];
-    *o++ = digits[bytes[i] & 0x0F];
+namespace {
+
+// The two lowercase hex digits of every byte value.
+constexpr std::array<char, 512> make_hex_pairs() {
+  constexpr char digits[] = "0123456789abcdef";
+  std::array<char, 512> t{};
+  for (unsigned b = 0; b < 256; ++b) {
+    t[2 * b] = digits[b >> 4];
+    t[2 * b + 1] = digits[b & 0x0F];
   }
-  *o++ = '"';
-  pos_ += 2 * n + 2;
+  return t;
+}
+constexpr std::array<char, 512> hex_pairs = make_hex_pairs();
+
+// A float that float_value writes through shortest_float (finite, and not the one value whose
+// text follows the former writer's rule instead).
+bool plain_float(float f) noexcept {
+  std::uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  return (bits & 0x7F800000u) != 0x7F800000u && (bits & 0x7FFFFFFFu) != 0x15AE43FDu;
+}
+
+}  // namespace
+
+void Writer::hex_string(const std::uint8_t* bytes, std::size_t n) {
+  before_value();
+  // In a one-line trial a string that cannot fit ends the trial unwritten (a section's bytes
+  // would otherwise be written out in full only to be taken back).
+  if (budget_end_ != npos && pos_ + 2 * n + 2 > budget_end_) {
+    full_ = true;
+    return;
+  }
+  put('"');
+  // Outside a trial nothing can be taken back, so a long string goes out in pieces: the
+  // buffer stays at the flush size, however large the section.
+  constexpr std::size_t piece = 16 * 1024;
+  while (n != 0) {
+    const std::size_t m = std::min(n, piece);
+    reserve(2 * m);
+    char* o = out_.data() + pos_;
+    for (std::size_t i = 0; i < m; ++i, o += 2) std::memcpy(o, &hex_pairs[2 * std::size_t{bytes[i]}], 2);
+    pos_ += 2 * m;
+    bytes += m;
+    n -= m;
+    if (sink_ != nullptr && budget_end_ == npos && pos_ >= flush_size_) flush();
+  }
+  put('"');
+  check_budget();
+}
+
+void Writer::float_array4(float a, float b, float c, float d) {
+  if (!plain_float(a) || !plain_float(b) || !plain_float(c) || !plain_float(d)) {
+    scalar_array([&] {
+      float_value(a);
+      float_value(b);
+      float_value(c);
+      float_value(d);
+    });
+    return;
+  }
+  before_value();
+  reserve(4 * (shortest_float_max + 2) + 2);
+  char* o = out_.data() + pos_;
+  *o++ = '[';
+  o = shortest_float(o, a, true);
+  std::memcpy(o, ", ", 2);
+  o = shortest_float(o + 2, b, true);
+  std::memcpy(o, ", ", 2);
+  o = shortest_float(o + 2, c, true);
+  std::memcpy(o, ", ", 2);
+  o = shortest_float(o + 2, d, true);
+  *o++ = ']';
+  pos_ = static_cast<std::size_t>(o - out_.data());
   check_budget();
 }
 

@@ -11,9 +11,9 @@
 // reused whenever it passes the flush size at a point no one-line trial can rewind past (between
 // the elements of a spread-out composite), so a document of any size needs a fixed buffer and
 // touches no fresh memory. A large spread-out array can be written by several threads
-// (parallel_array), in rounds of one run of elements per thread, each into its own reused
-// buffer, joined in order: the layout of an element depends only on its indentation and
-// whether it is the first, so the bytes are the same as written by one thread.
+// (parallel_array), each element into one of a few reused buffers, handed out in order: the
+// layout of an element depends only on its indentation and whether it is the first, so the
+// bytes are the same as written by one thread.
 #pragma once
 
 #include "interchange/float_text.hpp"
@@ -67,6 +67,9 @@ class Writer {
   void number(double v);  // shortest text that reads back as v; ".0" keeps it a float
   // A float written as the shortest decimal that reads back as that float; null if not finite.
   void float_value(float f);
+  // The scalar array [a, b, c, d] (a quaternion), as scalar_array of four float_value calls
+  // writes it, in one step.
+  void float_array4(float a, float b, float c, float d);
   // Fails (returns false) only for text that is not valid UTF-8.
   bool string(std::string_view s);
   void key(std::string_view k);  // object member name (plain ASCII, not escaped)
@@ -131,11 +134,19 @@ class Writer {
     if (sink_ok_ && pos_ != 0) sink_ok_ = (*sink_)(std::string_view(out_.data(), pos_));
     pos_ = 0;
   }
-  // The text so far, taken out of this writer's buffer (a parallel_array run).
+  // The text so far, taken out of this writer's buffer (a parallel_array element).
   std::string_view take() {
     const std::string_view t(out_.data(), pos_);
     pos_ = 0;
     return t;
+  }
+  // Ready for the next element of its array; `first`: no separating comma before it.
+  void restart_run(bool first) {
+    pos_ = 0;
+    depth_ = 1;
+    frames_[0].empty = first;
+    budget_end_ = npos;
+    full_ = false;
   }
   void put(char c) {
     reserve(1);

@@ -1,8 +1,10 @@
 // Internal: Writer::parallel_array (json_writer.hpp).
 #pragma once
 
+#include <condition_variable>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 namespace mab::json_out {
@@ -34,43 +36,84 @@ void Writer::parallel_array(std::size_t count, unsigned threads, F&& element) {
     close_spread(']');
     return;
   }
-  // Rounds of `threads` runs of `run` elements: run 0 of a round is written here, straight into
-  // the output, the others by workers into buffers kept from round to round, then taken in
-  // order. About 16 rounds: few thread starts, and buffers of a sixteenth of the array.
-  const std::size_t rounds = std::min<std::size_t>(16, (count + threads - 1) / threads);
-  const std::size_t run = (count + threads * rounds - 1) / (threads * rounds);
-  std::vector<std::string> buffers(threads - 1);
-  std::vector<std::unique_ptr<Writer>> subs;
-  for (auto& b : buffers) subs.push_back(std::unique_ptr<Writer>(new Writer(b, indent, false)));
-  std::vector<std::exception_ptr> failures(threads);
+  // Element i is written into slot i % slots by whichever thread takes it first (every thread
+  // takes the lowest element not yet taken whose slot is free); this thread also hands the slots'
+  // texts to the output in element order as soon as the next one is ready, so the output's
+  // writes overlap the other threads' formatting and no thread waits for a round to end. A slot
+  // is free again once its text is out: memory stays at two elements per thread.
+  const std::size_t slots = 2 * std::size_t{threads};
+  std::vector<std::string> texts(slots);
+  std::vector<std::unique_ptr<Writer>> writers;
+  for (auto& t : texts) writers.push_back(std::unique_ptr<Writer>(new Writer(t, indent, false)));
+  constexpr std::size_t none = ~std::size_t{0};
+  std::vector<std::size_t> ready(slots, none);  // the element whose text a slot holds, once written
+  std::mutex m;
+  std::condition_variable changed;
+  std::size_t next_take = 0, next_out = 0;
+  bool stop = false;
+  std::exception_ptr failure;
+  // Takes and writes one element; false when none can be taken now. Called with `lock` held.
+  auto write_one = [&](std::unique_lock<std::mutex>& lock) {
+    if (stop || next_take >= count || next_take >= next_out + slots) return false;
+    const std::size_t i = next_take++;
+    lock.unlock();
+    Writer& w = *writers[i % slots];
+    w.restart_run(i == 0);
+    std::exception_ptr error;
+    try {
+      element(w, i);
+    } catch (...) {
+      error = std::current_exception();
+    }
+    lock.lock();
+    if (error) {
+      if (!failure) failure = error;
+      stop = true;
+    } else {
+      ready[i % slots] = i;
+    }
+    changed.notify_all();
+    return true;
+  };
   std::vector<std::thread> workers;
   workers.reserve(threads - 1);
-  for (std::size_t begin = 0; begin < count; begin += run * threads) {
-    auto run_of = [&](unsigned r, Writer& w) {
-      try {
-        const std::size_t first = begin + run * r, last = std::min(count, first + run);
-        for (std::size_t i = first; i < last; ++i) element(w, i);
-      } catch (...) {
-        failures[r] = std::current_exception();
-      }
-    };
-    workers.clear();
-    for (unsigned r = 1; r < threads && begin + run * r < count; ++r)
-      workers.emplace_back([&, r] { run_of(r, *subs[r - 1]); });
-    run_of(0, *this);
-    for (auto& t : workers) t.join();
-    for (const auto& e : failures)
-      if (e) std::rethrow_exception(e);
-    for (unsigned r = 1; r <= workers.size(); ++r) {
-      const std::string_view text = subs[r - 1]->take();
-      if (sink_ != nullptr) {
-        flush();
-        if (sink_ok_ && !text.empty()) sink_ok_ = (*sink_)(text);
-      } else {
-        put(text);
+  try {
+    for (unsigned t = 1; t < threads; ++t)
+      workers.emplace_back([&] {
+        std::unique_lock<std::mutex> lock(m);
+        while (!stop && next_take < count)
+          if (!write_one(lock)) changed.wait(lock);
+      });
+  } catch (...) {
+    // No thread to start (resources): whatever started still works, this thread does the rest.
+  }
+  {
+    std::unique_lock<std::mutex> lock(m);
+    while (!stop && next_out < count) {
+      const std::size_t s = next_out % slots;
+      if (ready[s] == next_out) {
+        lock.unlock();
+        const std::string_view text = writers[s]->take();
+        if (sink_ != nullptr) {
+          flush();
+          if (sink_ok_ && !text.empty()) sink_ok_ = (*sink_)(text);
+        } else {
+          put(text);
+        }
+        lock.lock();
+        ready[s] = none;
+        ++next_out;
+        if (sink_ != nullptr && !sink_ok_) stop = true;  // the rest would be discarded
+        changed.notify_all();
+      } else if (!write_one(lock)) {
+        changed.wait(lock);
       }
     }
+    stop = true;
+    changed.notify_all();
   }
+  for (auto& t : workers) t.join();
+  if (failure) std::rethrow_exception(failure);
   back().empty = false;
   close_spread(']');
 }
