@@ -30,14 +30,15 @@ mab::Limits text_limits() {
   return l;
 }
 
-mab::Result<std::vector<std::uint8_t>> read_input(const std::string& path) {
+// Read with the JSON reader's padding after the text, so a document is parsed where it lies.
+mab::Result<mab::PaddedJson> read_input(const std::string& path) {
   if (path == "-") {
     std::vector<std::uint8_t> data((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     if (data.size() > text_limits().max_file_size)
       return mab::make_error(mab::ErrorCode::limit_exceeded, mab::no_offset, "stdin", "document too large");
-    return data;
+    return mab::PaddedJson(std::move(data));
   }
-  return mab::read_file(path, text_limits());
+  return mab::PaddedJson::read_file(path, text_limits());
 }
 
 // Any JSON with a glTF "asset" rather than a mabkit document: the start of the text tells.
@@ -148,7 +149,7 @@ void setup(CLI::App& app, int& exit_code) {
       std::fprintf(stderr, "mab: import: %s\n", data.error().message().c_str());
       return;
     }
-    const bool gltf = !o->template_file.empty() || !o->game.empty() || looks_like_gltf(o->file, *data);
+    const bool gltf = !o->template_file.empty() || !o->game.empty() || looks_like_gltf(o->file, data->bytes());
     std::vector<fs::path> inputs;
     if (o->file != "-") inputs.push_back(o->file);
 
@@ -161,8 +162,7 @@ void setup(CLI::App& app, int& exit_code) {
       mab::EncodeOptions options;
       options.choose_depth = o->choose_depth;
       if (o->max_error) options.max_error_deg = *o->max_error;
-      const std::string_view text(reinterpret_cast<const char*>(data->data()), data->size());
-      auto imported = mab::import_json_bytes(text, mab::default_limits, options);
+      auto imported = mab::import_json_bytes(*data, mab::default_limits, options);
       if (!imported) {
         std::fprintf(stderr, "mab: import: %s: %s\n", o->file.c_str(), imported.error().message().c_str());
         return;
@@ -236,7 +236,7 @@ void setup(CLI::App& app, int& exit_code) {
     } else {
       opt.game = mab::find_variant(o->game)->game;
     }
-    auto imported = mab::import_gltf(*data, tmpl ? &*tmpl : nullptr, opt);
+    auto imported = mab::import_gltf(data->bytes(), tmpl ? &*tmpl : nullptr, opt);
     if (!imported) {
       std::fprintf(stderr, "mab: import: %s: %s\n", o->file.c_str(), imported.error().message().c_str());
       return;

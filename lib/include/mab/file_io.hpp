@@ -13,8 +13,10 @@
 
 namespace mab {
 
+// `zero_padding` zero bytes are appended after the file's bytes, in the same allocation (a
+// reader that may read past the end, as simdjson does, then needs no copy).
 Result<std::vector<std::uint8_t>> read_file(const std::filesystem::path& path,
-                                            const Limits& limits = default_limits);
+                                            const Limits& limits = default_limits, std::size_t zero_padding = 0);
 
 // Writes `bytes` to a temporary file next to `path`, flushes it, then renames it
 // over `path`. On any failure the temporary file is removed and `path` is untouched.

@@ -1008,13 +1008,14 @@ Error text_error(std::string_view text, simdjson::error_code code) {
   return perr("json text", simdjson::error_message(code));
 }
 
-Result<ParsedDocument> parse_document(std::string_view text, const Limits& limits) {
+// `padded`: text is followed by PaddedJson::padding readable bytes, so simdjson reads it in place.
+Result<ParsedDocument> parse_document(std::string_view text, const Limits& limits, bool padded) {
   // An empty text (possibly with no buffer at all) is a syntax error; simdjson copies its
   // input and must not be handed a null pointer.
   if (text.empty()) return text_error(text, simdjson::EMPTY);
   simdjson::dom::parser parser;
   element root_element;
-  if (const auto code = parser.parse(text.data(), text.size()).get(root_element); code != simdjson::SUCCESS)
+  if (const auto code = parser.parse(text.data(), text.size(), !padded).get(root_element); code != simdjson::SUCCESS)
     return text_error(text, code);
   const Val root{root_element};
   const Path& top = root_path;
@@ -1060,9 +1061,9 @@ Result<ParsedDocument> parse_document(std::string_view text, const Limits& limit
   return doc;
 }
 
-Result<ParsedDocument> parse_document_safely(std::string_view text, const Limits& limits) {
+Result<ParsedDocument> parse_document_safely(std::string_view text, const Limits& limits, bool padded = false) {
   try {
-    return parse_document(text, limits);
+    return parse_document(text, limits, padded);
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::limit_exceeded, no_offset, "json", "out of memory reading the document");
   }
@@ -1147,19 +1148,7 @@ Status check_reads_back(const std::vector<std::uint8_t>& bytes, const Limits& li
   return {};
 }
 
-}  // namespace
-
-Result<LegacyDocument> import_legacy_json(std::string_view text, const Limits& limits) {
-  MAB_ASSIGN(const ParsedDocument doc, parse_document_safely(text, limits));
-  if (!doc.legacy)
-    return make_error(ErrorCode::not_decodable, no_offset, "/legacy_clip", "the document holds no \"legacy_clip\"");
-  MAB_ASSIGN(LegacyOriginal original, decode_legacy_original(doc, limits));
-  MAB_ASSIGN(LegacyClip clip, resolve_legacy(*doc.legacy, original.clip));
-  return LegacyDocument{std::move(original.container), std::move(clip)};
-}
-
-Result<JsonImport> import_json_bytes(std::string_view text, const Limits& limits, const EncodeOptions& options) {
-  MAB_ASSIGN(const ParsedDocument doc, parse_document_safely(text, limits));
+Result<JsonImport> import_document(const ParsedDocument& doc, const Limits& limits, const EncodeOptions& options) {
   JsonImport out;
   if (doc.legacy) {
     MAB_ASSIGN(const LegacyOriginal original, decode_legacy_original(doc, limits));
@@ -1180,6 +1169,37 @@ Result<JsonImport> import_json_bytes(std::string_view text, const Limits& limits
   }
   MAB_TRY(check_reads_back(out.bytes, limits));
   return out;
+}
+
+}  // namespace
+
+Result<LegacyDocument> import_legacy_json(std::string_view text, const Limits& limits) {
+  MAB_ASSIGN(const ParsedDocument doc, parse_document_safely(text, limits));
+  if (!doc.legacy)
+    return make_error(ErrorCode::not_decodable, no_offset, "/legacy_clip", "the document holds no \"legacy_clip\"");
+  MAB_ASSIGN(LegacyOriginal original, decode_legacy_original(doc, limits));
+  MAB_ASSIGN(LegacyClip clip, resolve_legacy(*doc.legacy, original.clip));
+  return LegacyDocument{std::move(original.container), std::move(clip)};
+}
+
+static_assert(PaddedJson::padding >= simdjson::SIMDJSON_PADDING);
+
+PaddedJson::PaddedJson(std::vector<std::uint8_t> text) : bytes_(std::move(text)) { bytes_.resize(bytes_.size() + padding); }
+
+Result<PaddedJson> PaddedJson::read_file(const std::filesystem::path& path, const Limits& limits) {
+  PaddedJson out;
+  MAB_ASSIGN(out.bytes_, mab::read_file(path, limits, padding));
+  return out;
+}
+
+Result<JsonImport> import_json_bytes(std::string_view text, const Limits& limits, const EncodeOptions& options) {
+  MAB_ASSIGN(const ParsedDocument doc, parse_document_safely(text, limits));
+  return import_document(doc, limits, options);
+}
+
+Result<JsonImport> import_json_bytes(const PaddedJson& text, const Limits& limits, const EncodeOptions& options) {
+  MAB_ASSIGN(const ParsedDocument doc, parse_document_safely(text.text(), limits, true));
+  return import_document(doc, limits, options);
 }
 
 }  // namespace mab

@@ -10,7 +10,8 @@
 
 namespace mab {
 
-Result<std::vector<std::uint8_t>> read_file(const std::filesystem::path& path, const Limits& limits) {
+Result<std::vector<std::uint8_t>> read_file(const std::filesystem::path& path, const Limits& limits,
+                                            std::size_t zero_padding) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     return make_error(ErrorCode::io_error, no_offset, path.string(), "is a directory");
@@ -28,7 +29,7 @@ Result<std::vector<std::uint8_t>> read_file(const std::filesystem::path& path, c
                         "file of " + std::to_string(size) + " bytes is larger than the limit of " +
                             std::to_string(limits.max_file_size) + " bytes");
     }
-    out.reserve(static_cast<std::size_t>(size));
+    out.reserve(static_cast<std::size_t>(size) + zero_padding);
   }
   std::uint8_t buf[1 << 16];
   for (;;) {
@@ -44,6 +45,7 @@ Result<std::vector<std::uint8_t>> read_file(const std::filesystem::path& path, c
   const bool failed = std::ferror(f) != 0;
   std::fclose(f);
   if (failed) return make_error(ErrorCode::io_error, no_offset, path.string(), "read failed");
+  out.resize(out.size() + zero_padding);
   return out;
 }
 
