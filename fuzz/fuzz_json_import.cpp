@@ -2,8 +2,8 @@
 // bytes that are a valid file (they parse and write back byte for byte). When the document
 // holds a clip, import_json must agree with import_json_bytes, and exporting what it returns
 // and importing that again must give the same bytes (the format is lossless); the same for
-// Far Cry 2/3 "legacy_clip" documents, whose written clip must also decode. Exceptions
-// must not escape.
+// Far Cry 2/3 "legacy_clip" documents, whose written clip must also decode. The text read in
+// place (PaddedJson) must give the same outcome. Exceptions must not escape.
 #include "harness_util.hpp"
 
 #include <mab/codec_file.hpp>
@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace {
 
@@ -30,7 +31,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   limits.max_file_size = 1u << 20;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   auto imported = mab::import_json_bytes(text, limits);
+  // Read in place (PaddedJson, the CLI's way), the same text gives the same outcome.
+  auto in_place = mab::import_json_bytes(mab::PaddedJson(std::vector<std::uint8_t>(data, data + size)), limits);
+  fuzz::check(in_place.ok() == imported.ok(), "a padded document imports differently");
   if (!imported) return 0;
+  fuzz::check(in_place->bytes == imported->bytes, "a padded document imports to different bytes");
 
   auto c = mab::read_container(imported->bytes, limits);
   if (!c) fail_with("an imported document gave bytes that do not parse", c.error());

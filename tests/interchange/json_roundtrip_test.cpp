@@ -63,6 +63,10 @@ TEST(JsonRoundTrip, EveryGoodFileExportsAndImportsToTheSameBytes) {
         ASSERT_TRUE(text.ok()) << what << ": " << text.error().message();
         auto imported = mab::import_json_bytes(*text);
         ASSERT_TRUE(imported.ok()) << what << ": " << imported.error().message();
+        // Read in place (the CLI's way): the same result.
+        auto in_place = mab::import_json_bytes(mab::PaddedJson(std::vector<std::uint8_t>(text->begin(), text->end())));
+        ASSERT_TRUE(in_place.ok()) << what << ": " << in_place.error().message();
+        EXPECT_EQ(in_place->bytes, imported->bytes) << what;
         EXPECT_TRUE(imported->clip_encoded) << what;
         EXPECT_EQ(imported->bytes, bytes) << what;
         EXPECT_EQ(imported->report.chunks_requantised, 0u) << what;

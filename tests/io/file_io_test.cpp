@@ -84,3 +84,23 @@ TEST(WriteFileAtomic, ReplacesTheTarget) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(ReadFile, ZeroPaddingFollowsTheBytesAndTheLimitIsOnTheFileAlone) {
+  TempDir dir;
+  const auto p = dir.path / "doc.json";
+  std::ofstream(p, std::ios::binary) << "{\"a\": 1}";
+  auto padded = mab::read_file(p, mab::default_limits, 64);
+  ASSERT_TRUE(padded.ok());
+  ASSERT_EQ(padded->size(), 8u + 64u);
+  EXPECT_EQ(std::string(padded->begin(), padded->begin() + 8), "{\"a\": 1}");
+  for (std::size_t i = 8; i < padded->size(); ++i) EXPECT_EQ((*padded)[i], 0) << i;
+  mab::Limits eight;
+  eight.max_file_size = 8;
+  EXPECT_TRUE(mab::read_file(p, eight, 64).ok());
+  eight.max_file_size = 7;
+  EXPECT_FALSE(mab::read_file(p, eight, 64).ok());
+}
+
+}  // namespace
