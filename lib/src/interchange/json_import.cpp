@@ -587,6 +587,23 @@ Result<Container> read_container_json(const Val& j, const Path& path, const Limi
 // --- clip ---
 
 Result<Quat> read_quat(const Val& j, const Path& path) {
+  // The usual case in one pass over the array: four numbers within the float range. Anything
+  // else takes the checks below, which name the element at fault.
+  if (j.is_array()) {
+    Quat q;
+    unsigned n = 0;
+    bool plain = true;
+    for (const element v : j.array()) {
+      double d = 0;
+      if (n == 4 || v.get_double().get(d) != simdjson::SUCCESS ||
+          !(std::fabs(d) <= static_cast<double>(std::numeric_limits<float>::max()))) {
+        plain = false;
+        break;
+      }
+      q[n++] = static_cast<float>(d);
+    }
+    if (plain && n == 4) return q;
+  }
   MAB_TRY(check_size(j, path, 4));
   Quat q;
   MAB_TRY(each(j, [&](std::size_t i, const Val& v) -> Status {
