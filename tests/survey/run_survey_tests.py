@@ -144,7 +144,13 @@ def hostile_mode(mab, work):
         out = os.path.join(work, "int.json")
         proc = subprocess.Popen([mab, "survey", big, "-j", "1", "--json-check", "1", "--json", out],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(0.4)
+        # In the middle means once rows reach the report's temporary file (a fixed delay sent the
+        # signal before the handler was installed when a loaded machine started the process slowly).
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            if os.path.exists(out + ".tmp") and os.path.getsize(out + ".tmp") > 0:
+                break
+            time.sleep(0.02)
         proc.send_signal(sig)
         try:
             stdout, _ = proc.communicate(timeout=30)
