@@ -27,9 +27,12 @@ void print_legacy_tracks(const mab::Container& c, std::size_t block) {
               d->constant_rotations.size(), d->rotations.size(), keys, d->constant_translations.size(),
               d->translations.size());
   const bool root_t = d->present[0], root_r = d->present[1];
-  std::printf("    frames    %u (lastFrame %u) at %g fps; root motion: %s\n", d->last_frame + 1u, d->last_frame,
-              static_cast<double>(d->frame_rate),
-              root_t && root_r ? "translation and rotation" : root_t ? "translation" : root_r ? "rotation" : "none");
+  const char* root = root_t && root_r ? "translation and rotation" : root_t ? "translation" : root_r ? "rotation" : "none";
+  if (d->frame_rate == 0.0f)  // JB-DOC: constant sections store lastFrame 0 and rate 0
+    std::printf("    frames    none: constant sections only (stored lastFrame 0, rate 0); root motion: %s\n", root);
+  else
+    std::printf("    frames    %u (lastFrame %u) at %g fps; root motion: %s\n", d->last_frame + 1u, d->last_frame,
+                static_cast<double>(d->frame_rate), root);
 }
 
 void print_text(const std::string& path, const mab::Container& c, const mab::Placement& pl,
@@ -78,9 +81,11 @@ void print_text(const std::string& path, const mab::Container& c, const mab::Pla
       const int s = b.slot_segment[slot];
       if (s < 0) continue;
       const auto& ps = pb.segments[static_cast<std::size_t>(s)];
-      std::printf("              %-5zu %-10s %-10s %-8llu %s\n", slot, hex(ps.offset).c_str(),
+      // JB-DOC: the last clip of a bank points slot 8 at its own end.
+      const bool chain_end = b.legacy() != nullptr && slot == 8 && ps.size == 0;
+      std::printf("              %-5zu %-10s %-10s %-8llu %s%s\n", slot, hex(ps.offset).c_str(),
                   hex(pb.base + ps.offset).c_str(), static_cast<unsigned long long>(ps.size),
-                  std::string(mab::section_name(b, slot)).c_str());
+                  std::string(mab::section_name(b, slot)).c_str(), chain_end ? " (none: the chain ends here)" : "");
     }
   }
   for (const auto& f : findings) {

@@ -18,13 +18,27 @@ namespace mab {
 
 using Vec3 = std::array<float, 3>;
 
+// How a keyed-rotation section (slot 3) lays out its group offsets.
+enum class LegacyGroupTable : std::uint8_t {
+  none = 0,      // no tracks: the array header alone (JB-DOC's writer for an empty mask)
+  per_group = 1,  // one i32 per group (spec 13)
+  with_end = 2,   // one per group, then where the last group ends (JB-DOC's later revision)
+};
+
 // `u16 count, u16 lastFrame` then the rate: FC2 `u16 fps, u16 0`; FC3 an f32 (spec 13, the
-// FC3 reading is a [guess]).
+// FC3 reading is a [guess]). JB-DOC: a constant section (slots 2, 4) holds no frames and
+// stores lastFrame 0 and rate 0 in retail files; `untimed()` says so.
 struct LegacyArrayHeader {
   std::uint16_t count = 0;
   std::uint16_t last_frame = 0;
   float frame_rate = 0.0f;
   std::uint32_t rate_bits = 0;  // the four rate bytes as stored
+  // Bytes the header and the elements take; the rest of the section is zero bytes (16-byte
+  // alignment, and JB-DOC's 16-byte separator before the events or the chained clip).
+  std::uint32_t data_size = 0;
+  LegacyGroupTable group_table = LegacyGroupTable::per_group;  // slot 3 only
+
+  bool untimed() const noexcept { return last_frame == 0 && rate_bits == 0; }
 };
 
 struct LegacyConstantRotation {
@@ -54,12 +68,14 @@ struct LegacyTranslationTrack {
 struct LegacyClip {
   std::size_t block = 0;
   float duration = 0.0f;
-  // From the first array section present (every array section must agree).
+  // From the first timed array section (slots 0, 1, 3, 5, then a constant one that is not
+  // untimed); every timed section must agree. A clip of untimed constant sections alone has
+  // last_frame 0 and frame_rate 0.
   std::uint16_t last_frame = 0;
   float frame_rate = 0.0f;
-  // Root motion. Spec 13 names slots 0 and 1 but not their element layout: read here as an
-  // array section of lastFrame + 1 elements, 3 x f32 and one 6-byte quaternion each, the
-  // layout of the other array sections ([guess], checked by the exact-size rule only).
+  // Root motion (slots 0, 1): lastFrame + 1 elements, 3 x f32 and one 6-byte quaternion each,
+  // frame-major with one track (JB-DOC). The header's count is 1 (the track count, JB-DOC) or
+  // lastFrame + 1 (our first reading, kept by the synthetic corpus); both are accepted.
   std::vector<Vec3> trajectory_translation;       // slot 0
   std::vector<Quat48> trajectory_rotation_codes;  // slot 1
   std::vector<Quat> trajectory_rotation;
@@ -73,9 +89,9 @@ struct LegacyClip {
 };
 
 // Decodes block `block` (a top-level clip or a chained one) of a legacy container. Sections
-// must be consistent: counts equal the masks' popcounts, every group offset inside its
-// section, every section consumed exactly up to at most 15 zero bytes of 16-byte alignment
-// padding. Otherwise not_decodable, naming the section, the byte offset and what disagrees.
+// must be consistent: counts equal the masks' popcounts, every group where the previous one
+// ends, every section consumed exactly and followed by zero bytes only (alignment, JB-DOC's
+// separator). Otherwise not_decodable, naming the section, the byte offset and what disagrees.
 // Tag table and event chain (slots 6, 7) stay as the container's bytes.
 Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, const Limits& limits = default_limits);
 

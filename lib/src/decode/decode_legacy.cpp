@@ -42,27 +42,30 @@ std::vector<std::uint32_t> bones_of(const LegacyHeader& h, std::size_t mask) {
   return out;
 }
 
-// After the last element: nothing, or the zeros that pad the next section to 16 bytes.
+// After the last element: zero bytes only. JB-DOC: sections are padded to 16 bytes with zeros,
+// and a 16-byte block of zeros separates the last track section from the event chain or the
+// chained clip (its writer also leaves an empty tag array there), so a tail may exceed 15.
 Status check_end(const Section& s, std::size_t end) {
-  const std::size_t rest = s.bytes.size() - end;
-  if (rest >= alignment)
-    return inconsistent(s, end, std::to_string(rest) + " bytes left after the last element (more than padding)");
   for (std::size_t i = end; i < s.bytes.size(); ++i)
     if (s.bytes[i] != 0) return inconsistent(s, i, "non-zero byte after the last element");
   return {};
 }
 
-Result<LegacyArrayHeader> array_header(const Section& s, bool f32_rate) {
-  io::ByteReader r(s.bytes, s.offset);
+LegacyArrayHeader raw_header(const Section& s) {
   LegacyArrayHeader h;
-  MAB_ASSIGN(h.count, r.u16("count"));
-  MAB_ASSIGN(h.last_frame, r.u16("lastFrame"));
-  MAB_ASSIGN(h.rate_bits, r.u32("fps"));
+  h.count = static_cast<std::uint16_t>(s.bytes[0] | s.bytes[1] << 8);
+  h.last_frame = static_cast<std::uint16_t>(s.bytes[2] | s.bytes[3] << 8);
+  h.rate_bits = std::uint32_t{s.bytes[4]} | std::uint32_t{s.bytes[5]} << 8 | std::uint32_t{s.bytes[6]} << 16 |
+                std::uint32_t{s.bytes[7]} << 24;
+  return h;
+}
+
+// The rate field of a timed section.
+Status read_rate(const Section& s, LegacyArrayHeader& h, bool f32_rate) {
   if (f32_rate) {
     // FC3 (spec 13, [guess]): an f32 frame rate.
     std::memcpy(&h.frame_rate, &h.rate_bits, sizeof h.frame_rate);
-    if (!std::isfinite(h.frame_rate) || h.frame_rate < 1.0f || h.frame_rate > 1000.0f)
-    {
+    if (!std::isfinite(h.frame_rate) || h.frame_rate < 1.0f || h.frame_rate > 1000.0f) {
       char text[96];
       std::snprintf(text, sizeof text, "rate field 0x%08X (f32 %g) is not a frame rate in [1, 1000]", h.rate_bits,
                     static_cast<double>(h.frame_rate));
@@ -75,7 +78,7 @@ Result<LegacyArrayHeader> array_header(const Section& s, bool f32_rate) {
     h.frame_rate = static_cast<float>(h.rate_bits & 0xFFFFu);
     if (h.frame_rate == 0.0f) return inconsistent(s, 4, "fps is 0");
   }
-  return h;
+  return {};
 }
 
 Quat48 read_code(std::span<const std::uint8_t> b, std::size_t at) {
@@ -104,21 +107,39 @@ Status need(const Section& s, std::size_t at, std::size_t n, const std::string& 
   return {};
 }
 
+std::uint32_t read_u32(std::span<const std::uint8_t> b, std::size_t at) {
+  return std::uint32_t{b[at]} | std::uint32_t{b[at + 1]} << 8 | std::uint32_t{b[at + 2]} << 16 |
+         std::uint32_t{b[at + 3]} << 24;
+}
+
 // Spec 13: i32 group offsets (relative to the section), then per group the first-frame codes,
-// the presence bytes (padded to even) and the present keys track by track.
-Status keyframed(const Section& s, const LegacyArrayHeader& h, const std::vector<std::uint32_t>& bones,
+// the presence bytes (padded to even) and the present keys track by track. The table holds one
+// entry per group (spec 13) or one more, where the last group ends (JB-DOC's later revision and
+// its writer); the first offset tells which, and the extra entry must equal that end.
+Status keyframed(const Section& s, LegacyArrayHeader& h, const std::vector<std::uint32_t>& bones,
                  std::vector<LegacyRotationTrack>& out) {
   const std::size_t tracks = h.count, groups = (std::size_t{h.last_frame} >> 3) + 1;
+  if (tracks == 0 && std::all_of(s.bytes.begin() + array_header_size, s.bytes.end(), [](auto v) { return v == 0; })) {
+    // JB-DOC's writer gives a keyed section with no tracks its header alone.
+    h.group_table = LegacyGroupTable::none;
+    h.data_size = array_header_size;
+    return {};
+  }
   MAB_TRY(need(s, array_header_size, 4 * groups, std::to_string(groups) + " group offsets"));
+  std::size_t entries = groups;
+  h.group_table = LegacyGroupTable::per_group;
+  const std::size_t first = read_u32(s.bytes, array_header_size);
+  if (first == array_header_size + 4 * (groups + 1) && s.bytes.size() >= first) {
+    entries = groups + 1;
+    h.group_table = LegacyGroupTable::with_end;
+  }
   out.resize(tracks);
   for (std::size_t t = 0; t < tracks; ++t) out[t].bone = bones[t];
-  std::size_t expected = array_header_size + 4 * groups;
+  std::size_t expected = array_header_size + 4 * entries;
   std::vector<std::uint8_t> presence(tracks);
   for (std::size_t g = 0; g < groups; ++g) {
     const std::size_t at = array_header_size + 4 * g;
-    const std::uint32_t bits = std::uint32_t{s.bytes[at]} | std::uint32_t{s.bytes[at + 1]} << 8 |
-                               std::uint32_t{s.bytes[at + 2]} << 16 | std::uint32_t{s.bytes[at + 3]} << 24;
-    const auto off = static_cast<std::int32_t>(bits);
+    const auto off = static_cast<std::int32_t>(read_u32(s.bytes, at));
     if (off < 0 || static_cast<std::size_t>(off) != expected)
       return inconsistent(s, at, "group " + std::to_string(g) + " offset " + std::to_string(off) +
                                      " is not where the previous group ends (" + std::to_string(expected) + ")");
@@ -158,10 +179,18 @@ Status keyframed(const Section& s, const LegacyArrayHeader& h, const std::vector
         }
     expected = pos;
   }
+  if (h.group_table == LegacyGroupTable::with_end) {
+    const std::size_t at = array_header_size + 4 * groups;
+    const auto end = static_cast<std::int32_t>(read_u32(s.bytes, at));
+    if (end < 0 || static_cast<std::size_t>(end) != expected)
+      return inconsistent(s, at, "the group table's end entry " + std::to_string(end) +
+                                     " is not where the last group ends (" + std::to_string(expected) + ")");
+  }
   for (auto& t : out) {
     t.keys.reserve(t.codes.size());
     for (const auto& c : t.codes) t.keys.push_back(decode_quat48(c));
   }
+  h.data_size = static_cast<std::uint32_t>(expected);
   return check_end(s, expected);
 }
 
@@ -191,40 +220,58 @@ Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, con
   LegacyClip clip;
   clip.block = block;
   clip.duration = lh->duration();
-  bool have_frames = false;
   std::array<std::vector<std::uint32_t>, 4> masks;
   for (std::size_t m = 0; m < 4; ++m) masks[m] = bones_of(*lh, m);
 
+  std::array<Section, 6> sections;
+  std::array<LegacyArrayHeader, 6> headers{};
   for (std::size_t slot = 0; slot < 6; ++slot) {
-    const Section s = section(slot);
+    sections[slot] = section(slot);
+    if (sections[slot].bytes.empty()) continue;
+    MAB_TRY(need(sections[slot], 0, array_header_size, "the array header"));
+    headers[slot] = raw_header(sections[slot]);
+  }
+  auto constant_slot = [](std::size_t slot) { return slot == 2 || slot == 4; };
+  // The clip's frames and rate: a timed section's (JB-DOC: constant sections store 0 and 0).
+  std::size_t timing = 6;
+  for (const std::size_t slot : {0u, 1u, 3u, 5u, 2u, 4u})
+    if (timing == 6 && !sections[slot].bytes.empty() && !(constant_slot(slot) && headers[slot].untimed())) timing = slot;
+  if (timing < 6) {
+    MAB_TRY(read_rate(sections[timing], headers[timing], f32_rate));
+    clip.last_frame = headers[timing].last_frame;
+    clip.frame_rate = headers[timing].frame_rate;
+  }
+
+  for (std::size_t slot = 0; slot < 6; ++slot) {
+    const Section& s = sections[slot];
     if (s.bytes.empty()) continue;
-    MAB_ASSIGN(const LegacyArrayHeader h, array_header(s, f32_rate));
-    if (!have_frames) {
-      clip.last_frame = h.last_frame;
-      clip.frame_rate = h.frame_rate;
-      have_frames = true;
-    } else if (h.last_frame != clip.last_frame) {
-      return inconsistent(s, 2, "lastFrame " + std::to_string(h.last_frame) + " differs from the clip's " +
-                                    std::to_string(clip.last_frame));
+    LegacyArrayHeader h = headers[slot];
+    if (!(constant_slot(slot) && h.untimed())) {
+      MAB_TRY(read_rate(s, h, f32_rate));
+      const std::string first = sections[timing].field;
+      if (h.last_frame != clip.last_frame)
+        return inconsistent(s, 2, "lastFrame " + std::to_string(h.last_frame) + " differs from the clip's " +
+                                      std::to_string(clip.last_frame) + " (" + first + ")");
+      if (h.frame_rate != clip.frame_rate)
+        return inconsistent(s, 4, "frame rate differs from the clip's (" + first + ")");
     }
-    if (h.frame_rate != clip.frame_rate)
-      return inconsistent(s, 4, "frame rate differs from the clip's first array section");
     if (std::size_t{h.last_frame} + 1 > limits.max_keys)
       return make_error(ErrorCode::limit_exceeded, s.offset, s.field, "lastFrame exceeds the key limit");
-    clip.present[slot] = true;
-    clip.headers[slot] = h;
-    const std::size_t frames = std::size_t{h.last_frame} + 1;
-    // Slots 0 and 1 hold a value per frame; 2-5 a track per bone of their mask (spec 13).
+    const std::size_t frames = std::size_t{clip.last_frame} + 1;
+    // Slots 0 and 1 hold one track of a value per frame; 2-5 a track per bone of their mask
+    // (spec 13). The trajectory's count is its track count, 1 (JB-DOC), or lastFrame + 1.
     const std::size_t want = slot < 2 ? frames : masks[slot - 2].size();
-    if (h.count != want)
-      return inconsistent(s, 0, "count " + std::to_string(h.count) + ", expected " + std::to_string(want) +
-                                    (slot < 2 ? " (lastFrame + 1)" : " (bits set in the section's mask)"));
+    if (slot < 2 ? h.count != 1 && h.count != want : h.count != want)
+      return inconsistent(s, 0, "count " + std::to_string(h.count) + ", expected " +
+                                    (slot < 2 ? "1 (one track, JB-DOC) or " + std::to_string(want) + " (lastFrame + 1)"
+                                              : std::to_string(want) + " (bits set in the section's mask)"));
+    clip.present[slot] = true;
     const std::size_t at = array_header_size;
     switch (slot) {
       case 0:
         MAB_TRY(need(s, at, 12 * frames, "trajectory translation"));
         for (std::size_t i = 0; i < frames; ++i) clip.trajectory_translation.push_back(read_vec3(s.bytes, at + 12 * i));
-        MAB_TRY(check_end(s, at + 12 * frames));
+        h.data_size = static_cast<std::uint32_t>(at + 12 * frames);
         break;
       case 1:
         MAB_TRY(need(s, at, 6 * frames, "trajectory rotation"));
@@ -232,7 +279,7 @@ Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, con
           clip.trajectory_rotation_codes.push_back(read_code(s.bytes, at + 6 * i));
           clip.trajectory_rotation.push_back(decode_quat48(clip.trajectory_rotation_codes.back()));
         }
-        MAB_TRY(check_end(s, at + 6 * frames));
+        h.data_size = static_cast<std::uint32_t>(at + 6 * frames);
         break;
       case 2:
         MAB_TRY(need(s, at, 6 * std::size_t{h.count}, "constant rotations"));
@@ -243,7 +290,7 @@ Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, con
           r.rotation = decode_quat48(r.code);
           clip.constant_rotations.push_back(r);
         }
-        MAB_TRY(check_end(s, at + 6 * std::size_t{h.count}));
+        h.data_size = static_cast<std::uint32_t>(at + 6 * std::size_t{h.count});
         break;
       case 3:
         MAB_TRY(keyframed(s, h, masks[1], clip.rotations));
@@ -252,7 +299,7 @@ Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, con
         MAB_TRY(need(s, at, 12 * std::size_t{h.count}, "constant translations"));
         for (std::size_t i = 0; i < h.count; ++i)
           clip.constant_translations.push_back({masks[2][i], read_vec3(s.bytes, at + 12 * i)});
-        MAB_TRY(check_end(s, at + 12 * std::size_t{h.count}));
+        h.data_size = static_cast<std::uint32_t>(at + 12 * std::size_t{h.count});
         break;
       case 5: {
         // Dense and frame-major: frame f's values for every track, then frame f + 1.
@@ -266,12 +313,14 @@ Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, con
         for (std::size_t f = 0; f < frames; ++f)
           for (std::size_t t = 0; t < tracks; ++t)
             clip.translations[t].frames.push_back(read_vec3(s.bytes, at + 12 * (f * tracks + t)));
-        MAB_TRY(check_end(s, at + 12 * tracks * frames));
+        h.data_size = static_cast<std::uint32_t>(at + 12 * tracks * frames);
         break;
       }
       default:
         break;
     }
+    MAB_TRY(check_end(s, h.data_size));
+    clip.headers[slot] = h;
   }
   // A mask with bits but no section (or the reverse, checked above by the counts).
   for (std::size_t m = 0; m < 4; ++m)

@@ -37,10 +37,20 @@ Bytes header(std::size_t count, std::uint16_t last, std::uint32_t rate_bits) {
   return b;
 }
 
-// The spec's sections start on 16-byte boundaries in the files we know (synthetic), and each
-// block base is aligned: padding every rebuilt section to a multiple of 16 keeps that.
+// JB-DOC: every section starts on a 16-byte boundary and is zero-padded to one; padding every
+// rebuilt section to a multiple of 16 keeps that.
 void pad16(Bytes& b) {
   while (b.size() % 16 != 0) b.push_back(0);
+}
+
+std::size_t align16(std::size_t n) { return (n + 15) / 16 * 16; }
+
+// A rebuilt section: its data, zeros to 16 bytes, then the zeros the original had beyond its
+// own alignment (JB-DOC's 16-byte separator before the events or the chained clip).
+void finish(Bytes& b, const LegacyArrayHeader& original, std::size_t original_size) {
+  pad16(b);
+  const std::size_t aligned = align16(original.data_size);
+  if (original_size > aligned) b.insert(b.end(), original_size - aligned, 0);
 }
 
 bool same_vec(const Vec3& a, const Vec3& b) { return std::memcmp(a.data(), b.data(), sizeof a) == 0; }
@@ -118,10 +128,12 @@ Sparse sparse_keys(const std::vector<Quat>& target, std::uint16_t last, double t
   return out;
 }
 
-Bytes keyed_section(const std::vector<Sparse>& tracks, std::uint16_t last, std::uint32_t rate_bits) {
+Bytes keyed_section(const std::vector<Sparse>& tracks, std::uint16_t last, std::uint32_t rate_bits,
+                    LegacyGroupTable layout) {
   Bytes b = header(tracks.size(), last, rate_bits);
+  if (tracks.empty() && layout == LegacyGroupTable::none) return b;
   const std::size_t groups = (std::size_t{last} >> 3) + 1, table = b.size();
-  b.resize(table + 4 * groups);
+  b.resize(table + 4 * (groups + (layout == LegacyGroupTable::with_end)));
   std::vector<std::size_t> cursor(tracks.size(), 0);
   for (std::size_t g = 0; g < groups; ++g) {
     const auto off = static_cast<std::uint32_t>(b.size());
@@ -143,7 +155,10 @@ Bytes keyed_section(const std::vector<Sparse>& tracks, std::uint16_t last, std::
     for (const auto& e : extra)
       for (const auto& q : e) put_code(b, q);
   }
-  pad16(b);
+  if (layout == LegacyGroupTable::with_end) {
+    const auto end = static_cast<std::uint32_t>(b.size());
+    for (unsigned i = 0; i < 4; ++i) b[table + 4 * groups + i] = static_cast<std::uint8_t>(end >> (8 * i));
+  }
   return b;
 }
 
@@ -177,9 +192,12 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
                       "changing lastFrame is not supported yet (issue 15)");
   const std::uint16_t last = before.last_frame;
   const std::size_t frames = std::size_t{last} + 1;
+  // A section the block has with no entries (a count of 0) stays, empty.
+  auto kept_empty = [&](std::size_t slot) { return before.present[slot] && before.headers[slot].count == 0; };
   const bool has[6] = {!edited.trajectory_translation.empty(), !edited.trajectory_rotation.empty(),
-                       !edited.constant_rotations.empty(), !edited.rotations.empty(),
-                       !edited.constant_translations.empty(), !edited.translations.empty()};
+                       !edited.constant_rotations.empty() || kept_empty(2), !edited.rotations.empty() || kept_empty(3),
+                       !edited.constant_translations.empty() || kept_empty(4),
+                       !edited.translations.empty() || kept_empty(5)};
   for (std::size_t slot = 0; slot < 6; ++slot)
     if (has[slot] != before.present[slot])
       return make_error(ErrorCode::invalid_argument, no_offset, original.blocks[block].slot_field_name(slot),
@@ -212,6 +230,10 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
   LegacyEncodeReport rep;
   for (const auto& t : before.rotations) rep.keys_before += t.keys.size();
   auto rate = [&](std::size_t slot) { return before.headers[slot].rate_bits; };
+  // A constant section keeps its stored lastFrame (0 in retail files, JB-DOC); the trajectory
+  // its stored count (1, JB-DOC, or lastFrame + 1).
+  auto stored_last = [&](std::size_t slot) { return before.headers[slot].last_frame; };
+  auto stored_count = [&](std::size_t slot) { return before.headers[slot].count; };
   for (std::size_t slot = 0; slot < 6; ++slot) {
     if (!has[slot]) continue;
     Bytes s;
@@ -220,12 +242,12 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
       case 0: {
         for (std::size_t f = 0; f < frames && same; ++f)
           same = same_vec(edited.trajectory_translation[f], before.trajectory_translation[f]);
-        s = header(frames, last, rate(0));
+        s = header(stored_count(0), last, rate(0));
         for (const auto& v : edited.trajectory_translation) put_vec(s, v);
         break;
       }
       case 1: {
-        s = header(frames, last, rate(1));
+        s = header(stored_count(1), last, rate(1));
         for (std::size_t f = 0; f < frames; ++f) {
           const bool kept = same_quat(edited.trajectory_rotation[f], before.trajectory_rotation[f]);
           same = same && kept;
@@ -235,7 +257,7 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
       }
       case 2: {
         same = edited.constant_rotations.size() == before.constant_rotations.size();
-        s = header(edited.constant_rotations.size(), last, rate(2));
+        s = header(edited.constant_rotations.size(), stored_last(2), rate(2));
         for (std::size_t i = 0; i < edited.constant_rotations.size(); ++i) {
           const auto& e = edited.constant_rotations[i];
           const bool kept = same && e.bone == before.constant_rotations[i].bone &&
@@ -266,12 +288,12 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
           rep.keys_after += tracks.back().frames.size();
           rep.max_error_deg = std::max(rep.max_error_deg, tracks.back().max_error);
         }
-        s = keyed_section(tracks, last, rate(3));
+        s = keyed_section(tracks, last, rate(3), before.headers[3].group_table);
         break;
       }
       case 4: {
         same = edited.constant_translations.size() == before.constant_translations.size();
-        s = header(edited.constant_translations.size(), last, rate(4));
+        s = header(edited.constant_translations.size(), stored_last(4), rate(4));
         for (std::size_t i = 0; i < edited.constant_translations.size(); ++i) {
           const auto& e = edited.constant_translations[i];
           same = same && e.bone == before.constant_translations[i].bone &&
@@ -299,7 +321,7 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
       ++rep.sections_kept;
       continue;
     }
-    pad16(s);
+    finish(s, before.headers[slot], original.blocks[block].section(slot).size());
     *b.section_mut(slot) = std::move(s);
     ++rep.sections_rewritten;
   }

@@ -582,14 +582,13 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
   const std::size_t frames = std::size_t{orig.last_frame} + 1;
   rep.keys = frames;
   rep.key_rate = rate;
-  const bool any_track = !orig.constant_rotations.empty() || !orig.rotations.empty() ||
-                         !orig.constant_translations.empty() || !orig.translations.empty() || orig.present[0] ||
-                         orig.present[1];
-  if (any_track && (!(rate > 0) || !std::isfinite(rate)))
+  // Untimed constant sections alone (JB-DOC: lastFrame 0, rate 0) need no rate: one frame at 0.
+  const bool timed = !orig.rotations.empty() || !orig.translations.empty() || orig.present[0] || orig.present[1];
+  if (timed && (!(rate > 0) || !std::isfinite(rate)))
     return make_error(ErrorCode::bad_value, no_offset, "frame_rate",
                       "the clip's frame rate " + std::to_string(rate) + " cannot place its frames in time");
   std::vector<double> seconds(frames);
-  for (std::size_t f = 0; f < frames; ++f) seconds[f] = any_track ? static_cast<double>(f) / rate : 0.0;
+  for (std::size_t f = 0; f < frames; ++f) seconds[f] = timed ? static_cast<double>(f) / rate : 0.0;
   const double snap = time_snap(rate, false);
 
   // The stand-in clip: constant rotations, keyed rotations (every frame), trajectory rotation.

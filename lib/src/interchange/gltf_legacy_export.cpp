@@ -138,11 +138,16 @@ Result<std::vector<std::uint8_t>> export_legacy_gltf(const Container& c, const G
       rep.skipped_blocks.push_back({l.block, "the clip has no tracks"});
       continue;
     }
-    if (!(l.frame_rate > 0) || !std::isfinite(l.frame_rate))
+    // A clip of untimed constant sections alone (JB-DOC: lastFrame 0, rate 0) has no rate and
+    // needs none: its channels hold one key at time 0.
+    const bool timed = !l.rotations.empty() || !l.translations.empty() || l.present[0] || l.present[1];
+    if (timed && (!(l.frame_rate > 0) || !std::isfinite(l.frame_rate)))
       return make_error(ErrorCode::bad_value, no_offset, "frame_rate",
                         "clip " + std::to_string(l.block) + ": frame rate " + std::to_string(l.frame_rate) +
                             " cannot place keys in time");
-    const auto seconds = [&](std::uint32_t frame) { return static_cast<float>(frame / static_cast<double>(l.frame_rate)); };
+    const auto seconds = [&](std::uint32_t frame) {
+      return frame == 0 ? 0.0f : static_cast<float>(frame / static_cast<double>(l.frame_rate));
+    };
     std::vector<float> all_frames(std::size_t{l.last_frame} + 1);
     for (std::size_t f = 0; f < all_frames.size(); ++f) all_frames[f] = seconds(static_cast<std::uint32_t>(f));
     for (const auto& r : l.constant_rotations) {
