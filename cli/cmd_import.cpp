@@ -57,6 +57,9 @@ void print_encode(const mab::EncodeReport& rep) {
 void print_legacy_encode(const mab::LegacyEncodeReport& rep) {
   std::printf("  legacy sections   %zu kept, %zu rewritten\n", rep.sections_kept, rep.sections_rewritten);
   std::printf("  keyed rotations   %zu stored keys before, %zu after\n", rep.keys_before, rep.keys_after);
+  if (rep.tag_records_edited != 0 || rep.events_edited != 0)
+    std::printf("  tags and events   %zu tag record(s), %zu event node(s) written with new fields\n",
+                rep.tag_records_edited, rep.events_edited);
   std::printf("  max angular error %.6f degrees\n", rep.max_error_deg);
   if (rep.moved_clips != 0 && rep.tag_tables != 0)
     std::fprintf(stderr,

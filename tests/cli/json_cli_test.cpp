@@ -389,4 +389,32 @@ TEST(JsonCli, HelpTeachesWithAnExample) {
   }
 }
 
+// Far Cry 2/3 tag tables and event chains: `mab info` lists the records with the clip each
+// reaches and the event times; `mab dump` prints every field; a table that does not decode is
+// named with its reason.
+TEST(JsonCli, InfoAndDumpShowTagTablesAndEventChains) {
+  const auto bank = mab::test::corpus_dir() / "fc2" / "retail_bank.mab";
+  std::string err;
+  auto info = run("info " + bank.string(), &err);
+  ASSERT_EQ(info.status, 0) << err;
+  EXPECT_NE(info.out.find("tags      2 record(s)"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("'ak47' on 'R Hand'"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("-> clip 2"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("events    3 node(s) (slot 7): 0.1 s (type 2), 0.35 s (type 2), 0.5 s (type 7)"),
+            std::string::npos)
+      << info.out;
+  EXPECT_NE(info.out.find("ChainedClip (none: the chain ends here)"), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("frames    none: constant sections only"), std::string::npos) << info.out;
+  auto dump = run("dump " + bank.string(), &err);
+  ASSERT_EQ(dump.status, 0) << err;
+  EXPECT_NE(dump.out.find("tag table (slot 6): 2 record(s) of 172 bytes"), std::string::npos) << dump.out;
+  EXPECT_NE(dump.out.find("reference 0x9BB5F9D3  'CLIP'"), std::string::npos) << dump.out;
+  EXPECT_NE(dump.out.find("      52   0.500000      7      3      0  c93d6b"), std::string::npos) << dump.out;
+  auto opaque = run("info " + (mab::test::corpus_dir() / "fc2" / "chain_3.mab").string(), &err);
+  ASSERT_EQ(opaque.status, 0) << err;
+  EXPECT_NE(opaque.out.find("tags      kept as bytes, not decoded: not_decodable at 0x300 (sections[6])"),
+            std::string::npos)
+      << opaque.out;
+}
+
 }  // namespace

@@ -443,3 +443,116 @@ TEST(DecodeLegacy, AKeyedSectionWithoutTracksMayBeItsHeaderAlone) {
   ASSERT_TRUE(e.ok()) << e.error().message();
   EXPECT_EQ(*mab::write_container(*e), *mab::write_container(f.c));
 }
+
+// Slots 6 and 7 of the retail-layout banks: every record field and event node equals the
+// generator's, and each record's clip offset, taken from the record's own start, reaches the
+// chained clip the generator pointed it at.
+TEST(DecodeLegacy, TagTablesAndEventChainsDecodeToTheGeneratorsValues) {
+  for (const char* game : {"fc2", "fc3"}) {
+    SCOPED_TRACE(game);
+    const auto path = mab::test::corpus_dir() / game / "retail_bank.mab";
+    const auto exp = mab::test::load_json(mab::test::expected_path(path));
+    auto c = mab::read_container(mab::test::load(path));
+    ASSERT_TRUE(c.ok());
+    std::size_t records = 0, events = 0;
+    for (std::size_t b = 0; b < c->blocks.size(); ++b) {
+      const auto& eb = exp["blocks"][b];
+      auto d = mab::decode_legacy_clip(*c, b);
+      ASSERT_TRUE(d.ok()) << d.error().message();
+      EXPECT_TRUE(d->tag_table_note.empty() && d->events_note.empty());
+      ASSERT_EQ(d->tag_table.has_value(), eb.contains("tag_table"));
+      ASSERT_EQ(d->events.has_value(), eb.contains("event_chain"));
+      if (d->tag_table) {
+        const auto& recs = eb["tag_table"]["records"];
+        ASSERT_EQ(d->tag_table->size(), recs.size());
+        for (std::size_t i = 0; i < recs.size(); ++i) {
+          const auto& r = (*d->tag_table)[i];
+          const auto& e = recs[i];
+          EXPECT_EQ(r.kind, e.at("kind").get<std::uint8_t>());
+          EXPECT_EQ(r.byte_1, e.at("byte_1").get<std::uint8_t>());
+          EXPECT_EQ(r.id, e.at("id").get<std::int16_t>());
+          std::string b4;
+          for (auto v : r.bytes_4) b4 += "0123456789abcdef"[v >> 4], b4 += "0123456789abcdef"[v & 15];
+          EXPECT_EQ(b4, e.at("bytes_4_12").get<std::string>());
+          EXPECT_EQ(r.clip_offset, e.at("clip_offset").get<std::int32_t>());
+          EXPECT_EQ(r.clip_block, e.at("clip_block").get<int>());
+          EXPECT_EQ(c->blocks[static_cast<std::size_t>(r.clip_block)].original_base, e.at("clip_base").get<std::uint64_t>());
+          EXPECT_EQ(r.start, e.at("start").get<float>());
+          EXPECT_EQ(r.end, e.at("end").get<float>());
+          for (std::size_t k = 0; k < 4; ++k) {
+            EXPECT_EQ(r.names[k].hash, e["names"][k].at("hash").get<std::uint32_t>());
+            EXPECT_EQ(r.names[k].text(), e["names"][k].at("text").get<std::string>());
+            EXPECT_TRUE(r.names[k].plain());
+            EXPECT_EQ(r.names[k].hash, mab::bone_hash(r.names[k].text()));  // JB-DOC: CRC-32 of the text
+          }
+          EXPECT_EQ(r.pointer_slot, 0u);
+          ++records;
+        }
+      }
+      if (d->events) {
+        const auto& nodes = eb["event_chain"];
+        ASSERT_EQ(d->events->size(), nodes.size());
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+          const auto& ev = (*d->events)[i];
+          EXPECT_EQ(ev.offset, nodes[i].at("offset").get<std::uint32_t>());
+          EXPECT_EQ(ev.time, nodes[i].at("time").get<float>());
+          EXPECT_EQ(ev.type, nodes[i].at("type").get<std::uint32_t>());
+          EXPECT_EQ(ev.size, nodes[i].at("size").get<std::uint16_t>());
+          EXPECT_EQ(ev.next, nodes[i].at("next").get<std::uint16_t>());
+          std::string hex;
+          for (auto v : ev.payload) hex += "0123456789abcdef"[v >> 4], hex += "0123456789abcdef"[v & 15];
+          EXPECT_EQ(hex, nodes[i].at("payload").get<std::string>());
+          ++events;
+        }
+      }
+    }
+    EXPECT_EQ(records, 2u);
+    EXPECT_EQ(events, 3u);
+  }
+}
+
+// An inconsistent tag table or event chain leaves the clip decoded, keeps the bytes, and says
+// why, by section and offset; decode_legacy_tags says the same for a clip whose tracks fail.
+TEST(DecodeLegacy, InconsistentTagTablesAndEventChainsStayBytesWithAReason) {
+  const auto path = mab::test::corpus_dir() / "fc2" / "retail_bank.mab";
+  struct Case {
+    const char* what;
+    std::size_t slot, at;
+    std::uint8_t value;
+    const char* detail;
+  };
+  const Case cases[] = {
+      {"a record count past the section", 6, 1, 1, "records of 172 bytes do not fit"},
+      {"a non-zero byte after the records", 6, 4 + 2 * 172, 9, "non-zero byte after the last element"},
+      {"an event's next offset inside its own node", 7, 10, 12, "falls inside its own"},
+      {"an event's payload past the section", 7, 32, 0xF0, "payload needs"},
+      {"a non-zero byte between event nodes", 7, 22, 1, "between event nodes"},
+  };
+  for (const auto& k : cases) {
+    auto c = mab::read_container(mab::test::load(path));
+    ASSERT_TRUE(c.ok());
+    (*c->blocks[0].section_mut(k.slot))[k.at] = k.value;
+    auto d = mab::decode_legacy_clip(*c, 0);
+    ASSERT_TRUE(d.ok()) << k.what << ": " << d.error().message();
+    const bool tags = k.slot == 6;
+    EXPECT_EQ(tags ? d->tag_table.has_value() : d->events.has_value(), false) << k.what;
+    const std::string& note = tags ? d->tag_table_note : d->events_note;
+    EXPECT_NE(note.find(k.detail), std::string::npos) << k.what << ": " << note;
+    EXPECT_NE(note.find(tags ? "sections[6]" : "sections[7]"), std::string::npos) << note;
+    EXPECT_TRUE(tags ? d->events.has_value() : d->tag_table.has_value()) << k.what;
+    // Unedited, the bytes are written back as they are.
+    auto e = mab::encode_legacy_clip(*c, 0, *d);
+    ASSERT_TRUE(e.ok()) << e.error().message();
+    EXPECT_EQ(*mab::write_container(*e), *mab::write_container(*c));
+  }
+  // Tracks that do not decode: the tag table still does.
+  auto c = mab::read_container(mab::test::load(path));
+  ASSERT_TRUE(c.ok());
+  (*c->blocks[0].section_mut(2))[0] = 99;
+  EXPECT_FALSE(mab::decode_legacy_clip(*c, 0).ok());
+  auto tags = mab::decode_legacy_tags(*c, 0);
+  ASSERT_TRUE(tags.ok());
+  ASSERT_TRUE(tags->tag_table.has_value());
+  EXPECT_EQ(tags->tag_table->size(), 2u);
+  EXPECT_EQ(mab::decode_legacy_tags(*c, 7).error().code, mab::ErrorCode::invalid_argument);
+}

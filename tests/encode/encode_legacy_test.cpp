@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace {
@@ -200,3 +201,78 @@ TEST(EncodeLegacy, UnsupportedEditsAreRefusedByName) {
 }
 
 }  // namespace
+
+// Tag records and event nodes are edited in place: the fields given change and nothing else
+// in the bank; what would change the layout (counts, clip offsets, payload sizes) is refused.
+TEST(EncodeLegacy, TagRecordAndEventEditsChangeOnlyTheirBytes) {
+  const auto path = mab::test::corpus_dir() / "fc2" / "retail_bank.mab";
+  const auto c = load(path);
+  const auto original = mab::test::load(path);
+  auto d = *mab::decode_legacy_clip(c, 0);
+  ASSERT_TRUE(d.tag_table && d.events);
+  auto edited = d;
+  auto& rec = (*edited.tag_table)[1];
+  rec.kind = 8;
+  rec.end = 0.75f;
+  rec.names[1].bytes = {};
+  const std::string spine = "Spine2";
+  std::copy(spine.begin(), spine.end(), rec.names[1].bytes.begin());
+  rec.names[1].hash = mab::bone_hash(spine);
+  (*edited.events)[2].time = 0.625f;
+  (*edited.events)[0].payload[3] ^= 0xFF;
+  mab::LegacyEncodeReport rep;
+  auto e = mab::encode_legacy_clip(c, 0, edited, {}, &rep);
+  ASSERT_TRUE(e.ok()) << e.error().message();
+  EXPECT_EQ(rep.tag_records_edited, 1u);
+  EXPECT_EQ(rep.events_edited, 2u);
+  EXPECT_EQ(rep.sections_rewritten, 0u);
+  const auto bytes = *mab::write_container(*e);
+  ASSERT_EQ(bytes.size(), original.size());
+  // The changed bytes all lie inside record 1 and the two edited nodes.
+  const auto pl = *mab::place(c);
+  const auto seg = [&](std::size_t slot) {
+    return pl.blocks[0].base + pl.blocks[0].segments[static_cast<std::size_t>(c.blocks[0].slot_segment[slot])].offset;
+  };
+  const std::uint64_t rec1 = seg(6) + 4 + 172, ev = seg(7);
+  std::size_t changed = 0;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    if (bytes[i] == original[i]) continue;
+    ++changed;
+    const bool in_record = i >= rec1 && i < rec1 + 172;
+    const bool in_event0 = i == ev + 12 + 3;
+    const bool in_event2 = i >= ev + (*d.events)[2].offset && i < ev + (*d.events)[2].offset + 4;
+    EXPECT_TRUE(in_record || in_event0 || in_event2) << "byte " << i;
+  }
+  EXPECT_GT(changed, 5u);
+  auto back = mab::read_container(bytes);
+  ASSERT_TRUE(back.ok());
+  auto r = *mab::decode_legacy_clip(*back, 0);
+  EXPECT_EQ((*r.tag_table)[1].kind, 8);
+  EXPECT_EQ((*r.tag_table)[1].end, 0.75f);
+  EXPECT_EQ((*r.tag_table)[1].names[1].text(), spine);
+  EXPECT_EQ((*r.tag_table)[1].clip_block, 2);
+  EXPECT_EQ((*r.events)[2].time, 0.625f);
+  EXPECT_EQ((*r.events)[0].payload, (*edited.events)[0].payload);
+  for (std::size_t b = 1; b < c.blocks.size(); ++b)
+    for (std::size_t slot = 0; slot < 9; ++slot)
+      EXPECT_TRUE(std::ranges::equal(back->blocks[b].section(slot), c.blocks[b].section(slot)));
+
+  auto moved = d;
+  (*moved.tag_table)[0].clip_offset += 16;
+  EXPECT_NE(mab::encode_legacy_clip(c, 0, moved).error().message().find("clip_offset is not editable"), std::string::npos);
+  auto fewer = d;
+  fewer.tag_table->pop_back();
+  EXPECT_EQ(mab::encode_legacy_clip(c, 0, fewer).error().field, "tag_table");
+  auto longer = d;
+  (*longer.events)[1].payload.push_back(0);
+  EXPECT_EQ(mab::encode_legacy_clip(c, 0, longer).error().field, "events");
+  // A block whose tag table does not decode can only keep it.
+  const auto chain = load(mab::test::corpus_dir() / "fc2" / "chain_3.mab");
+  auto cd = *mab::decode_legacy_clip(chain, 1);
+  ASSERT_FALSE(cd.tag_table.has_value());
+  ASSERT_FALSE(cd.tag_table_note.empty());
+  cd.tag_table.emplace();
+  auto refused = mab::encode_legacy_clip(chain, 1, cd);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message().find("does not decode"), std::string::npos) << refused.error().message();
+}

@@ -12,6 +12,8 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace mab {
@@ -65,6 +67,58 @@ struct LegacyTranslationTrack {
   std::vector<Vec3> frames;  // dense: one per frame 0..last_frame
 };
 
+// Slot 6, the tag table (JB-DOC, read from the engine and checked on every retail record):
+// u32 count, then 172-byte records, one per participant of the scene. Fields JB-DOC names are
+// typed; the bytes it does not decode are kept as they are.
+struct LegacyTagName {
+  std::uint32_t hash = 0;                 // CRC-32 of the text (D11's function; JB-DOC: "" gives 0)
+  std::array<std::uint8_t, 32> bytes{};   // NUL-padded text
+
+  std::string text() const;  // up to the first NUL
+  // Printable ASCII up to the first NUL and zeros after it: text() says everything.
+  bool plain() const noexcept;
+};
+
+struct LegacyTagRecord {
+  std::uint8_t kind = 0;                  // +0x00: 1, 6, 7, 8, 9 occur (JB-DOC)
+  std::uint8_t byte_1 = 0;                // +0x01, not decoded
+  std::int16_t id = 0;                    // +0x02
+  std::array<std::uint8_t, 8> bytes_4{};  // +0x04..+0x0B, not decoded
+  // +0x0C: the participant's clip, in bytes from this record's own start (JB-DOC, JB-PY).
+  std::int32_t clip_offset = 0;
+  float start = 0.0f;                     // +0x10, seconds
+  float end = 0.0f;                       // +0x14
+  // +0x18 what is animated, +0x3C the bone it hangs from, +0x60 unused, +0x84 reference.
+  std::array<LegacyTagName, 4> names{};
+  std::uint32_t pointer_slot = 0;         // +0xA8: the engine's, 0 on disk
+  // Decoded, not stored: the block of this container whose base clip_offset reaches, or -1.
+  int clip_block = -1;
+};
+
+inline constexpr std::size_t legacy_tag_record_size = 172;
+
+// Slot 7, the event chain (spec 11, JB-DOC): nodes of `f32 time, u32 type, u16 size, u16 next`
+// and a payload (FCB binary when type is 2, not decoded). Read with size = the payload's bytes
+// and next = bytes from this node's start to the next one's, 0 at the last: a [guess] that
+// holds only where the chain is consistent (nodes move forward, payloads fit, the bytes
+// between and after them are zero).
+struct LegacyEvent {
+  std::uint32_t offset = 0;  // from the section's start
+  float time = 0.0f;
+  std::uint32_t type = 0;
+  std::uint16_t size = 0;
+  std::uint16_t next = 0;
+  std::vector<std::uint8_t> payload;
+};
+
+// Slots 6 and 7 of one clip, as decode_legacy_clip reads them into LegacyClip.
+struct LegacyTags {
+  std::optional<std::vector<LegacyTagRecord>> tag_table;
+  std::string tag_table_note;
+  std::optional<std::vector<LegacyEvent>> events;
+  std::string events_note;
+};
+
 struct LegacyClip {
   std::size_t block = 0;
   float duration = 0.0f;
@@ -86,14 +140,26 @@ struct LegacyClip {
   // Array headers as stored, per slot 0..5 (count 0 and absent when the slot is empty).
   std::array<bool, 6> present{};
   std::array<LegacyArrayHeader, 6> headers{};
+  // Slots 6 and 7 as data where their bytes are consistent. A section that is absent, or
+  // present but inconsistent, leaves these empty; `tag_table_note` / `events_note` then say
+  // why for a present one. The container keeps the bytes either way.
+  std::optional<std::vector<LegacyTagRecord>> tag_table;
+  std::string tag_table_note;
+  std::optional<std::vector<LegacyEvent>> events;
+  std::string events_note;
 };
 
 // Decodes block `block` (a top-level clip or a chained one) of a legacy container. Sections
 // must be consistent: counts equal the masks' popcounts, every group where the previous one
 // ends, every section consumed exactly and followed by zero bytes only (alignment, JB-DOC's
 // separator). Otherwise not_decodable, naming the section, the byte offset and what disagrees.
-// Tag table and event chain (slots 6, 7) stay as the container's bytes.
+// The tag table and the event chain (slots 6, 7) are decoded where consistent; they never make
+// the clip fail (see LegacyClip::tag_table_note).
 Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, const Limits& limits = default_limits);
+
+// Slots 6 and 7 of block `block` alone: decoded even when the clip's tracks do not decode.
+// Errors only for a block that is not a legacy clip.
+Result<LegacyTags> decode_legacy_tags(const Container& c, std::size_t block);
 
 // Rotation of `track` at `frame`: the stored key there, or a slerp between the keys around it
 // (spec 9.3/13 name the engine's sg_magicTable slerp scale, whose values are not public: plain
@@ -109,6 +175,8 @@ struct LegacyEncodeOptions {
 struct LegacyEncodeReport {
   std::size_t sections_kept = 0;       // array sections whose bytes are the original's
   std::size_t sections_rewritten = 0;
+  std::size_t tag_records_edited = 0;  // slot 6 records and slot 7 nodes written with new fields
+  std::size_t events_edited = 0;
   std::size_t keys_before = 0;         // stored keyed-rotation keys, original and written
   std::size_t keys_after = 0;
   // Largest angle between a written track (stored keys plus interpolation, after
@@ -127,8 +195,10 @@ struct LegacyEncodeReport {
 // Writes `edited` back into block `block` of `original`: an array section (slots 0-5) whose
 // contents equal the original decode keeps its bytes; any other is rebuilt (header, data,
 // zeros to a multiple of 16 bytes), rotations with the sparse key writer above, the masks
-// from the edited bone lists. The header rate, tag table, event chain and chained clips are
-// kept. Not supported yet (invalid_argument): adding a section the block lacks or emptying
+// from the edited bone lists. `tag_table` and `events`, when given, must hold the decoded
+// records and nodes (same count and layout); their edited fields are written in place, and a
+// clip offset is not editable. Empty, the sections are kept. The header rate and chained clips
+// are kept. Not supported yet (invalid_argument): adding a section the block lacks or emptying
 // one it has, and a lastFrame change (a trim) across sections.
 Result<Container> encode_legacy_clip(const Container& original, std::size_t block, const LegacyClip& edited,
                                      const LegacyEncodeOptions& options = {}, LegacyEncodeReport* report = nullptr);

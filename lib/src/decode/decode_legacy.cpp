@@ -194,6 +194,79 @@ Status keyframed(const Section& s, LegacyArrayHeader& h, const std::vector<std::
   return check_end(s, expected);
 }
 
+float read_f32(std::span<const std::uint8_t> b, std::size_t at) { return std::bit_cast<float>(read_u32(b, at)); }
+
+// Slot 6 (JB-DOC): u32 count, the records, zero bytes after them. A record's clip offset is
+// resolved against the placed block bases (the file's, for a container as read).
+Result<std::vector<LegacyTagRecord>> tag_table(const Section& s, const Placement& pl) {
+  MAB_TRY(need(s, 0, 4, "the record count"));
+  const std::uint64_t count = read_u32(s.bytes, 0);
+  if (count > (s.bytes.size() - 4) / legacy_tag_record_size)
+    return inconsistent(s, 0, "count " + std::to_string(count) + " records of 172 bytes do not fit the " +
+                                  std::to_string(s.bytes.size()) + "-byte section");
+  std::vector<LegacyTagRecord> out(static_cast<std::size_t>(count));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const std::size_t at = 4 + legacy_tag_record_size * i;
+    LegacyTagRecord& r = out[i];
+    r.kind = s.bytes[at];
+    r.byte_1 = s.bytes[at + 1];
+    r.id = static_cast<std::int16_t>(s.bytes[at + 2] | s.bytes[at + 3] << 8);
+    std::copy_n(s.bytes.begin() + static_cast<std::ptrdiff_t>(at + 4), 8, r.bytes_4.begin());
+    r.clip_offset = static_cast<std::int32_t>(read_u32(s.bytes, at + 0x0C));
+    r.start = read_f32(s.bytes, at + 0x10);
+    r.end = read_f32(s.bytes, at + 0x14);
+    for (std::size_t k = 0; k < 4; ++k) {
+      r.names[k].hash = read_u32(s.bytes, at + 0x18 + 36 * k);
+      std::copy_n(s.bytes.begin() + static_cast<std::ptrdiff_t>(at + 0x18 + 36 * k + 4), 32, r.names[k].bytes.begin());
+    }
+    r.pointer_slot = read_u32(s.bytes, at + 0xA8);
+    if (s.offset != no_offset) {
+      const auto target = static_cast<std::int64_t>(s.offset + at) + r.clip_offset;
+      for (std::size_t k = 0; k < pl.blocks.size(); ++k)
+        if (static_cast<std::int64_t>(pl.blocks[k].base) == target) r.clip_block = static_cast<int>(k);
+    }
+  }
+  MAB_TRY(check_end(s, 4 + legacy_tag_record_size * out.size()));
+  return out;
+}
+
+// Slot 7 (spec 11): the nodes from the section's start, each next offset moving forward past
+// the node's payload; the bytes between nodes and after the last are zero.
+Result<std::vector<LegacyEvent>> event_chain(const Section& s) {
+  std::vector<LegacyEvent> out;
+  std::size_t pos = 0;
+  for (;;) {
+    MAB_TRY(need(s, pos, 12, "event node " + std::to_string(out.size())));
+    LegacyEvent e;
+    e.offset = static_cast<std::uint32_t>(pos);
+    e.time = read_f32(s.bytes, pos);
+    e.type = read_u32(s.bytes, pos + 4);
+    e.size = static_cast<std::uint16_t>(s.bytes[pos + 8] | s.bytes[pos + 9] << 8);
+    e.next = static_cast<std::uint16_t>(s.bytes[pos + 10] | s.bytes[pos + 11] << 8);
+    const std::size_t end = pos + 12 + e.size;
+    MAB_TRY(need(s, pos + 12, e.size, "event node " + std::to_string(out.size()) + "'s payload"));
+    e.payload.assign(s.bytes.begin() + static_cast<std::ptrdiff_t>(pos + 12), s.bytes.begin() + static_cast<std::ptrdiff_t>(end));
+    if (e.next != 0 && e.next < 12u + e.size)
+      return inconsistent(s, pos + 10, "event node " + std::to_string(out.size()) + ": next offset " +
+                                           std::to_string(e.next) + " falls inside its own " +
+                                           std::to_string(12u + e.size) + " bytes");
+    const std::size_t next = e.next == 0 ? s.bytes.size() : pos + e.next;
+    if (next > s.bytes.size())
+      return inconsistent(s, pos + 10, "event node " + std::to_string(out.size()) + ": next offset " +
+                                           std::to_string(e.next) + " is past the section's end");
+    for (std::size_t i = end; i < next; ++i)
+      if (s.bytes[i] != 0)
+        return inconsistent(s, i, "non-zero byte between event nodes (or after the last)");
+    out.push_back(std::move(e));
+    if (next == s.bytes.size()) {
+      if (out.back().next != 0)
+        return inconsistent(s, pos + 10, "the last event node's next offset is not 0");
+      return out;
+    }
+    pos = next;
+  }
+}
+
 }  // namespace
 
 Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, const Limits& limits) {
@@ -322,6 +395,12 @@ Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, con
     MAB_TRY(check_end(s, h.data_size));
     clip.headers[slot] = h;
   }
+  // Slots 6 and 7: data where consistent, a note why not otherwise (never a failure).
+  MAB_ASSIGN(LegacyTags tags, decode_legacy_tags(c, block));
+  clip.tag_table = std::move(tags.tag_table);
+  clip.tag_table_note = std::move(tags.tag_table_note);
+  clip.events = std::move(tags.events);
+  clip.events_note = std::move(tags.events_note);
   // A mask with bits but no section (or the reverse, checked above by the counts).
   for (std::size_t m = 0; m < 4; ++m)
     if (!masks[m].empty() && !clip.present[m + 2])
@@ -329,6 +408,43 @@ Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, con
                         std::to_string(masks[m].size()) + " bone(s) in mask " + std::to_string(m) + " but " +
                             b.slot_field_name(m + 2) + " is absent");
   return clip;
+}
+
+Result<LegacyTags> decode_legacy_tags(const Container& c, std::size_t block) {
+  if (block >= c.blocks.size() || c.blocks[block].legacy() == nullptr)
+    return make_error(ErrorCode::invalid_argument, no_offset, "block", "no legacy clip " + std::to_string(block));
+  const Block& b = c.blocks[block];
+  MAB_ASSIGN(const Placement pl, place(c));
+  const PlacedBlock& pb = pl.blocks[block];
+  auto section = [&](std::size_t slot) {
+    Section s;
+    s.bytes = b.section(slot);
+    s.field = b.slot_field_name(slot);
+    const int seg = slot < b.slot_segment.size() ? b.slot_segment[slot] : -1;
+    if (seg >= 0) s.offset = pb.base + pb.segments[static_cast<std::size_t>(seg)].offset;
+    return s;
+  };
+  LegacyTags out;
+  if (const Section s6 = section(6); !s6.bytes.empty()) {
+    if (auto t = tag_table(s6, pl)) out.tag_table = std::move(t).value();
+    else out.tag_table_note = t.error().message();
+  }
+  if (const Section s7 = section(7); !s7.bytes.empty()) {
+    if (auto e = event_chain(s7)) out.events = std::move(e).value();
+    else out.events_note = e.error().message();
+  }
+  return out;
+}
+
+std::string LegacyTagName::text() const {
+  const auto nul = std::find(bytes.begin(), bytes.end(), std::uint8_t{0});
+  return std::string(bytes.begin(), nul);
+}
+
+bool LegacyTagName::plain() const noexcept {
+  const auto nul = std::find(bytes.begin(), bytes.end(), std::uint8_t{0});
+  return std::all_of(bytes.begin(), nul, [](std::uint8_t c) { return c >= 0x20 && c < 0x7F; }) &&
+         std::all_of(nul, bytes.end(), [](std::uint8_t c) { return c == 0; });
 }
 
 Quat legacy_rotation_at(const LegacyRotationTrack& track, std::uint32_t frame) noexcept {

@@ -177,6 +177,78 @@ void set_mask(LegacyHeader& h, std::size_t mask, const std::vector<T>& items) {
   for (const auto& it : items) h.masks[mask * h.mask_words + it.bone / 32] |= 1u << (it.bone % 32);
 }
 
+void set32(Bytes& b, std::size_t at, std::uint32_t v) {
+  for (unsigned i = 0; i < 4; ++i) b[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+bool same_bits(float a, float b) { return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b); }
+
+bool same_record(const LegacyTagRecord& a, const LegacyTagRecord& b) {
+  if (a.kind != b.kind || a.byte_1 != b.byte_1 || a.id != b.id || a.bytes_4 != b.bytes_4 ||
+      a.clip_offset != b.clip_offset || !same_bits(a.start, b.start) || !same_bits(a.end, b.end) ||
+      a.pointer_slot != b.pointer_slot)
+    return false;
+  for (std::size_t k = 0; k < 4; ++k)
+    if (a.names[k].hash != b.names[k].hash || a.names[k].bytes != b.names[k].bytes) return false;
+  return true;
+}
+
+// Slot 6: the records' fields written in place (a record's size is fixed). The clip offsets
+// are not the caller's: they follow the clips they reach (see encode_legacy_clip).
+Status patch_tags(Bytes& s, const std::vector<LegacyTagRecord>& before, const std::vector<LegacyTagRecord>& edited,
+                  std::size_t& changed) {
+  if (edited.size() != before.size())
+    return make_error(ErrorCode::invalid_argument, no_offset, "tag_table",
+                      "adding or removing tag records is not supported (" + std::to_string(before.size()) +
+                          " stored, " + std::to_string(edited.size()) + " given)");
+  for (std::size_t i = 0; i < edited.size(); ++i) {
+    const auto& e = edited[i];
+    if (e.clip_offset != before[i].clip_offset)
+      return make_error(ErrorCode::invalid_argument, no_offset, "tag_table",
+                        "record " + std::to_string(i) + ": clip_offset is not editable (it follows the clip it reaches)");
+    if (same_record(e, before[i])) continue;
+    ++changed;
+    const std::size_t at = 4 + legacy_tag_record_size * i;
+    s[at] = e.kind;
+    s[at + 1] = e.byte_1;
+    s[at + 2] = static_cast<std::uint8_t>(static_cast<std::uint16_t>(e.id));
+    s[at + 3] = static_cast<std::uint8_t>(static_cast<std::uint16_t>(e.id) >> 8);
+    std::copy(e.bytes_4.begin(), e.bytes_4.end(), s.begin() + static_cast<std::ptrdiff_t>(at + 4));
+    set32(s, at + 0x10, std::bit_cast<std::uint32_t>(e.start));
+    set32(s, at + 0x14, std::bit_cast<std::uint32_t>(e.end));
+    for (std::size_t k = 0; k < 4; ++k) {
+      set32(s, at + 0x18 + 36 * k, e.names[k].hash);
+      std::copy(e.names[k].bytes.begin(), e.names[k].bytes.end(), s.begin() + static_cast<std::ptrdiff_t>(at + 0x1C + 36 * k));
+    }
+    set32(s, at + 0xA8, e.pointer_slot);
+  }
+  return {};
+}
+
+// Slot 7: a node's time, type and payload written in place. The layout (offsets, sizes, next
+// offsets) is read, not written, so a payload keeps its size.
+Status patch_events(Bytes& s, const std::vector<LegacyEvent>& before, const std::vector<LegacyEvent>& edited,
+                    std::size_t& changed) {
+  if (edited.size() != before.size())
+    return make_error(ErrorCode::invalid_argument, no_offset, "events",
+                      "adding or removing event nodes is not supported (" + std::to_string(before.size()) +
+                          " stored, " + std::to_string(edited.size()) + " given)");
+  for (std::size_t i = 0; i < edited.size(); ++i) {
+    const auto& e = edited[i];
+    const auto& b = before[i];
+    if (e.offset != b.offset || e.size != b.size || e.next != b.next || e.payload.size() != b.payload.size())
+      return make_error(ErrorCode::invalid_argument, no_offset, "events",
+                        "node " + std::to_string(i) +
+                            ": offset, size, next and the payload's length are the chain's layout, not editable");
+    if (same_bits(e.time, b.time) && e.type == b.type && e.payload == b.payload) continue;
+    ++changed;
+    set32(s, e.offset, std::bit_cast<std::uint32_t>(e.time));
+    set32(s, e.offset + 4, e.type);
+    std::copy(e.payload.begin(), e.payload.end(), s.begin() + static_cast<std::ptrdiff_t>(e.offset + 12));
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<Container> encode_legacy_clip(const Container& original, std::size_t block, const LegacyClip& edited,
@@ -324,6 +396,23 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
     finish(s, before.headers[slot], original.blocks[block].section(slot).size());
     *b.section_mut(slot) = std::move(s);
     ++rep.sections_rewritten;
+  }
+  // Slots 6 and 7: an empty optional keeps the section; a given one must match what decodes.
+  if (edited.tag_table) {
+    if (!before.tag_table)
+      return make_error(ErrorCode::invalid_argument, no_offset, "tag_table",
+                        before.tag_table_note.empty() ? "the block has no tag table (slot 6)"
+                                                      : "the block's tag table does not decode, so it can only be kept: " +
+                                                            before.tag_table_note);
+    MAB_TRY(patch_tags(*b.section_mut(6), *before.tag_table, *edited.tag_table, rep.tag_records_edited));
+  }
+  if (edited.events) {
+    if (!before.events)
+      return make_error(ErrorCode::invalid_argument, no_offset, "events",
+                        before.events_note.empty() ? "the block has no event chain (slot 7)"
+                                                   : "the block's event chain does not decode, so it can only be kept: " +
+                                                         before.events_note);
+    MAB_TRY(patch_events(*b.section_mut(7), *before.events, *edited.events, rep.events_edited));
   }
   // A chained clip's segment holds no bytes (the clip is its own block), so the segments'
   // sizes are this clip's own.
