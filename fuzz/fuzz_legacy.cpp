@@ -3,7 +3,8 @@
 // and the frame range. A clip that decodes must encode back to the same bytes unedited, and,
 // with one keyed track turned, to a file that parses, decodes, and reads back within the
 // reported error. Tag tables and event chains (slots 6, 7) decode inside their sections or
-// carry a note, and an edit of their fields reads back in a file of the same size. Aborts on any disagreement (sanitizers catch the rest).
+// carry a note, and an edit of their fields reads back in a file of the same size; a record
+// that reached a clip still reaches it after a track edit moved the clips. Aborts on any disagreement (sanitizers catch the rest).
 #include "harness_util.hpp"
 
 #include <mab/legacy.hpp>
@@ -100,6 +101,17 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     fuzz::check(back.ok() && back->blocks.size() == c->blocks.size(), "an edited bank does not read back");
     auto r = mab::decode_legacy_clip(*back, b, limits);
     fuzz::check(r.ok(), "an edited clip does not decode");
+    // Tag records that reached a clip still reach it, wherever the edit moved it.
+    for (std::size_t k = 0; k < c->blocks.size(); ++k) {
+      const auto before = mab::decode_legacy_tags(*c, k), after = mab::decode_legacy_tags(*back, k);
+      if (!before || !before->tag_table) continue;
+      fuzz::check(after.ok() && after->tag_table && after->tag_table->size() == before->tag_table->size(),
+                  "a tag table no longer decodes after an edit");
+      for (std::size_t i = 0; i < before->tag_table->size(); ++i)
+        if ((*before->tag_table)[i].clip_block >= 0)
+          fuzz::check((*after->tag_table)[i].clip_block == (*before->tag_table)[i].clip_block,
+                      "a tag record lost its clip after an edit");
+    }
     const auto& got = r->rotations[b % edited.rotations.size()];
     for (std::uint32_t f = 0; f <= d->last_frame; ++f)
       fuzz::check(mab::angular_error_deg(mab::legacy_rotation_at(got, f), mab::legacy_rotation_at(track, f)) <=

@@ -1676,6 +1676,14 @@ def define_retail():
              [{"slots": [1, 0, 2, 3, 4, 5, 6, 7], "last": 20, "bits": (6, 3, 1, 2)},
               {"slots": [2, 3, 5], "last": 12, "bits": (2, 2, 0, 1)},
               {"slots": [2, 4], "last": 0, "bits": (3, 0, 2, 0)}])
+    # Not a retail order: the tag table and the events lead, so when clip 0's tracks grow, the
+    # chained clips move away from the records that point at them.
+    bank("fc2", "tags_first", "FC2 bank whose first clip stores its tag table (two records, for clips 1 "
+         "and 2) and event chain before its track sections (order 6, 7, 1, 0, 2, 3, 8), otherwise in the "
+         "retail layout of fc2/retail_bank.",
+         [{"slots": [6, 7, 1, 0, 2, 3], "last": 9, "bits": (2, 2, 0, 0)},
+          {"slots": [2, 3], "last": 9, "bits": (1, 1, 0, 0)},
+          {"slots": [3], "last": 4, "bits": (0, 1, 0, 0)}], 2)
 
 
 def define_opaque():

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace {
 
@@ -275,4 +276,146 @@ TEST(EncodeLegacy, TagRecordAndEventEditsChangeOnlyTheirBytes) {
   auto refused = mab::encode_legacy_clip(chain, 1, cd);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message().find("does not decode"), std::string::npos) << refused.error().message();
+}
+
+namespace {
+
+// Every keyed track replaced by noise at every frame: the sparse writer keeps many more keys,
+// so the clip grows.
+mab::LegacyClip grown(mab::LegacyClip clip, std::uint32_t seed) {
+  for (auto& tr : clip.rotations) {
+    tr = mab::LegacyRotationTrack{tr.bone, {}, {}, {}};
+    for (std::uint32_t f = 0; f <= clip.last_frame; ++f) {
+      seed = seed * 1664525u + 1013904223u;
+      tr.frames.push_back(static_cast<std::uint16_t>(f));
+      tr.keys.push_back(mab::quat_normalised({static_cast<float>(seed % 1000) / 1000.0f, 0.3f, -0.2f, 0.9f}));
+    }
+  }
+  return clip;
+}
+
+// The bytes of block k in a written file: from its base over its whole extent (a chained
+// clip's extent holds the clips chained from it).
+std::vector<std::uint8_t> block_bytes(const std::vector<std::uint8_t>& file, const mab::Container& c, std::size_t k) {
+  const auto pl = *mab::place(c);
+  return {file.begin() + static_cast<std::ptrdiff_t>(pl.blocks[k].base),
+          file.begin() + static_cast<std::ptrdiff_t>(pl.blocks[k].base + pl.blocks[k].extent)};
+}
+
+std::uint64_t record_position(const mab::Container& c, std::size_t k, std::size_t i) {
+  const auto pl = *mab::place(c);
+  return pl.blocks[k].base + pl.blocks[k].segments[static_cast<std::size_t>(c.blocks[k].slot_segment[6])].offset + 4 +
+         172 * i;
+}
+
+}  // namespace
+
+// Issue 15: clip 0 of a bank grows and moves the clips chained from it away from its tag
+// table; each record's clip offset (from the record's start, JB-DOC) follows its clip, the
+// report lists the rewrites, and the chained clips keep every byte.
+TEST(EncodeLegacy, TagRecordsFollowTheirClipsWhenAnEarlierClipGrows) {
+  const auto path = mab::test::corpus_dir() / "fc2" / "tags_first.mab";
+  const auto c = load(path);
+  const auto original = mab::test::load(path);
+  ASSERT_EQ(c.blocks.size(), 3u);
+  const auto d = *mab::decode_legacy_clip(c, 0);
+  ASSERT_TRUE(d.tag_table);
+  ASSERT_EQ((*d.tag_table)[0].clip_block, 1);
+  ASSERT_EQ((*d.tag_table)[1].clip_block, 2);
+  mab::LegacyEncodeReport rep;
+  auto e = mab::encode_legacy_clip(c, 0, grown(d, 7), {}, &rep);
+  ASSERT_TRUE(e.ok()) << e.error().message();
+  const auto bytes = *mab::write_container(*e);
+  ASSERT_GT(bytes.size(), original.size());
+  auto back = mab::read_container(bytes);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  ASSERT_EQ(back->blocks.size(), 3u);
+  const auto shift = static_cast<std::int64_t>(back->blocks[1].original_base) - static_cast<std::int64_t>(c.blocks[1].original_base);
+  EXPECT_EQ(shift, rep.size_change);
+  EXPECT_GT(shift, 0);
+  // The records reach the moved clips: read from the file, each lands on its clip's new base.
+  ASSERT_EQ(rep.tag_offsets_updated.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& u = rep.tag_offsets_updated[i];
+    EXPECT_EQ(u.block, 0u);
+    EXPECT_EQ(u.record, i);
+    EXPECT_EQ(u.clip_block, static_cast<int>(i + 1));
+    EXPECT_EQ(u.before, (*d.tag_table)[i].clip_offset);
+    EXPECT_EQ(u.after, u.before + shift);  // the table did not move; the clips did
+    const auto at = record_position(*back, 0, i);
+    std::int32_t stored = 0;
+    std::memcpy(&stored, bytes.data() + at + 0x0C, 4);
+    EXPECT_EQ(stored, u.after);
+    EXPECT_EQ(static_cast<std::int64_t>(at) + stored, static_cast<std::int64_t>(back->blocks[i + 1].original_base));
+  }
+  EXPECT_TRUE(rep.tag_offsets_kept.empty());
+  const auto r = *mab::decode_legacy_clip(*back, 0);
+  EXPECT_EQ((*r.tag_table)[0].clip_block, 1);
+  EXPECT_EQ((*r.tag_table)[1].clip_block, 2);
+  // Clips 1 and 2, byte for byte.
+  for (std::size_t k : {1u, 2u}) EXPECT_EQ(block_bytes(bytes, *back, k), block_bytes(original, c, k)) << "clip " << k;
+}
+
+// In the retail order (tag table after the tracks) clip 0's growth moves the table with the
+// clips: no offset changes. Clip 1's growth moves clip 2 only: record 1 follows it, record 0
+// stays, clip 2 keeps its bytes and clip 0 differs in those four bytes alone.
+TEST(EncodeLegacy, OnlyTheRecordsOfMovedClipsChange) {
+  const auto path = mab::test::corpus_dir() / "fc2" / "retail_bank.mab";
+  const auto c = load(path);
+  const auto original = mab::test::load(path);
+  {
+    mab::LegacyEncodeReport rep;
+    auto e = mab::encode_legacy_clip(c, 0, grown(*mab::decode_legacy_clip(c, 0), 3), {}, &rep);
+    ASSERT_TRUE(e.ok()) << e.error().message();
+    EXPECT_GT(rep.size_change, 0);
+    EXPECT_TRUE(rep.tag_offsets_updated.empty());
+    auto back = mab::read_container(*mab::write_container(*e));
+    ASSERT_TRUE(back.ok());
+    const auto r = *mab::decode_legacy_clip(*back, 0);
+    EXPECT_EQ((*r.tag_table)[0].clip_block, 1);
+    EXPECT_EQ((*r.tag_table)[1].clip_block, 2);
+  }
+  mab::LegacyEncodeReport rep;
+  auto e = mab::encode_legacy_clip(c, 1, grown(*mab::decode_legacy_clip(c, 1), 5), {}, &rep);
+  ASSERT_TRUE(e.ok()) << e.error().message();
+  const auto bytes = *mab::write_container(*e);
+  auto back = mab::read_container(bytes);
+  ASSERT_TRUE(back.ok());
+  ASSERT_EQ(rep.tag_offsets_updated.size(), 1u);
+  EXPECT_EQ(rep.tag_offsets_updated[0].record, 1u);
+  EXPECT_EQ(rep.tag_offsets_updated[0].after - rep.tag_offsets_updated[0].before, rep.size_change);
+  EXPECT_EQ(block_bytes(bytes, *back, 2), block_bytes(original, c, 2));
+  // Clip 0 up to the chained clip: only record 1's clip offset differs.
+  const auto pl = *mab::place(c);
+  const std::uint64_t chained = pl.blocks[0].base + pl.blocks[0].segments[static_cast<std::size_t>(c.blocks[0].slot_segment[8])].offset;
+  const auto offset_at = record_position(c, 0, 1) + 0x0C;
+  for (std::uint64_t i = 0; i < chained; ++i)
+    if (i < offset_at || i >= offset_at + 4) {
+      ASSERT_EQ(bytes[i], original[i]) << "byte " << i;
+    }
+  const auto r = *mab::decode_legacy_clip(*back, 0);
+  EXPECT_EQ((*r.tag_table)[1].clip_block, 2);
+}
+
+// A record that reaches no clip start is kept as stored and reported; nothing shows what it
+// points at, so it is not guessed.
+TEST(EncodeLegacy, ARecordThatReachesNoClipIsKeptAndReported) {
+  auto c = load(mab::test::corpus_dir() / "fc2" / "tags_first.mab");
+  auto& s6 = *c.blocks[0].section_mut(6);
+  s6[4 + 0x0C] = static_cast<std::uint8_t>(s6[4 + 0x0C] + 4);  // record 0 now 4 bytes into clip 1
+  const auto d = *mab::decode_legacy_clip(c, 0);
+  ASSERT_EQ((*d.tag_table)[0].clip_block, -1);
+  mab::LegacyEncodeReport rep;
+  auto e = mab::encode_legacy_clip(c, 0, grown(d, 11), {}, &rep);
+  ASSERT_TRUE(e.ok()) << e.error().message();
+  ASSERT_EQ(rep.tag_offsets_kept.size(), 1u);
+  EXPECT_EQ(rep.tag_offsets_kept[0].record, 0u);
+  EXPECT_EQ(rep.tag_offsets_kept[0].after, (*d.tag_table)[0].clip_offset);
+  ASSERT_EQ(rep.tag_offsets_updated.size(), 1u);
+  EXPECT_EQ(rep.tag_offsets_updated[0].record, 1u);
+  auto back = mab::read_container(*mab::write_container(*e));
+  ASSERT_TRUE(back.ok());
+  const auto r = *mab::decode_legacy_clip(*back, 0);
+  EXPECT_EQ((*r.tag_table)[0].clip_offset, (*d.tag_table)[0].clip_offset);
+  EXPECT_EQ((*r.tag_table)[1].clip_block, 2);
 }

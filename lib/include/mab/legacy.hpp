@@ -186,10 +186,21 @@ struct LegacyEncodeReport {
   // bank move; moved_clips counts them.
   std::int64_t size_change = 0;
   std::size_t moved_clips = 0;
-  // Clips of the bank with a tag table (slot 6). Its 172-byte records hold clip offsets
-  // whose base the spec does not give (spec 13), so they are kept as stored: with clips
-  // moved, they may point at the old places.
+  // Clips of the bank with a tag table (slot 6), and those whose table does not decode: its
+  // records are kept as stored, so with clips moved they may point at the old places.
   std::size_t tag_tables = 0;
+  std::size_t tag_tables_undecoded = 0;
+  // A record's clip offset (JB-DOC: from the record's own start) that reached a clip start in
+  // the original is rewritten to reach the same clip where it now is: each rewrite is listed.
+  // Records that reached no clip start keep their value; with clips moved they are listed in
+  // tag_offsets_kept (before == after), since nothing proves what they pointed at.
+  struct TagOffset {
+    std::size_t block = 0, record = 0;
+    std::int32_t before = 0, after = 0;
+    int clip_block = -1;
+  };
+  std::vector<TagOffset> tag_offsets_updated;
+  std::vector<TagOffset> tag_offsets_kept;
 };
 
 // Writes `edited` back into block `block` of `original`: an array section (slots 0-5) whose
@@ -197,8 +208,9 @@ struct LegacyEncodeReport {
 // zeros to a multiple of 16 bytes), rotations with the sparse key writer above, the masks
 // from the edited bone lists. `tag_table` and `events`, when given, must hold the decoded
 // records and nodes (same count and layout); their edited fields are written in place, and a
-// clip offset is not editable. Empty, the sections are kept. The header rate and chained clips
-// are kept. Not supported yet (invalid_argument): adding a section the block lacks or emptying
+// clip offset is not editable. Empty, the sections are kept. When the block changes size, the
+// tag records of the bank whose clip offsets reach a clip start follow their clips (see
+// LegacyEncodeReport). The header rate and chained clips are kept. Not supported yet (invalid_argument): adding a section the block lacks or emptying
 // one it has, and a lastFrame change (a trim) across sections.
 Result<Container> encode_legacy_clip(const Container& original, std::size_t block, const LegacyClip& edited,
                                      const LegacyEncodeOptions& options = {}, LegacyEncodeReport* report = nullptr);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -249,6 +250,41 @@ Status patch_events(Bytes& s, const std::vector<LegacyEvent>& before, const std:
   return {};
 }
 
+// Every tag table of the bank (JB-DOC: a record's clip offset counts from the record's own
+// start): a record that reached a block's base in `original` is made to reach that block's
+// base in `out`; one that reached none keeps its value (reported when clips moved).
+Status follow_moved_clips(const Container& original, Container& out, LegacyEncodeReport& rep) {
+  MAB_ASSIGN(const Placement after, place(out));
+  for (std::size_t k = 0; k < original.blocks.size(); ++k) {
+    if (original.blocks[k].section(6).empty()) continue;
+    ++rep.tag_tables;
+    MAB_ASSIGN(const LegacyTags tags, decode_legacy_tags(original, k));
+    if (!tags.tag_table) {
+      ++rep.tag_tables_undecoded;
+      continue;
+    }
+    const PlacedBlock& pb = after.blocks[k];
+    const std::uint64_t table = pb.base + pb.segments[static_cast<std::size_t>(out.blocks[k].slot_segment[6])].offset;
+    for (std::size_t i = 0; i < tags.tag_table->size(); ++i) {
+      const LegacyTagRecord& r = (*tags.tag_table)[i];
+      if (r.clip_block < 0) {
+        if (rep.size_change != 0) rep.tag_offsets_kept.push_back({k, i, r.clip_offset, r.clip_offset, -1});
+        continue;
+      }
+      const auto record = static_cast<std::int64_t>(table + 4 + legacy_tag_record_size * i);
+      const std::int64_t now = static_cast<std::int64_t>(after.blocks[static_cast<std::size_t>(r.clip_block)].base) - record;
+      if (now == r.clip_offset) continue;
+      if (now < INT32_MIN || now > INT32_MAX)
+        return make_error(ErrorCode::limit_exceeded, no_offset, "tag_table",
+                          "clip " + std::to_string(k) + " record " + std::to_string(i) + ": the clip offset does not fit");
+      set32(*out.blocks[k].section_mut(6), 4 + legacy_tag_record_size * i + 0x0C,
+            static_cast<std::uint32_t>(static_cast<std::int32_t>(now)));
+      rep.tag_offsets_updated.push_back({k, i, r.clip_offset, static_cast<std::int32_t>(now), r.clip_block});
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<Container> encode_legacy_clip(const Container& original, std::size_t block, const LegacyClip& edited,
@@ -421,7 +457,7 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
   if (rep.size_change != 0)
     for (const auto& other : original.blocks)
       rep.moved_clips += other.original_base > original.blocks[block].original_base;
-  for (const auto& other : original.blocks) rep.tag_tables += !other.section(6).empty();
+  MAB_TRY(follow_moved_clips(original, out, rep));
   if (report != nullptr) *report = rep;
   return out;
 }
