@@ -1676,6 +1676,45 @@ def define_retail():
              [{"slots": [1, 0, 2, 3, 4, 5, 6, 7], "last": 20, "bits": (6, 3, 1, 2)},
               {"slots": [2, 3, 5], "last": 12, "bits": (2, 2, 0, 1)},
               {"slots": [2, 4], "last": 0, "bits": (3, 0, 2, 0)}])
+    # Blood Dragon (0x62): only listed by BUU (spec 2); mabkit tries the FC3 reading on it. These
+    # files are that reading's layout; the opaque_* files are bodies it must keep opaque.
+    def bd(name, desc, specs, spoil=None):
+        def build(rng):
+            specs_now = [dict(sp) for sp in specs]
+            if 6 in specs_now[0]["slots"]:
+                specs_now[0]["tags"] = retail_tags(rng)
+                specs_now[0]["events"] = retail_events(rng)
+            data, blocks, hdr = build_retail_bank("fc3bd", rng, specs_now)
+            if spoil is not None:
+                spoil(data, blocks)
+            doc = top_json("fc3bd", data, hdr, desc, blocks)
+            doc["layout"] = "legacy"
+            return data, doc
+        GOOD.append(("fc3bd", name, build))
+
+    bd("legacy_clip", "Blood Dragon file in the guessed FC3 legacy layout (9-word masks, f32 rates): one "
+       "clip with trajectory, constant and keyed rotations, constant and animated translations, in the "
+       "retail order of fc2/retail_bank. A GUESS: no public source describes Blood Dragon's body.",
+       [{"slots": [1, 0, 2, 3, 4, 5], "last": 15, "bits": (4, 3, 1, 1)}])
+    bd("legacy_bank", "Blood Dragon bank in the guessed FC3 legacy layout: three chained clips, a tag "
+       "table and an event chain in clip 0, as fc3/retail_bank. A GUESS.",
+       [{"slots": [1, 0, 2, 3, 6, 7], "last": 11, "bits": (3, 2, 0, 0)},
+        {"slots": [2, 3], "last": 11, "bits": (2, 1, 0, 0)},
+        {"slots": [2], "last": 0, "bits": (2, 0, 0, 0)}])
+
+    def wrong_group(data, blocks):
+        # Clip 0's second group offset moved by 2: the container reads, the tracks do not decode.
+        b = blocks[0]
+        at = b["base"] + b["offsets"][3] + 8 + 4
+        struct.pack_into("<i", data, at, struct.unpack_from("<i", data, at)[0] + 2)
+        b.pop("tracks")
+        b["undecodable"] = "sections[3]: group 1 offset is not where the previous group ends"
+
+    bd("legacy_undecodable", "Blood Dragon file in the guessed FC3 layout whose keyed-rotation group table "
+       "is off by 2 bytes at group 1: the container reads, the clip does not decode (mab info says why) "
+       "and the bytes round-trip.",
+       [{"slots": [2, 3], "last": 17, "bits": (2, 2, 0, 0)}], wrong_group)
+
     # Not a retail order: the tag table and the events lead, so when clip 0's tracks grow, the
     # chained clips move away from the records that point at them.
     bank("fc2", "tags_first", "FC2 bank whose first clip stores its tag table (two records, for clips 1 "

@@ -376,9 +376,13 @@ mab::Vec3 vec_from(const nlohmann::json& j) { return {j[0].get<float>(), j[1].ge
 // The retail-layout banks of the corpus: every track equals the value scripts/gen_corpus.py
 // wrote (its expected.json), and the last clip, whose slot 8 points at its own end, ends the
 // chain instead of being read as a clip.
+// Blood Dragon's files in the guessed FC3 layout are checked the same way.
+const char* const generated_banks[] = {"fc2/retail_bank.mab", "fc3/retail_bank.mab", "fc3bd/legacy_clip.mab",
+                                       "fc3bd/legacy_bank.mab"};
+
 TEST(DecodeLegacy, RetailLayoutBanksDecodeToTheGeneratorsValues) {
-  for (const char* game : {"fc2", "fc3"}) {
-    const auto path = mab::test::corpus_dir() / game / "retail_bank.mab";
+  for (const char* game : generated_banks) {
+    const auto path = mab::test::corpus_dir() / game;
     const auto exp = mab::test::load_json(mab::test::expected_path(path));
     auto c = mab::read_container(mab::test::load(path));
     ASSERT_TRUE(c.ok()) << c.error().message();
@@ -448,9 +452,9 @@ TEST(DecodeLegacy, AKeyedSectionWithoutTracksMayBeItsHeaderAlone) {
 // generator's, and each record's clip offset, taken from the record's own start, reaches the
 // chained clip the generator pointed it at.
 TEST(DecodeLegacy, TagTablesAndEventChainsDecodeToTheGeneratorsValues) {
-  for (const char* game : {"fc2", "fc3"}) {
+  for (const char* game : {"fc2/retail_bank.mab", "fc3/retail_bank.mab", "fc3bd/legacy_bank.mab"}) {
     SCOPED_TRACE(game);
-    const auto path = mab::test::corpus_dir() / game / "retail_bank.mab";
+    const auto path = mab::test::corpus_dir() / game;
     const auto exp = mab::test::load_json(mab::test::expected_path(path));
     auto c = mab::read_container(mab::test::load(path));
     ASSERT_TRUE(c.ok());
@@ -555,4 +559,45 @@ TEST(DecodeLegacy, InconsistentTagTablesAndEventChainsStayBytesWithAReason) {
   ASSERT_TRUE(tags->tag_table.has_value());
   EXPECT_EQ(tags->tag_table->size(), 2u);
   EXPECT_EQ(mab::decode_legacy_tags(*c, 7).error().code, mab::ErrorCode::invalid_argument);
+}
+
+// Far Cry 3 Blood Dragon (0x62) is read with the guessed FC3 layout: where the clips are
+// consistent they decode; a clip that is not stays bytes with the reason; a body the reading
+// does not fit at all is kept opaque with the reason, where an FC3 file is an error.
+TEST(DecodeLegacy, BloodDragonDecodesWhereTheFc3LayoutFitsAndIsOpaqueWhereNot) {
+  const auto dir = mab::test::corpus_dir() / "fc3bd";
+  auto clip = mab::read_container(mab::test::load(dir / "legacy_clip.mab"));
+  ASSERT_TRUE(clip.ok());
+  EXPECT_EQ(clip->variant->game, mab::Game::far_cry_3_blood_dragon);
+  EXPECT_EQ(clip->variant->confidence, mab::Confidence::layout_unverified);
+  auto d = mab::decode_legacy_clip(*clip, 0);
+  ASSERT_TRUE(d.ok()) << d.error().message();
+  EXPECT_EQ(d->frame_rate, 30.0f);  // the f32 rate of the FC3 reading
+
+  auto bad = mab::read_container(mab::test::load(dir / "legacy_undecodable.mab"));
+  ASSERT_TRUE(bad.ok());
+  auto r = mab::decode_legacy_clip(*bad, 0);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, mab::ErrorCode::not_decodable);
+  EXPECT_EQ(r.error().field, "sections[3]");
+  EXPECT_NE(r.error().message().find("group 1 offset"), std::string::npos) << r.error().message();
+
+  // An offset past the end: FC3 refuses the file; Blood Dragon keeps the body opaque.
+  for (const char* game : {"fc3bd", "fc3"}) {
+    auto bytes = mab::test::load(dir / "legacy_clip.mab");
+    bytes[0] = game == std::string("fc3") ? 0x61 : 0x62;
+    const std::size_t slot2 = 0x10 + 16 * 9 + 0x20 + 8 + 4 * 2;
+    bytes[slot2 + 2] = 0x7F;  // sections[2] far past the end
+    auto c = mab::read_container(bytes);
+    if (game == std::string("fc3")) {
+      ASSERT_FALSE(c.ok());
+      EXPECT_EQ(c.error().field, "sections[2]");
+      continue;
+    }
+    ASSERT_TRUE(c.ok()) << c.error().message();
+    EXPECT_TRUE(c->is_opaque());
+    EXPECT_NE(c->opaque_reason.find("the guessed FC3 layout does not fit"), std::string::npos) << c->opaque_reason;
+    EXPECT_NE(c->opaque_reason.find("sections[2]"), std::string::npos) << c->opaque_reason;
+    EXPECT_EQ(*mab::write_container(*c), bytes);
+  }
 }

@@ -53,8 +53,8 @@ TEST(EncodeLegacy, UneditedClipsKeepEverySectionAndTheFileBytes) {
 // Every key of one keyed track is turned by `tilt`: that track is rewritten, its frames read
 // back within the reported error, the other tracks keep their codes, the file verifies.
 TEST(EncodeLegacy, AnEditedTrackReadsBackWithinTheReportedErrorAndNothingElseMoves) {
-  for (const char* game : {"fc2", "fc3"}) {
-    const auto c = load(mab::test::corpus_dir() / game / "many_tracks.mab");
+  for (const char* game : {"fc2/many_tracks.mab", "fc3/many_tracks.mab", "fc3bd/legacy_clip.mab"}) {
+    const auto c = load(mab::test::corpus_dir() / game);
     auto d = mab::decode_legacy_clip(c, 0);
     ASSERT_TRUE(d.ok());
     ASSERT_GE(d->rotations.size(), 2u);

@@ -365,7 +365,7 @@ Result<LegacyHeader> read_legacy_header(const Val& j, const Path& path, const Va
                        {"mask_words", "masks", "trajectory_reference_bits", "per_loop_rotation_bits", "tag",
                         "duration_bits", "sections", "pointer_slot"}));
   LegacyHeader h;
-  const std::uint32_t want_words = variant.game == Game::far_cry_3 ? 9 : 5;
+  const std::uint32_t want_words = variant.game == Game::far_cry_2 ? 5 : 9;  // FC3 and Blood Dragon: 9
   MAB_ASSIGN(h.mask_words, read_u_field<std::uint32_t>(j, path, "mask_words"));
   if (h.mask_words != want_words)
     return perr(at(path, "mask_words"), std::string(variant.short_name) + " clips have " +
