@@ -424,10 +424,10 @@ TEST(DecodeLegacy, RetailLayoutBanksDecodeToTheGeneratorsValues) {
           EXPECT_EQ(d->translations[i].frames[f], vec_from(list("translations")[i].at("frames")[f]));
     }
     // The last clip's slot 8 is an empty section at its end, written back in place.
-    const auto& last = c->blocks.back();
-    ASSERT_GE(last.slot_segment[8], 0);
-    EXPECT_TRUE(last.section(8).empty());
-    EXPECT_EQ(last.segments[static_cast<std::size_t>(last.slot_segment[8])].child_block, -1);
+    const auto& end = c->blocks.back();
+    ASSERT_GE(end.slot_segment[8], 0);
+    EXPECT_TRUE(end.section(8).empty());
+    EXPECT_EQ(end.segments[static_cast<std::size_t>(end.slot_segment[8])].child_block, -1);
     EXPECT_EQ(*mab::write_container(*c), mab::test::load(path));
   }
 }

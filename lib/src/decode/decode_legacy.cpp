@@ -17,7 +17,6 @@ namespace mab {
 namespace {
 
 constexpr std::size_t array_header_size = 8;
-constexpr std::size_t alignment = 16;
 
 struct Section {
   std::span<const std::uint8_t> bytes;
