@@ -4,7 +4,8 @@
 // with one keyed track turned, to a file that parses, decodes, and reads back within the
 // reported error. Tag tables and event chains (slots 6, 7) decode inside their sections or
 // carry a note, and an edit of their fields reads back in a file of the same size; a record
-// that reached a clip still reaches it after a track edit moved the clips. Aborts on any disagreement (sanitizers catch the rest).
+// that reached a clip still reaches it after a track edit moved the clips; a trim reads back
+// at its new length. Aborts on any disagreement (sanitizers catch the rest).
 #include "harness_util.hpp"
 
 #include <mab/legacy.hpp>
@@ -85,6 +86,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         fuzz::check(td->tag_table && td->tag_table->front().kind == tagged.tag_table->front().kind, "a tag edit is lost");
       if (tagged.events && !tagged.events->empty())
         fuzz::check(td->events && td->events->back().time == 1.25f, "an event edit is lost");
+    }
+    // A trim by one frame at each end writes a clip of that length that reads back.
+    if (d->last_frame >= 2 && d->frame_rate > 0) {
+      auto t = mab::trim_legacy_clip(*d, 1, d->last_frame - 1u);
+      if (t) {
+        auto te = mab::encode_legacy_clip(*c, b, *t);
+        fuzz::check(te.ok(), "a trimmed clip does not encode");
+        const auto tb = mab::write_container(*te);
+        if (tb) {
+          auto tc = mab::read_container(*tb, limits);
+          fuzz::check(tc.ok(), "a trimmed bank does not read back");
+          auto td = mab::decode_legacy_clip(*tc, b, limits);
+          fuzz::check(td.ok() && td->last_frame == d->last_frame - 2u, "a trimmed clip does not decode at its length");
+        }
+      }
     }
     if (d->rotations.empty()) continue;
 

@@ -190,9 +190,9 @@ TEST(EncodeLegacy, EditingOneClipOfABankLeavesTheOthersByteIdentical) {
 TEST(EncodeLegacy, UnsupportedEditsAreRefusedByName) {
   const auto c = load(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
   auto d = *mab::decode_legacy_clip(c, 0);
-  auto trimmed = d;
+  auto trimmed = d;  // a new lastFrame with tracks still of the old length
   trimmed.last_frame = static_cast<std::uint16_t>(d.last_frame - 1);
-  EXPECT_EQ(mab::encode_legacy_clip(c, 0, trimmed).error().field, "last_frame");
+  EXPECT_EQ(mab::encode_legacy_clip(c, 0, trimmed).error().code, mab::ErrorCode::invalid_argument);
   auto unsorted = d;
   std::swap(unsorted.constant_rotations[0], unsorted.constant_rotations[1]);
   EXPECT_EQ(mab::encode_legacy_clip(c, 0, unsorted).error().field, "constant_rotations");
@@ -418,4 +418,75 @@ TEST(EncodeLegacy, ARecordThatReachesNoClipIsKeptAndReported) {
   const auto r = *mab::decode_legacy_clip(*back, 0);
   EXPECT_EQ((*r.tag_table)[0].clip_offset, (*d.tag_table)[0].clip_offset);
   EXPECT_EQ((*r.tag_table)[1].clip_block, 2);
+}
+
+// A trim (trim_legacy_clip, then encode_legacy_clip): every timed section holds the new range,
+// values cut bit for bit, keyed tracks within the reported error of the original at the same
+// moment, constant sections and their stored headers as they were, the duration by the clip's
+// own rule, events moved with the frames.
+TEST(EncodeLegacy, ATrimCutsEveryTimedSectionAndKeepsTheRest) {
+  for (const char* name : {"fc2/all_arrays.mab", "fc3/all_arrays.mab", "fc2/retail_bank.mab", "fc3bd/legacy_clip.mab"}) {
+    SCOPED_TRACE(name);
+    const auto c = load(mab::test::corpus_dir() / name);
+    const auto d = *mab::decode_legacy_clip(c, 0);
+    const std::uint32_t first = 3, last = d.last_frame - 2u;
+    mab::LegacyTrimReport trep;
+    auto t = mab::trim_legacy_clip(d, first, last, &trep);
+    ASSERT_TRUE(t.ok()) << t.error().message();
+    EXPECT_EQ(trep.duration_rule, "lastFrame / rate");  // the generator's rule
+    mab::LegacyEncodeReport rep;
+    auto e = mab::encode_legacy_clip(c, 0, *t, {}, &rep);
+    ASSERT_TRUE(e.ok()) << e.error().message();
+    auto back = mab::read_container(*mab::write_container(*e));
+    ASSERT_TRUE(back.ok()) << back.error().message();
+    auto r = mab::decode_legacy_clip(*back, 0);
+    ASSERT_TRUE(r.ok()) << r.error().message();
+    EXPECT_EQ(r->last_frame, last - first);
+    EXPECT_EQ(r->frame_rate, d.frame_rate);
+    EXPECT_EQ(r->duration, static_cast<float>((last - first) / static_cast<double>(d.frame_rate)));
+    for (std::uint32_t f = 0; f <= last - first; ++f) {
+      if (d.present[0]) {
+        EXPECT_EQ(r->trajectory_translation[f], d.trajectory_translation[f + first]);
+      }
+      if (d.present[1]) {
+        EXPECT_EQ(r->trajectory_rotation_codes[f], d.trajectory_rotation_codes[f + first]);
+      }
+      for (std::size_t k = 0; k < d.translations.size(); ++k)
+        EXPECT_EQ(r->translations[k].frames[f], d.translations[k].frames[f + first]);
+      for (std::size_t k = 0; k < d.rotations.size(); ++k)
+        EXPECT_LE(mab::angular_error_deg(mab::legacy_rotation_at(r->rotations[k], f),
+                                         mab::legacy_rotation_at(d.rotations[k], f + first)),
+                  rep.max_error_deg + 1e-5);
+    }
+    for (const auto& k : r->rotations)
+      for (std::uint32_t g = 0; 8 * g <= r->last_frame; ++g)
+        EXPECT_NE(std::find(k.frames.begin(), k.frames.end(), 8 * g), k.frames.end());
+    for (std::size_t slot = 0; slot < 6; ++slot) {
+      if (!d.present[slot]) continue;
+      const bool constant = slot == 2 || slot == 4;
+      EXPECT_EQ(r->headers[slot].last_frame, constant && d.headers[slot].untimed() ? 0 : last - first) << slot;
+      EXPECT_EQ(r->headers[slot].rate_bits, d.headers[slot].rate_bits) << slot;
+      // The trajectory's count is 1 (JB-DOC) or lastFrame + 1, which follows the trim.
+      const std::size_t count = slot >= 2 ? d.headers[slot].count : d.headers[slot].count == 1 ? 1 : last - first + 1;
+      EXPECT_EQ(r->headers[slot].count, count) << slot;
+      EXPECT_EQ(r->headers[slot].group_table, d.headers[slot].group_table) << slot;
+    }
+    for (std::size_t k = 0; k < d.constant_rotations.size(); ++k)
+      EXPECT_EQ(r->constant_rotations[k].code, d.constant_rotations[k].code);
+    EXPECT_EQ(r->constant_translations.size(), d.constant_translations.size());
+    if (d.events) {
+      EXPECT_EQ(trep.events_shifted, d.events->size());
+      for (std::size_t k = 0; k < d.events->size(); ++k)
+        EXPECT_EQ((*r->events)[k].time, static_cast<float>((*d.events)[k].time - first / static_cast<double>(d.frame_rate)));
+      EXPECT_EQ(trep.tag_records_kept, d.tag_table->size());
+      EXPECT_EQ((*r->tag_table)[1].clip_block, 2);  // the bank's records still reach their clips
+    }
+  }
+  // Out of range, empty, or nothing timed.
+  const auto c = load(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
+  const auto d = *mab::decode_legacy_clip(c, 0);
+  EXPECT_EQ(mab::trim_legacy_clip(d, 5, 4).error().code, mab::ErrorCode::invalid_argument);
+  EXPECT_EQ(mab::trim_legacy_clip(d, 0, d.last_frame + 1u).error().code, mab::ErrorCode::invalid_argument);
+  const auto bank = load(mab::test::corpus_dir() / "fc2" / "retail_bank.mab");
+  EXPECT_EQ(mab::trim_legacy_clip(*mab::decode_legacy_clip(bank, 2), 0, 0).error().field, "last_frame");
 }

@@ -295,10 +295,12 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
   MAB_TRY(ascending_bones(edited.rotations, words, "rotations"));
   MAB_TRY(ascending_bones(edited.constant_translations, words, "constant_translations"));
   MAB_TRY(ascending_bones(edited.translations, words, "translations"));
-  if (edited.last_frame != before.last_frame)
+  // A new lastFrame (a trim, trim_legacy_clip) rewrites every timed section at that length.
+  const bool retimed = edited.last_frame != before.last_frame;
+  if (retimed && !before.present[0] && !before.present[1] && !before.present[3] && !before.present[5])
     return make_error(ErrorCode::invalid_argument, no_offset, "last_frame",
-                      "changing lastFrame is not supported yet (issue 15)");
-  const std::uint16_t last = before.last_frame;
+                      "the clip has no timed section (slots 0, 1, 3, 5): there is no lastFrame to change");
+  const std::uint16_t last = edited.last_frame;
   const std::size_t frames = std::size_t{last} + 1;
   // A section the block has with no entries (a count of 0) stays, empty.
   auto kept_empty = [&](std::size_t slot) { return before.present[slot] && before.headers[slot].count == 0; };
@@ -340,14 +342,19 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
   auto rate = [&](std::size_t slot) { return before.headers[slot].rate_bits; };
   // A constant section keeps its stored lastFrame (0 in retail files, JB-DOC); the trajectory
   // its stored count (1, JB-DOC, or lastFrame + 1).
-  auto stored_last = [&](std::size_t slot) { return before.headers[slot].last_frame; };
-  auto stored_count = [&](std::size_t slot) { return before.headers[slot].count; };
+  auto stored_last = [&](std::size_t slot) {
+    return retimed && !before.headers[slot].untimed() ? last : before.headers[slot].last_frame;
+  };
+  auto constant_kept = [&](std::size_t slot) { return !retimed || before.headers[slot].untimed(); };
+  if (!same_bits(edited.duration, before.duration)) h.duration_bits = std::bit_cast<std::uint32_t>(edited.duration);
+  auto stored_count = [&](std::size_t slot) -> std::size_t { return before.headers[slot].count == 1 ? 1 : frames; };
   for (std::size_t slot = 0; slot < 6; ++slot) {
     if (!has[slot]) continue;
     Bytes s;
     bool same = true;
     switch (slot) {
       case 0: {
+        same = !retimed;
         for (std::size_t f = 0; f < frames && same; ++f)
           same = same_vec(edited.trajectory_translation[f], before.trajectory_translation[f]);
         s = header(stored_count(0), last, rate(0));
@@ -355,20 +362,22 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
         break;
       }
       case 1: {
+        same = !retimed;
         s = header(stored_count(1), last, rate(1));
         for (std::size_t f = 0; f < frames; ++f) {
-          const bool kept = same_quat(edited.trajectory_rotation[f], before.trajectory_rotation[f]);
+          const bool kept = f < before.trajectory_rotation.size() &&
+                            same_quat(edited.trajectory_rotation[f], before.trajectory_rotation[f]);
           same = same && kept;
           put_code(s, kept ? before.trajectory_rotation_codes[f] : encode_quat48(edited.trajectory_rotation[f]));
         }
         break;
       }
       case 2: {
-        same = edited.constant_rotations.size() == before.constant_rotations.size();
+        same = constant_kept(2) && edited.constant_rotations.size() == before.constant_rotations.size();
         s = header(edited.constant_rotations.size(), stored_last(2), rate(2));
         for (std::size_t i = 0; i < edited.constant_rotations.size(); ++i) {
           const auto& e = edited.constant_rotations[i];
-          const bool kept = same && e.bone == before.constant_rotations[i].bone &&
+          const bool kept = i < before.constant_rotations.size() && e.bone == before.constant_rotations[i].bone &&
                             same_quat(e.rotation, before.constant_rotations[i].rotation);
           same = same && kept;
           put_code(s, kept ? before.constant_rotations[i].code : encode_quat48(e.rotation));
@@ -376,7 +385,7 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
         break;
       }
       case 3: {
-        same = edited.rotations.size() == before.rotations.size();
+        same = !retimed && edited.rotations.size() == before.rotations.size();
         std::vector<Sparse> tracks;
         for (std::size_t t = 0; t < edited.rotations.size(); ++t) {
           const auto& e = edited.rotations[t];
@@ -400,7 +409,7 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
         break;
       }
       case 4: {
-        same = edited.constant_translations.size() == before.constant_translations.size();
+        same = constant_kept(4) && edited.constant_translations.size() == before.constant_translations.size();
         s = header(edited.constant_translations.size(), stored_last(4), rate(4));
         for (std::size_t i = 0; i < edited.constant_translations.size(); ++i) {
           const auto& e = edited.constant_translations[i];
@@ -411,7 +420,7 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
         break;
       }
       case 5: {
-        same = edited.translations.size() == before.translations.size();
+        same = !retimed && edited.translations.size() == before.translations.size();
         s = header(edited.translations.size(), last, rate(5));
         for (std::size_t t = 0; t < edited.translations.size() && same; ++t) {
           same = edited.translations[t].bone == before.translations[t].bone;

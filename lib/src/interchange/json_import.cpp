@@ -945,6 +945,11 @@ Status resolve_legacy_tags_and_events(const ParsedLegacy& parsed, const LegacyCl
 // the original has nothing to keep is an error; so is a changed rate (stored in every array
 // header, not editable yet).
 Result<LegacyClip> resolve_legacy(const ParsedLegacy& parsed, const LegacyClip& original) {
+  // A trim also moves the duration, events and keys at the new ends: the library's
+  // trim_legacy_clip does it whole; a document only edits values.
+  if (parsed.clip.last_frame != original.last_frame)
+    return make_error(ErrorCode::invalid_argument, no_offset, "last_frame",
+                      "a document cannot change last_frame (a trim); the library's trim_legacy_clip does trims");
   LegacyClip c = parsed.clip;
   c.block = original.block;
   c.duration = original.duration;
