@@ -88,6 +88,50 @@ void print_vec(const mab::Vec3& v) {
               static_cast<double>(v[2]));
 }
 
+std::string hex_text(std::span<const std::uint8_t> bytes) {
+  std::string out;
+  for (const auto b : bytes) {
+    char buf[3];
+    std::snprintf(buf, sizeof buf, "%02x", b);
+    out += buf;
+  }
+  return out;
+}
+
+// Slots 6 and 7 field by field (JB-DOC's record layout, spec 11's nodes), or why not.
+void print_tags(const mab::LegacyClip& d) {
+  if (d.tag_table) {
+    std::printf("\ntag table (slot 6): %zu record(s) of 172 bytes\n", d.tag_table->size());
+    static constexpr const char* slots[4] = {"name", "parent", "unused", "reference"};
+    for (std::size_t i = 0; i < d.tag_table->size(); ++i) {
+      const auto& r = (*d.tag_table)[i];
+      std::printf("  record %zu: kind %u, byte 1 0x%02x, id %d, bytes 4..11 %s, start %.6f s, end %.6f s, pointer slot %u\n",
+                  i, r.kind, r.byte_1, r.id, hex_text(r.bytes_4).c_str(), static_cast<double>(r.start),
+                  static_cast<double>(r.end), r.pointer_slot);
+      std::printf("    clip offset %d from the record: %s\n", r.clip_offset,
+                  r.clip_block >= 0 ? ("clip " + std::to_string(r.clip_block)).c_str() : "no clip starts there");
+      for (std::size_t k = 0; k < 4; ++k) {
+        const auto& n = r.names[k];
+        const bool matches = n.hash == mab::bone_hash(n.text());
+        std::printf("    %-9s %s  %s%s\n", slots[k], hash_label(n.hash).c_str(),
+                    n.plain() ? ("'" + n.text() + "'").c_str() : ("bytes " + hex_text(n.bytes)).c_str(),
+                    matches ? "" : "  (the hash is not the CRC-32 of the text)");
+      }
+    }
+  } else if (!d.tag_table_note.empty()) {
+    std::printf("\ntag table (slot 6): kept as bytes, not decoded: %s\n", d.tag_table_note.c_str());
+  }
+  if (d.events) {
+    std::printf("\nevent chain (slot 7): %zu node(s)\n  %6s %10s %6s %6s %6s  %s\n", d.events->size(), "offset",
+                "time (s)", "type", "size", "next", "payload");
+    for (const auto& e : *d.events)
+      std::printf("  %6u %10.6f %6u %6u %6u  %s\n", e.offset, static_cast<double>(e.time), e.type, e.size, e.next,
+                  hex_text(e.payload).c_str());
+  } else if (!d.events_note.empty()) {
+    std::printf("\nevent chain (slot 7): kept as bytes, not decoded: %s\n", d.events_note.c_str());
+  }
+}
+
 // Far Cry 2/3 clips (spec 13): tracks are keyed by skeleton bone id, each rotation track with
 // its own stored frames. --bone takes ids, --keys a frame range.
 int dump_legacy(const std::string& file, const mab::Container& c, std::size_t block,
@@ -155,6 +199,7 @@ int dump_legacy(const std::string& file, const mab::Container& c, std::size_t bl
         for (std::size_t f = range.first; f <= range.last; ++f)
           std::printf("  %6u %6zu %10.6f", t.bone, f, seconds(f)), print_vec(t.frames[f]);
   }
+  if (wanted.empty()) print_tags(d);
   if (wanted.empty() && (d.present[0] || d.present[1])) {
     std::printf("\nroot motion\n  %6s %10s %10s %10s %10s %10s %10s %10s %10s\n", "frame", "time (s)", "tx", "ty",
                 "tz", "x", "y", "z", "w");

@@ -139,7 +139,16 @@ void setup(CLI::App& app, int& exit_code) {
     }
     auto c = mab::cli::load_container("edit", o->file);
     if (!c) return;
-    auto d = mab::decode_clip(std::move(c).value(), o->block.value_or(0));
+    const std::size_t block = o->block.value_or(0);
+    if (block < c->blocks.size() && c->blocks[block].legacy() != nullptr) {
+      std::fprintf(stderr,
+                   "mab: edit: %s: Far Cry 2/3 clips are not edited by mab edit yet: export them (mab export FILE -o "
+                   "clip.json or clip.glb), edit, and mab import; trims: the library's trim_legacy_clip "
+                   "(docs/legacy.md)\n",
+                   o->file.c_str());
+      return;
+    }
+    auto d = mab::decode_clip(std::move(c).value(), block);
     if (!d) {
       std::fprintf(stderr, "mab: edit: %s: %s\n", o->file.c_str(), d.error().message().c_str());
       return;

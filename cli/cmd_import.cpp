@@ -58,13 +58,21 @@ void print_encode(const mab::EncodeReport& rep) {
 void print_legacy_encode(const mab::LegacyEncodeReport& rep) {
   std::printf("  legacy sections   %zu kept, %zu rewritten\n", rep.sections_kept, rep.sections_rewritten);
   std::printf("  keyed rotations   %zu stored keys before, %zu after\n", rep.keys_before, rep.keys_after);
+  if (rep.tag_records_edited != 0 || rep.events_edited != 0)
+    std::printf("  tags and events   %zu tag record(s), %zu event node(s) written with new fields\n",
+                rep.tag_records_edited, rep.events_edited);
   std::printf("  max angular error %.6f degrees\n", rep.max_error_deg);
-  if (rep.moved_clips != 0 && rep.tag_tables != 0)
+  // JB-DOC: a tag record's clip offset counts from the record; those that reached a clip follow it.
+  for (const auto& u : rep.tag_offsets_updated)
+    std::printf("  tag record        clip %zu record %zu: clip offset %d -> %d (still clip %d)\n", u.block, u.record,
+                u.before, u.after, u.clip_block);
+  if (rep.moved_clips != 0 && (rep.tag_tables_undecoded != 0 || !rep.tag_offsets_kept.empty()))
     std::fprintf(stderr,
-                 "mab: import: warning: the clip grew by %lld bytes, moving %zu later clip(s) of the bank; the tag "
-                 "table(s) of %zu clip(s) keep their stored clip offsets (their base is not known, spec 13): check "
-                 "the bank in game\n",
-                 static_cast<long long>(rep.size_change), rep.moved_clips, rep.tag_tables);
+                 "mab: import: warning: the clip changed size by %lld bytes, moving %zu later clip(s) of the bank; %zu "
+                 "tag table(s) that do not decode and %zu tag record(s) that reach no clip start keep their stored "
+                 "clip offsets (nothing shows what they point at): check the bank in game\n",
+                 static_cast<long long>(rep.size_change), rep.moved_clips, rep.tag_tables_undecoded,
+                 rep.tag_offsets_kept.size());
 }
 
 void warn_structure(const std::string& output, std::span<const std::uint8_t> bytes) {

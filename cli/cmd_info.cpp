@@ -13,11 +13,43 @@ namespace {
 
 using mab::cli::hex;
 
+// Slots 6 and 7 (JB-DOC, spec 11): a line per tag record, the event nodes in one line, or why
+// a present section did not decode (its bytes are kept either way).
+void print_legacy_tags(const mab::LegacyTags& d) {
+  if (d.tag_table) {
+    std::printf("    tags      %zu record(s) (slot 6, JB-DOC)\n", d.tag_table->size());
+    for (std::size_t i = 0; i < d.tag_table->size(); ++i) {
+      const auto& r = (*d.tag_table)[i];
+      auto name = [&](std::size_t k) {
+        return r.names[k].plain() ? "'" + r.names[k].text() + "'" : std::string("(not text)");
+      };
+      std::printf("              %zu: kind %u, id %d, %s on %s%s, %g..%g s, clip offset %d -> %s\n", i, r.kind, r.id,
+                  name(0).c_str(), name(1).c_str(), r.names[3].text().empty() ? "" : (", reference " + name(3)).c_str(),
+                  static_cast<double>(r.start), static_cast<double>(r.end), r.clip_offset,
+                  r.clip_block >= 0 ? ("clip " + std::to_string(r.clip_block)).c_str() : "no clip start");
+    }
+  } else if (!d.tag_table_note.empty()) {
+    std::printf("    tags      kept as bytes, not decoded: %s\n", d.tag_table_note.c_str());
+  }
+  if (d.events) {
+    std::string times;
+    for (const auto& e : *d.events) {
+      char buf[48];
+      std::snprintf(buf, sizeof buf, "%s%g s (type %u)", times.empty() ? "" : ", ", static_cast<double>(e.time), e.type);
+      times += buf;
+    }
+    std::printf("    events    %zu node(s) (slot 7): %s\n", d.events->size(), times.c_str());
+  } else if (!d.events_note.empty()) {
+    std::printf("    events    kept as bytes, not decoded: %s\n", d.events_note.c_str());
+  }
+}
+
 // Spec 13 sections as tracks, or why they do not decode (the clip stays bytes either way).
 void print_legacy_tracks(const mab::Container& c, std::size_t block) {
   auto d = mab::decode_legacy_clip(c, block);
   if (!d) {
     std::printf("    tracks    not decoded: %s\n", d.error().message().c_str());
+    if (auto tags = mab::decode_legacy_tags(c, block)) print_legacy_tags(*tags);
     return;
   }
   std::size_t keys = 0;
@@ -27,9 +59,13 @@ void print_legacy_tracks(const mab::Container& c, std::size_t block) {
               d->constant_rotations.size(), d->rotations.size(), keys, d->constant_translations.size(),
               d->translations.size());
   const bool root_t = d->present[0], root_r = d->present[1];
-  std::printf("    frames    %u (lastFrame %u) at %g fps; root motion: %s\n", d->last_frame + 1u, d->last_frame,
-              static_cast<double>(d->frame_rate),
-              root_t && root_r ? "translation and rotation" : root_t ? "translation" : root_r ? "rotation" : "none");
+  const char* root = root_t && root_r ? "translation and rotation" : root_t ? "translation" : root_r ? "rotation" : "none";
+  if (d->frame_rate == 0.0f)  // JB-DOC: constant sections store lastFrame 0 and rate 0
+    std::printf("    frames    none: constant sections only (stored lastFrame 0, rate 0); root motion: %s\n", root);
+  else
+    std::printf("    frames    %u (lastFrame %u) at %g fps; root motion: %s\n", d->last_frame + 1u, d->last_frame,
+                static_cast<double>(d->frame_rate), root);
+  print_legacy_tags({d->tag_table, d->tag_table_note, d->events, d->events_note});
 }
 
 void print_text(const std::string& path, const mab::Container& c, const mab::Placement& pl,
@@ -78,9 +114,11 @@ void print_text(const std::string& path, const mab::Container& c, const mab::Pla
       const int s = b.slot_segment[slot];
       if (s < 0) continue;
       const auto& ps = pb.segments[static_cast<std::size_t>(s)];
-      std::printf("              %-5zu %-10s %-10s %-8llu %s\n", slot, hex(ps.offset).c_str(),
+      // JB-DOC: the last clip of a bank points slot 8 at its own end.
+      const bool chain_end = b.legacy() != nullptr && slot == 8 && ps.size == 0;
+      std::printf("              %-5zu %-10s %-10s %-8llu %s%s\n", slot, hex(ps.offset).c_str(),
                   hex(pb.base + ps.offset).c_str(), static_cast<unsigned long long>(ps.size),
-                  std::string(mab::section_name(b, slot)).c_str());
+                  std::string(mab::section_name(b, slot)).c_str(), chain_end ? " (none: the chain ends here)" : "");
     }
   }
   for (const auto& f : findings) {

@@ -38,7 +38,10 @@ CASES = [
 ]
 # Far Cry 2/3 banks: rotations with their own sparse key times, translations, root motion,
 # chained clips.
-LEGACY_CASES = ["fc2/all_arrays.mab", "fc2/chain_3.mab", "fc3/all_arrays.mab", "fc3/swapped_01.mab"]
+LEGACY_CASES = ["fc2/all_arrays.mab", "fc2/chain_3.mab", "fc3/all_arrays.mab", "fc3/swapped_01.mab",
+                # a bone both constant and keyed (its constant on bone_<id>_constant); the retail
+                # layout with a tag table and a constant-only clip; Blood Dragon in the FC3 layout
+                "fc2/many_tracks.mab", "fc2/retail_bank.mab", "fc3bd/legacy_bank.mab"]
 EDIT_DEGREES = 20.0
 EDIT_OFFSET = 0.25  # units along a bone's axis (Far Cry 2/3 translation edit)
 # Angles measured here and by mabkit from the same float32 quaternions agree only to their
@@ -118,12 +121,15 @@ def legacy_case(mab, rel, root_work, mode):
         clip = legacy_clip_of(mab, src, b, work)
         rate = clip["frame_rate"]
         every = [f32(f / rate) for f in range(clip["last_frame"] + 1)] if rate else []
-        rotations = [{"name": "bone_%d" % r["bone"], "times": [0.0], "keys": [r["rotation"]]}
-                     for r in clip["constant_rotations"]]
+        # A bone the clip holds constant and animates keeps its constant on a node of its own.
+        keyed = {r["bone"] for r in clip["rotations"]}
+        moving = {t["bone"] for t in clip["translations"]}
+        rotations = [{"name": "bone_%d%s" % (r["bone"], "_constant" if r["bone"] in keyed else ""), "times": [0.0],
+                      "keys": [r["rotation"]]} for r in clip["constant_rotations"]]
         rotations += [{"name": "bone_%d" % r["bone"], "times": [f32(f / rate) for f in r["frames"]], "keys": r["keys"],
                        "frames": r["frames"]} for r in clip["rotations"]]
-        translations = [{"name": "bone_%d" % t["bone"], "times": [0.0], "values": [t["translation"]]}
-                        for t in clip["constant_translations"]]
+        translations = [{"name": "bone_%d%s" % (t["bone"], "_constant" if t["bone"] in moving else ""),
+                         "times": [0.0], "values": [t["translation"]]} for t in clip["constant_translations"]]
         translations += [{"name": "bone_%d" % t["bone"], "times": every, "values": t["frames"]}
                          for t in clip["translations"]]
         if "trajectory_rotation" in clip:

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -57,10 +58,12 @@ const std::uint32_t anim_tr_bones[] = {2, 7};
 // presence[group][track]: bit i = a key at sub-frame i + 1 (spec 13), bit 7 always set.
 const std::uint8_t presence[2][3] = {{0x80 | 0x05, 0x80, 0xFF}, {0x80 | 0x03, 0x80 | 0x02, 0x80}};
 
-Bytes keyframed_section() {
+// with_end: the group table carries one entry more, where the last group ends (JB-DOC's later
+// revision, and the layout its writer produces).
+Bytes keyframed_section(bool with_end = false) {
   Bytes b = array_header(3, last);
   const std::size_t table = b.size();
-  b.resize(table + 8);
+  b.resize(table + (with_end ? 12 : 8));
   for (std::uint32_t g = 0; g < 2; ++g) {
     const auto off = static_cast<std::uint32_t>(b.size());
     std::memcpy(b.data() + table + 4 * g, &off, 4);
@@ -70,6 +73,10 @@ Bytes keyframed_section() {
     for (std::uint32_t t = 0; t < 3; ++t)
       for (std::uint32_t i = 0; i < 7; ++i)
         if ((presence[g][t] >> i) & 1) put_code(b, code_of(t, 8 * g + i + 1));
+  }
+  if (with_end) {
+    const auto end = static_cast<std::uint32_t>(b.size());
+    std::memcpy(b.data() + table + 8, &end, 4);
   }
   pad16(b);
   return b;
@@ -167,6 +174,65 @@ TEST_P(DecodeLegacyGame, SectionsBuiltFromTheSpecDecodeToTheirValues) {
   EXPECT_EQ(mab::legacy_rotation_at(t1, 50), t1.keys.back());
 }
 
+// The details JB-DOC gives for retail FC2 files (and its writer produces): constant sections
+// with lastFrame 0 and rate 0, trajectory sections with a track count of 1, a group table
+// ending in the last group's end, a 16-byte zero separator after the last track section. They
+// decode to the same values, and an edited clip keeps every one of them.
+TEST_P(DecodeLegacyGame, TheRetailLayoutDetailsOfJbDocDecodeAndSurviveAnEdit) {
+  auto plain = built();
+  auto f = built();
+  for (std::size_t slot : {2u, 4u})
+    for (std::size_t i = 2; i < 8; ++i) f.section(slot)[i] = 0;
+  f.section(0)[0] = 1, f.section(1)[0] = 1;
+  f.section(3) = keyframed_section(true);
+  f.section(5).resize(f.section(5).size() + 16);
+  auto want = mab::decode_legacy_clip(plain.c, 0);
+  auto d = mab::decode_legacy_clip(f.c, 0);
+  ASSERT_TRUE(want.ok() && d.ok()) << d.error().message();
+  EXPECT_EQ(d->last_frame, last);
+  EXPECT_EQ(d->frame_rate, 30.0f);
+  EXPECT_TRUE(d->headers[2].untimed() && d->headers[4].untimed());
+  EXPECT_EQ(d->headers[3].group_table, mab::LegacyGroupTable::with_end);
+  EXPECT_EQ(want->headers[3].group_table, mab::LegacyGroupTable::per_group);
+  EXPECT_EQ(d->trajectory_translation, want->trajectory_translation);
+  EXPECT_EQ(d->trajectory_rotation_codes, want->trajectory_rotation_codes);
+  ASSERT_EQ(d->rotations.size(), want->rotations.size());
+  for (std::size_t t = 0; t < d->rotations.size(); ++t) {
+    EXPECT_EQ(d->rotations[t].frames, want->rotations[t].frames);
+    EXPECT_EQ(d->rotations[t].codes, want->rotations[t].codes);
+  }
+  ASSERT_EQ(d->translations.size(), 2u);
+  EXPECT_EQ(d->translations[1].frames, want->translations[1].frames);
+
+  // Every array section rewritten: the layout details come back as they were.
+  auto edited = *d;
+  const mab::Quat turn = mab::quat_normalised({0.0f, 0.0f, 0.2f, 1.0f});
+  for (auto& q : edited.trajectory_rotation) q = mab::quat_mul(turn, q);
+  edited.trajectory_translation[0][0] += 1.0f;
+  edited.constant_rotations[0].rotation = mab::quat_mul(turn, edited.constant_rotations[0].rotation);
+  for (auto& q : edited.rotations[0].keys) q = mab::quat_mul(turn, q);
+  edited.constant_translations[0].translation[1] += 1.0f;
+  edited.translations[0].frames[3][2] += 1.0f;
+  mab::LegacyEncodeReport rep;
+  auto e = mab::encode_legacy_clip(f.c, 0, edited, {}, &rep);
+  ASSERT_TRUE(e.ok()) << e.error().message();
+  EXPECT_EQ(rep.sections_rewritten, 6u);
+  auto back = mab::read_container(*mab::write_container(*e));
+  ASSERT_TRUE(back.ok());
+  auto r = mab::decode_legacy_clip(*back, 0);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  for (std::size_t slot = 0; slot < 6; ++slot) {
+    EXPECT_EQ(r->headers[slot].count, d->headers[slot].count) << slot;
+    EXPECT_EQ(r->headers[slot].last_frame, d->headers[slot].last_frame) << slot;
+    EXPECT_EQ(r->headers[slot].rate_bits, d->headers[slot].rate_bits) << slot;
+    EXPECT_EQ(r->headers[slot].group_table, d->headers[slot].group_table) << slot;
+  }
+  const auto s5 = back->blocks[0].section(5);
+  EXPECT_EQ(s5.size(), f.section(5).size());  // same data size, separator kept
+  EXPECT_TRUE(std::all_of(s5.end() - 16, s5.end(), [](auto v) { return v == 0; }));
+  EXPECT_EQ(r->translations[0].frames[3], edited.translations[0].frames[3]);
+}
+
 // Each inconsistency refuses the clip with not_decodable (or truncated), naming the section.
 TEST_P(DecodeLegacyGame, InconsistentSectionsAreRefusedWithTheirPlace) {
   struct Case {
@@ -189,8 +255,12 @@ TEST_P(DecodeLegacyGame, InconsistentSectionsAreRefusedWithTheirPlace) {
        }, mab::ErrorCode::not_decodable, "sections[3]", "past lastFrame"},
       {"non-zero byte after the data", [](Fixture& f) { f.section(4).back() = 1; }, mab::ErrorCode::not_decodable, "sections[4]",
        "non-zero byte"},
-      {"more than padding after the data", [](Fixture& f) { f.section(4).resize(f.section(4).size() + 16); },
-       mab::ErrorCode::not_decodable, "sections[4]", "more than padding"},
+      {"a non-zero byte in a zero tail longer than the padding",
+       [](Fixture& f) {
+         f.section(4).resize(f.section(4).size() + 16);
+         f.section(4).back() = 1;
+       },
+       mab::ErrorCode::not_decodable, "sections[4]", "non-zero byte"},
       {"section cut short", [](Fixture& f) { f.section(5).resize(40); }, mab::ErrorCode::truncated, "sections[5]", "animated translations"},
       {"reserved u16 after fps (FC2) or a rate of 0x00017FC1 (FC3)",
        [](Fixture& f) {
@@ -204,8 +274,16 @@ TEST_P(DecodeLegacyGame, InconsistentSectionsAreRefusedWithTheirPlace) {
        "sections[4]", "frame rate differs"},
       {"lastFrame differs between sections", [](Fixture& f) { f.section(4)[2] = 9; }, mab::ErrorCode::not_decodable, "sections[4]",
        "differs from the clip"},
-      {"trajectory count is not lastFrame + 1", [](Fixture& f) { f.section(0)[0] = 10; }, mab::ErrorCode::not_decodable,
-       "sections[0]", "(lastFrame + 1)"},
+      {"trajectory count is neither 1 nor lastFrame + 1", [](Fixture& f) { f.section(0)[0] = 10; },
+       mab::ErrorCode::not_decodable, "sections[0]", "expected 1 (one track, JB-DOC) or 11 (lastFrame + 1)"},
+      {"a constant section with lastFrame 0 but a rate",
+       [](Fixture& f) { f.section(2)[2] = 0; }, mab::ErrorCode::not_decodable, "sections[2]", "differs from the clip's 10"},
+      {"the group table's end entry is not where the last group ends",
+       [](Fixture& f) {
+         f.section(3) = keyframed_section(true);
+         f.section(3)[16] = static_cast<std::uint8_t>(f.section(3)[16] + 6);
+       },
+       mab::ErrorCode::not_decodable, "sections[3]", "end entry"},
       {"a mask without its section", [](Fixture& f) { f.section(4).clear(); }, mab::ErrorCode::not_decodable, "masks",
        "is absent"},
   };
@@ -280,3 +358,246 @@ TEST(DecodeLegacy, NotALegacyBlockIsAnInvalidArgument) {
 }
 
 }  // namespace
+
+namespace {
+
+mab::Quat48 code_from_hex(const std::string& h) {
+  mab::Quat48 q{};
+  for (std::size_t i = 0; i < 3; ++i)
+    q[i] = static_cast<std::uint16_t>(std::stoul(h.substr(4 * i, 2), nullptr, 16) |
+                                      std::stoul(h.substr(4 * i + 2, 2), nullptr, 16) << 8);
+  return q;
+}
+
+mab::Vec3 vec_from(const nlohmann::json& j) { return {j[0].get<float>(), j[1].get<float>(), j[2].get<float>()}; }
+
+}  // namespace
+
+// The retail-layout banks of the corpus: every track equals the value scripts/gen_corpus.py
+// wrote (its expected.json), and the last clip, whose slot 8 points at its own end, ends the
+// chain instead of being read as a clip.
+// Blood Dragon's files in the guessed FC3 layout are checked the same way.
+const char* const generated_banks[] = {"fc2/retail_bank.mab", "fc3/retail_bank.mab", "fc3bd/legacy_clip.mab",
+                                       "fc3bd/legacy_bank.mab"};
+
+TEST(DecodeLegacy, RetailLayoutBanksDecodeToTheGeneratorsValues) {
+  for (const char* game : generated_banks) {
+    const auto path = mab::test::corpus_dir() / game;
+    const auto exp = mab::test::load_json(mab::test::expected_path(path));
+    auto c = mab::read_container(mab::test::load(path));
+    ASSERT_TRUE(c.ok()) << c.error().message();
+    ASSERT_EQ(c->blocks.size(), exp.at("blocks").size());
+    for (std::size_t b = 0; b < c->blocks.size(); ++b) {
+      SCOPED_TRACE(std::string(game) + " clip " + std::to_string(b));
+      const auto& t = exp["blocks"][b].at("tracks");
+      auto d = mab::decode_legacy_clip(*c, b);
+      ASSERT_TRUE(d.ok()) << d.error().message();
+      EXPECT_EQ(d->last_frame, t.at("last_frame").get<std::uint16_t>());
+      EXPECT_EQ(d->frame_rate, t.at("frame_rate").get<float>());
+      ASSERT_EQ(d->present[0], t.contains("trajectory_translation"));
+      ASSERT_EQ(d->present[1], t.contains("trajectory_rotation"));
+      for (std::size_t f = 0; d->present[0] && f < d->trajectory_translation.size(); ++f)
+        EXPECT_EQ(d->trajectory_translation[f], vec_from(t["trajectory_translation"][f]));
+      for (std::size_t f = 0; d->present[1] && f < d->trajectory_rotation_codes.size(); ++f)
+        EXPECT_EQ(d->trajectory_rotation_codes[f], code_from_hex(t["trajectory_rotation"][f]));
+      const auto list = [&](const char* key) { return t.contains(key) ? t[key] : nlohmann::json::array(); };
+      ASSERT_EQ(d->constant_rotations.size(), list("constant_rotations").size());
+      for (std::size_t i = 0; i < d->constant_rotations.size(); ++i) {
+        EXPECT_EQ(d->constant_rotations[i].bone, list("constant_rotations")[i].at("bone").get<std::uint32_t>());
+        EXPECT_EQ(d->constant_rotations[i].code, code_from_hex(list("constant_rotations")[i].at("code")));
+      }
+      ASSERT_EQ(d->rotations.size(), list("rotations").size());
+      for (std::size_t i = 0; i < d->rotations.size(); ++i) {
+        const auto e = list("rotations")[i];
+        EXPECT_EQ(d->rotations[i].bone, e.at("bone").get<std::uint32_t>());
+        EXPECT_EQ(d->rotations[i].frames, e.at("frames").get<std::vector<std::uint16_t>>());
+        ASSERT_EQ(d->rotations[i].codes.size(), e.at("codes").size());
+        for (std::size_t k = 0; k < d->rotations[i].codes.size(); ++k)
+          EXPECT_EQ(d->rotations[i].codes[k], code_from_hex(e["codes"][k]));
+      }
+      ASSERT_EQ(d->constant_translations.size(), list("constant_translations").size());
+      for (std::size_t i = 0; i < d->constant_translations.size(); ++i)
+        EXPECT_EQ(d->constant_translations[i].translation, vec_from(list("constant_translations")[i].at("translation")));
+      ASSERT_EQ(d->translations.size(), list("translations").size());
+      for (std::size_t i = 0; i < d->translations.size(); ++i)
+        for (std::size_t f = 0; f < d->translations[i].frames.size(); ++f)
+          EXPECT_EQ(d->translations[i].frames[f], vec_from(list("translations")[i].at("frames")[f]));
+    }
+    // The last clip's slot 8 is an empty section at its end, written back in place.
+    const auto& end = c->blocks.back();
+    ASSERT_GE(end.slot_segment[8], 0);
+    EXPECT_TRUE(end.section(8).empty());
+    EXPECT_EQ(end.segments[static_cast<std::size_t>(end.slot_segment[8])].child_block, -1);
+    EXPECT_EQ(*mab::write_container(*c), mab::test::load(path));
+  }
+}
+
+// JB-DOC's writer gives a keyed section without tracks its array header alone.
+TEST(DecodeLegacy, AKeyedSectionWithoutTracksMayBeItsHeaderAlone) {
+  auto f = built();
+  set_mask(f.header(), 1, {});
+  f.section(3) = array_header(0, last);
+  pad16(f.section(3));
+  auto d = mab::decode_legacy_clip(f.c, 0);
+  ASSERT_TRUE(d.ok()) << d.error().message();
+  EXPECT_TRUE(d->rotations.empty());
+  EXPECT_EQ(d->headers[3].group_table, mab::LegacyGroupTable::none);
+  EXPECT_EQ(d->headers[3].data_size, 8u);
+  auto e = mab::encode_legacy_clip(f.c, 0, *d);
+  ASSERT_TRUE(e.ok()) << e.error().message();
+  EXPECT_EQ(*mab::write_container(*e), *mab::write_container(f.c));
+}
+
+// Slots 6 and 7 of the retail-layout banks: every record field and event node equals the
+// generator's, and each record's clip offset, taken from the record's own start, reaches the
+// chained clip the generator pointed it at.
+TEST(DecodeLegacy, TagTablesAndEventChainsDecodeToTheGeneratorsValues) {
+  for (const char* game : {"fc2/retail_bank.mab", "fc3/retail_bank.mab", "fc3bd/legacy_bank.mab"}) {
+    SCOPED_TRACE(game);
+    const auto path = mab::test::corpus_dir() / game;
+    const auto exp = mab::test::load_json(mab::test::expected_path(path));
+    auto c = mab::read_container(mab::test::load(path));
+    ASSERT_TRUE(c.ok());
+    std::size_t records = 0, events = 0;
+    for (std::size_t b = 0; b < c->blocks.size(); ++b) {
+      const auto& eb = exp["blocks"][b];
+      auto d = mab::decode_legacy_clip(*c, b);
+      ASSERT_TRUE(d.ok()) << d.error().message();
+      EXPECT_TRUE(d->tag_table_note.empty() && d->events_note.empty());
+      ASSERT_EQ(d->tag_table.has_value(), eb.contains("tag_table"));
+      ASSERT_EQ(d->events.has_value(), eb.contains("event_chain"));
+      if (d->tag_table) {
+        const auto& recs = eb["tag_table"]["records"];
+        ASSERT_EQ(d->tag_table->size(), recs.size());
+        for (std::size_t i = 0; i < recs.size(); ++i) {
+          const auto& r = (*d->tag_table)[i];
+          const auto& e = recs[i];
+          EXPECT_EQ(r.kind, e.at("kind").get<std::uint8_t>());
+          EXPECT_EQ(r.byte_1, e.at("byte_1").get<std::uint8_t>());
+          EXPECT_EQ(r.id, e.at("id").get<std::int16_t>());
+          std::string b4;
+          for (auto v : r.bytes_4) b4 += "0123456789abcdef"[v >> 4], b4 += "0123456789abcdef"[v & 15];
+          EXPECT_EQ(b4, e.at("bytes_4_12").get<std::string>());
+          EXPECT_EQ(r.clip_offset, e.at("clip_offset").get<std::int32_t>());
+          EXPECT_EQ(r.clip_block, e.at("clip_block").get<int>());
+          EXPECT_EQ(c->blocks[static_cast<std::size_t>(r.clip_block)].original_base, e.at("clip_base").get<std::uint64_t>());
+          EXPECT_EQ(r.start, e.at("start").get<float>());
+          EXPECT_EQ(r.end, e.at("end").get<float>());
+          for (std::size_t k = 0; k < 4; ++k) {
+            EXPECT_EQ(r.names[k].hash, e["names"][k].at("hash").get<std::uint32_t>());
+            EXPECT_EQ(r.names[k].text(), e["names"][k].at("text").get<std::string>());
+            EXPECT_TRUE(r.names[k].plain());
+            EXPECT_EQ(r.names[k].hash, mab::bone_hash(r.names[k].text()));  // JB-DOC: CRC-32 of the text
+          }
+          EXPECT_EQ(r.pointer_slot, 0u);
+          ++records;
+        }
+      }
+      if (d->events) {
+        const auto& nodes = eb["event_chain"];
+        ASSERT_EQ(d->events->size(), nodes.size());
+        for (std::size_t i = 0; i < nodes.size(); ++i) {
+          const auto& ev = (*d->events)[i];
+          EXPECT_EQ(ev.offset, nodes[i].at("offset").get<std::uint32_t>());
+          EXPECT_EQ(ev.time, nodes[i].at("time").get<float>());
+          EXPECT_EQ(ev.type, nodes[i].at("type").get<std::uint32_t>());
+          EXPECT_EQ(ev.size, nodes[i].at("size").get<std::uint16_t>());
+          EXPECT_EQ(ev.next, nodes[i].at("next").get<std::uint16_t>());
+          std::string hex;
+          for (auto v : ev.payload) hex += "0123456789abcdef"[v >> 4], hex += "0123456789abcdef"[v & 15];
+          EXPECT_EQ(hex, nodes[i].at("payload").get<std::string>());
+          ++events;
+        }
+      }
+    }
+    EXPECT_EQ(records, 2u);
+    EXPECT_EQ(events, 3u);
+  }
+}
+
+// An inconsistent tag table or event chain leaves the clip decoded, keeps the bytes, and says
+// why, by section and offset; decode_legacy_tags says the same for a clip whose tracks fail.
+TEST(DecodeLegacy, InconsistentTagTablesAndEventChainsStayBytesWithAReason) {
+  const auto path = mab::test::corpus_dir() / "fc2" / "retail_bank.mab";
+  struct Case {
+    const char* what;
+    std::size_t slot, at;
+    std::uint8_t value;
+    const char* detail;
+  };
+  const Case cases[] = {
+      {"a record count past the section", 6, 1, 1, "records of 172 bytes do not fit"},
+      {"a non-zero byte after the records", 6, 4 + 2 * 172, 9, "non-zero byte after the last element"},
+      {"an event's next offset inside its own node", 7, 10, 12, "falls inside its own"},
+      {"an event's payload past the section", 7, 32, 0xF0, "payload needs"},
+      {"a non-zero byte between event nodes", 7, 22, 1, "between event nodes"},
+  };
+  for (const auto& k : cases) {
+    auto c = mab::read_container(mab::test::load(path));
+    ASSERT_TRUE(c.ok());
+    (*c->blocks[0].section_mut(k.slot))[k.at] = k.value;
+    auto d = mab::decode_legacy_clip(*c, 0);
+    ASSERT_TRUE(d.ok()) << k.what << ": " << d.error().message();
+    const bool tags = k.slot == 6;
+    EXPECT_EQ(tags ? d->tag_table.has_value() : d->events.has_value(), false) << k.what;
+    const std::string& note = tags ? d->tag_table_note : d->events_note;
+    EXPECT_NE(note.find(k.detail), std::string::npos) << k.what << ": " << note;
+    EXPECT_NE(note.find(tags ? "sections[6]" : "sections[7]"), std::string::npos) << note;
+    EXPECT_TRUE(tags ? d->events.has_value() : d->tag_table.has_value()) << k.what;
+    // Unedited, the bytes are written back as they are.
+    auto e = mab::encode_legacy_clip(*c, 0, *d);
+    ASSERT_TRUE(e.ok()) << e.error().message();
+    EXPECT_EQ(*mab::write_container(*e), *mab::write_container(*c));
+  }
+  // Tracks that do not decode: the tag table still does.
+  auto c = mab::read_container(mab::test::load(path));
+  ASSERT_TRUE(c.ok());
+  (*c->blocks[0].section_mut(2))[0] = 99;
+  EXPECT_FALSE(mab::decode_legacy_clip(*c, 0).ok());
+  auto tags = mab::decode_legacy_tags(*c, 0);
+  ASSERT_TRUE(tags.ok());
+  ASSERT_TRUE(tags->tag_table.has_value());
+  EXPECT_EQ(tags->tag_table->size(), 2u);
+  EXPECT_EQ(mab::decode_legacy_tags(*c, 7).error().code, mab::ErrorCode::invalid_argument);
+}
+
+// Far Cry 3 Blood Dragon (0x62) is read with the guessed FC3 layout: where the clips are
+// consistent they decode; a clip that is not stays bytes with the reason; a body the reading
+// does not fit at all is kept opaque with the reason, where an FC3 file is an error.
+TEST(DecodeLegacy, BloodDragonDecodesWhereTheFc3LayoutFitsAndIsOpaqueWhereNot) {
+  const auto dir = mab::test::corpus_dir() / "fc3bd";
+  auto clip = mab::read_container(mab::test::load(dir / "legacy_clip.mab"));
+  ASSERT_TRUE(clip.ok());
+  EXPECT_EQ(clip->variant->game, mab::Game::far_cry_3_blood_dragon);
+  EXPECT_EQ(clip->variant->confidence, mab::Confidence::layout_unverified);
+  auto d = mab::decode_legacy_clip(*clip, 0);
+  ASSERT_TRUE(d.ok()) << d.error().message();
+  EXPECT_EQ(d->frame_rate, 30.0f);  // the f32 rate of the FC3 reading
+
+  auto bad = mab::read_container(mab::test::load(dir / "legacy_undecodable.mab"));
+  ASSERT_TRUE(bad.ok());
+  auto r = mab::decode_legacy_clip(*bad, 0);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, mab::ErrorCode::not_decodable);
+  EXPECT_EQ(r.error().field, "sections[3]");
+  EXPECT_NE(r.error().message().find("group 1 offset"), std::string::npos) << r.error().message();
+
+  // An offset past the end: FC3 refuses the file; Blood Dragon keeps the body opaque.
+  for (const char* game : {"fc3bd", "fc3"}) {
+    auto bytes = mab::test::load(dir / "legacy_clip.mab");
+    bytes[0] = game == std::string("fc3") ? 0x61 : 0x62;
+    const std::size_t slot2 = 0x10 + 16 * 9 + 0x20 + 8 + 4 * 2;
+    bytes[slot2 + 2] = 0x7F;  // sections[2] far past the end
+    auto c = mab::read_container(bytes);
+    if (game == std::string("fc3")) {
+      ASSERT_FALSE(c.ok());
+      EXPECT_EQ(c.error().field, "sections[2]");
+      continue;
+    }
+    ASSERT_TRUE(c.ok()) << c.error().message();
+    EXPECT_TRUE(c->is_opaque());
+    EXPECT_NE(c->opaque_reason.find("the guessed FC3 layout does not fit"), std::string::npos) << c->opaque_reason;
+    EXPECT_NE(c->opaque_reason.find("sections[2]"), std::string::npos) << c->opaque_reason;
+    EXPECT_EQ(*mab::write_container(*c), bytes);
+  }
+}

@@ -7,7 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 
 namespace {
 
@@ -51,8 +53,8 @@ TEST(EncodeLegacy, UneditedClipsKeepEverySectionAndTheFileBytes) {
 // Every key of one keyed track is turned by `tilt`: that track is rewritten, its frames read
 // back within the reported error, the other tracks keep their codes, the file verifies.
 TEST(EncodeLegacy, AnEditedTrackReadsBackWithinTheReportedErrorAndNothingElseMoves) {
-  for (const char* game : {"fc2", "fc3"}) {
-    const auto c = load(mab::test::corpus_dir() / game / "many_tracks.mab");
+  for (const char* game : {"fc2/many_tracks.mab", "fc3/many_tracks.mab", "fc3bd/legacy_clip.mab"}) {
+    const auto c = load(mab::test::corpus_dir() / game);
     auto d = mab::decode_legacy_clip(c, 0);
     ASSERT_TRUE(d.ok());
     ASSERT_GE(d->rotations.size(), 2u);
@@ -188,9 +190,9 @@ TEST(EncodeLegacy, EditingOneClipOfABankLeavesTheOthersByteIdentical) {
 TEST(EncodeLegacy, UnsupportedEditsAreRefusedByName) {
   const auto c = load(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
   auto d = *mab::decode_legacy_clip(c, 0);
-  auto trimmed = d;
+  auto trimmed = d;  // a new lastFrame with tracks still of the old length
   trimmed.last_frame = static_cast<std::uint16_t>(d.last_frame - 1);
-  EXPECT_EQ(mab::encode_legacy_clip(c, 0, trimmed).error().field, "last_frame");
+  EXPECT_EQ(mab::encode_legacy_clip(c, 0, trimmed).error().code, mab::ErrorCode::invalid_argument);
   auto unsorted = d;
   std::swap(unsorted.constant_rotations[0], unsorted.constant_rotations[1]);
   EXPECT_EQ(mab::encode_legacy_clip(c, 0, unsorted).error().field, "constant_rotations");
@@ -200,3 +202,291 @@ TEST(EncodeLegacy, UnsupportedEditsAreRefusedByName) {
 }
 
 }  // namespace
+
+// Tag records and event nodes are edited in place: the fields given change and nothing else
+// in the bank; what would change the layout (counts, clip offsets, payload sizes) is refused.
+TEST(EncodeLegacy, TagRecordAndEventEditsChangeOnlyTheirBytes) {
+  const auto path = mab::test::corpus_dir() / "fc2" / "retail_bank.mab";
+  const auto c = load(path);
+  const auto original = mab::test::load(path);
+  auto d = *mab::decode_legacy_clip(c, 0);
+  ASSERT_TRUE(d.tag_table && d.events);
+  auto edited = d;
+  auto& rec = (*edited.tag_table)[1];
+  rec.kind = 8;
+  rec.end = 0.75f;
+  rec.names[1].bytes = {};
+  const std::string spine = "Spine2";
+  std::copy(spine.begin(), spine.end(), rec.names[1].bytes.begin());
+  rec.names[1].hash = mab::bone_hash(spine);
+  (*edited.events)[2].time = 0.625f;
+  (*edited.events)[0].payload[3] ^= 0xFF;
+  mab::LegacyEncodeReport rep;
+  auto e = mab::encode_legacy_clip(c, 0, edited, {}, &rep);
+  ASSERT_TRUE(e.ok()) << e.error().message();
+  EXPECT_EQ(rep.tag_records_edited, 1u);
+  EXPECT_EQ(rep.events_edited, 2u);
+  EXPECT_EQ(rep.sections_rewritten, 0u);
+  const auto bytes = *mab::write_container(*e);
+  ASSERT_EQ(bytes.size(), original.size());
+  // The changed bytes all lie inside record 1 and the two edited nodes.
+  const auto pl = *mab::place(c);
+  const auto seg = [&](std::size_t slot) {
+    return pl.blocks[0].base + pl.blocks[0].segments[static_cast<std::size_t>(c.blocks[0].slot_segment[slot])].offset;
+  };
+  const std::uint64_t rec1 = seg(6) + 4 + 172, ev = seg(7);
+  std::size_t changed = 0;
+  for (std::size_t i = 0; i < bytes.size(); ++i) {
+    if (bytes[i] == original[i]) continue;
+    ++changed;
+    const bool in_record = i >= rec1 && i < rec1 + 172;
+    const bool in_event0 = i == ev + 12 + 3;
+    const bool in_event2 = i >= ev + (*d.events)[2].offset && i < ev + (*d.events)[2].offset + 4;
+    EXPECT_TRUE(in_record || in_event0 || in_event2) << "byte " << i;
+  }
+  EXPECT_GT(changed, 5u);
+  auto back = mab::read_container(bytes);
+  ASSERT_TRUE(back.ok());
+  auto r = *mab::decode_legacy_clip(*back, 0);
+  EXPECT_EQ((*r.tag_table)[1].kind, 8);
+  EXPECT_EQ((*r.tag_table)[1].end, 0.75f);
+  EXPECT_EQ((*r.tag_table)[1].names[1].text(), spine);
+  EXPECT_EQ((*r.tag_table)[1].clip_block, 2);
+  EXPECT_EQ((*r.events)[2].time, 0.625f);
+  EXPECT_EQ((*r.events)[0].payload, (*edited.events)[0].payload);
+  for (std::size_t b = 1; b < c.blocks.size(); ++b)
+    for (std::size_t slot = 0; slot < 9; ++slot)
+      EXPECT_TRUE(std::ranges::equal(back->blocks[b].section(slot), c.blocks[b].section(slot)));
+
+  auto moved = d;
+  (*moved.tag_table)[0].clip_offset += 16;
+  EXPECT_NE(mab::encode_legacy_clip(c, 0, moved).error().message().find("clip_offset is not editable"), std::string::npos);
+  auto fewer = d;
+  fewer.tag_table->pop_back();
+  EXPECT_EQ(mab::encode_legacy_clip(c, 0, fewer).error().field, "tag_table");
+  auto longer = d;
+  (*longer.events)[1].payload.push_back(0);
+  EXPECT_EQ(mab::encode_legacy_clip(c, 0, longer).error().field, "events");
+  // A block whose tag table does not decode can only keep it.
+  const auto chain = load(mab::test::corpus_dir() / "fc2" / "chain_3.mab");
+  auto cd = *mab::decode_legacy_clip(chain, 1);
+  ASSERT_FALSE(cd.tag_table.has_value());
+  ASSERT_FALSE(cd.tag_table_note.empty());
+  cd.tag_table.emplace();
+  auto refused = mab::encode_legacy_clip(chain, 1, cd);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message().find("does not decode"), std::string::npos) << refused.error().message();
+}
+
+namespace {
+
+// Every keyed track replaced by noise at every frame: the sparse writer keeps many more keys,
+// so the clip grows.
+mab::LegacyClip grown(mab::LegacyClip clip, std::uint32_t seed) {
+  for (auto& tr : clip.rotations) {
+    tr = mab::LegacyRotationTrack{tr.bone, {}, {}, {}};
+    for (std::uint32_t f = 0; f <= clip.last_frame; ++f) {
+      seed = seed * 1664525u + 1013904223u;
+      tr.frames.push_back(static_cast<std::uint16_t>(f));
+      tr.keys.push_back(mab::quat_normalised({static_cast<float>(seed % 1000) / 1000.0f, 0.3f, -0.2f, 0.9f}));
+    }
+  }
+  return clip;
+}
+
+// The bytes of block k in a written file: from its base over its whole extent (a chained
+// clip's extent holds the clips chained from it).
+std::vector<std::uint8_t> block_bytes(const std::vector<std::uint8_t>& file, const mab::Container& c, std::size_t k) {
+  const auto pl = *mab::place(c);
+  return {file.begin() + static_cast<std::ptrdiff_t>(pl.blocks[k].base),
+          file.begin() + static_cast<std::ptrdiff_t>(pl.blocks[k].base + pl.blocks[k].extent)};
+}
+
+std::uint64_t record_position(const mab::Container& c, std::size_t k, std::size_t i) {
+  const auto pl = *mab::place(c);
+  return pl.blocks[k].base + pl.blocks[k].segments[static_cast<std::size_t>(c.blocks[k].slot_segment[6])].offset + 4 +
+         172 * i;
+}
+
+}  // namespace
+
+// Issue 15: clip 0 of a bank grows and moves the clips chained from it away from its tag
+// table; each record's clip offset (from the record's start, JB-DOC) follows its clip, the
+// report lists the rewrites, and the chained clips keep every byte.
+TEST(EncodeLegacy, TagRecordsFollowTheirClipsWhenAnEarlierClipGrows) {
+  const auto path = mab::test::corpus_dir() / "fc2" / "tags_first.mab";
+  const auto c = load(path);
+  const auto original = mab::test::load(path);
+  ASSERT_EQ(c.blocks.size(), 3u);
+  const auto d = *mab::decode_legacy_clip(c, 0);
+  ASSERT_TRUE(d.tag_table);
+  ASSERT_EQ((*d.tag_table)[0].clip_block, 1);
+  ASSERT_EQ((*d.tag_table)[1].clip_block, 2);
+  mab::LegacyEncodeReport rep;
+  auto e = mab::encode_legacy_clip(c, 0, grown(d, 7), {}, &rep);
+  ASSERT_TRUE(e.ok()) << e.error().message();
+  const auto bytes = *mab::write_container(*e);
+  ASSERT_GT(bytes.size(), original.size());
+  auto back = mab::read_container(bytes);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  ASSERT_EQ(back->blocks.size(), 3u);
+  const auto shift = static_cast<std::int64_t>(back->blocks[1].original_base) - static_cast<std::int64_t>(c.blocks[1].original_base);
+  EXPECT_EQ(shift, rep.size_change);
+  EXPECT_GT(shift, 0);
+  // The records reach the moved clips: read from the file, each lands on its clip's new base.
+  ASSERT_EQ(rep.tag_offsets_updated.size(), 2u);
+  for (std::size_t i = 0; i < 2; ++i) {
+    const auto& u = rep.tag_offsets_updated[i];
+    EXPECT_EQ(u.block, 0u);
+    EXPECT_EQ(u.record, i);
+    EXPECT_EQ(u.clip_block, static_cast<int>(i + 1));
+    EXPECT_EQ(u.before, (*d.tag_table)[i].clip_offset);
+    EXPECT_EQ(u.after, u.before + shift);  // the table did not move; the clips did
+    const auto at = record_position(*back, 0, i);
+    std::int32_t stored = 0;
+    std::memcpy(&stored, bytes.data() + at + 0x0C, 4);
+    EXPECT_EQ(stored, u.after);
+    EXPECT_EQ(static_cast<std::int64_t>(at) + stored, static_cast<std::int64_t>(back->blocks[i + 1].original_base));
+  }
+  EXPECT_TRUE(rep.tag_offsets_kept.empty());
+  const auto r = *mab::decode_legacy_clip(*back, 0);
+  EXPECT_EQ((*r.tag_table)[0].clip_block, 1);
+  EXPECT_EQ((*r.tag_table)[1].clip_block, 2);
+  // Clips 1 and 2, byte for byte.
+  for (std::size_t k : {1u, 2u}) EXPECT_EQ(block_bytes(bytes, *back, k), block_bytes(original, c, k)) << "clip " << k;
+}
+
+// In the retail order (tag table after the tracks) clip 0's growth moves the table with the
+// clips: no offset changes. Clip 1's growth moves clip 2 only: record 1 follows it, record 0
+// stays, clip 2 keeps its bytes and clip 0 differs in those four bytes alone.
+TEST(EncodeLegacy, OnlyTheRecordsOfMovedClipsChange) {
+  const auto path = mab::test::corpus_dir() / "fc2" / "retail_bank.mab";
+  const auto c = load(path);
+  const auto original = mab::test::load(path);
+  {
+    mab::LegacyEncodeReport rep;
+    auto e = mab::encode_legacy_clip(c, 0, grown(*mab::decode_legacy_clip(c, 0), 3), {}, &rep);
+    ASSERT_TRUE(e.ok()) << e.error().message();
+    EXPECT_GT(rep.size_change, 0);
+    EXPECT_TRUE(rep.tag_offsets_updated.empty());
+    auto back = mab::read_container(*mab::write_container(*e));
+    ASSERT_TRUE(back.ok());
+    const auto r = *mab::decode_legacy_clip(*back, 0);
+    EXPECT_EQ((*r.tag_table)[0].clip_block, 1);
+    EXPECT_EQ((*r.tag_table)[1].clip_block, 2);
+  }
+  mab::LegacyEncodeReport rep;
+  auto e = mab::encode_legacy_clip(c, 1, grown(*mab::decode_legacy_clip(c, 1), 5), {}, &rep);
+  ASSERT_TRUE(e.ok()) << e.error().message();
+  const auto bytes = *mab::write_container(*e);
+  auto back = mab::read_container(bytes);
+  ASSERT_TRUE(back.ok());
+  ASSERT_EQ(rep.tag_offsets_updated.size(), 1u);
+  EXPECT_EQ(rep.tag_offsets_updated[0].record, 1u);
+  EXPECT_EQ(rep.tag_offsets_updated[0].after - rep.tag_offsets_updated[0].before, rep.size_change);
+  EXPECT_EQ(block_bytes(bytes, *back, 2), block_bytes(original, c, 2));
+  // Clip 0 up to the chained clip: only record 1's clip offset differs.
+  const auto pl = *mab::place(c);
+  const std::uint64_t chained = pl.blocks[0].base + pl.blocks[0].segments[static_cast<std::size_t>(c.blocks[0].slot_segment[8])].offset;
+  const auto offset_at = record_position(c, 0, 1) + 0x0C;
+  for (std::uint64_t i = 0; i < chained; ++i)
+    if (i < offset_at || i >= offset_at + 4) {
+      ASSERT_EQ(bytes[i], original[i]) << "byte " << i;
+    }
+  const auto r = *mab::decode_legacy_clip(*back, 0);
+  EXPECT_EQ((*r.tag_table)[1].clip_block, 2);
+}
+
+// A record that reaches no clip start is kept as stored and reported; nothing shows what it
+// points at, so it is not guessed.
+TEST(EncodeLegacy, ARecordThatReachesNoClipIsKeptAndReported) {
+  auto c = load(mab::test::corpus_dir() / "fc2" / "tags_first.mab");
+  auto& s6 = *c.blocks[0].section_mut(6);
+  s6[4 + 0x0C] = static_cast<std::uint8_t>(s6[4 + 0x0C] + 4);  // record 0 now 4 bytes into clip 1
+  const auto d = *mab::decode_legacy_clip(c, 0);
+  ASSERT_EQ((*d.tag_table)[0].clip_block, -1);
+  mab::LegacyEncodeReport rep;
+  auto e = mab::encode_legacy_clip(c, 0, grown(d, 11), {}, &rep);
+  ASSERT_TRUE(e.ok()) << e.error().message();
+  ASSERT_EQ(rep.tag_offsets_kept.size(), 1u);
+  EXPECT_EQ(rep.tag_offsets_kept[0].record, 0u);
+  EXPECT_EQ(rep.tag_offsets_kept[0].after, (*d.tag_table)[0].clip_offset);
+  ASSERT_EQ(rep.tag_offsets_updated.size(), 1u);
+  EXPECT_EQ(rep.tag_offsets_updated[0].record, 1u);
+  auto back = mab::read_container(*mab::write_container(*e));
+  ASSERT_TRUE(back.ok());
+  const auto r = *mab::decode_legacy_clip(*back, 0);
+  EXPECT_EQ((*r.tag_table)[0].clip_offset, (*d.tag_table)[0].clip_offset);
+  EXPECT_EQ((*r.tag_table)[1].clip_block, 2);
+}
+
+// A trim (trim_legacy_clip, then encode_legacy_clip): every timed section holds the new range,
+// values cut bit for bit, keyed tracks within the reported error of the original at the same
+// moment, constant sections and their stored headers as they were, the duration by the clip's
+// own rule, events moved with the frames.
+TEST(EncodeLegacy, ATrimCutsEveryTimedSectionAndKeepsTheRest) {
+  for (const char* name : {"fc2/all_arrays.mab", "fc3/all_arrays.mab", "fc2/retail_bank.mab", "fc3bd/legacy_clip.mab"}) {
+    SCOPED_TRACE(name);
+    const auto c = load(mab::test::corpus_dir() / name);
+    const auto d = *mab::decode_legacy_clip(c, 0);
+    const std::uint32_t first = 3, last = d.last_frame - 2u;
+    mab::LegacyTrimReport trep;
+    auto t = mab::trim_legacy_clip(d, first, last, &trep);
+    ASSERT_TRUE(t.ok()) << t.error().message();
+    EXPECT_EQ(trep.duration_rule, "lastFrame / rate");  // the generator's rule
+    mab::LegacyEncodeReport rep;
+    auto e = mab::encode_legacy_clip(c, 0, *t, {}, &rep);
+    ASSERT_TRUE(e.ok()) << e.error().message();
+    auto back = mab::read_container(*mab::write_container(*e));
+    ASSERT_TRUE(back.ok()) << back.error().message();
+    auto r = mab::decode_legacy_clip(*back, 0);
+    ASSERT_TRUE(r.ok()) << r.error().message();
+    EXPECT_EQ(r->last_frame, last - first);
+    EXPECT_EQ(r->frame_rate, d.frame_rate);
+    EXPECT_EQ(r->duration, static_cast<float>((last - first) / static_cast<double>(d.frame_rate)));
+    for (std::uint32_t f = 0; f <= last - first; ++f) {
+      if (d.present[0]) {
+        EXPECT_EQ(r->trajectory_translation[f], d.trajectory_translation[f + first]);
+      }
+      if (d.present[1]) {
+        EXPECT_EQ(r->trajectory_rotation_codes[f], d.trajectory_rotation_codes[f + first]);
+      }
+      for (std::size_t k = 0; k < d.translations.size(); ++k)
+        EXPECT_EQ(r->translations[k].frames[f], d.translations[k].frames[f + first]);
+      for (std::size_t k = 0; k < d.rotations.size(); ++k)
+        EXPECT_LE(mab::angular_error_deg(mab::legacy_rotation_at(r->rotations[k], f),
+                                         mab::legacy_rotation_at(d.rotations[k], f + first)),
+                  rep.max_error_deg + 1e-5);
+    }
+    for (const auto& k : r->rotations)
+      for (std::uint32_t g = 0; 8 * g <= r->last_frame; ++g)
+        EXPECT_NE(std::find(k.frames.begin(), k.frames.end(), 8 * g), k.frames.end());
+    for (std::size_t slot = 0; slot < 6; ++slot) {
+      if (!d.present[slot]) continue;
+      const bool constant = slot == 2 || slot == 4;
+      EXPECT_EQ(r->headers[slot].last_frame, constant && d.headers[slot].untimed() ? 0 : last - first) << slot;
+      EXPECT_EQ(r->headers[slot].rate_bits, d.headers[slot].rate_bits) << slot;
+      // The trajectory's count is 1 (JB-DOC) or lastFrame + 1, which follows the trim.
+      const std::size_t count = slot >= 2 ? d.headers[slot].count : d.headers[slot].count == 1 ? 1 : last - first + 1;
+      EXPECT_EQ(r->headers[slot].count, count) << slot;
+      EXPECT_EQ(r->headers[slot].group_table, d.headers[slot].group_table) << slot;
+    }
+    for (std::size_t k = 0; k < d.constant_rotations.size(); ++k)
+      EXPECT_EQ(r->constant_rotations[k].code, d.constant_rotations[k].code);
+    EXPECT_EQ(r->constant_translations.size(), d.constant_translations.size());
+    if (d.events) {
+      EXPECT_EQ(trep.events_shifted, d.events->size());
+      for (std::size_t k = 0; k < d.events->size(); ++k)
+        EXPECT_EQ((*r->events)[k].time, static_cast<float>((*d.events)[k].time - first / static_cast<double>(d.frame_rate)));
+      EXPECT_EQ(trep.tag_records_kept, d.tag_table->size());
+      EXPECT_EQ((*r->tag_table)[1].clip_block, 2);  // the bank's records still reach their clips
+    }
+  }
+  // Out of range, empty, or nothing timed.
+  const auto c = load(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
+  const auto d = *mab::decode_legacy_clip(c, 0);
+  EXPECT_EQ(mab::trim_legacy_clip(d, 5, 4).error().code, mab::ErrorCode::invalid_argument);
+  EXPECT_EQ(mab::trim_legacy_clip(d, 0, d.last_frame + 1u).error().code, mab::ErrorCode::invalid_argument);
+  const auto bank = load(mab::test::corpus_dir() / "fc2" / "retail_bank.mab");
+  EXPECT_EQ(mab::trim_legacy_clip(*mab::decode_legacy_clip(bank, 2), 0, 0).error().field, "last_frame");
+}

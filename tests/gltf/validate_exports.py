@@ -2,7 +2,7 @@
 """Every glTF `mab export` writes passes the Khronos glTF validator with zero errors.
 
 Exports each corpus clip whose rotations decode (every WD1, WD2, WDL, FC4, FC5, FC2 and FC3
-file, FC2/FC3 with translations and root motion) as
+file and the Blood Dragon files in the FC3 layout, with translations and root motion) as
 .gltf and .glb, plus a few with --names and --skeleton, then runs scripts/gltf_validate.js
 (npm gltf-validator, installed by scripts/setup) over all of them.
 usage: validate_exports.py --mab PATH --work DIR
@@ -15,11 +15,11 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-DECODABLE = {"wd1", "wd2", "wdl", "fc4", "fc5", "fc2", "fc3"}
-# Far Cry 2/3 clips whose masks give a bone both a constant and a keyed rotation: a glTF node
-# has one rotation per animation, so export refuses them (JSON keeps them).
-REFUSED = {("fc2", "many_tracks.mab"): "both a constant and a keyed rotation",
-           ("fc3", "many_tracks.mab"): "both a constant and a keyed rotation"}
+DECODABLE = {"wd1", "wd2", "wdl", "fc4", "fc5", "fc2", "fc3", "fc3bd"}
+# Blood Dragon files that the guessed FC3 layout does not fit, or whose clip does not decode:
+# export refuses them with the reason (JSON keeps them).
+REFUSED = {("fc3bd", f): "kept opaque" for f in ("opaque_0.mab", "opaque_7.mab", "opaque_64.mab", "opaque_700.mab")}
+REFUSED[("fc3bd", "legacy_undecodable.mab")] = "no clip of this file decodes"
 
 
 def main():

@@ -21,27 +21,26 @@ mab::Container load(const std::filesystem::path& p) {
   return std::move(c).value();
 }
 
-// Corpus banks whose masks never give one bone two rotations or two translations (glTF
-// holds one channel per node and path).
-bool exportable(const mab::Container& c) {
-  for (std::size_t b = 0; b < c.blocks.size(); ++b) {
-    const auto l = mab::decode_legacy_clip(c, b);
-    if (!l) return false;
-    for (const auto& r : l->constant_rotations)
-      for (const auto& k : l->rotations)
-        if (r.bone == k.bone) return false;
-    for (const auto& r : l->constant_translations)
-      for (const auto& k : l->translations)
-        if (r.bone == k.bone) return false;
-  }
-  return true;
-}
-
+// Every Far Cry 2/3 corpus bank, and the Blood Dragon files whose clips decode.
 std::vector<std::filesystem::path> legacy_files() {
   std::vector<std::filesystem::path> out;
-  for (const auto& p : mab::test::good_files())
-    if (p.parent_path().filename() == "fc2" || p.parent_path().filename() == "fc3") out.push_back(p);
+  for (const auto& p : mab::test::good_files()) {
+    const auto dir = p.parent_path().filename();
+    if (dir != "fc2" && dir != "fc3" && dir != "fc3bd") continue;
+    auto c = mab::read_container(mab::test::load(p));
+    if (!c || c->is_opaque() || !mab::decode_legacy_clip(*c, 0)) continue;
+    out.push_back(p);
+  }
   return out;
+}
+
+// The node holding bone `bone`'s constant value in a clip: its own node when the clip also
+// animates that bone (gltf_legacy.hpp), bone_<id> otherwise.
+template <class Tracks>
+std::string constant_node(std::uint32_t bone, const Tracks& animated) {
+  for (const auto& t : animated)
+    if (t.bone == bone) return "bone_" + std::to_string(bone) + "_constant";
+  return "bone_" + std::to_string(bone);
 }
 
 tinygltf::Model parse(const std::vector<std::uint8_t>& bytes) {
@@ -75,13 +74,6 @@ TEST(GltfLegacy, ExportHoldsTheDecodedTracksAndImportsBackByteForByte) {
   std::size_t files = 0;
   for (const auto& p : legacy_files()) {
     const auto c = load(p);
-    if (!exportable(c)) {
-      // Refused with the reason, not written wrong.
-      auto r = mab::export_gltf(c);
-      ASSERT_FALSE(r.ok()) << p;
-      EXPECT_EQ(r.error().code, mab::ErrorCode::bad_value) << p;
-      continue;
-    }
     mab::GltfExportReport rep;
     auto bytes = mab::export_gltf(c, {}, &rep);
     ASSERT_TRUE(bytes.ok()) << p << " " << bytes.error().message();
@@ -108,6 +100,19 @@ TEST(GltfLegacy, ExportHoldsTheDecodedTracksAndImportsBackByteForByte) {
           EXPECT_LT(mab::angular_error_deg(q, t.keys[k]), 1e-4);
         }
       }
+      // Constant values: one key at time 0, on the bone's node or its constant node.
+      for (const auto& r : l->constant_rotations) {
+        const auto* s = sampler(m, anim, node_named(m, constant_node(r.bone, l->rotations)), "rotation");
+        ASSERT_NE(s, nullptr) << p << " bone " << r.bone;
+        ASSERT_EQ(m.accessors[static_cast<std::size_t>(s->output)].count, 1u);
+        const float* q = floats(m, s->output);
+        EXPECT_LT(mab::angular_error_deg({q[0], q[1], q[2], q[3]}, r.rotation), 1e-4);
+      }
+      for (const auto& t : l->constant_translations) {
+        const auto* s = sampler(m, anim, node_named(m, constant_node(t.bone, l->translations)), "translation");
+        ASSERT_NE(s, nullptr) << p << " bone " << t.bone;
+        EXPECT_EQ(std::memcmp(floats(m, s->output), t.translation.data(), 12), 0);
+      }
       for (const auto& t : l->translations) {
         const auto* s = sampler(m, anim, node_named(m, "bone_" + std::to_string(t.bone)), "translation");
         ASSERT_NE(s, nullptr);
@@ -132,7 +137,7 @@ TEST(GltfLegacy, ExportHoldsTheDecodedTracksAndImportsBackByteForByte) {
     }
     ++files;
   }
-  EXPECT_GE(files, 10u);
+  EXPECT_GE(files, 16u);
 }
 
 // One translation value and one rotation key changed in the glTF: only those tracks are
@@ -178,6 +183,71 @@ TEST(GltfLegacy, AnEditedValueComesBackInItsTrackOnly) {
     for (std::size_t t = 1; t < before.rotations.size(); ++t) EXPECT_EQ(after.rotations[t].codes, before.rotations[t].codes);
     for (std::size_t t = 1; t < before.translations.size(); ++t) EXPECT_EQ(after.translations[t].frames, before.translations[t].frames);
     EXPECT_EQ(after.trajectory_translation, before.trajectory_translation);
+  }
+}
+
+// A bone a clip holds constant and keys at once (corpus many_tracks): the keyed track drives
+// bone_<id>, the constant rotation its own node bone_<id>_constant. Both come back unedited;
+// an edit of the constant node changes the constant rotation alone; a constant node made to
+// vary is refused, naming it.
+TEST(GltfLegacy, ABoneBothConstantAndKeyedHasAConstantNode) {
+  for (const char* game : {"fc2", "fc3"}) {
+    const auto path = mab::test::corpus_dir() / game / "many_tracks.mab";
+    const auto c = load(path);
+    const auto before = *mab::decode_legacy_clip(c, 0);
+    std::size_t doubled = 0, index = 0;
+    for (std::size_t i = 0; i < before.constant_rotations.size(); ++i)
+      for (const auto& k : before.rotations)
+        if (k.bone == before.constant_rotations[i].bone) ++doubled, index = i;
+    ASSERT_GT(doubled, 0u) << game << ": the corpus file should hold the case";
+    const std::uint32_t bone = before.constant_rotations[index].bone;
+    auto bytes = mab::export_gltf(c);
+    ASSERT_TRUE(bytes.ok()) << bytes.error().message();
+    auto m = parse(*bytes);
+    const int keyed = node_named(m, "bone_" + std::to_string(bone));
+    const int constant = node_named(m, "bone_" + std::to_string(bone) + "_constant");
+    ASSERT_GE(keyed, 0);
+    ASSERT_GE(constant, 0);
+    const auto* cs = sampler(m, 0, constant, "rotation");
+    const auto* ks = sampler(m, 0, keyed, "rotation");
+    ASSERT_NE(cs, nullptr);
+    ASSERT_NE(ks, nullptr);
+    EXPECT_GT(m.accessors[static_cast<std::size_t>(ks->input)].count, 1u);
+
+    // The constant node turned 30 degrees: only that constant rotation changes.
+    auto edited_model = m;
+    const float* q = floats(edited_model, cs->output);
+    const mab::Quat turned = mab::quat_mul(mab::quat_normalised({0.0f, 0.0f, 0.2588190f, 0.9659258f}), {q[0], q[1], q[2], q[3]});
+    std::memcpy(floats_mut(edited_model, cs->output), &turned, sizeof turned);
+    auto edited = mab::gltf::serialize(std::move(edited_model), true);
+    ASSERT_TRUE(edited.ok());
+    auto back = mab::import_gltf(*edited, &c);
+    ASSERT_TRUE(back.ok()) << back.error().message();
+    const auto after = *mab::decode_legacy_clip(*mab::read_container(back->bytes), 0);
+    ASSERT_EQ(after.constant_rotations.size(), before.constant_rotations.size());
+    for (std::size_t i = 0; i < before.constant_rotations.size(); ++i) {
+      if (i == index) {
+        EXPECT_LT(mab::angular_error_deg(after.constant_rotations[i].rotation, turned), 0.01) << game;
+      } else {
+        EXPECT_EQ(after.constant_rotations[i].code, before.constant_rotations[i].code) << game << " " << i;
+      }
+    }
+    for (std::size_t t = 0; t < before.rotations.size(); ++t) EXPECT_EQ(after.rotations[t].codes, before.rotations[t].codes);
+
+    // The constant node given the keyed track's sampler: it varies, which the file cannot hold.
+    auto varying = m;
+    for (auto& ch : varying.animations[0].channels)
+      if (ch.target_node == constant && ch.target_path == "rotation")
+        for (const auto& other : varying.animations[0].channels)
+          if (other.target_node == keyed && other.target_path == "rotation") ch.sampler = other.sampler;
+    auto vbytes = mab::gltf::serialize(std::move(varying), true);
+    ASSERT_TRUE(vbytes.ok());
+    auto refused = mab::import_gltf(*vbytes, &c);
+    ASSERT_FALSE(refused.ok()) << game;
+    EXPECT_EQ(refused.error().code, mab::ErrorCode::invalid_argument);
+    EXPECT_NE(refused.error().message().find("bone_" + std::to_string(bone) + "_constant"), std::string::npos)
+        << refused.error().message();
+    EXPECT_NE(refused.error().message().find("cannot vary"), std::string::npos) << refused.error().message();
   }
 }
 

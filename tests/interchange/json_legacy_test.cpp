@@ -247,4 +247,81 @@ TEST(JsonLegacy, UnsupportedOrMalformedEditsAreRefusedWithTheirPath) {
   }
 }
 
+// Tag records and event nodes in the document ("tag_table", "events"): the fields given come
+// back in the file; a null time keeps the stored one; what is informational or would change
+// the layout is refused with its path; a table that did not decode travels as its note.
+TEST(JsonLegacy, TagRecordsAndEventsAreEditableInTheDocument) {
+  const auto path = mab::test::corpus_dir() / "fc3" / "retail_bank.mab";
+  const auto c = load(path);
+  const json doc = json::parse(document(c, 0));
+  ASSERT_EQ(doc["legacy_clip"]["tag_table"].size(), 2u);
+  ASSERT_EQ(doc["legacy_clip"]["events"].size(), 3u);
+  EXPECT_EQ(doc["legacy_clip"]["tag_table"][0]["names"][0]["text"], "ak47");
+  EXPECT_EQ(doc["legacy_clip"]["tag_table"][1]["clip_block"], 2);
+
+  json edited = doc;
+  edited["legacy_clip"]["tag_table"][0]["names"][0] = {{"hash", "0x2BC8BAC3"}, {"text", "m249"}};
+  edited["legacy_clip"]["tag_table"][0]["start"] = nullptr;  // the stored value
+  edited["legacy_clip"]["tag_table"][1]["names"][2] = {{"hash", "0x00000000"}, {"bytes", std::string(62, '0') + "7f"}};
+  edited["legacy_clip"]["events"][1]["time"] = 0.5;
+  edited["legacy_clip"]["events"][1]["type"] = 3;
+  auto r = import(edited);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->legacy_report.tag_records_edited, 2u);
+  EXPECT_EQ(r->legacy_report.events_edited, 1u);
+  auto back = mab::read_container(r->bytes);
+  ASSERT_TRUE(back.ok());
+  const auto d = *mab::decode_legacy_clip(*back, 0), o = *mab::decode_legacy_clip(c, 0);
+  EXPECT_EQ((*d.tag_table)[0].names[0].text(), "m249");
+  EXPECT_EQ((*d.tag_table)[0].names[0].hash, mab::bone_hash("m249"));
+  EXPECT_EQ(std::bit_cast<std::uint32_t>((*d.tag_table)[0].start), std::bit_cast<std::uint32_t>((*o.tag_table)[0].start));
+  EXPECT_FALSE((*d.tag_table)[1].names[2].plain());
+  EXPECT_EQ((*d.tag_table)[1].names[2].bytes[31], 0x7F);
+  EXPECT_EQ((*d.events)[1].time, 0.5f);
+  EXPECT_EQ((*d.events)[1].type, 3u);
+  EXPECT_EQ(r->bytes.size(), mab::test::load(path).size());
+  // Exported again, the non-text slot is written as bytes and imports to the same file.
+  auto again = import(json::parse(document(*back, 0)));
+  ASSERT_TRUE(again.ok()) << again.error().message();
+  EXPECT_EQ(again->bytes, r->bytes);
+
+  const BadEdit cases[] = {
+      {"clip_block changed", "/legacy_clip/tag_table/1/clip_block", 1, mab::ErrorCode::parse_error,
+       "/legacy_clip/tag_table/1/clip_block"},
+      {"clip_offset changed", "/legacy_clip/tag_table/0/clip_offset", 0, mab::ErrorCode::invalid_argument, "tag_table"},
+      {"a name too long", "/legacy_clip/tag_table/0/names/1/text", std::string(33, 'a'), mab::ErrorCode::parse_error,
+       "/legacy_clip/tag_table/0/names/1/text"},
+      {"text and bytes", "/legacy_clip/tag_table/0/names/1/bytes", std::string(64, '0'), mab::ErrorCode::parse_error,
+       "/legacy_clip/tag_table/0/names/1"},
+      {"three names", "/legacy_clip/tag_table/0/names", json::array({doc["legacy_clip"]["tag_table"][0]["names"][0],
+                                                                     doc["legacy_clip"]["tag_table"][0]["names"][1],
+                                                                     doc["legacy_clip"]["tag_table"][0]["names"][2]}),
+       mab::ErrorCode::parse_error, "/legacy_clip/tag_table/0/names"},
+      {"an id out of range", "/legacy_clip/tag_table/0/id", 40000, mab::ErrorCode::parse_error,
+       "/legacy_clip/tag_table/0/id"},
+      {"a record dropped", "/legacy_clip/tag_table", json::array({doc["legacy_clip"]["tag_table"][0]}),
+       mab::ErrorCode::invalid_argument, "tag_table"},
+      {"a payload grown", "/legacy_clip/events/2/payload", "00112233", mab::ErrorCode::invalid_argument, "events"},
+      {"next moved", "/legacy_clip/events/0/next", 40, mab::ErrorCode::invalid_argument, "events"},
+  };
+  for (const auto& k : cases) {
+    json bad = doc;
+    bad[json::json_pointer(k.pointer)] = k.value;
+    auto res = import(bad);
+    ASSERT_FALSE(res.ok()) << k.name;
+    EXPECT_EQ(res.error().code, k.code) << k.name << ": " << res.error().message();
+    EXPECT_EQ(res.error().field, k.field) << k.name << ": " << res.error().message();
+  }
+  // A tag table that does not decode is a note in the document, ignored on import.
+  const auto chain = load(mab::test::corpus_dir() / "fc2" / "chain_3.mab");
+  const json cdoc = json::parse(document(chain, 1));
+  EXPECT_FALSE(cdoc["legacy_clip"].contains("tag_table"));
+  ASSERT_TRUE(cdoc["legacy_clip"].contains("tag_table_note"));
+  json noted = cdoc;
+  noted["legacy_clip"]["tag_table_note"] = "anything";
+  auto kept = import(noted);
+  ASSERT_TRUE(kept.ok()) << kept.error().message();
+  EXPECT_EQ(kept->bytes, mab::test::load(mab::test::corpus_dir() / "fc2" / "chain_3.mab"));
+}
+
 }  // namespace

@@ -364,6 +364,8 @@ TEST(JsonContainer, OpaqueBodiesRoundTrip) {
     bool seen = false;
     for (const auto& p : good_files()) {
       if (p.parent_path().filename() != variant) continue;
+      // Blood Dragon files in the guessed FC3 layout read as clips; the others stay opaque.
+      if (p.filename().string().rfind("opaque_", 0) != 0) continue;
       const auto bytes = load(p);
       auto c = mab::read_container(bytes);
       ASSERT_TRUE(c.ok());

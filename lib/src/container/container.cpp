@@ -101,9 +101,16 @@ Result<Container> read_container(std::span<const std::uint8_t> file, const Limit
       break;
     }
     case LayoutKind::legacy: {
-      const bool fc3 = variant->game == Game::far_cry_3;
-      MAB_ASSIGN(const bool found, container::read_legacy(c, file, fc3 ? 9 : 5, fc3, limits));
-      if (!found) keep_opaque("no 'AnD\\x1a' at 0xC0 where the guessed FC3 layout expects it");
+      // FC3 and Blood Dragon: 9-word masks (spec 13, a guess). Blood Dragon is only listed
+      // (spec 2): any failure of that reading keeps its body opaque, with the reason (D10).
+      const bool fc2 = variant->game == Game::far_cry_2;
+      auto found = container::read_legacy(c, file, fc2 ? 5 : 9, !fc2, limits);
+      if (!found && variant->game == Game::far_cry_3_blood_dragon) {
+        keep_opaque("the guessed FC3 layout does not fit (spec 13): " + found.error().message());
+        break;
+      }
+      if (!found) return std::move(found).error();
+      if (!*found) keep_opaque("no 'AnD\\x1a' at 0xC0 where the guessed FC3 layout expects it");
       break;
     }
   }

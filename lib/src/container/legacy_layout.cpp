@@ -86,7 +86,9 @@ Result<bool> read_legacy(Container& c, std::span<const std::uint8_t> file,
       c.blocks[static_cast<std::size_t>(p.parent)].segments[static_cast<std::size_t>(p.parent_segment)].child_block = index;
     }
     const int chained = b.slot_segment[8];
-    if (chained >= 0) {
+    // JB-DOC: slot 8 is always set, and the last clip of a chain points it at its own end. That
+    // empty section ends the chain; it stays an empty segment, so the offset is written back.
+    if (chained >= 0 && !b.segments[static_cast<std::size_t>(chained)].bytes.empty()) {
       auto& seg = b.segments[static_cast<std::size_t>(chained)];
       const std::uint64_t child_base = p.base + seg.original_offset;
       work.push_back({child_base, child_base + seg.bytes.size(), index, chained});

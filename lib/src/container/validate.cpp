@@ -223,7 +223,9 @@ struct Checker {
           "duration is not a finite non-negative number");
     if (c.variant->confidence != Confidence::public_decoders)
       add(Severity::info, ErrorCode::ok, pl.blocks[k].base, "layout",
-          "FC3 layout is a guess (9-word masks), unverified");
+          c.variant->game == Game::far_cry_3_blood_dragon
+              ? "Blood Dragon read with the FC3 layout, a guess (9-word masks), unverified"
+              : "FC3 layout is a guess (9-word masks), unverified");
     check_offsets_order(b, k, Severity::info);
   }
 };

@@ -17,7 +17,6 @@ namespace mab {
 namespace {
 
 constexpr std::size_t array_header_size = 8;
-constexpr std::size_t alignment = 16;
 
 struct Section {
   std::span<const std::uint8_t> bytes;
@@ -42,27 +41,30 @@ std::vector<std::uint32_t> bones_of(const LegacyHeader& h, std::size_t mask) {
   return out;
 }
 
-// After the last element: nothing, or the zeros that pad the next section to 16 bytes.
+// After the last element: zero bytes only. JB-DOC: sections are padded to 16 bytes with zeros,
+// and a 16-byte block of zeros separates the last track section from the event chain or the
+// chained clip (its writer also leaves an empty tag array there), so a tail may exceed 15.
 Status check_end(const Section& s, std::size_t end) {
-  const std::size_t rest = s.bytes.size() - end;
-  if (rest >= alignment)
-    return inconsistent(s, end, std::to_string(rest) + " bytes left after the last element (more than padding)");
   for (std::size_t i = end; i < s.bytes.size(); ++i)
     if (s.bytes[i] != 0) return inconsistent(s, i, "non-zero byte after the last element");
   return {};
 }
 
-Result<LegacyArrayHeader> array_header(const Section& s, bool f32_rate) {
-  io::ByteReader r(s.bytes, s.offset);
+LegacyArrayHeader raw_header(const Section& s) {
   LegacyArrayHeader h;
-  MAB_ASSIGN(h.count, r.u16("count"));
-  MAB_ASSIGN(h.last_frame, r.u16("lastFrame"));
-  MAB_ASSIGN(h.rate_bits, r.u32("fps"));
+  h.count = static_cast<std::uint16_t>(s.bytes[0] | s.bytes[1] << 8);
+  h.last_frame = static_cast<std::uint16_t>(s.bytes[2] | s.bytes[3] << 8);
+  h.rate_bits = std::uint32_t{s.bytes[4]} | std::uint32_t{s.bytes[5]} << 8 | std::uint32_t{s.bytes[6]} << 16 |
+                std::uint32_t{s.bytes[7]} << 24;
+  return h;
+}
+
+// The rate field of a timed section.
+Status read_rate(const Section& s, LegacyArrayHeader& h, bool f32_rate) {
   if (f32_rate) {
     // FC3 (spec 13, [guess]): an f32 frame rate.
     std::memcpy(&h.frame_rate, &h.rate_bits, sizeof h.frame_rate);
-    if (!std::isfinite(h.frame_rate) || h.frame_rate < 1.0f || h.frame_rate > 1000.0f)
-    {
+    if (!std::isfinite(h.frame_rate) || h.frame_rate < 1.0f || h.frame_rate > 1000.0f) {
       char text[96];
       std::snprintf(text, sizeof text, "rate field 0x%08X (f32 %g) is not a frame rate in [1, 1000]", h.rate_bits,
                     static_cast<double>(h.frame_rate));
@@ -75,7 +77,7 @@ Result<LegacyArrayHeader> array_header(const Section& s, bool f32_rate) {
     h.frame_rate = static_cast<float>(h.rate_bits & 0xFFFFu);
     if (h.frame_rate == 0.0f) return inconsistent(s, 4, "fps is 0");
   }
-  return h;
+  return {};
 }
 
 Quat48 read_code(std::span<const std::uint8_t> b, std::size_t at) {
@@ -104,21 +106,39 @@ Status need(const Section& s, std::size_t at, std::size_t n, const std::string& 
   return {};
 }
 
+std::uint32_t read_u32(std::span<const std::uint8_t> b, std::size_t at) {
+  return std::uint32_t{b[at]} | std::uint32_t{b[at + 1]} << 8 | std::uint32_t{b[at + 2]} << 16 |
+         std::uint32_t{b[at + 3]} << 24;
+}
+
 // Spec 13: i32 group offsets (relative to the section), then per group the first-frame codes,
-// the presence bytes (padded to even) and the present keys track by track.
-Status keyframed(const Section& s, const LegacyArrayHeader& h, const std::vector<std::uint32_t>& bones,
+// the presence bytes (padded to even) and the present keys track by track. The table holds one
+// entry per group (spec 13) or one more, where the last group ends (JB-DOC's later revision and
+// its writer); the first offset tells which, and the extra entry must equal that end.
+Status keyframed(const Section& s, LegacyArrayHeader& h, const std::vector<std::uint32_t>& bones,
                  std::vector<LegacyRotationTrack>& out) {
   const std::size_t tracks = h.count, groups = (std::size_t{h.last_frame} >> 3) + 1;
+  if (tracks == 0 && std::all_of(s.bytes.begin() + array_header_size, s.bytes.end(), [](auto v) { return v == 0; })) {
+    // JB-DOC's writer gives a keyed section with no tracks its header alone.
+    h.group_table = LegacyGroupTable::none;
+    h.data_size = array_header_size;
+    return {};
+  }
   MAB_TRY(need(s, array_header_size, 4 * groups, std::to_string(groups) + " group offsets"));
+  std::size_t entries = groups;
+  h.group_table = LegacyGroupTable::per_group;
+  const std::size_t first = read_u32(s.bytes, array_header_size);
+  if (first == array_header_size + 4 * (groups + 1) && s.bytes.size() >= first) {
+    entries = groups + 1;
+    h.group_table = LegacyGroupTable::with_end;
+  }
   out.resize(tracks);
   for (std::size_t t = 0; t < tracks; ++t) out[t].bone = bones[t];
-  std::size_t expected = array_header_size + 4 * groups;
+  std::size_t expected = array_header_size + 4 * entries;
   std::vector<std::uint8_t> presence(tracks);
   for (std::size_t g = 0; g < groups; ++g) {
     const std::size_t at = array_header_size + 4 * g;
-    const std::uint32_t bits = std::uint32_t{s.bytes[at]} | std::uint32_t{s.bytes[at + 1]} << 8 |
-                               std::uint32_t{s.bytes[at + 2]} << 16 | std::uint32_t{s.bytes[at + 3]} << 24;
-    const auto off = static_cast<std::int32_t>(bits);
+    const auto off = static_cast<std::int32_t>(read_u32(s.bytes, at));
     if (off < 0 || static_cast<std::size_t>(off) != expected)
       return inconsistent(s, at, "group " + std::to_string(g) + " offset " + std::to_string(off) +
                                      " is not where the previous group ends (" + std::to_string(expected) + ")");
@@ -158,11 +178,92 @@ Status keyframed(const Section& s, const LegacyArrayHeader& h, const std::vector
         }
     expected = pos;
   }
+  if (h.group_table == LegacyGroupTable::with_end) {
+    const std::size_t at = array_header_size + 4 * groups;
+    const auto end = static_cast<std::int32_t>(read_u32(s.bytes, at));
+    if (end < 0 || static_cast<std::size_t>(end) != expected)
+      return inconsistent(s, at, "the group table's end entry " + std::to_string(end) +
+                                     " is not where the last group ends (" + std::to_string(expected) + ")");
+  }
   for (auto& t : out) {
     t.keys.reserve(t.codes.size());
     for (const auto& c : t.codes) t.keys.push_back(decode_quat48(c));
   }
+  h.data_size = static_cast<std::uint32_t>(expected);
   return check_end(s, expected);
+}
+
+float read_f32(std::span<const std::uint8_t> b, std::size_t at) { return std::bit_cast<float>(read_u32(b, at)); }
+
+// Slot 6 (JB-DOC): u32 count, the records, zero bytes after them. A record's clip offset is
+// resolved against the placed block bases (the file's, for a container as read).
+Result<std::vector<LegacyTagRecord>> tag_table(const Section& s, const Placement& pl) {
+  MAB_TRY(need(s, 0, 4, "the record count"));
+  const std::uint64_t count = read_u32(s.bytes, 0);
+  if (count > (s.bytes.size() - 4) / legacy_tag_record_size)
+    return inconsistent(s, 0, "count " + std::to_string(count) + " records of 172 bytes do not fit the " +
+                                  std::to_string(s.bytes.size()) + "-byte section");
+  std::vector<LegacyTagRecord> out(static_cast<std::size_t>(count));
+  for (std::size_t i = 0; i < out.size(); ++i) {
+    const std::size_t at = 4 + legacy_tag_record_size * i;
+    LegacyTagRecord& r = out[i];
+    r.kind = s.bytes[at];
+    r.byte_1 = s.bytes[at + 1];
+    r.id = static_cast<std::int16_t>(s.bytes[at + 2] | s.bytes[at + 3] << 8);
+    std::copy_n(s.bytes.begin() + static_cast<std::ptrdiff_t>(at + 4), 8, r.bytes_4.begin());
+    r.clip_offset = static_cast<std::int32_t>(read_u32(s.bytes, at + 0x0C));
+    r.start = read_f32(s.bytes, at + 0x10);
+    r.end = read_f32(s.bytes, at + 0x14);
+    for (std::size_t k = 0; k < 4; ++k) {
+      r.names[k].hash = read_u32(s.bytes, at + 0x18 + 36 * k);
+      std::copy_n(s.bytes.begin() + static_cast<std::ptrdiff_t>(at + 0x18 + 36 * k + 4), 32, r.names[k].bytes.begin());
+    }
+    r.pointer_slot = read_u32(s.bytes, at + 0xA8);
+    if (s.offset != no_offset) {
+      const auto target = static_cast<std::int64_t>(s.offset + at) + r.clip_offset;
+      for (std::size_t k = 0; k < pl.blocks.size(); ++k)
+        if (static_cast<std::int64_t>(pl.blocks[k].base) == target) r.clip_block = static_cast<int>(k);
+    }
+  }
+  MAB_TRY(check_end(s, 4 + legacy_tag_record_size * out.size()));
+  return out;
+}
+
+// Slot 7 (spec 11): the nodes from the section's start, each next offset moving forward past
+// the node's payload; the bytes between nodes and after the last are zero.
+Result<std::vector<LegacyEvent>> event_chain(const Section& s) {
+  std::vector<LegacyEvent> out;
+  std::size_t pos = 0;
+  for (;;) {
+    MAB_TRY(need(s, pos, 12, "event node " + std::to_string(out.size())));
+    LegacyEvent e;
+    e.offset = static_cast<std::uint32_t>(pos);
+    e.time = read_f32(s.bytes, pos);
+    e.type = read_u32(s.bytes, pos + 4);
+    e.size = static_cast<std::uint16_t>(s.bytes[pos + 8] | s.bytes[pos + 9] << 8);
+    e.next = static_cast<std::uint16_t>(s.bytes[pos + 10] | s.bytes[pos + 11] << 8);
+    const std::size_t end = pos + 12 + e.size;
+    MAB_TRY(need(s, pos + 12, e.size, "event node " + std::to_string(out.size()) + "'s payload"));
+    e.payload.assign(s.bytes.begin() + static_cast<std::ptrdiff_t>(pos + 12), s.bytes.begin() + static_cast<std::ptrdiff_t>(end));
+    if (e.next != 0 && e.next < 12u + e.size)
+      return inconsistent(s, pos + 10, "event node " + std::to_string(out.size()) + ": next offset " +
+                                           std::to_string(e.next) + " falls inside its own " +
+                                           std::to_string(12u + e.size) + " bytes");
+    const std::size_t next = e.next == 0 ? s.bytes.size() : pos + e.next;
+    if (next > s.bytes.size())
+      return inconsistent(s, pos + 10, "event node " + std::to_string(out.size()) + ": next offset " +
+                                           std::to_string(e.next) + " is past the section's end");
+    for (std::size_t i = end; i < next; ++i)
+      if (s.bytes[i] != 0)
+        return inconsistent(s, i, "non-zero byte between event nodes (or after the last)");
+    out.push_back(std::move(e));
+    if (next == s.bytes.size()) {
+      if (out.back().next != 0)
+        return inconsistent(s, pos + 10, "the last event node's next offset is not 0");
+      return out;
+    }
+    pos = next;
+  }
 }
 
 }  // namespace
@@ -191,40 +292,58 @@ Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, con
   LegacyClip clip;
   clip.block = block;
   clip.duration = lh->duration();
-  bool have_frames = false;
   std::array<std::vector<std::uint32_t>, 4> masks;
   for (std::size_t m = 0; m < 4; ++m) masks[m] = bones_of(*lh, m);
 
+  std::array<Section, 6> sections;
+  std::array<LegacyArrayHeader, 6> headers{};
   for (std::size_t slot = 0; slot < 6; ++slot) {
-    const Section s = section(slot);
+    sections[slot] = section(slot);
+    if (sections[slot].bytes.empty()) continue;
+    MAB_TRY(need(sections[slot], 0, array_header_size, "the array header"));
+    headers[slot] = raw_header(sections[slot]);
+  }
+  auto constant_slot = [](std::size_t slot) { return slot == 2 || slot == 4; };
+  // The clip's frames and rate: a timed section's (JB-DOC: constant sections store 0 and 0).
+  std::size_t timing = 6;
+  for (const std::size_t slot : {0u, 1u, 3u, 5u, 2u, 4u})
+    if (timing == 6 && !sections[slot].bytes.empty() && !(constant_slot(slot) && headers[slot].untimed())) timing = slot;
+  if (timing < 6) {
+    MAB_TRY(read_rate(sections[timing], headers[timing], f32_rate));
+    clip.last_frame = headers[timing].last_frame;
+    clip.frame_rate = headers[timing].frame_rate;
+  }
+
+  for (std::size_t slot = 0; slot < 6; ++slot) {
+    const Section& s = sections[slot];
     if (s.bytes.empty()) continue;
-    MAB_ASSIGN(const LegacyArrayHeader h, array_header(s, f32_rate));
-    if (!have_frames) {
-      clip.last_frame = h.last_frame;
-      clip.frame_rate = h.frame_rate;
-      have_frames = true;
-    } else if (h.last_frame != clip.last_frame) {
-      return inconsistent(s, 2, "lastFrame " + std::to_string(h.last_frame) + " differs from the clip's " +
-                                    std::to_string(clip.last_frame));
+    LegacyArrayHeader h = headers[slot];
+    if (!(constant_slot(slot) && h.untimed())) {
+      MAB_TRY(read_rate(s, h, f32_rate));
+      const std::string first = sections[timing].field;
+      if (h.last_frame != clip.last_frame)
+        return inconsistent(s, 2, "lastFrame " + std::to_string(h.last_frame) + " differs from the clip's " +
+                                      std::to_string(clip.last_frame) + " (" + first + ")");
+      if (h.frame_rate != clip.frame_rate)
+        return inconsistent(s, 4, "frame rate differs from the clip's (" + first + ")");
     }
-    if (h.frame_rate != clip.frame_rate)
-      return inconsistent(s, 4, "frame rate differs from the clip's first array section");
     if (std::size_t{h.last_frame} + 1 > limits.max_keys)
       return make_error(ErrorCode::limit_exceeded, s.offset, s.field, "lastFrame exceeds the key limit");
-    clip.present[slot] = true;
-    clip.headers[slot] = h;
-    const std::size_t frames = std::size_t{h.last_frame} + 1;
-    // Slots 0 and 1 hold a value per frame; 2-5 a track per bone of their mask (spec 13).
+    const std::size_t frames = std::size_t{clip.last_frame} + 1;
+    // Slots 0 and 1 hold one track of a value per frame; 2-5 a track per bone of their mask
+    // (spec 13). The trajectory's count is its track count, 1 (JB-DOC), or lastFrame + 1.
     const std::size_t want = slot < 2 ? frames : masks[slot - 2].size();
-    if (h.count != want)
-      return inconsistent(s, 0, "count " + std::to_string(h.count) + ", expected " + std::to_string(want) +
-                                    (slot < 2 ? " (lastFrame + 1)" : " (bits set in the section's mask)"));
+    if (slot < 2 ? h.count != 1 && h.count != want : h.count != want)
+      return inconsistent(s, 0, "count " + std::to_string(h.count) + ", expected " +
+                                    (slot < 2 ? "1 (one track, JB-DOC) or " + std::to_string(want) + " (lastFrame + 1)"
+                                              : std::to_string(want) + " (bits set in the section's mask)"));
+    clip.present[slot] = true;
     const std::size_t at = array_header_size;
     switch (slot) {
       case 0:
         MAB_TRY(need(s, at, 12 * frames, "trajectory translation"));
         for (std::size_t i = 0; i < frames; ++i) clip.trajectory_translation.push_back(read_vec3(s.bytes, at + 12 * i));
-        MAB_TRY(check_end(s, at + 12 * frames));
+        h.data_size = static_cast<std::uint32_t>(at + 12 * frames);
         break;
       case 1:
         MAB_TRY(need(s, at, 6 * frames, "trajectory rotation"));
@@ -232,7 +351,7 @@ Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, con
           clip.trajectory_rotation_codes.push_back(read_code(s.bytes, at + 6 * i));
           clip.trajectory_rotation.push_back(decode_quat48(clip.trajectory_rotation_codes.back()));
         }
-        MAB_TRY(check_end(s, at + 6 * frames));
+        h.data_size = static_cast<std::uint32_t>(at + 6 * frames);
         break;
       case 2:
         MAB_TRY(need(s, at, 6 * std::size_t{h.count}, "constant rotations"));
@@ -243,7 +362,7 @@ Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, con
           r.rotation = decode_quat48(r.code);
           clip.constant_rotations.push_back(r);
         }
-        MAB_TRY(check_end(s, at + 6 * std::size_t{h.count}));
+        h.data_size = static_cast<std::uint32_t>(at + 6 * std::size_t{h.count});
         break;
       case 3:
         MAB_TRY(keyframed(s, h, masks[1], clip.rotations));
@@ -252,7 +371,7 @@ Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, con
         MAB_TRY(need(s, at, 12 * std::size_t{h.count}, "constant translations"));
         for (std::size_t i = 0; i < h.count; ++i)
           clip.constant_translations.push_back({masks[2][i], read_vec3(s.bytes, at + 12 * i)});
-        MAB_TRY(check_end(s, at + 12 * std::size_t{h.count}));
+        h.data_size = static_cast<std::uint32_t>(at + 12 * std::size_t{h.count});
         break;
       case 5: {
         // Dense and frame-major: frame f's values for every track, then frame f + 1.
@@ -266,13 +385,21 @@ Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, con
         for (std::size_t f = 0; f < frames; ++f)
           for (std::size_t t = 0; t < tracks; ++t)
             clip.translations[t].frames.push_back(read_vec3(s.bytes, at + 12 * (f * tracks + t)));
-        MAB_TRY(check_end(s, at + 12 * tracks * frames));
+        h.data_size = static_cast<std::uint32_t>(at + 12 * tracks * frames);
         break;
       }
       default:
         break;
     }
+    MAB_TRY(check_end(s, h.data_size));
+    clip.headers[slot] = h;
   }
+  // Slots 6 and 7: data where consistent, a note why not otherwise (never a failure).
+  MAB_ASSIGN(LegacyTags tags, decode_legacy_tags(c, block));
+  clip.tag_table = std::move(tags.tag_table);
+  clip.tag_table_note = std::move(tags.tag_table_note);
+  clip.events = std::move(tags.events);
+  clip.events_note = std::move(tags.events_note);
   // A mask with bits but no section (or the reverse, checked above by the counts).
   for (std::size_t m = 0; m < 4; ++m)
     if (!masks[m].empty() && !clip.present[m + 2])
@@ -280,6 +407,43 @@ Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, con
                         std::to_string(masks[m].size()) + " bone(s) in mask " + std::to_string(m) + " but " +
                             b.slot_field_name(m + 2) + " is absent");
   return clip;
+}
+
+Result<LegacyTags> decode_legacy_tags(const Container& c, std::size_t block) {
+  if (block >= c.blocks.size() || c.blocks[block].legacy() == nullptr)
+    return make_error(ErrorCode::invalid_argument, no_offset, "block", "no legacy clip " + std::to_string(block));
+  const Block& b = c.blocks[block];
+  MAB_ASSIGN(const Placement pl, place(c));
+  const PlacedBlock& pb = pl.blocks[block];
+  auto section = [&](std::size_t slot) {
+    Section s;
+    s.bytes = b.section(slot);
+    s.field = b.slot_field_name(slot);
+    const int seg = slot < b.slot_segment.size() ? b.slot_segment[slot] : -1;
+    if (seg >= 0) s.offset = pb.base + pb.segments[static_cast<std::size_t>(seg)].offset;
+    return s;
+  };
+  LegacyTags out;
+  if (const Section s6 = section(6); !s6.bytes.empty()) {
+    if (auto t = tag_table(s6, pl)) out.tag_table = std::move(t).value();
+    else out.tag_table_note = t.error().message();
+  }
+  if (const Section s7 = section(7); !s7.bytes.empty()) {
+    if (auto e = event_chain(s7)) out.events = std::move(e).value();
+    else out.events_note = e.error().message();
+  }
+  return out;
+}
+
+std::string LegacyTagName::text() const {
+  const auto nul = std::find(bytes.begin(), bytes.end(), std::uint8_t{0});
+  return std::string(bytes.begin(), nul);
+}
+
+bool LegacyTagName::plain() const noexcept {
+  const auto nul = std::find(bytes.begin(), bytes.end(), std::uint8_t{0});
+  return std::all_of(bytes.begin(), nul, [](std::uint8_t c) { return c >= 0x20 && c < 0x7F; }) &&
+         std::all_of(nul, bytes.end(), [](std::uint8_t c) { return c == 0; });
 }
 
 Quat legacy_rotation_at(const LegacyRotationTrack& track, std::uint32_t frame) noexcept {

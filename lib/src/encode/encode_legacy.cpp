@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <cstring>
 #include <functional>
 #include <string>
@@ -37,10 +38,20 @@ Bytes header(std::size_t count, std::uint16_t last, std::uint32_t rate_bits) {
   return b;
 }
 
-// The spec's sections start on 16-byte boundaries in the files we know (synthetic), and each
-// block base is aligned: padding every rebuilt section to a multiple of 16 keeps that.
+// JB-DOC: every section starts on a 16-byte boundary and is zero-padded to one; padding every
+// rebuilt section to a multiple of 16 keeps that.
 void pad16(Bytes& b) {
   while (b.size() % 16 != 0) b.push_back(0);
+}
+
+std::size_t align16(std::size_t n) { return (n + 15) / 16 * 16; }
+
+// A rebuilt section: its data, zeros to 16 bytes, then the zeros the original had beyond its
+// own alignment (JB-DOC's 16-byte separator before the events or the chained clip).
+void finish(Bytes& b, const LegacyArrayHeader& original, std::size_t original_size) {
+  pad16(b);
+  const std::size_t aligned = align16(original.data_size);
+  if (original_size > aligned) b.insert(b.end(), original_size - aligned, 0);
 }
 
 bool same_vec(const Vec3& a, const Vec3& b) { return std::memcmp(a.data(), b.data(), sizeof a) == 0; }
@@ -118,10 +129,12 @@ Sparse sparse_keys(const std::vector<Quat>& target, std::uint16_t last, double t
   return out;
 }
 
-Bytes keyed_section(const std::vector<Sparse>& tracks, std::uint16_t last, std::uint32_t rate_bits) {
+Bytes keyed_section(const std::vector<Sparse>& tracks, std::uint16_t last, std::uint32_t rate_bits,
+                    LegacyGroupTable layout) {
   Bytes b = header(tracks.size(), last, rate_bits);
+  if (tracks.empty() && layout == LegacyGroupTable::none) return b;
   const std::size_t groups = (std::size_t{last} >> 3) + 1, table = b.size();
-  b.resize(table + 4 * groups);
+  b.resize(table + 4 * (groups + (layout == LegacyGroupTable::with_end)));
   std::vector<std::size_t> cursor(tracks.size(), 0);
   for (std::size_t g = 0; g < groups; ++g) {
     const auto off = static_cast<std::uint32_t>(b.size());
@@ -143,7 +156,10 @@ Bytes keyed_section(const std::vector<Sparse>& tracks, std::uint16_t last, std::
     for (const auto& e : extra)
       for (const auto& q : e) put_code(b, q);
   }
-  pad16(b);
+  if (layout == LegacyGroupTable::with_end) {
+    const auto end = static_cast<std::uint32_t>(b.size());
+    for (unsigned i = 0; i < 4; ++i) b[table + 4 * groups + i] = static_cast<std::uint8_t>(end >> (8 * i));
+  }
   return b;
 }
 
@@ -162,6 +178,113 @@ void set_mask(LegacyHeader& h, std::size_t mask, const std::vector<T>& items) {
   for (const auto& it : items) h.masks[mask * h.mask_words + it.bone / 32] |= 1u << (it.bone % 32);
 }
 
+void set32(Bytes& b, std::size_t at, std::uint32_t v) {
+  for (unsigned i = 0; i < 4; ++i) b[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+bool same_bits(float a, float b) { return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b); }
+
+bool same_record(const LegacyTagRecord& a, const LegacyTagRecord& b) {
+  if (a.kind != b.kind || a.byte_1 != b.byte_1 || a.id != b.id || a.bytes_4 != b.bytes_4 ||
+      a.clip_offset != b.clip_offset || !same_bits(a.start, b.start) || !same_bits(a.end, b.end) ||
+      a.pointer_slot != b.pointer_slot)
+    return false;
+  for (std::size_t k = 0; k < 4; ++k)
+    if (a.names[k].hash != b.names[k].hash || a.names[k].bytes != b.names[k].bytes) return false;
+  return true;
+}
+
+// Slot 6: the records' fields written in place (a record's size is fixed). The clip offsets
+// are not the caller's: they follow the clips they reach (see encode_legacy_clip).
+Status patch_tags(Bytes& s, const std::vector<LegacyTagRecord>& before, const std::vector<LegacyTagRecord>& edited,
+                  std::size_t& changed) {
+  if (edited.size() != before.size())
+    return make_error(ErrorCode::invalid_argument, no_offset, "tag_table",
+                      "adding or removing tag records is not supported (" + std::to_string(before.size()) +
+                          " stored, " + std::to_string(edited.size()) + " given)");
+  for (std::size_t i = 0; i < edited.size(); ++i) {
+    const auto& e = edited[i];
+    if (e.clip_offset != before[i].clip_offset)
+      return make_error(ErrorCode::invalid_argument, no_offset, "tag_table",
+                        "record " + std::to_string(i) + ": clip_offset is not editable (it follows the clip it reaches)");
+    if (same_record(e, before[i])) continue;
+    ++changed;
+    const std::size_t at = 4 + legacy_tag_record_size * i;
+    s[at] = e.kind;
+    s[at + 1] = e.byte_1;
+    s[at + 2] = static_cast<std::uint8_t>(static_cast<std::uint16_t>(e.id));
+    s[at + 3] = static_cast<std::uint8_t>(static_cast<std::uint16_t>(e.id) >> 8);
+    std::copy(e.bytes_4.begin(), e.bytes_4.end(), s.begin() + static_cast<std::ptrdiff_t>(at + 4));
+    set32(s, at + 0x10, std::bit_cast<std::uint32_t>(e.start));
+    set32(s, at + 0x14, std::bit_cast<std::uint32_t>(e.end));
+    for (std::size_t k = 0; k < 4; ++k) {
+      set32(s, at + 0x18 + 36 * k, e.names[k].hash);
+      std::copy(e.names[k].bytes.begin(), e.names[k].bytes.end(), s.begin() + static_cast<std::ptrdiff_t>(at + 0x1C + 36 * k));
+    }
+    set32(s, at + 0xA8, e.pointer_slot);
+  }
+  return {};
+}
+
+// Slot 7: a node's time, type and payload written in place. The layout (offsets, sizes, next
+// offsets) is read, not written, so a payload keeps its size.
+Status patch_events(Bytes& s, const std::vector<LegacyEvent>& before, const std::vector<LegacyEvent>& edited,
+                    std::size_t& changed) {
+  if (edited.size() != before.size())
+    return make_error(ErrorCode::invalid_argument, no_offset, "events",
+                      "adding or removing event nodes is not supported (" + std::to_string(before.size()) +
+                          " stored, " + std::to_string(edited.size()) + " given)");
+  for (std::size_t i = 0; i < edited.size(); ++i) {
+    const auto& e = edited[i];
+    const auto& b = before[i];
+    if (e.offset != b.offset || e.size != b.size || e.next != b.next || e.payload.size() != b.payload.size())
+      return make_error(ErrorCode::invalid_argument, no_offset, "events",
+                        "node " + std::to_string(i) +
+                            ": offset, size, next and the payload's length are the chain's layout, not editable");
+    if (same_bits(e.time, b.time) && e.type == b.type && e.payload == b.payload) continue;
+    ++changed;
+    set32(s, e.offset, std::bit_cast<std::uint32_t>(e.time));
+    set32(s, e.offset + 4, e.type);
+    std::copy(e.payload.begin(), e.payload.end(), s.begin() + static_cast<std::ptrdiff_t>(e.offset + 12));
+  }
+  return {};
+}
+
+// Every tag table of the bank (JB-DOC: a record's clip offset counts from the record's own
+// start): a record that reached a block's base in `original` is made to reach that block's
+// base in `out`; one that reached none keeps its value (reported when clips moved).
+Status follow_moved_clips(const Container& original, Container& out, LegacyEncodeReport& rep) {
+  MAB_ASSIGN(const Placement after, place(out));
+  for (std::size_t k = 0; k < original.blocks.size(); ++k) {
+    if (original.blocks[k].section(6).empty()) continue;
+    ++rep.tag_tables;
+    MAB_ASSIGN(const LegacyTags tags, decode_legacy_tags(original, k));
+    if (!tags.tag_table) {
+      ++rep.tag_tables_undecoded;
+      continue;
+    }
+    const PlacedBlock& pb = after.blocks[k];
+    const std::uint64_t table = pb.base + pb.segments[static_cast<std::size_t>(out.blocks[k].slot_segment[6])].offset;
+    for (std::size_t i = 0; i < tags.tag_table->size(); ++i) {
+      const LegacyTagRecord& r = (*tags.tag_table)[i];
+      if (r.clip_block < 0) {
+        if (rep.size_change != 0) rep.tag_offsets_kept.push_back({k, i, r.clip_offset, r.clip_offset, -1});
+        continue;
+      }
+      const auto record = static_cast<std::int64_t>(table + 4 + legacy_tag_record_size * i);
+      const std::int64_t now = static_cast<std::int64_t>(after.blocks[static_cast<std::size_t>(r.clip_block)].base) - record;
+      if (now == r.clip_offset) continue;
+      if (now < INT32_MIN || now > INT32_MAX)
+        return make_error(ErrorCode::limit_exceeded, no_offset, "tag_table",
+                          "clip " + std::to_string(k) + " record " + std::to_string(i) + ": the clip offset does not fit");
+      set32(*out.blocks[k].section_mut(6), 4 + legacy_tag_record_size * i + 0x0C,
+            static_cast<std::uint32_t>(static_cast<std::int32_t>(now)));
+      rep.tag_offsets_updated.push_back({k, i, r.clip_offset, static_cast<std::int32_t>(now), r.clip_block});
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<Container> encode_legacy_clip(const Container& original, std::size_t block, const LegacyClip& edited,
@@ -172,14 +295,19 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
   MAB_TRY(ascending_bones(edited.rotations, words, "rotations"));
   MAB_TRY(ascending_bones(edited.constant_translations, words, "constant_translations"));
   MAB_TRY(ascending_bones(edited.translations, words, "translations"));
-  if (edited.last_frame != before.last_frame)
+  // A new lastFrame (a trim, trim_legacy_clip) rewrites every timed section at that length.
+  const bool retimed = edited.last_frame != before.last_frame;
+  if (retimed && !before.present[0] && !before.present[1] && !before.present[3] && !before.present[5])
     return make_error(ErrorCode::invalid_argument, no_offset, "last_frame",
-                      "changing lastFrame is not supported yet (issue 15)");
-  const std::uint16_t last = before.last_frame;
+                      "the clip has no timed section (slots 0, 1, 3, 5): there is no lastFrame to change");
+  const std::uint16_t last = edited.last_frame;
   const std::size_t frames = std::size_t{last} + 1;
+  // A section the block has with no entries (a count of 0) stays, empty.
+  auto kept_empty = [&](std::size_t slot) { return before.present[slot] && before.headers[slot].count == 0; };
   const bool has[6] = {!edited.trajectory_translation.empty(), !edited.trajectory_rotation.empty(),
-                       !edited.constant_rotations.empty(), !edited.rotations.empty(),
-                       !edited.constant_translations.empty(), !edited.translations.empty()};
+                       !edited.constant_rotations.empty() || kept_empty(2), !edited.rotations.empty() || kept_empty(3),
+                       !edited.constant_translations.empty() || kept_empty(4),
+                       !edited.translations.empty() || kept_empty(5)};
   for (std::size_t slot = 0; slot < 6; ++slot)
     if (has[slot] != before.present[slot])
       return make_error(ErrorCode::invalid_argument, no_offset, original.blocks[block].slot_field_name(slot),
@@ -212,33 +340,44 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
   LegacyEncodeReport rep;
   for (const auto& t : before.rotations) rep.keys_before += t.keys.size();
   auto rate = [&](std::size_t slot) { return before.headers[slot].rate_bits; };
+  // A constant section keeps its stored lastFrame (0 in retail files, JB-DOC); the trajectory
+  // its stored count (1, JB-DOC, or lastFrame + 1).
+  auto stored_last = [&](std::size_t slot) {
+    return retimed && !before.headers[slot].untimed() ? last : before.headers[slot].last_frame;
+  };
+  auto constant_kept = [&](std::size_t slot) { return !retimed || before.headers[slot].untimed(); };
+  if (!same_bits(edited.duration, before.duration)) h.duration_bits = std::bit_cast<std::uint32_t>(edited.duration);
+  auto stored_count = [&](std::size_t slot) -> std::size_t { return before.headers[slot].count == 1 ? 1 : frames; };
   for (std::size_t slot = 0; slot < 6; ++slot) {
     if (!has[slot]) continue;
     Bytes s;
     bool same = true;
     switch (slot) {
       case 0: {
+        same = !retimed;
         for (std::size_t f = 0; f < frames && same; ++f)
           same = same_vec(edited.trajectory_translation[f], before.trajectory_translation[f]);
-        s = header(frames, last, rate(0));
+        s = header(stored_count(0), last, rate(0));
         for (const auto& v : edited.trajectory_translation) put_vec(s, v);
         break;
       }
       case 1: {
-        s = header(frames, last, rate(1));
+        same = !retimed;
+        s = header(stored_count(1), last, rate(1));
         for (std::size_t f = 0; f < frames; ++f) {
-          const bool kept = same_quat(edited.trajectory_rotation[f], before.trajectory_rotation[f]);
+          const bool kept = f < before.trajectory_rotation.size() &&
+                            same_quat(edited.trajectory_rotation[f], before.trajectory_rotation[f]);
           same = same && kept;
           put_code(s, kept ? before.trajectory_rotation_codes[f] : encode_quat48(edited.trajectory_rotation[f]));
         }
         break;
       }
       case 2: {
-        same = edited.constant_rotations.size() == before.constant_rotations.size();
-        s = header(edited.constant_rotations.size(), last, rate(2));
+        same = constant_kept(2) && edited.constant_rotations.size() == before.constant_rotations.size();
+        s = header(edited.constant_rotations.size(), stored_last(2), rate(2));
         for (std::size_t i = 0; i < edited.constant_rotations.size(); ++i) {
           const auto& e = edited.constant_rotations[i];
-          const bool kept = same && e.bone == before.constant_rotations[i].bone &&
+          const bool kept = i < before.constant_rotations.size() && e.bone == before.constant_rotations[i].bone &&
                             same_quat(e.rotation, before.constant_rotations[i].rotation);
           same = same && kept;
           put_code(s, kept ? before.constant_rotations[i].code : encode_quat48(e.rotation));
@@ -246,7 +385,7 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
         break;
       }
       case 3: {
-        same = edited.rotations.size() == before.rotations.size();
+        same = !retimed && edited.rotations.size() == before.rotations.size();
         std::vector<Sparse> tracks;
         for (std::size_t t = 0; t < edited.rotations.size(); ++t) {
           const auto& e = edited.rotations[t];
@@ -266,12 +405,12 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
           rep.keys_after += tracks.back().frames.size();
           rep.max_error_deg = std::max(rep.max_error_deg, tracks.back().max_error);
         }
-        s = keyed_section(tracks, last, rate(3));
+        s = keyed_section(tracks, last, rate(3), before.headers[3].group_table);
         break;
       }
       case 4: {
-        same = edited.constant_translations.size() == before.constant_translations.size();
-        s = header(edited.constant_translations.size(), last, rate(4));
+        same = constant_kept(4) && edited.constant_translations.size() == before.constant_translations.size();
+        s = header(edited.constant_translations.size(), stored_last(4), rate(4));
         for (std::size_t i = 0; i < edited.constant_translations.size(); ++i) {
           const auto& e = edited.constant_translations[i];
           same = same && e.bone == before.constant_translations[i].bone &&
@@ -281,7 +420,7 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
         break;
       }
       case 5: {
-        same = edited.translations.size() == before.translations.size();
+        same = !retimed && edited.translations.size() == before.translations.size();
         s = header(edited.translations.size(), last, rate(5));
         for (std::size_t t = 0; t < edited.translations.size() && same; ++t) {
           same = edited.translations[t].bone == before.translations[t].bone;
@@ -299,9 +438,26 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
       ++rep.sections_kept;
       continue;
     }
-    pad16(s);
+    finish(s, before.headers[slot], original.blocks[block].section(slot).size());
     *b.section_mut(slot) = std::move(s);
     ++rep.sections_rewritten;
+  }
+  // Slots 6 and 7: an empty optional keeps the section; a given one must match what decodes.
+  if (edited.tag_table) {
+    if (!before.tag_table)
+      return make_error(ErrorCode::invalid_argument, no_offset, "tag_table",
+                        before.tag_table_note.empty() ? "the block has no tag table (slot 6)"
+                                                      : "the block's tag table does not decode, so it can only be kept: " +
+                                                            before.tag_table_note);
+    MAB_TRY(patch_tags(*b.section_mut(6), *before.tag_table, *edited.tag_table, rep.tag_records_edited));
+  }
+  if (edited.events) {
+    if (!before.events)
+      return make_error(ErrorCode::invalid_argument, no_offset, "events",
+                        before.events_note.empty() ? "the block has no event chain (slot 7)"
+                                                   : "the block's event chain does not decode, so it can only be kept: " +
+                                                         before.events_note);
+    MAB_TRY(patch_events(*b.section_mut(7), *before.events, *edited.events, rep.events_edited));
   }
   // A chained clip's segment holds no bytes (the clip is its own block), so the segments'
   // sizes are this clip's own.
@@ -310,7 +466,7 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
   if (rep.size_change != 0)
     for (const auto& other : original.blocks)
       rep.moved_clips += other.original_base > original.blocks[block].original_base;
-  for (const auto& other : original.blocks) rep.tag_tables += !other.section(6).empty();
+  MAB_TRY(follow_moved_clips(original, out, rep));
   if (report != nullptr) *report = rep;
   return out;
 }

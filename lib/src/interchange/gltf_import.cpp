@@ -582,14 +582,13 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
   const std::size_t frames = std::size_t{orig.last_frame} + 1;
   rep.keys = frames;
   rep.key_rate = rate;
-  const bool any_track = !orig.constant_rotations.empty() || !orig.rotations.empty() ||
-                         !orig.constant_translations.empty() || !orig.translations.empty() || orig.present[0] ||
-                         orig.present[1];
-  if (any_track && (!(rate > 0) || !std::isfinite(rate)))
+  // Untimed constant sections alone (JB-DOC: lastFrame 0, rate 0) need no rate: one frame at 0.
+  const bool timed = !orig.rotations.empty() || !orig.translations.empty() || orig.present[0] || orig.present[1];
+  if (timed && (!(rate > 0) || !std::isfinite(rate)))
     return make_error(ErrorCode::bad_value, no_offset, "frame_rate",
                       "the clip's frame rate " + std::to_string(rate) + " cannot place its frames in time");
   std::vector<double> seconds(frames);
-  for (std::size_t f = 0; f < frames; ++f) seconds[f] = any_track ? static_cast<double>(f) / rate : 0.0;
+  for (std::size_t f = 0; f < frames; ++f) seconds[f] = timed ? static_cast<double>(f) / rate : 0.0;
   const double snap = time_snap(rate, false);
 
   // The stand-in clip: constant rotations, keyed rotations (every frame), trajectory rotation.
@@ -617,8 +616,23 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
     pseudo.bones.push_back(std::move(b));
     refs.push_back({kind, index, node_name + " rotation"});
   };
+  // A bone the clip holds constant and animates at once keeps its constant value on a node of
+  // its own (gltf_legacy.hpp), and that value stays constant.
+  std::unordered_set<std::uint32_t> rotation_doubled, translation_doubled;
+  for (const auto& c : orig.constant_rotations)
+    for (const auto& k : orig.rotations)
+      if (k.bone == c.bone) rotation_doubled.insert(c.bone);
+  for (const auto& c : orig.constant_translations)
+    for (const auto& k : orig.translations)
+      if (k.bone == c.bone) translation_doubled.insert(c.bone);
+  auto constant_rotation_node = [&](std::uint32_t bone) {
+    return rotation_doubled.count(bone) ? gltf::legacy_constant_node_name(bone) : gltf::legacy_node_name(bone);
+  };
+  auto constant_translation_node = [&](std::uint32_t bone) {
+    return translation_doubled.count(bone) ? gltf::legacy_constant_node_name(bone) : gltf::legacy_node_name(bone);
+  };
   for (std::size_t i = 0; i < orig.constant_rotations.size(); ++i)
-    add_bone(gltf::legacy_node_name(orig.constant_rotations[i].bone), Kind::constant, i);
+    add_bone(constant_rotation_node(orig.constant_rotations[i].bone), Kind::constant, i);
   for (std::size_t i = 0; i < orig.rotations.size(); ++i)
     add_bone(gltf::legacy_node_name(orig.rotations[i].bone), Kind::keyed, i);
   if (orig.present[1]) add_bone(std::string(gltf::trajectory_node_name), Kind::trajectory, 0);
@@ -626,7 +640,7 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
   std::unordered_set<std::uint32_t> known;
   for (const auto& b : pseudo.bones) known.insert(b.hash);
   std::unordered_set<std::uint32_t> known_translated;
-  for (const auto& t : orig.constant_translations) known_translated.insert(bone_hash(gltf::legacy_node_name(t.bone)));
+  for (const auto& t : orig.constant_translations) known_translated.insert(bone_hash(constant_translation_node(t.bone)));
   for (const auto& t : orig.translations) known_translated.insert(bone_hash(gltf::legacy_node_name(t.bone)));
   if (orig.present[0]) known_translated.insert(bone_hash(gltf::trajectory_node_name));
   BoneNodes node_of;
@@ -676,6 +690,11 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
       for (const auto& q : s) spread = std::min(spread, half_cos(q, s.front()));
       if (spread >= ctx.cos_tol) {
         edited.constant_rotations[r.index].rotation = s.front();
+      } else if (rotation_doubled.count(orig.constant_rotations[r.index].bone)) {
+        return make_error(ErrorCode::invalid_argument, no_offset, refs[i].label,
+                          "holds the constant rotation of a bone the clip also keys (bone_" +
+                              std::to_string(orig.constant_rotations[r.index].bone) +
+                              "); it cannot vary: animate bone_<id> instead");
       } else {
         LegacyRotationTrack t;
         t.bone = orig.constant_rotations[r.index].bone;
@@ -755,9 +774,13 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
   for (std::size_t i = 0; i < edited.constant_translations.size(); ++i) {
     auto& t = edited.constant_translations[i];
     std::vector<Vec3> values(frames, t.translation);
-    if (!sample_translations(gltf::legacy_node_name(t.bone), values)) continue;
+    if (!sample_translations(constant_translation_node(t.bone), values)) continue;
     if (std::all_of(values.begin(), values.end(), [&](const Vec3& v) { return v == values.front(); })) {
       t.translation = values.front();
+    } else if (translation_doubled.count(t.bone)) {
+      return make_error(ErrorCode::invalid_argument, no_offset, constant_translation_node(t.bone) + " translation",
+                        "holds the constant translation of a bone the clip also animates; it cannot vary: animate "
+                        "bone_" + std::to_string(t.bone) + " instead");
     } else {
       moved.push_back({t.bone, std::move(values)});
       drop_translation[i] = true;

@@ -65,6 +65,8 @@ Result<std::vector<std::uint8_t>> export_legacy_gltf(const Container& c, const G
     return make_error(ErrorCode::invalid_argument, no_offset, o.skeleton ? "skeleton" : "names",
                       "Far Cry 2/3 clips name bones by skeleton id, not by the CRC-32 of a name: their nodes are "
                       "bone_<id>, and --names and --skeleton do not apply");
+  if (c.is_opaque())  // Blood Dragon when the guessed FC3 layout does not fit (D10)
+    return make_error(ErrorCode::not_decodable, 0x10, "body", "kept opaque: " + c.opaque_reason);
   GltfExportReport rep;
   std::vector<LegacyClip> clips;
   for (std::size_t b = 0; b < c.blocks.size(); ++b) {
@@ -90,14 +92,17 @@ Result<std::vector<std::uint8_t>> export_legacy_gltf(const Container& c, const G
   root.rotation.assign(std::begin(zup_to_yup), std::end(zup_to_yup));
   m.nodes.push_back(std::move(root));
 
-  // Nodes: every bone id any clip moves, ascending, then the trajectory.
-  std::map<std::uint32_t, int> node_of;
+  // Nodes: every bone id any clip moves, ascending, then the constant nodes of bones a clip
+  // both holds constant and animates (glTF 3.11 allows one channel per node and path in an
+  // animation), then the trajectory.
+  std::map<std::uint32_t, int> node_of, constant_node_of;
   bool any_trajectory = false;
   for (const auto& l : clips) {
     for (const auto& r : l.constant_rotations) node_of[r.bone];
     for (const auto& r : l.rotations) node_of[r.bone];
     for (const auto& t : l.constant_translations) node_of[t.bone];
     for (const auto& t : l.translations) node_of[t.bone];
+    for (const auto bone : legacy_doubled_bones(l)) constant_node_of[bone];
     any_trajectory = any_trajectory || l.present[0] || l.present[1];
   }
   auto add_node = [&](const std::string& name) {
@@ -110,23 +115,18 @@ Result<std::vector<std::uint8_t>> export_legacy_gltf(const Container& c, const G
     return idx;
   };
   for (auto& [bone, node] : node_of) node = add_node(legacy_node_name(bone));
+  for (auto& [bone, node] : constant_node_of) node = add_node(legacy_constant_node_name(bone));
   const int trajectory = any_trajectory ? add_node(std::string(trajectory_node_name)) : -1;
 
   std::vector<PendingAnimation> anims;
   for (const auto& l : clips) {
-    // glTF allows one channel per node and path in an animation (glTF 3.11).
-    for (const auto& r : l.constant_rotations)
-      for (const auto& k : l.rotations)
-        if (k.bone == r.bone)
-          return make_error(ErrorCode::bad_value, no_offset, "masks",
-                            "clip " + std::to_string(l.block) + ": bone " + std::to_string(r.bone) +
-                                " has both a constant and a keyed rotation; a glTF node has one (JSON keeps both)");
-    for (const auto& t : l.constant_translations)
-      for (const auto& k : l.translations)
-        if (k.bone == t.bone)
-          return make_error(ErrorCode::bad_value, no_offset, "masks",
-                            "clip " + std::to_string(l.block) + ": bone " + std::to_string(t.bone) +
-                                " has both a constant and an animated translation; a glTF node has one (JSON keeps both)");
+    // The constant value of a bone the clip also animates goes to its constant node.
+    auto animates_rotation = [&](std::uint32_t bone) {
+      return std::any_of(l.rotations.begin(), l.rotations.end(), [&](const auto& k) { return k.bone == bone; });
+    };
+    auto animates_translation = [&](std::uint32_t bone) {
+      return std::any_of(l.translations.begin(), l.translations.end(), [&](const auto& k) { return k.bone == bone; });
+    };
     PendingAnimation a;
     a.block = l.block;
     a.frame_rate = l.frame_rate;
@@ -138,15 +138,21 @@ Result<std::vector<std::uint8_t>> export_legacy_gltf(const Container& c, const G
       rep.skipped_blocks.push_back({l.block, "the clip has no tracks"});
       continue;
     }
-    if (!(l.frame_rate > 0) || !std::isfinite(l.frame_rate))
+    // A clip of untimed constant sections alone (JB-DOC: lastFrame 0, rate 0) has no rate and
+    // needs none: its channels hold one key at time 0.
+    const bool timed = !l.rotations.empty() || !l.translations.empty() || l.present[0] || l.present[1];
+    if (timed && (!(l.frame_rate > 0) || !std::isfinite(l.frame_rate)))
       return make_error(ErrorCode::bad_value, no_offset, "frame_rate",
                         "clip " + std::to_string(l.block) + ": frame rate " + std::to_string(l.frame_rate) +
                             " cannot place keys in time");
-    const auto seconds = [&](std::uint32_t frame) { return static_cast<float>(frame / static_cast<double>(l.frame_rate)); };
+    const auto seconds = [&](std::uint32_t frame) {
+      return frame == 0 ? 0.0f : static_cast<float>(frame / static_cast<double>(l.frame_rate));
+    };
     std::vector<float> all_frames(std::size_t{l.last_frame} + 1);
     for (std::size_t f = 0; f < all_frames.size(); ++f) all_frames[f] = seconds(static_cast<std::uint32_t>(f));
     for (const auto& r : l.constant_rotations) {
-      PendingChannel ch{node_of.at(r.bone), Path::rotation, {0.0f}, {}};
+      PendingChannel ch{animates_rotation(r.bone) ? constant_node_of.at(r.bone) : node_of.at(r.bone), Path::rotation,
+                        {0.0f}, {}};
       put_quats(ch.values, {r.rotation});
       a.channels.push_back(std::move(ch));
     }
@@ -165,7 +171,8 @@ Result<std::vector<std::uint8_t>> export_legacy_gltf(const Container& c, const G
       return {};
     };
     for (const auto& t : l.constant_translations) {
-      PendingChannel ch{node_of.at(t.bone), Path::translation, {0.0f}, {}};
+      PendingChannel ch{animates_translation(t.bone) ? constant_node_of.at(t.bone) : node_of.at(t.bone),
+                        Path::translation, {0.0f}, {}};
       MAB_TRY(vec3s({t.translation}, "constant translation of bone " + std::to_string(t.bone), ch.values));
       a.channels.push_back(std::move(ch));
     }

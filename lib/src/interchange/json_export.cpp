@@ -295,6 +295,56 @@ void list(Writer& w, const std::vector<T>& items, F&& item) {
   });
 }
 
+// Slots 6 and 7 of a legacy block (docs/json-format.md, "tag_table" and "events"): the
+// decoded records and nodes, or the note saying why a present section did not decode.
+void legacy_tags_and_events(Writer& w, const LegacyClip& c) {
+  if (c.tag_table) {
+    w.key("tag_table"), list(w, *c.tag_table, [&](const LegacyTagRecord& r) {
+      w.object([&] {
+        w.key("kind"), w.uint(r.kind);
+        w.key("byte_1"), w.uint(r.byte_1);
+        w.key("id"), w.sint(r.id);
+        w.key("bytes_4"), hex_bytes(w, r.bytes_4);
+        w.key("clip_offset"), w.sint(r.clip_offset);
+        w.key("clip_block");
+        if (r.clip_block >= 0)
+          w.uint(static_cast<std::uint64_t>(r.clip_block));
+        else
+          w.null_value();
+        w.key("start"), w.float_value(r.start);
+        w.key("end"), w.float_value(r.end);
+        w.key("names"), w.array([&] {
+          for (const auto& n : r.names)
+            w.object([&] {
+              w.key("hash"), hex_u32(w, n.hash);
+              if (n.plain())
+                w.key("text"), w.string(n.text());
+              else
+                w.key("bytes"), hex_bytes(w, n.bytes);
+            });
+        });
+        w.key("pointer_slot"), w.uint(r.pointer_slot);
+      });
+    });
+  } else if (!c.tag_table_note.empty()) {
+    w.key("tag_table_note"), w.string(c.tag_table_note);
+  }
+  if (c.events) {
+    w.key("events"), list(w, *c.events, [&](const LegacyEvent& e) {
+      w.object([&] {
+        w.key("offset"), w.uint(e.offset);
+        w.key("time"), w.float_value(e.time);
+        w.key("type"), w.uint(e.type);
+        w.key("size"), w.uint(e.size);
+        w.key("next"), w.uint(e.next);
+        w.key("payload"), hex_bytes(w, e.payload);
+      });
+    });
+  } else if (!c.events_note.empty()) {
+    w.key("events_note"), w.string(c.events_note);
+  }
+}
+
 // A legacy block's tracks (spec 13), keyed by skeleton bone id; docs/json-format.md.
 void legacy_clip(Writer& w, const LegacyClip& c) {
   w.object([&] {
@@ -327,6 +377,7 @@ void legacy_clip(Writer& w, const LegacyClip& c) {
         w.key("frames"), list(w, t.frames, [&](const Vec3& v) { vec3(w, v); });
       });
     });
+    legacy_tags_and_events(w, c);
   });
 }
 

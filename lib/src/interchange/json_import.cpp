@@ -365,7 +365,7 @@ Result<LegacyHeader> read_legacy_header(const Val& j, const Path& path, const Va
                        {"mask_words", "masks", "trajectory_reference_bits", "per_loop_rotation_bits", "tag",
                         "duration_bits", "sections", "pointer_slot"}));
   LegacyHeader h;
-  const std::uint32_t want_words = variant.game == Game::far_cry_3 ? 9 : 5;
+  const std::uint32_t want_words = variant.game == Game::far_cry_2 ? 5 : 9;  // FC3 and Blood Dragon: 9
   MAB_ASSIGN(h.mask_words, read_u_field<std::uint32_t>(j, path, "mask_words"));
   if (h.mask_words != want_words)
     return perr(at(path, "mask_words"), std::string(variant.short_name) + " clips have " +
@@ -720,10 +720,20 @@ struct LegacyNull {
   std::string path;
 };
 
+// A tag record's start or end, or an event's time, written null (not finite): the stored one.
+struct LegacyTimeNull {
+  bool event = false;
+  std::size_t index = 0;
+  unsigned field = 0;  // records: 0 start, 1 end
+  std::string path;
+};
+
 struct ParsedLegacy {
   LegacyClip clip;
   std::optional<float> frame_rate;  // null: the stored rate
   std::vector<LegacyNull> nulls;
+  std::vector<LegacyTimeNull> time_nulls;
+  std::vector<std::optional<std::uint64_t>> clip_blocks;  // per tag record, informational
 };
 
 Result<Vec3> read_vec3(const Val& j, const Path& path, std::size_t slot, std::uint32_t bone, std::size_t frame,
@@ -756,10 +766,97 @@ Status read_list(const Val& obj, const Path& path, std::string_view key, std::si
   return each(j, [&](std::size_t i, const Val& v) -> Status { return item(at(p, i), v, out[i]); });
 }
 
+Result<float> read_time(const Val& j, const Path& path, ParsedLegacy& out, bool event, std::size_t index,
+                        unsigned field) {
+  if (j.is_null()) {
+    out.time_nulls.push_back({event, index, field, path.str()});
+    return 0.0f;
+  }
+  return read_float(j, path);
+}
+
+// A name slot: {"hash", "text"} or {"hash", "bytes"} (32 bytes as hex).
+Result<LegacyTagName> read_tag_name(const Val& j, const Path& path) {
+  MAB_TRY(check_object(j, path, {"hash", "text", "bytes"}));
+  LegacyTagName n;
+  MAB_ASSIGN(n.hash, read_u_field<std::uint32_t>(j, path, "hash"));
+  const auto text = maybe(j, "text");
+  if (text.has_value() == maybe(j, "bytes").has_value())
+    return perr(path, "a name slot holds \"text\" or \"bytes\" (32 bytes as hex), exactly one");
+  if (text) {
+    MAB_ASSIGN(const std::string t, read_string(*text, at(path, "text")));
+    if (t.size() > n.bytes.size() || t.find('\0') != std::string::npos)
+      return perr(at(path, "text"), "a name holds at most 32 bytes and no NUL");
+    std::copy(t.begin(), t.end(), n.bytes.begin());
+  } else {
+    MAB_ASSIGN(n.bytes, read_hex_fixed<32>(j, path, "bytes"));
+  }
+  return n;
+}
+
+Status read_legacy_tags_and_events(const Val& j, const Path& path, ParsedLegacy& out) {
+  LegacyClip& c = out.clip;
+  if (maybe(j, "tag_table")) {
+    c.tag_table.emplace();
+    MAB_TRY(read_list(j, path, "tag_table", legacy_max_frames, *c.tag_table,
+                      [&](const Path& p, const Val& v, LegacyTagRecord& r) -> Status {
+                        MAB_TRY(check_object(v, p, {"kind", "byte_1", "id", "bytes_4", "clip_offset", "clip_block",
+                                                    "start", "end", "names", "pointer_slot"}));
+                        MAB_ASSIGN(r.kind, read_u_field<std::uint8_t>(v, p, "kind"));
+                        MAB_ASSIGN(r.byte_1, read_u_field<std::uint8_t>(v, p, "byte_1"));
+                        MAB_ASSIGN(const Val id, need(v, p, "id"));
+                        MAB_ASSIGN(const auto idv, read_int(id, at(p, "id"), -32768, 32767));
+                        r.id = static_cast<std::int16_t>(idv);
+                        MAB_ASSIGN(r.bytes_4, read_hex_fixed<8>(v, p, "bytes_4"));
+                        MAB_ASSIGN(const Val off, need(v, p, "clip_offset"));
+                        MAB_ASSIGN(const auto offv, read_int(off, at(p, "clip_offset"), INT32_MIN, INT32_MAX));
+                        r.clip_offset = static_cast<std::int32_t>(offv);
+                        MAB_ASSIGN(const Val cb, need(v, p, "clip_block"));
+                        std::optional<std::uint64_t> block;
+                        if (!cb.is_null()) {
+                          MAB_ASSIGN(block, read_uint(cb, at(p, "clip_block"), 0xFFFF));
+                        }
+                        out.clip_blocks.push_back(block);
+                        MAB_ASSIGN(const Val st, need(v, p, "start"));
+                        MAB_ASSIGN(r.start, read_time(st, at(p, "start"), out, false, p.index, 0));
+                        MAB_ASSIGN(const Val en, need(v, p, "end"));
+                        MAB_ASSIGN(r.end, read_time(en, at(p, "end"), out, false, p.index, 1));
+                        MAB_ASSIGN(const Val names, need(v, p, "names"));
+                        const Path np = at(p, "names");
+                        MAB_TRY(check_size(names, np, 4));
+                        MAB_TRY(each(names, [&](std::size_t k, const Val& n) -> Status {
+                          MAB_ASSIGN(r.names[k], read_tag_name(n, at(np, k)));
+                          return {};
+                        }));
+                        MAB_ASSIGN(r.pointer_slot, read_u_field<std::uint32_t>(v, p, "pointer_slot"));
+                        return {};
+                      }));
+  }
+  if (maybe(j, "events")) {
+    c.events.emplace();
+    MAB_TRY(read_list(j, path, "events", legacy_max_frames, *c.events,
+                      [&](const Path& p, const Val& v, LegacyEvent& e) -> Status {
+                        MAB_TRY(check_object(v, p, {"offset", "time", "type", "size", "next", "payload"}));
+                        MAB_ASSIGN(e.offset, read_u_field<std::uint32_t>(v, p, "offset"));
+                        MAB_ASSIGN(const Val t, need(v, p, "time"));
+                        MAB_ASSIGN(e.time, read_time(t, at(p, "time"), out, true, p.index, 0));
+                        MAB_ASSIGN(e.type, read_u_field<std::uint32_t>(v, p, "type"));
+                        MAB_ASSIGN(e.size, read_u_field<std::uint16_t>(v, p, "size"));
+                        MAB_ASSIGN(e.next, read_u_field<std::uint16_t>(v, p, "next"));
+                        MAB_ASSIGN(const Val pl, need(v, p, "payload"));
+                        std::uint64_t budget = 0xFFFF;
+                        MAB_ASSIGN(e.payload, read_hex(pl, at(p, "payload"), budget));
+                        return {};
+                      }));
+  }
+  return {};
+}
+
 Result<ParsedLegacy> read_legacy_clip(const Val& j, const Path& path) {
   MAB_TRY(check_object(j, path,
                        {"last_frame", "frame_rate", "trajectory_translation", "trajectory_rotation",
-                        "constant_rotations", "rotations", "constant_translations", "translations"}));
+                        "constant_rotations", "rotations", "constant_translations", "translations", "tag_table",
+                        "tag_table_note", "events", "events_note"}));
   ParsedLegacy out;
   LegacyClip& c = out.clip;
   MAB_ASSIGN(c.last_frame, read_u_field<std::uint16_t>(j, path, "last_frame"));
@@ -828,13 +925,48 @@ Result<ParsedLegacy> read_legacy_clip(const Val& j, const Path& path) {
                                          return {};
                                        });
                     }));
+  MAB_TRY(read_legacy_tags_and_events(j, path, out));
   return out;
+}
+
+// Nulls in tag and event times take the stored values; clip_block is informational (where
+// clip_offset lands) and must be the decoded one.
+Status resolve_legacy_tags_and_events(const ParsedLegacy& parsed, const LegacyClip& original, LegacyClip& c) {
+  for (const auto& n : parsed.time_nulls) {
+    if (n.event) {
+      if (!original.events || n.index >= original.events->size())
+        return perr(n.path, "null stands for the stored value, and the original has none here");
+      (*c.events)[n.index].time = (*original.events)[n.index].time;
+    } else {
+      if (!original.tag_table || n.index >= original.tag_table->size())
+        return perr(n.path, "null stands for the stored value, and the original has none here");
+      const auto& o = (*original.tag_table)[n.index];
+      (n.field == 0 ? (*c.tag_table)[n.index].start : (*c.tag_table)[n.index].end) = n.field == 0 ? o.start : o.end;
+    }
+  }
+  if (c.tag_table && original.tag_table) {
+    for (std::size_t i = 0; i < parsed.clip_blocks.size() && i < original.tag_table->size(); ++i) {
+      const int want = (*original.tag_table)[i].clip_block;
+      const auto& got = parsed.clip_blocks[i];
+      if (got.has_value() != (want >= 0) || (got && *got != static_cast<std::uint64_t>(want)))
+        return perr("/legacy_clip/tag_table/" + std::to_string(i) + "/clip_block",
+                    "informational: the block clip_offset reaches (" +
+                        (want >= 0 ? std::to_string(want) : std::string("none")) + "), not editable");
+      (*c.tag_table)[i].clip_block = want;
+    }
+  }
+  return {};
 }
 
 // The edited clip: nulls and a null rate replaced by the original's values. A null where
 // the original has nothing to keep is an error; so is a changed rate (stored in every array
 // header, not editable yet).
 Result<LegacyClip> resolve_legacy(const ParsedLegacy& parsed, const LegacyClip& original) {
+  // A trim also moves the duration, events and keys at the new ends: the library's
+  // trim_legacy_clip does it whole; a document only edits values.
+  if (parsed.clip.last_frame != original.last_frame)
+    return make_error(ErrorCode::invalid_argument, no_offset, "last_frame",
+                      "a document cannot change last_frame (a trim); the library's trim_legacy_clip does trims");
   LegacyClip c = parsed.clip;
   c.block = original.block;
   c.duration = original.duration;
@@ -865,6 +997,7 @@ Result<LegacyClip> resolve_legacy(const ParsedLegacy& parsed, const LegacyClip& 
       return perr(n.path, "null stands for the stored value, and the original has none here");
     (*to)[n.component] = (*from)[n.component];
   }
+  MAB_TRY(resolve_legacy_tags_and_events(parsed, original, c));
   return c;
 }
 
