@@ -2,6 +2,7 @@
 #include <mab/codec_file.hpp>
 
 #include "decode/clip_layout.hpp"
+#include "decode/motion_layout.hpp"
 #include "io/byte_reader.hpp"
 
 #include <algorithm>
@@ -39,6 +40,11 @@ double key_rate(const Container& c, std::size_t block) noexcept {
 }
 
 Result<DecodedClip> decode_clip(Container container, std::size_t block, const Limits& limits) {
+  return decode_clip(std::move(container), block, DecodeOptions{}, limits);
+}
+
+Result<DecodedClip> decode_clip(Container container, std::size_t block, const DecodeOptions& options,
+                                const Limits& limits) {
   if (block >= container.blocks.size())
     return make_error(ErrorCode::not_decodable, 0x10, "body",
                       container.is_opaque() ? "kept opaque: " + container.opaque_reason
@@ -128,6 +134,10 @@ Result<DecodedClip> decode_clip(Container container, std::size_t block, const Li
     }
   }
   d.container = std::move(container);
+  // Issue 16: translations, root motion and part entries, each decoded only where the bytes
+  // prove a reading (spec 10, 12); never a reason to fail the rotations' decode.
+  d.options = options;
+  decode::decode_motion(d, pl, options, limits);
   return d;
 }
 

@@ -4,6 +4,8 @@
 // only to report the syntax error with nlohmann's line, column and byte offset.
 #include <mab/json.hpp>
 
+#include "interchange/json_motion.hpp"
+
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
 
@@ -1102,11 +1104,12 @@ Result<LegacyOriginal> decode_legacy_original(const ParsedDocument& doc, const L
   return LegacyOriginal{std::move(reread), std::move(clip)};
 }
 
-Clip edited_clip(const ParsedClip& parsed, const Clip& original) {
+Result<Clip> edited_clip(const ParsedClip& parsed, const Clip& original) {
   Clip clip = parsed.clip;
   // null in the document: the stored value, bit for bit (it may be a NaN JSON cannot hold).
   if (!parsed.key_rate_given) clip.key_rate = original.key_rate;
   if (!parsed.duration_given) clip.duration = original.duration;
+  MAB_TRY(interchange::carry_original_motion(clip, original));
   return clip;
 }
 
@@ -1121,7 +1124,7 @@ Result<DecodedClip> import_json(std::string_view text, const Limits& limits) {
     return make_error(ErrorCode::not_decodable, no_offset, "/clip",
                       "the document holds the container only (no \"clip\")");
   MAB_ASSIGN(DecodedClip d, decode_original(doc, limits));
-  d.clip = edited_clip(*doc.clip, d.clip);
+  MAB_ASSIGN(d.clip, edited_clip(*doc.clip, d.clip));
   return d;
 }
 
@@ -1174,7 +1177,7 @@ Result<JsonImport> import_json_bytes(std::string_view text, const Limits& limits
     MAB_ASSIGN(out.bytes, write_container(doc.container));
   } else {
     MAB_ASSIGN(const DecodedClip original, decode_original(doc, limits));
-    const Clip edited = edited_clip(*doc.clip, original.clip);
+    MAB_ASSIGN(const Clip edited, edited_clip(*doc.clip, original.clip));
     MAB_ASSIGN(out.bytes, encode_clip(original, edited, options, &out.report));
     out.clip_encoded = true;
   }
