@@ -2,6 +2,7 @@
 // within the reported error and change only what holds them; what was not decoded cannot be
 // written; nested-block links follow blocks an edit moves.
 #include <mab/codec_file.hpp>
+#include <mab/edit.hpp>
 #include <mab/validate.hpp>
 
 #include "support/corpus.hpp"
@@ -10,6 +11,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 
 namespace {
 
@@ -256,6 +258,59 @@ TEST(EncodeMotion, PartEditsAndNestedLinksFollowMovedBlocks) {
   const auto back = reread(*out, 1);
   ASSERT_EQ(back.evidence.parts.level, mab::EvidenceLevel::hypothesis) << back.evidence.parts.text();
   EXPECT_EQ(back.clip.parts, main.clip.parts);
+}
+
+}  // namespace
+
+namespace {
+
+// Timing edits carry translations and root motion (edit.hpp): the edited clip encodes, and
+// reads back with the same evidence and the carried values.
+TEST(EncodeMotion, TimingEditsCarryTranslationsAndRootMotion) {
+  const auto d = decoded("wd2/translations_all_bones_root_motion.mab");
+  struct Op {
+    const char* name;
+    std::function<mab::Status(mab::Clip&)> run;
+  };
+  const std::vector<Op> ops{
+      {"speed", [](mab::Clip& c) { return mab::edit::speed(c, 2.0); }},
+      {"trim", [](mab::Clip& c) { return mab::edit::trim(c, 0.05, 0.3); }},
+      {"reverse", [](mab::Clip& c) { return mab::edit::reverse(c); }},
+      {"loop_fix", [](mab::Clip& c) { return mab::edit::loop_fix(c); }},
+      {"resample", [](mab::Clip& c) { return mab::edit::resample(c, 45.0); }},
+      {"reduce", [](mab::Clip& c) { return mab::edit::reduce(c, 90.0).ok() ? mab::Status{} : mab::Status{mab::make_error(mab::ErrorCode::invalid_argument, 0, "reduce")}; }},
+  };
+  for (const auto& op : ops) {
+    SCOPED_TRACE(op.name);
+    mab::Clip edited = d.clip;
+    ASSERT_TRUE(op.run(edited).ok());
+    ASSERT_TRUE(edited.check().ok()) << edited.check().error().message();
+    mab::EncodeReport rep;
+    auto out = mab::encode_clip(d, edited, {}, &rep);
+    ASSERT_TRUE(out.ok()) << out.error().message();
+    const auto back = reread(*out);
+    EXPECT_EQ(back.evidence.translations.hypothesis, 3u);
+    EXPECT_EQ(back.evidence.root_rotations.hypothesis, 1u);
+    EXPECT_EQ(back.evidence.root_translations.hypothesis, 1u);
+    EXPECT_EQ(back.clip.key_times, edited.key_times);
+    EXPECT_EQ(back.clip.root_motion.translations, edited.root_motion.translations);
+    ASSERT_EQ(back.clip.root_motion.rotations.size(), edited.key_count());
+    for (std::size_t k = 0; k < edited.key_count(); ++k)
+      EXPECT_LE(mab::angular_error_deg(back.clip.root_motion.rotations[k], edited.root_motion.rotations[k]),
+                0.0086 + 1e-6);
+    for (std::size_t i = 0; i < edited.bones.size(); ++i) {
+      ASSERT_EQ(back.clip.bones[i].translations.size(), edited.key_count());
+      for (std::size_t k = 0; k < edited.key_count(); ++k)
+        for (unsigned j = 0; j < 3; ++j)
+          EXPECT_LE(std::fabs(double{back.clip.bones[i].translations[k][j]} - double{edited.bones[i].translations[k][j]}),
+                    rep.max_translation_error);
+    }
+  }
+  // Reversing keeps the values, in reverse order.
+  mab::Clip rev = d.clip;
+  ASSERT_TRUE(mab::edit::reverse(rev).ok());
+  EXPECT_TRUE(same(rev.bones[0].translations.front(), d.clip.bones[0].translations.back()));
+  EXPECT_EQ(rev.root_motion.translations.front(), d.clip.root_motion.translations.back());
 }
 
 }  // namespace

@@ -546,6 +546,9 @@ Result<std::vector<std::uint8_t>> import_animation(const Context& ctx, const Con
     if (changed) rep.bones_changed.push_back(ob.hash);
   }
 
+  // Translations and root motion the template decoded (issue 16) are not read from the glTF;
+  // on a new timeline they are the template's, resampled.
+  if (!same_timeline) resample_motion(edited, orig);
   MAB_TRY(reduce_keys(opt, edited, rep));
   EncodeOptions eo;
   eo.max_error_deg = opt.max_error_deg;
