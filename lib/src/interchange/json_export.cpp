@@ -2,6 +2,7 @@
 // Fields come in the order the format documents; the layout rules are the writer's.
 #include <mab/json.hpp>
 
+#include "interchange/json_motion.hpp"
 #include "interchange/json_writer.hpp"
 
 #include <algorithm>
@@ -361,6 +362,7 @@ Status write_clip_document(const DecodedClip& d, const JsonExportOptions& option
         head(w, d.block);
         w.key("clip");
         clip(w, d.clip, threads);
+        if (interchange::has_motion(d)) w.key("motion"), interchange::write_motion(w, d);
         w.key("codes"), codes(w, *original, threads);
         w.key("container"), container(w, d.container);
       });
