@@ -159,8 +159,9 @@ std::vector<std::string> ignored_lines(const Ignored& ig) {
   if (ig.translation) {
     std::snprintf(buf, sizeof buf, "%.6g", ig.max_translation_offset);
     std::string line = std::to_string(ig.translation) +
-                       " translation channel(s) not stored (the 'aNi' translation layout is not decoded yet, "
-                       "spec 10); largest offset from the rest position " + buf;
+                       " translation channel(s) not stored (glTF translations are not read back yet; a template's "
+                       "decoded translations and root motion are kept, docs/motion.md); largest offset from the rest "
+                       "position " + buf;
     if (!ig.translation_nodes.empty()) {
       line += ", moved: ";
       for (std::size_t i = 0; i < ig.translation_nodes.size(); ++i)
