@@ -2,6 +2,7 @@
 // within the reported error and change only what holds them; what was not decoded cannot be
 // written; nested-block links follow blocks an edit moves.
 #include <mab/codec_file.hpp>
+#include <mab/convert.hpp>
 #include <mab/edit.hpp>
 #include <mab/validate.hpp>
 
@@ -311,6 +312,44 @@ TEST(EncodeMotion, TimingEditsCarryTranslationsAndRootMotion) {
   ASSERT_TRUE(mab::edit::reverse(rev).ok());
   EXPECT_TRUE(same(rev.bones[0].translations.front(), d.clip.bones[0].translations.back()));
   EXPECT_EQ(rev.root_motion.translations.front(), d.clip.root_motion.translations.back());
+}
+
+}  // namespace
+
+namespace {
+
+// mab convert carries translations as their sections (by name, spec 8.2's slot map): each
+// game of the chain reads them back with the same hypothesis and the same values.
+TEST(EncodeMotion, ConvertCarriesTranslationSections) {
+  const auto original = load(corpus("wd1/translations_flag40.mab"));
+  const auto first = decoded("wd1/translations_flag40.mab");
+  std::vector<std::uint8_t> bytes = original;
+  for (const auto g : {mab::Game::watch_dogs_legion, mab::Game::watch_dogs_2, mab::Game::far_cry_5, mab::Game::watch_dogs}) {
+    SCOPED_TRACE(std::string(mab::to_string(g)));
+    auto out = mab::convert_clip(*mab::read_container(bytes), 0, g);
+    ASSERT_TRUE(out.ok()) << out.error().message();
+    const auto d = reread(*out);
+    EXPECT_EQ(d.evidence.translations.level, mab::EvidenceLevel::hypothesis) << d.evidence.translations.text();
+    EXPECT_EQ(d.evidence.translations.hypothesis, 1u);
+    for (std::size_t i = 0; i < first.clip.bones.size(); ++i) {
+      ASSERT_EQ(d.clip.bones[i].translations.size(), first.clip.bones[i].translations.size());
+      for (std::size_t k = 0; k < first.clip.bones[i].translations.size(); ++k)
+        EXPECT_TRUE(same(d.clip.bones[i].translations[k], first.clip.bones[i].translations[k]));
+      EXPECT_EQ(d.clip.bones[i].keys, first.clip.bones[i].keys);
+    }
+    bytes = *out;
+  }
+  // The copied sections follow the rebuilt ones, so the chain changes the section order (not the
+  // values: above), unlike for files without them (Convert.RoundTripThroughEveryAniGame).
+  EXPECT_EQ(bytes.size(), original.size());
+  // Keys that meet at the target's rate would leave the copied stream one key per old key.
+  mab::Clip dense = first.clip;
+  for (std::size_t k = 0; k < dense.key_count(); ++k) dense.key_times[k] = static_cast<std::uint32_t>(k);
+  auto packed = mab::encode_clip(first, dense);
+  ASSERT_TRUE(packed.ok()) << packed.error().message();
+  auto refused = mab::convert_clip(*mab::read_container(*packed), 0, mab::Game::watch_dogs_legion);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message().find("translations or root motion"), std::string::npos) << refused.error().message();
 }
 
 }  // namespace

@@ -332,9 +332,13 @@ Status copy_track(Clip& c, const Clip& from, std::uint32_t hash, Notes* notes) {
   }
   const int dst = c.find_bone(hash);
   if (dst >= 0) {
-    const std::uint8_t keep_high = c.bones[static_cast<std::size_t>(dst)].flags & 0xC0;
+    ClipBone& old = c.bones[static_cast<std::size_t>(dst)];
+    const std::uint8_t keep_high = old.flags & 0xC0;
     nb.flags = static_cast<std::uint8_t>((nb.flags & 0x3F) | keep_high);  // bits 0x40/0x80: not ours (spec 5.3)
-    c.bones[static_cast<std::size_t>(dst)] = std::move(nb);
+    // The rotation track is copied; the bone's own translations stay (issue 16).
+    nb.translations = std::move(old.translations);
+    nb.constant_translation = old.constant_translation;
+    old = std::move(nb);
   } else {
     c.bones.push_back(std::move(nb));
     if (notes) notes->push_back("--copy-track: bone " + hex32(hash) + " was not in the clip; added");
