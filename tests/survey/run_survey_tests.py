@@ -142,9 +142,17 @@ def hostile_mode(mab, work):
     gen_dump(big, 600, 13)
     for sig in (signal.SIGINT, signal.SIGTERM):
         out = os.path.join(work, "int.json")
+        if os.path.exists(out + ".tmp"):
+            os.remove(out + ".tmp")
         proc = subprocess.Popen([mab, "survey", big, "-j", "1", "--json-check", "1", "--json", out],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(0.4)
+        # The survey opens its JSON (as OUT.tmp) just before it installs its handlers: wait for
+        # that, then a little. A fixed delay from the start raced the start-up of a sanitizer
+        # build on a loaded machine (ASan start-up alone took 0.5-0.7 s there).
+        deadline = time.time() + 30
+        while not os.path.exists(out + ".tmp") and proc.poll() is None and time.time() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)
         proc.send_signal(sig)
         try:
             stdout, _ = proc.communicate(timeout=30)
