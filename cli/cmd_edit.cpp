@@ -248,6 +248,14 @@ void setup(CLI::App& app, int& exit_code) {
         std::snprintf(line, sizeof line, "--reduce %g: %zu keys -> %zu, dropped keys within %.6f degrees of the slerp",
                       *e, r->keys_before, r->keys_after, r->max_error_deg);
         notes.push_back(line);
+        if (r->max_translation_error > 0 || r->max_root_rotation_error_deg > 0) {
+          // Translations and root motion follow the kept keys (issue 16); the bound is in degrees.
+          std::snprintf(line, sizeof line,
+                        "--reduce: translations and root motion follow: dropped keys within %.6g units and "
+                        "%.6f degrees (root rotation) of the interpolation",
+                        r->max_translation_error, r->max_root_rotation_error_deg);
+          notes.push_back(line);
+        }
       }
       if (!st) return fail(op, st.error().message());
     }
@@ -265,6 +273,12 @@ void setup(CLI::App& app, int& exit_code) {
     std::printf("  constant bones    %zu reused, %zu encoded\n", rep.constants_reused, rep.constants_encoded);
     std::printf("  max angular error %.6f degrees (re-quantised keys against the edited rotations)\n",
                 rep.max_error_deg);
+    if (rep.translation_chunks_reused + rep.translation_chunks_requantised > 0)
+      std::printf("  translation chunks %zu reused, %zu re-quantised (%zu scale(s) widened), max error %.6g units\n",
+                  rep.translation_chunks_reused, rep.translation_chunks_requantised, rep.translation_scales_widened,
+                  rep.max_translation_error);
+    if (!rep.motion_sections_rewritten.empty())
+      std::printf("  also rewritten    %s\n", mab::cli::short_list(rep.motion_sections_rewritten).c_str());
     if (auto rc = mab::read_container(*out)) {
       std::size_t errors = 0;
       for (const auto& f : mab::validate(*rc)) errors += f.severity == mab::Severity::error;

@@ -53,6 +53,13 @@ void print_encode(const mab::EncodeReport& rep) {
   std::printf("  rotation chunks   %zu reused, %zu re-quantised\n", rep.chunks_reused, rep.chunks_requantised);
   std::printf("  constant bones    %zu reused, %zu encoded\n", rep.constants_reused, rep.constants_encoded);
   std::printf("  max angular error %.6f degrees\n", rep.max_error_deg);
+  // Issue 16: translations and other sections decoded beyond the rotations (docs/motion.md).
+  if (rep.translation_chunks_reused + rep.translation_chunks_requantised > 0)
+    std::printf("  translation chunks %zu reused, %zu re-quantised (%zu scale(s) widened), max error %.6g units\n",
+                rep.translation_chunks_reused, rep.translation_chunks_requantised, rep.translation_scales_widened,
+                rep.max_translation_error);
+  if (!rep.motion_sections_rewritten.empty())
+    std::printf("  also rewritten    %s\n", mab::cli::short_list(rep.motion_sections_rewritten).c_str());
 }
 
 void print_legacy_encode(const mab::LegacyEncodeReport& rep) {

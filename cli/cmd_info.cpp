@@ -2,6 +2,7 @@
 #include "command.hpp"
 #include "common.hpp"
 
+#include <mab/codec_file.hpp>
 #include <mab/file_io.hpp>
 #include <mab/legacy.hpp>
 
@@ -68,8 +69,91 @@ void print_legacy_tracks(const mab::Container& c, std::size_t block) {
   print_legacy_tags({d->tag_table, d->tag_table_note, d->events, d->events_note});
 }
 
+const char* part_type_name(unsigned type) {
+  // The editor's PartEventType (spec 12, OSM-MAC); other values are unnamed there.
+  switch (type) {
+    case 1: return "InPossession";
+    case 6: return "IKPath";
+    case 7: return "Anchor";
+    case 8: return "SubPartInPossession";
+    default: return "unnamed";
+  }
+}
+
+std::string level_name(mab::EvidenceLevel l) {
+  switch (l) {
+    case mab::EvidenceLevel::absent: return "absent";
+    case mab::EvidenceLevel::decoded: return "decoded";
+    case mab::EvidenceLevel::hypothesis: return "hypothesis";
+    case mab::EvidenceLevel::opaque: return "opaque";
+  }
+  return "absent";
+}
+
+// Translations, root motion and part clips of an 'aNi' or FC4 block, each with its evidence
+// (issue 16): "decoded", "hypothesis N accepted", "opaque: reason" or "absent".
+void print_motion(const mab::Container& c, std::size_t block, const mab::DecodeOptions& options) {
+  auto d = mab::decode_clip(c, block, options);
+  if (!d) {
+    std::printf("    motion    not decoded (the rotations do not decode): %s\n", d.error().message().c_str());
+    return;
+  }
+  const auto& e = d->evidence;
+  std::size_t translated = 0, constants = 0;
+  for (const auto& b : d->clip.bones) {
+    translated += !b.translations.empty();
+    constants += b.constant_translation.has_value();
+  }
+  std::printf("    motion    translations: %s\n", e.translations.text().c_str());
+  if (translated) std::printf("              %zu translated bone(s), %zu keys each\n", translated, d->clip.key_count());
+  std::printf("              constant translations: %s\n", e.constant_translations.text().c_str());
+  if (constants) std::printf("              %zu bone(s) with a constant translation\n", constants);
+  std::printf("              root rotations: %s\n", e.root_rotations.text().c_str());
+  std::printf("              root translations: %s\n", e.root_translations.text().c_str());
+  std::printf("              part clips: %s\n", e.parts.text().c_str());
+  for (std::size_t i = 0; i < d->clip.parts.size(); ++i) {
+    const auto& p = d->clip.parts[i];
+    std::string nested = "no nested block";
+    if (p.nested_block >= 0) {
+      nested = "nested block " + std::to_string(p.nested_block);
+      if (auto child = mab::decode_clip(c, static_cast<std::size_t>(p.nested_block), options))
+        nested += " (" + std::to_string(child->clip.bones.size()) + " bone(s), " +
+                  std::to_string(child->clip.key_count()) + " keys)";
+    }
+    std::printf("    part %-5zu type %u (%s), %g..%g s, parent %s, attachment %s, %s\n", i, p.type,
+                part_type_name(p.type), static_cast<double>(p.start), static_cast<double>(p.end),
+                hex(p.parent_hash, 8).c_str(), hex(p.attachment_hash, 8).c_str(), nested.c_str());
+  }
+}
+
+nlohmann::json motion_json(const mab::Container& c, std::size_t block, const mab::DecodeOptions& options) {
+  auto d = mab::decode_clip(c, block, options);
+  if (!d) return {{"error", mab::cli::to_json(d.error())}};
+  auto ev = [](const mab::Evidence& e) {
+    nlohmann::json j{{"level", level_name(e.level)}, {"text", e.text()}};
+    if (e.level == mab::EvidenceLevel::hypothesis) j["hypothesis"] = e.hypothesis;
+    return j;
+  };
+  nlohmann::json j{{"translations", ev(d->evidence.translations)},
+                   {"constant_translations", ev(d->evidence.constant_translations)},
+                   {"root_rotations", ev(d->evidence.root_rotations)},
+                   {"root_translations", ev(d->evidence.root_translations)},
+                   {"parts", ev(d->evidence.parts)}};
+  nlohmann::json translated = nlohmann::json::array();
+  for (const auto& b : d->clip.bones)
+    if (!b.translations.empty()) translated.push_back(b.hash);
+  j["translated_bones"] = std::move(translated);
+  nlohmann::json parts = nlohmann::json::array();
+  for (const auto& p : d->clip.parts)
+    parts.push_back({{"type", p.type}, {"start", p.start}, {"end", p.end}, {"parent_hash", p.parent_hash},
+                     {"attachment_hash", p.attachment_hash},
+                     {"nested_block", p.nested_block >= 0 ? nlohmann::json(p.nested_block) : nlohmann::json(nullptr)}});
+  j["part_entries"] = std::move(parts);
+  return j;
+}
+
 void print_text(const std::string& path, const mab::Container& c, const mab::Placement& pl,
-                const std::vector<mab::Finding>& findings) {
+                const std::vector<mab::Finding>& findings, const mab::DecodeOptions& options) {
   const auto& v = *c.variant;
   std::printf("%s\n", path.c_str());
   std::printf("  game        %s (%s, magic %s)\n", std::string(v.game_name).c_str(),
@@ -105,6 +189,7 @@ void print_text(const std::string& path, const mab::Container& c, const mab::Pla
       std::printf("    bones     %zu (%zu constant, %zu animated)\n", b.bones.size(), constant, animated);
     else if (b.legacy())
       print_legacy_tracks(c, k);
+    if (b.ani() || b.fc4()) print_motion(c, k, options);
     std::printf("    sections  %-5s %-10s %-10s %-8s %s\n", "slot", "offset", "file", "size", "name");
     if (!pb.segments.empty() && pb.segments[0].size > 0)
       std::printf("              %-5s %-10s %-10s %-8llu %s\n", "-", hex(pb.segments[0].offset).c_str(),
@@ -134,11 +219,16 @@ void setup(CLI::App& app, int& exit_code) {
   struct Opts {
     std::vector<std::string> files;
     bool json = false;
+    bool strict_layout = false;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("FILE", o->files, "Files or directories (*.mab, recursive)")->required();
   cmd->add_flag("--json", o->json, "Print one JSON document (an array, one object per file)");
+  cmd->add_flag("--strict-layout", o->strict_layout,
+                "Try no hypothesis for translations, root motion and part clips: only what a public "
+                "decoder reads is decoded, the rest is reported opaque (docs/motion.md)");
   cmd->footer("Example: mab info corpus/wd1/many_bones.mab\n"
+              "         mab info --strict-layout corpus/fc5/parts_nested.mab\n"
               "Exit status: 0 if every file was read, 1 otherwise.");
   cmd->callback([o, &exit_code] {
     std::vector<std::string> missing;
@@ -164,15 +254,19 @@ void setup(CLI::App& app, int& exit_code) {
         continue;
       }
       const auto findings = mab::validate(*c);
+      mab::DecodeOptions options;
+      options.strict_layout = o->strict_layout;
       if (o->json) {
         auto j = mab::cli::summary_json(*c, *pl);
         j["path"] = path.string();
+        for (std::size_t k = 0; k < c->blocks.size(); ++k)
+          if (c->blocks[k].ani() || c->blocks[k].fc4()) j["blocks"][k]["motion"] = motion_json(*c, k, options);
         nlohmann::json fj = nlohmann::json::array();
         for (const auto& f : findings) fj.push_back(mab::cli::to_json(f));
         j["findings"] = std::move(fj);
         all.push_back(std::move(j));
       } else {
-        print_text(path.string(), *c, *pl, findings);
+        print_text(path.string(), *c, *pl, findings, options);
       }
     }
     if (o->json) std::cout << all.dump(2) << "\n";

@@ -5,7 +5,10 @@
 //     rotation comes back within EncodeReport::max_error_deg of what was asked, every other
 //     key of its bone within that bone's reported error, and every other bone bit for bit;
 //  3. that output is a fixed point: encoding its decode against itself, and (at a fixed bit
-//     depth) against the original, gives the same bytes again.
+//     depth) against the original, gives the same bytes again;
+//  4. in the same block, one translation, constant translation, root-motion value or part entry
+//     (issue 16), where decoded, changed the same way, reads back with the same evidence and
+//     within the reported error, nothing else moving (edit_motion_and_check).
 // Aborts on any mismatch.
 #include "harness_util.hpp"
 
@@ -218,6 +221,117 @@ void edit_and_check(const mab::DecodedClip& d, std::uint64_t seed, const mab::Li
   }
 }
 
+bool same_vec(const mab::Vec3& a, const mab::Vec3& b) { return std::memcmp(a.data(), b.data(), sizeof a) == 0; }
+
+// Translations, root motion and part entries (issue 16), where the block decoded them: one value,
+// chosen and changed from the input, encodes to a file that decodes with the same evidence for
+// every section; the value comes back within the reported error (translation chunks), the
+// 6-byte quaternion bound (root rotations) or bit for bit (floats); nothing else moves; and the
+// output is a fixed point of decode + encode.
+void edit_motion_and_check(const mab::DecodedClip& d, std::uint64_t seed, const mab::Limits& limits) {
+  fuzz::Rng rng(seed ^ 0x16u);
+  const mab::Clip& orig = d.clip;
+  enum Kind { translation, constant, root_rotation, root_translation, part };
+  struct MotionTarget {
+    Kind kind;
+    std::size_t index, key;
+  };
+  std::vector<MotionTarget> targets;
+  for (std::size_t i = 0; i < orig.bones.size(); ++i) {
+    for (std::size_t k = 0; k < orig.bones[i].translations.size(); ++k) targets.push_back({translation, i, k});
+    if (orig.bones[i].constant_translation) targets.push_back({constant, i, 0});
+  }
+  for (std::size_t k = 0; k < orig.root_motion.rotations.size(); ++k) targets.push_back({root_rotation, k, 0});
+  for (std::size_t k = 0; k < orig.root_motion.translations.size(); ++k) targets.push_back({root_translation, k, 0});
+  for (std::size_t i = 0; i < orig.parts.size(); ++i) targets.push_back({part, i, 0});
+  if (targets.empty()) return;
+  const MotionTarget t = targets[rng.below(targets.size())];
+  mab::Clip edited = orig;
+  auto nudge = [&](float v, double scale) {
+    switch (rng.below(4)) {
+      case 0: return std::nextafter(v, rng.below(2) ? 1e9f : -1e9f);
+      case 1: return static_cast<float>(v + (2 * rng.unit() - 1) * 1e-3 * scale);
+      case 2: return static_cast<float>((2 * rng.unit() - 1) * scale);
+      default: return static_cast<float>((2 * rng.unit() - 1) * 4 * scale);  // may widen the entry
+    }
+  };
+  std::size_t slot = 0;  // the bone's place in the TranslationTable
+  for (std::size_t i = 0; i < t.index && t.kind == translation; ++i) slot += !orig.bones[i].translations.empty();
+  switch (t.kind) {
+    case translation: {
+      const double scale = d.motion.translation_table[slot].scale();
+      auto& v = edited.bones[t.index].translations[t.key];
+      v[rng.below(3)] = nudge(v[rng.below(3)], std::max(scale, 1e-3));
+      break;
+    }
+    case constant: (*edited.bones[t.index].constant_translation)[rng.below(3)] = nudge(1.0f, 10.0); break;
+    case root_translation: edited.root_motion.translations[t.index][rng.below(3)] = nudge(0.5f, 10.0); break;
+    case root_rotation: edited.root_motion.rotations[t.index] = random_unit(rng); break;
+    case part: {
+      mab::ClipPart& p = edited.parts[t.index];
+      p.start = static_cast<float>(p.end * rng.unit());
+      p.type = static_cast<std::uint8_t>(1 + rng.below(8));
+      break;
+    }
+  }
+  mab::EncodeReport rep;
+  auto bytes = mab::encode_clip(d, edited, {}, &rep);
+  if (!bytes && (bytes.error().code == mab::ErrorCode::ambiguous_layout || bytes.error().code == mab::ErrorCode::overlap))
+    return;  // documented refusals, as for rotations
+  if (!bytes) fail_with("an edited translation, root motion value or part failed to encode", bytes.error());
+  auto c2 = mab::read_container(*bytes, limits);
+  if (!c2) fail_with("the encoder wrote a file that does not parse", c2.error());
+  auto d2 = mab::decode_clip(*c2, d.block, d.options, limits);
+  if (!d2) fail_with("the encoder wrote a block that does not decode", d2.error());
+  const auto& e1 = d.evidence;
+  const auto& e2 = d2->evidence;
+  check(e1.translations.level == e2.translations.level && e1.translations.hypothesis == e2.translations.hypothesis &&
+            e1.constant_translations.hypothesis == e2.constant_translations.hypothesis &&
+            e1.root_rotations.hypothesis == e2.root_rotations.hypothesis &&
+            e1.root_translations.hypothesis == e2.root_translations.hypothesis &&
+            e1.parts.hypothesis == e2.parts.hypothesis,
+        "an edit changed how a section reads back");
+  const mab::Clip& back = d2->clip;
+  check(back.bones.size() == edited.bones.size() && back.key_times == edited.key_times, "clip shape changed");
+  for (std::size_t i = 0; i < back.bones.size(); ++i) {
+    check(back.bones[i].keys == edited.bones[i].keys && back.bones[i].constant == edited.bones[i].constant,
+          "a rotation changed with a translation edit");
+    const auto& bt = back.bones[i].translations;
+    const auto& et = edited.bones[i].translations;
+    check(bt.size() == et.size(), "a translation track changed length");
+    for (std::size_t k = 0; k < bt.size(); ++k)
+      for (unsigned j = 0; j < 3; ++j)
+        if (!(std::fabs(double{bt[k][j]} - double{et[k][j]}) <= rep.max_translation_error)) {
+          std::fprintf(stderr, "bone %zu key %zu: %.9g vs %.9g, reported %.9g\n", i, k, double{bt[k][j]},
+                       double{et[k][j]}, rep.max_translation_error);
+          fuzz::fail("a translation is further off than EncodeReport::max_translation_error");
+        }
+    check(back.bones[i].constant_translation.has_value() == edited.bones[i].constant_translation.has_value() &&
+              (!edited.bones[i].constant_translation ||
+               same_vec(*back.bones[i].constant_translation, *edited.bones[i].constant_translation)),
+          "a constant translation did not come back bit for bit");
+  }
+  check(back.root_motion.translations.size() == edited.root_motion.translations.size(), "root translations length");
+  for (std::size_t k = 0; k < back.root_motion.translations.size(); ++k)
+    check(same_vec(back.root_motion.translations[k], edited.root_motion.translations[k]),
+          "a root translation did not come back bit for bit");
+  check(back.root_motion.rotations.size() == edited.root_motion.rotations.size(), "root rotations length");
+  for (std::size_t k = 0; k < back.root_motion.rotations.size(); ++k) {
+    const bool f32 = d.motion.root_rotation_layout == mab::RootRotationLayout::f32x4;
+    if (f32 || k != t.index || t.kind != root_rotation)
+      check(same_bits(back.root_motion.rotations[k], edited.root_motion.rotations[k]) ||
+                (f32 && mab::angular_error_deg(back.root_motion.rotations[k], edited.root_motion.rotations[k]) < 1e-4),
+            "a root rotation changed");
+    else
+      check(mab::angular_error_deg(back.root_motion.rotations[k], edited.root_motion.rotations[k]) <= 0.0087,
+            "an edited 6-byte root rotation is further off than its code's bound");
+  }
+  check(back.parts == edited.parts, "part entries did not come back as edited");
+  auto same = mab::encode_clip(*d2, back);
+  if (!same) fail_with("a decoded encoder output failed to encode", same.error());
+  check(*same == *bytes, "re-encoding a decoded encoder output changed its bytes");
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -239,7 +353,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!out) fail_with("unedited clip failed to encode", out.error());
     if (out->size() != size || std::memcmp(out->data(), data, size) != 0)
       fuzz::fail("unedited clip re-encoded to different bytes");
-    if (k == edit) edit_and_check(*d, seed, limits);
+    if (k == edit) {
+      edit_and_check(*d, seed, limits);
+      edit_motion_and_check(*d, seed, limits);
+    }
   }
   return 0;
 }

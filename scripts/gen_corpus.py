@@ -50,7 +50,7 @@ ROUND = 7          # decimals kept for decoded quaternion components in the JSON
 # statistics collected over the whole run (coverage assertions at the end)
 # ---------------------------------------------------------------------------------
 STATS = {"cflags": set(), "nbits": set(), "overflow_keys": 0, "normal_keys": 0,
-         "key_counts": set(), "identity_const": 0}
+         "key_counts": set(), "identity_const": 0, "tcflags": set()}
 
 
 class DetRng:
@@ -536,7 +536,7 @@ WD_SLOTS = {"keytimes": 0, "const": 4, "rot": 6}
 
 
 def build_wd(variant, rng, clip, order=None, align16=False, opaque=None, alias=None,
-             count_high=0, ani_flags=3, overrides=None):
+             count_high=0, ani_flags=3, overrides=None, counts_extra=None):
     """Returns (file bytes, block json, info). order: list of slots in file order
     (default ascending). opaque: {slot: bytes}. alias: {slot: other slot} (equal offsets).
     overrides: {slot: bytes} replace a section's content (bad files)."""
@@ -568,6 +568,8 @@ def build_wd(variant, rng, clip, order=None, align16=False, opaque=None, alias=N
     counts = [0] * (7 if wd1 else 10)
     counts[2] = clip.n_const
     counts[4] = clip.n_anim
+    for i, c in (counts_extra or {}).items():
+        counts[i] = c
     bone_field = (n | count_high) & 0xFFFF
     assert n < (0x8000 if wd1 else 0x1000)
     skel = rng.getrandbits(32 if wd1 else 64)
@@ -612,7 +614,8 @@ def top_json(variant, data, hdr_info, description, blocks):
 # ---------------------------------------------------------------------------------
 # FC5 ('aNi', one or more blocks, bone tables at base+0x68, KeyTimes after the flags)
 # ---------------------------------------------------------------------------------
-def build_fc5_block(rng, clip, order=None, align16=False, opaque=None, ani_flags=3, overrides=None):
+def build_fc5_block(rng, clip, order=None, align16=False, opaque=None, ani_flags=3, overrides=None,
+                    counts_extra=None):
     """Block bytes relative to its own (16-aligned) base; animationDataSize patched later."""
     n = len(clip.bones)
     content = {}
@@ -648,6 +651,8 @@ def build_fc5_block(rng, clip, order=None, align16=False, opaque=None, ani_flags
     counts = [0] * 10
     counts[2] = clip.n_const
     counts[4] = clip.n_anim
+    for i, c in (counts_extra or {}).items():
+        counts[i] = c
     skel = rng.getrandbits(64)
     path_id = rng.getrandbits(64)
     assert n < 0x1000
@@ -1300,7 +1305,7 @@ def finish_ani_verify(data, bj, B, block_end, hashes, flags, offsets, extra_anch
         dec = decode_rotation_section(data[o:o + sizes[slot_r]], sizes[slot_r], anim, K)
         rots = {str(i): [qround(q) for q in qs] for i, qs in dec.items()}
     assert rots == bj["rotations"]
-    return True
+    return {"flags": flags, "offsets": offsets, "sizes": sizes, "K": K}
 
 
 def verify_fc4(data, bj):
@@ -1365,18 +1370,23 @@ def verify_good(data, doc):
     layout = doc["layout"]
     blocks = doc["blocks"]
     if layout == "ani":
+        bases = [b["base"] for b in blocks]
+        infos = []
         if variant == "fc5":
-            bases = [b["base"] for b in blocks]
             for k, bj in enumerate(blocks):
                 end = bases[k + 1] if k + 1 < len(bases) else len(data)
                 assert bj["base"] % 16 == 0
                 assert data[bj["base"] + 0x10:bj["base"] + 0x13] == b"aNi"
                 assert bj["animation_data_size"] == (len(data) - 16 if k == 0 else end - bj["base"])
-                verify_ani_block(data, bj, variant, end)
+                infos.append(verify_ani_block(data, bj, variant, end))
         else:
             assert len(blocks) == 1
             assert blocks[0]["animation_data_size"] == len(data) - 16
-            verify_ani_block(data, blocks[0], variant, len(data))
+            infos.append(verify_ani_block(data, blocks[0], variant, len(data)))
+        for bj, info in zip(blocks, infos):
+            if "motion" in bj:
+                verify_motion(data, bj, variant, bj["base"], info["flags"], bj["data_counts"], info["offsets"],
+                              info["sizes"], info["K"], bases)
     elif layout == "fc4":
         assert len(blocks) == 1
         verify_fc4(data, blocks[0])
@@ -1738,6 +1748,554 @@ def define_opaque():
 
 
 # ---------------------------------------------------------------------------------
+# translations, root motion and part entries (spec 10, 12; issue 16)
+#
+# The spec gives one decoder, for a single-bone translation stream (10.1); the rest is
+# guesswork, which mabkit tries as numbered hypotheses (docs/motion.md). Each file below is
+# built for one hypothesis, and the script checks, with its own reading of the documented
+# rules, that the hypotheses before it fail on the bytes and no later one is ambiguous with it,
+# so the expected evidence is what a reader of those rules must conclude.
+# ---------------------------------------------------------------------------------
+TSCALE = 0.00029802325                      # spec 10.1: scale = (entry >> 8) * this
+MOTION_SLOTS = {"wd": {"table": 1, "root_rot": 2, "root_tr": 3, "const_tr": 5, "tr": 7, "parts": 8},
+                "fc5": {"table": 0, "root_rot": 1, "root_tr": 2, "const_tr": 4, "tr": 6, "parts": 7}}
+MAX_PAD = 15                                # fewer than 16 zero bytes may follow the data
+PART_ENTRY = 32
+
+
+def motion_slots(variant):
+    return MOTION_SLOTS["fc5" if variant == "fc5" else "wd"]
+
+
+def gen_translation_sections(rng, tbones, K):
+    """tbones: [(bone, n, scale_code)] in stream order (spec 10.1: 3 constant flags, then per
+    component a 16-bit constant or a 16-bit header and F x n bits, times the scale). Returns
+    (table bytes, stream bytes, {bone: [[x, y, z] per key]})."""
+    num_chunks = (K + 7) // 8
+    vals = {b: [] for b, _, _ in tbones}
+    chunks = []
+    for c in range(num_chunks):
+        F = min(8, K - 8 * c)
+        bw = BitWriter()
+        for b, n, sc in tbones:
+            cf = rng.getrandbits(3)
+            STATS["tcflags"].add(cf)
+            bw.put(cf, 3)
+            comps = []
+            for j in range(3):
+                if (cf >> j) & 1:
+                    v = rng.randint(0, 65535)
+                    bw.put(v, 16)
+                    comps.append([const_value(v)] * F)
+                else:
+                    h = random_header(rng)
+                    raws = [rng.getrandbits(n) for _ in range(F)]
+                    bw.put(h, 16)
+                    for r in raws:
+                        bw.put(r, n)
+                    comps.append(varying_values(h, raws, n))
+            scale = sc * TSCALE
+            for f in range(F):
+                vals[b].append([comps[j][f] * scale for j in range(3)])
+        chunks.append(bw.to_bytes())
+    entries = [table_size_for(num_chunks)]
+    for ch in chunks:
+        entries.append(entries[-1] + len(ch))
+    stream = struct.pack("<%dI" % len(entries), *entries) + b"".join(chunks)
+    table = struct.pack("<%dI" % len(tbones), *[(sc << 8) | n for _, n, sc in tbones])
+    return table, stream, vals
+
+
+def table_size_for(num_chunks):
+    return 4 * (num_chunks + 1)
+
+
+def padding_ok(rest):
+    return len(rest) <= MAX_PAD and all(b == 0 for b in rest)
+
+
+def read_translation_stream(data, K, entries):
+    """Independent reader. entries: [(n, scale)]. Returns [[x, y, z] per key] per bone, or a
+    string saying why the bytes do not fit (table, exact chunk ends, zero pad bits, tail)."""
+    num_chunks = (K + 7) // 8
+    tsz = table_size_for(num_chunks)
+    if len(data) < tsz or u("I", data, 0)[0] != tsz:
+        return "chunk table size"
+    table = list(u("%dI" % (num_chunks + 1), data, 0))
+    for i in range(1, len(table)):
+        if table[i] < table[i - 1] or table[i] > len(data):
+            return "chunk table entry %d" % i
+    out = [[] for _ in entries]
+    for c in range(num_chunks):
+        F = min(8, K - 8 * c)
+        chunk = data[table[c]:table[c + 1]]
+        br = BitReader(chunk)
+        for i, (n, scale) in enumerate(entries):
+            cf = br.get(3)
+            comps = []
+            for j in range(3):
+                if (cf >> j) & 1:
+                    comps.append([const_value(br.get(16))] * F)
+                else:
+                    h = br.get(16)
+                    comps.append(varying_values(h, [br.get(n) for _ in range(F)], n))
+            for f in range(F):
+                out[i].append([comps[j][f] * scale for j in range(3)])
+        if (br.pos + 7) // 8 != len(chunk):
+            return "chunk %d is not consumed exactly" % c
+        if br.pos % 8 and chunk[-1] >> (br.pos % 8):
+            return "chunk %d pad bits" % c
+    if not padding_ok(data[table[-1]:]):
+        return "stream tail"
+    return out
+
+
+def count_ok(counts, i, n):
+    return counts is None or i >= len(counts) or counts[i] in (0, n)
+
+
+def plausible(x):
+    m = abs(x)
+    return math.isfinite(x) and (m == 0 or 1e-20 <= m <= 1e4)
+
+
+def select(flags, rule):
+    return [i for i, f in enumerate(flags) if rule == "all" or f & rule]
+
+
+def evidence_translations(sec, flags, counts, K, fc5):
+    """The documented rules (docs/motion.md) for TranslationTable + JointTranslations.
+    sec: {name: bytes or None}. Returns ("decoded" | "hypothesis N" | "opaque" | "absent",
+    rule, values per selected bone)."""
+    table, stream = sec.get("table"), sec.get("tr")
+    if table is None and stream is None:
+        return "absent", None, None
+    if table is None or stream is None or K == 0:
+        return "opaque", None, None
+    single = fc5 and len(flags) == 1
+    cands = ([("decoded", "all")] if single else []) + [("hypothesis 1", 0x40), ("hypothesis 2", 0x80)]
+    if not single:
+        cands.append(("hypothesis 3", "all"))
+
+    def fits(rule):
+        sel = select(flags, rule)
+        t = len(sel)
+        if t == 0 or len(table) < 4 * t or not padding_ok(table[4 * t:]):
+            return None
+        if not (count_ok(counts, 5, t) and count_ok(counts, 6, t)):
+            return None
+        raw = u("%dI" % t, table, 0)
+        if any(not 1 <= (e & 0xFF) <= 16 for e in raw):
+            return None
+        vals = read_translation_stream(stream, K, [(e & 0xFF, (e >> 8) * TSCALE) for e in raw])
+        return None if isinstance(vals, str) else (sel, vals)
+
+    for k, (name, rule) in enumerate(cands):
+        got = fits(rule)
+        if got is None:
+            continue
+        for _, later in cands[k + 1:]:
+            if select(flags, later) != got[0] and fits(later) is not None:
+                return "opaque", None, None
+        return name, rule, dict(zip(got[0], got[1]))
+    return "opaque", None, None
+
+
+def evidence_constants(data, flags, counts, animated):
+    if data is None:
+        return "absent", None
+    cands = [("hypothesis 1", 0x80), ("hypothesis 2", 0x40)]
+
+    def fits(rule):
+        sel = select(flags, rule)
+        n = len(sel)
+        if n == 0 or len(data) < 12 * n or not padding_ok(data[12 * n:]) or not count_ok(counts, 3, n):
+            return None
+        if any(b in animated for b in sel):
+            return None
+        vals = [list(u("3f", data, 12 * i)) for i in range(n)]
+        if not all(plausible(x) for v in vals for x in v):
+            return None
+        return dict(zip(sel, vals))
+
+    for k, (name, rule) in enumerate(cands):
+        got = fits(rule)
+        if got is None:
+            continue
+        for _, later in cands[k + 1:]:
+            if select(flags, later) != select(flags, rule) and fits(later) is not None:
+                return "opaque", None
+        return name, got
+    return "opaque", None
+
+
+def q6_unit_code(b):
+    """A 6-byte code a unit quaternion encodes to: bit 15 of word 2 clear, the stored three
+    square-sum to at most 3/4, none larger than the dropped one (one quantum of slack)."""
+    w0, w1, w2 = struct.unpack("<3H", bytes(b))
+    if w2 & 0x8000:
+        return False
+    a = (w0 & 0x7FFF) * Q6_STEP - Q6_BIAS
+    bb = (w1 & 0x7FFF) * Q6_STEP - Q6_BIAS
+    c = w2 * Q6_STEP - Q6_BIAS
+    s = a * a + bb * bb + c * c
+    q = 2 * Q6_STEP
+    if s > 0.75 + 3 * q:
+        return False
+    return max(abs(a), abs(bb), abs(c)) <= math.sqrt(max(0.0, 1 - s)) + q
+
+
+def evidence_root_rotations(data, counts, K):
+    if data is None:
+        return "absent", None
+    if K and len(data) >= 6 * K and padding_ok(data[6 * K:]) and count_ok(counts, 0, K):
+        codes = [data[6 * i:6 * i + 6] for i in range(K)]
+        if all(q6_unit_code(c) for c in codes):
+            return "hypothesis 1", [decode_q6(c) for c in codes]
+    if K and len(data) >= 16 * K and padding_ok(data[16 * K:]) and count_ok(counts, 0, K):
+        qs = [list(u("4f", data, 16 * i)) for i in range(K)]
+        if all(math.isfinite(sum(x * x for x in q)) and abs(math.sqrt(sum(x * x for x in q)) - 1) <= 1e-3
+               for q in qs):
+            return "hypothesis 2", qs
+    return "opaque", None
+
+
+def evidence_root_translations(data, counts, K):
+    if data is None:
+        return "absent", None
+    for name, el in (("hypothesis 1", 12), ("hypothesis 2", 16)):
+        if not (K and len(data) >= el * K and padding_ok(data[el * K:]) and count_ok(counts, 1, K)):
+            continue
+        vals = [list(u("3f", data, el * i)) for i in range(K)]
+        if not all(plausible(x) for v in vals for x in v):
+            continue
+        if el == 16:
+            ws = [data[16 * i + 12:16 * i + 16] for i in range(K)]
+            if ws[0] not in (struct.pack("<f", 0.0), struct.pack("<f", 1.0)) or any(w != ws[0] for w in ws):
+                continue
+        return name, vals
+    return "opaque", None
+
+
+def evidence_parts(data, sec_abs, block_base, bases, duration):
+    """Returns (evidence, [part dicts]) under the documented rules; bases: every block base."""
+    if data is None:
+        return "absent", None
+    limit = duration * (1 + 1e-6) + 1e-6 if duration > 0 else 1e-6
+    for name, head in (("hypothesis 1", 16), ("hypothesis 2", 4)):
+        if len(data) < head:
+            continue
+        count = u("I", data, 0)[0]
+        if count == 0 or count > (len(data) - head) // PART_ENTRY:
+            continue
+        if not padding_ok(data[head + PART_ENTRY * count:]):
+            continue
+        parts, ok, nested = [], True, []
+        for i in range(count):
+            e = head + PART_ENTRY * i
+            off, start, end, parent, attach = u("iffII", data, e)
+            typ = data[e + 20]
+            if not (math.isfinite(start) and math.isfinite(end) and 0 <= start <= end <= limit and 1 <= typ <= 8):
+                ok = False
+            nested.append(off)
+            parts.append({"start": start, "end": end, "parent": parent, "attachment": attach, "type": typ,
+                          "nested_block": None})
+        if not ok:
+            continue
+        if any(nested):
+            found = False
+            for origin in ("entry", "section", "block"):
+                hits = []
+                for i, off in enumerate(nested):
+                    if off == 0:
+                        hits.append(None)
+                        continue
+                    o = {"entry": sec_abs + head + PART_ENTRY * i, "section": sec_abs, "block": block_base}[origin]
+                    t = o + off
+                    hits.append(bases.index(t) if t in bases and t != block_base else -1)
+                if all(h != -1 for h in hits):
+                    for p, h in zip(parts, hits):
+                        p["nested_block"] = h
+                    found = True
+                    break
+            if not found:
+                continue
+        return name, parts
+    return "opaque", None
+
+
+class Motion:
+    """What one 'aNi' block carries besides rotations: which sections to build and what a reader
+    of the documented rules must find. Built after the Clip, from its own draws of the rng."""
+
+    def __init__(self, rng, clip, variant, translated=None, tbits=None, constants=None, root_rot=None,
+                 root_tr=None, parts=None, flag_bits=None, counts=True, break_stream=False):
+        self.slots = motion_slots(variant)
+        self.sections = {}
+        self.expect = {}
+        self.counts = {}
+        self.data = {}
+        self.parts_spec = parts
+        K = clip.K
+        for b, bit in (flag_bits or {}).items():
+            clip.bones[b]["flags"] |= bit
+        if translated is not None:
+            tb = [(b, n, rng.randint(300, 700000)) for b, n in zip(translated, tbits)]
+            # break_stream: the table lists every bone but the stream is built for all but the
+            # last, so no reading consumes the chunks exactly.
+            built = tb[:-1] if break_stream else tb
+            table, stream, vals = gen_translation_sections(rng, built, K)
+            if break_stream:
+                table = struct.pack("<%dI" % len(tb), *[(sc << 8) | n for _, n, sc in tb])
+            self.sections["table"] = table
+            self.sections["tr"] = stream
+            self.data["translation_table"] = [[b, n, sc] for b, n, sc in tb]
+            self.data["translations"] = vals
+            if counts:
+                self.counts[5] = len(tb)
+                self.counts[6] = len(tb)
+        if constants is not None:
+            vals = {b: [f32(rng.uniform(-2.0, 2.0)) for _ in range(3)] for b in constants}
+            self.sections["const_tr"] = b"".join(struct.pack("<3f", *vals[b]) for b in constants)
+            self.data["constant_translations"] = vals
+            if counts:
+                self.counts[3] = len(constants)
+        if root_rot is not None:
+            if root_rot == "quat48":
+                codes = [encode_q6(random_unit_quat(rng)) for _ in range(K)]
+                self.sections["root_rot"] = b"".join(codes)
+            else:
+                qs = [[f32(c) for c in random_unit_quat(rng)] for _ in range(K)]
+                self.sections["root_rot"] = b"".join(struct.pack("<4f", *q) for q in qs)
+            if counts:
+                self.counts[0] = K
+        if root_tr is not None:
+            el = [[f32(rng.uniform(-3.0, 3.0)) for _ in range(3)] for _ in range(K)]
+            if root_tr == "f32x3":
+                self.sections["root_tr"] = b"".join(struct.pack("<3f", *v) for v in el)
+            else:
+                self.sections["root_tr"] = b"".join(struct.pack("<4f", *(v + [1.0])) for v in el)
+            if counts:
+                self.counts[1] = K
+        if parts is not None:
+            head, entries = parts["head"], parts["entries"]
+            body = struct.pack("<I", len(entries))
+            if head == 16:
+                body += bytes(rng.getrandbits(8) for _ in range(12))
+            for e in entries:
+                start = f32(e["start"] * clip.duration)
+                end = f32(e["end"] * clip.duration)
+                body += struct.pack("<iffIIB", 0, start, end, zlib.crc32(e["parent"].encode()),
+                                    zlib.crc32(e["attachment"].encode()), e["type"])
+                body += bytes(rng.getrandbits(8) for _ in range(11))
+            self.sections["parts"] = body
+
+    def opaque(self):
+        """The sections as {slot: bytes}, for the builders' `opaque` argument."""
+        return {self.slots[k]: v for k, v in self.sections.items()}
+
+    def patch_nested(self, data, sec_abs, bases):
+        """Writes each entry's nested offset (measured from the entry, spec 12) now that the
+        blocks are placed."""
+        if not self.parts_spec:
+            return
+        head = self.parts_spec["head"]
+        for i, e in enumerate(self.parts_spec["entries"]):
+            if e.get("nested") is not None:
+                origin = sec_abs + head + PART_ENTRY * i
+                struct.pack_into("<i", data, origin, bases[e["nested"]] - origin)
+
+
+def motion_json(expect, data):
+    out = {"evidence": expect}
+    for k in ("translation_table", "translations", "constant_translations", "root_rotations",
+              "root_translations", "parts"):
+        if k in data:
+            out[k] = data[k]
+    return out
+
+
+def verify_motion(data, bj, variant, B, flags, counts, offsets, sizes, K, bases):
+    """Re-reads the motion sections of one block with the documented rules and compares the
+    evidence and values with the expected JSON."""
+    m = bj["motion"]
+    slots = motion_slots(variant)
+    sec = {k: (bytes(data[B + offsets[s]:B + offsets[s] + sizes[s]]) if offsets.get(s) else None)
+           for k, s in slots.items()}
+    ev = {}
+    tr_ev, _, tr_vals = evidence_translations(sec, flags, counts, K, variant == "fc5")
+    ev["translations"] = tr_ev
+    if tr_vals is not None:
+        assert {str(b): [qround(v) for v in vs] for b, vs in tr_vals.items()} == m["translations"]
+    animated = set(tr_vals or {})
+    c_ev, c_vals = evidence_constants(sec["const_tr"], flags, counts, animated)
+    ev["constant_translations"] = c_ev
+    if c_vals is not None:
+        assert {str(b): qround(v) for b, v in c_vals.items()} == m["constant_translations"]
+    r_ev, r_vals = evidence_root_rotations(sec["root_rot"], counts, K)
+    ev["root_rotations"] = r_ev
+    if r_vals is not None:
+        assert [qround(q) for q in r_vals] == m["root_rotations"]
+    t_ev, t_vals = evidence_root_translations(sec["root_tr"], counts, K)
+    ev["root_translations"] = t_ev
+    if t_vals is not None:
+        assert [qround(v) for v in t_vals] == m["root_translations"]
+    sec_abs = B + offsets[slots["parts"]] if offsets.get(slots["parts"]) else None
+    p_ev, p_vals = evidence_parts(sec["parts"], sec_abs, B, bases, bj["duration"])
+    ev["parts"] = p_ev
+    if p_vals is not None:
+        assert [{k: (rnd(v) if isinstance(v, float) else v) for k, v in p.items()} for p in p_vals] == m["parts"], \
+            (p_vals, m["parts"])
+    assert ev == m["evidence"], (ev, m["evidence"])
+
+
+def finish_motion_json(motion, clip, expect):
+    d = dict(motion.data)
+    if expect.get("translations") == "opaque":
+        d.pop("translations", None)                  # stored, but no reading gives values
+    if "translations" in d:
+        d["translations"] = {str(b): [qround(v) for v in vs] for b, vs in sorted(d["translations"].items())}
+    if "constant_translations" in d:
+        d["constant_translations"] = {str(b): qround(v) for b, v in sorted(d["constant_translations"].items())}
+    sec = motion.sections
+    if "root_rot" in sec:
+        K = clip.K
+        if len(sec["root_rot"]) == 6 * K:
+            d["root_rotations"] = [qround(decode_q6(sec["root_rot"][6 * i:6 * i + 6])) for i in range(K)]
+        else:
+            d["root_rotations"] = [qround(list(u("4f", sec["root_rot"], 16 * i))) for i in range(K)]
+    if "root_tr" in sec:
+        K = clip.K
+        el = len(sec["root_tr"]) // K
+        d["root_translations"] = [qround(list(u("3f", sec["root_tr"], el * i))) for i in range(K)]
+    if motion.parts_spec:
+        ps = []
+        for e in motion.parts_spec["entries"]:
+            ps.append({"start": rnd(f32(e["start"] * clip.duration)), "end": rnd(f32(e["end"] * clip.duration)),
+                       "parent": zlib.crc32(e["parent"].encode()), "attachment": zlib.crc32(e["attachment"].encode()),
+                       "type": e["type"], "nested_block": e.get("nested")})
+        d["parts"] = ps
+    full = {"translations": "absent", "constant_translations": "absent", "root_rotations": "absent",
+            "root_translations": "absent", "parts": "absent"}
+    full.update(expect)
+    return motion_json(full, d)
+
+
+def define_motion():
+    def wd_motion_file(variant, name, desc, kinds, K, motion_kw, expect, key_mode="linear", **kw):
+        def build(rng):
+            unit, rate = wd_unit(variant)
+            bones = make_bones(rng, kinds)
+            clip = Clip(rng, bones, K, unit, rate, key_mode)
+            motion = Motion(rng, clip, variant, **motion_kw)
+            data, bj, info = build_wd(variant, rng, clip, opaque=motion.opaque(),
+                                      counts_extra=motion.counts, **kw)
+            bj["motion"] = finish_motion_json(motion, clip, expect)
+            return data, top_json(variant, data, info["hdr"], desc, [bj])
+        GOOD.append((variant, name, build))
+
+    wd_motion_file(
+        "wd1", "translations_flag40",
+        "WD1, 6 bones, K=20: TranslationTable (slot 1) and JointTranslations (slot 7) for the 3 bones "
+        "with flag bit 0x40 (n = 16, 9, 4), m_dataCounts[5] = [6] = 3: hypothesis 1.",
+        ["a12", "c", "a7", "n", "a16", "i"], 20,
+        {"translated": [0, 2, 3], "tbits": [16, 9, 4], "flag_bits": {0: 0x40, 2: 0x40, 3: 0x40}},
+        {"translations": "hypothesis 1"})
+    wd_motion_file(
+        "wdl", "translations_flag80_constants40",
+        "WDL, 7 bones, K=17, padded: JointTranslations for the 2 bones with flag bit 0x80 "
+        "(hypothesis 2), JointConstantTranslations (3 x f32) for the 3 bones with flag bit 0x40 "
+        "(constant hypothesis 2).",
+        ["a5", "a16", "c", "n", "a9", "i", "a3"], 17,
+        {"translated": [1, 4], "tbits": [13, 6], "constants": [0, 3, 6],
+         "flag_bits": {1: 0x80, 4: 0x80, 0: 0x40, 3: 0x40, 6: 0x40}},
+        {"translations": "hypothesis 2", "constant_translations": "hypothesis 2"}, align16=True)
+    wd_motion_file(
+        "wd2", "translations_all_bones_root_motion",
+        "WD2, 3 bones, K=12: every bone translated (hypothesis 3), root motion as one 6-byte "
+        "quaternion and one 3 x f32 per key (hypotheses 1), m_dataCounts[0] = [1] = 12.",
+        ["a8", "a16", "c"], 12,
+        {"translated": [0, 1, 2], "tbits": [16, 11, 2], "root_rot": "quat48", "root_tr": "f32x3"},
+        {"translations": "hypothesis 3", "root_rotations": "hypothesis 1", "root_translations": "hypothesis 1"})
+    wd_motion_file(
+        "wd1", "root_motion_f32x4_constants80",
+        "WD1, 4 bones, K=9: root motion as (x, y, z, w) f32 quaternions and (x, y, z, 1) f32 "
+        "translations per key (hypotheses 2), constant translations for the 2 bones with flag bit "
+        "0x80 (hypothesis 1); no m_dataCounts for them.",
+        ["a10", "c", "a2", "n"], 9,
+        {"constants": [1, 3], "flag_bits": {1: 0x80, 3: 0x80}, "root_rot": "f32x4", "root_tr": "f32x4",
+         "counts": False},
+        {"constant_translations": "hypothesis 1", "root_rotations": "hypothesis 2",
+         "root_translations": "hypothesis 2"})
+    wd_motion_file(
+        "wd1", "translations_inconsistent",
+        "WD1, 5 bones, K=16: 3 bones with flag bit 0x40 and a 3-entry TranslationTable, but "
+        "JointTranslations written for 2 bones: no reading consumes its chunks exactly, so it stays "
+        "opaque.",
+        ["a6", "a14", "c", "a1", "n"], 16,
+        {"translated": [0, 1, 4], "tbits": [12, 8, 5], "flag_bits": {0: 0x40, 1: 0x40, 4: 0x40},
+         "break_stream": True},
+        {"translations": "opaque"})
+    wd_motion_file(
+        "wd1", "parts_no_nested",
+        "WD1, 4 bones, K=24: a part animation array (slot 8) as u32 count then 32-byte entries from "
+        "+4 (hypothesis 2): an InPossession part and a SubPartInPossession part, no nested blocks.",
+        ["a9", "a16", "c", "n"], 24,
+        {"parts": {"head": 4, "entries": [
+            {"start": 0.0, "end": 0.5, "parent": "R Hand", "attachment": "prop_phone", "type": 1},
+            {"start": 0.25, "end": 1.0, "parent": "L Hand", "attachment": "prop_bag", "type": 8}]}},
+        {"parts": "hypothesis 2"})
+
+    v = "fc5"
+
+    def fc5_motion_file(name, desc, block_specs):
+        def build(rng):
+            blocks, motions = [], []
+            for spec in block_specs:
+                bones = make_bones(rng, spec["kinds"], spec.get("names"))
+                clip = Clip(rng, bones, spec["K"], 1, 30.0, spec.get("key_mode", "linear"))
+                motion = Motion(rng, clip, v, **spec.get("motion", {}))
+                kw = {"clip": clip, "opaque": motion.opaque(), "counts_extra": motion.counts}
+                for k in ("order", "align16", "ani_flags"):
+                    if k in spec:
+                        kw[k] = spec[k]
+                blocks.append(kw)
+                motions.append((motion, clip, spec.get("expect", {})))
+            data, bjs, hdr, infos = build_fc5(rng, blocks)
+            bases = [bj["base"] for bj in bjs]
+            for (motion, clip, expect), bj, info in zip(motions, bjs, infos):
+                slot = motion.slots["parts"]
+                if info["offsets"].get(slot):
+                    motion.patch_nested(data, info["B"] + info["offsets"][slot], bases)
+                bj["motion"] = finish_motion_json(motion, clip, expect)
+            return data, top_json(v, data, hdr, desc, bjs)
+        GOOD.append((v, name, build))
+
+    fc5_motion_file(
+        "root_translation_block",
+        "FC5, 2 blocks: a main block (5 bones, K=20) and a single-bone 'Root' block (flags 0x0F, K=20) "
+        "with a one-entry TranslationTable (slot 0) and JointTranslations (slot 6): spec 10.1's "
+        "public decoder case, 'decoded'.",
+        [{"kinds": ["a16", "c", "a4", "n", "a10"], "K": 20, "ani_flags": 3},
+         {"kinds": ["a12"], "names": ["Root"], "K": 20, "ani_flags": 0x0F,
+          "motion": {"translated": [0], "tbits": [16]}, "expect": {"translations": "decoded"}}])
+    fc5_motion_file(
+        "parts_nested",
+        "FC5, 3 blocks: a prop block, the main block (5 bones, K=18) whose part array (slot 7, u32 "
+        "count, 12 bytes, 32-byte entries from +16: hypothesis 1) links the prop block (before it) and "
+        "a translated 'Root' block (after it) by offsets from each entry, and that 'Root' block.",
+        [{"kinds": ["a7", "c"], "names": ["prop_gun_root", "prop_gun_mag"], "K": 18, "ani_flags": 3},
+         {"kinds": ["a16", "a5", "c", "n", "a11"], "K": 18, "ani_flags": 7,
+          "motion": {"parts": {"head": 16, "entries": [
+              {"start": 0.0, "end": 1.0, "parent": "R Hand", "attachment": "prop_gun", "type": 1, "nested": 0},
+              {"start": 0.1, "end": 0.6, "parent": "Root", "attachment": "Root", "type": 7, "nested": 2},
+              {"start": 0.5, "end": 0.75, "parent": "L Hand", "attachment": "prop_mag", "type": 8}]}},
+          "expect": {"parts": "hypothesis 1"}},
+         {"kinds": ["a9"], "names": ["Root"], "K": 18, "ani_flags": 0x0F,
+          "motion": {"translated": [0], "tbits": [14]}, "expect": {"translations": "decoded"}}])
+
+
+# ---------------------------------------------------------------------------------
 # the corpus: bad files
 # ---------------------------------------------------------------------------------
 def bad_doc(stage, error, field, offset, desc, variant):
@@ -1950,6 +2508,7 @@ def generate(out):
     define_legacy()
     define_retail()
     define_opaque()
+    define_motion()
     define_bad()
     out = Path(out)
     written = {}
@@ -1981,6 +2540,7 @@ def generate(out):
     assert {1, 7, 8, 9, 16, 17} <= STATS["key_counts"]
     assert STATS["overflow_keys"] > 0 and STATS["normal_keys"] > 0
     assert STATS["identity_const"] > 0
+    assert STATS["tcflags"] == set(range(8)), sorted(set(range(8)) - STATS["tcflags"])
     for rel, d in written.items():
         assert len(d) <= MAX_FILE, (rel, len(d))
     written["README.md"] = readme(rows).encode()
@@ -2143,6 +2703,20 @@ differing paths) and exits 1 if there is any. This README is generated too.
   slots), `array_headers` (count/lastFrame/fps of the array sections), `sections`,
   `chained_clip_base`. Section contents are plausible but are not decoded here.
 * an opaque file has `blocks: []`.
+* `motion` (only in the files built for issue 16, listed last below): what a reader of the
+  hypothesis rules of `docs/motion.md` must find in an 'aNi' block besides rotations.
+  `evidence` maps `translations`, `constant_translations`, `root_rotations`,
+  `root_translations` and `parts` to `absent`, `decoded` (spec 10.1's single-bone reading),
+  `hypothesis N` or `opaque`; then, where accepted, `translation_table` (`[bone, n,
+  scale_code]` per entry, in stream order), `translations` (bone index -> one `[x, y, z]` per
+  key, in file units), `constant_translations` (bone index -> `[x, y, z]`),
+  `root_rotations` (one `[x, y, z, w]` per key), `root_translations` (one `[x, y, z]` per
+  key) and `parts` (`start`, `end` in seconds, `parent` and `attachment` CRC-32s, `type`,
+  `nested_block`: the index of the block its nested offset lands on, or null). Translations
+  are built like rotations, from random codes (all 8 values of the 3 constant flags occur),
+  and compared with a tolerance relative to the bone's scale. Before writing, the script
+  applies the documented rules itself, so the hypotheses before the expected one fail on the
+  bytes and no later one fits them with other bones.
 
 ### Conventions the generator relies on (beyond the spec text)
 

@@ -150,6 +150,10 @@ TEST(EncodeClip, AddingAndRemovingKeysAndBonesGivesValidFiles) {
     nb.hash = mab::bone_hash("NewBone");
     nb.set_kind(mab::BoneKind::animated);
     nb.set_bit_depth(12);
+    // Where every bone carries a translation (the accepted rule, issue 16), so must a new one:
+    // it gets a copy of the first bone's track (the encoder never invents one).
+    if (d->evidence.translations.accepted() && d->motion.translation_bones == mab::TranslationBones::all_bones)
+      nb.translations = edited.bones[0].translations;
     edited.add_bone(nb);
     if (edited.key_count() > 2) {
       ASSERT_TRUE(edited.remove_key(0).ok());

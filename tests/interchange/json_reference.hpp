@@ -200,6 +200,74 @@ ojson clip_json(const Clip& clip) {
   return j;
 }
 
+// Issue 16 ("motion", docs/json-format.md): written when something beyond rotations decoded.
+bool has_motion(const DecodedClip& d) {
+  const auto& e = d.evidence;
+  return e.translations.accepted() || e.constant_translations.accepted() || e.root_rotations.accepted() ||
+         e.root_translations.accepted() || e.parts.accepted();
+}
+
+ojson vec3_json(const Vec3& v) {
+  ojson j = ojson::array();
+  for (const float f : v) j.push_back(float_json(f));
+  return j;
+}
+
+ojson motion_json(const DecodedClip& d) {
+  const auto& e = d.evidence;
+  const Clip& c = d.clip;
+  ojson j;
+  j["evidence"] = {{"translations", e.translations.text()},
+                   {"constant_translations", e.constant_translations.text()},
+                   {"root_rotations", e.root_rotations.text()},
+                   {"root_translations", e.root_translations.text()},
+                   {"parts", e.parts.text()}};
+  if (e.translations.accepted()) {
+    ojson list = ojson::array();
+    for (std::size_t i = 0; i < c.bones.size(); ++i) {
+      if (c.bones[i].translations.empty()) continue;
+      ojson keys = ojson::array();
+      for (const auto& v : c.bones[i].translations) keys.push_back(vec3_json(v));
+      list.push_back({{"bone", i}, {"hash", hex_u32(c.bones[i].hash)}, {"keys", std::move(keys)}});
+    }
+    j["translations"] = std::move(list);
+  }
+  if (e.constant_translations.accepted()) {
+    ojson list = ojson::array();
+    for (std::size_t i = 0; i < c.bones.size(); ++i)
+      if (c.bones[i].constant_translation)
+        list.push_back({{"bone", i}, {"hash", hex_u32(c.bones[i].hash)},
+                        {"translation", vec3_json(*c.bones[i].constant_translation)}});
+    j["constant_translations"] = std::move(list);
+  }
+  if (e.root_rotations.accepted() || e.root_translations.accepted()) {
+    ojson rm = ojson::object();
+    if (e.root_rotations.accepted()) {
+      ojson list = ojson::array();
+      for (const auto& q : c.root_motion.rotations) list.push_back(quat_json(q));
+      rm["rotations"] = std::move(list);
+    }
+    if (e.root_translations.accepted()) {
+      ojson list = ojson::array();
+      for (const auto& v : c.root_motion.translations) list.push_back(vec3_json(v));
+      rm["translations"] = std::move(list);
+    }
+    j["root_motion"] = std::move(rm);
+  }
+  if (e.parts.accepted()) {
+    ojson list = ojson::array();
+    for (const auto& p : c.parts)
+      list.push_back({{"start", float_json(p.start)},
+                      {"end", float_json(p.end)},
+                      {"parent", hex_u32(p.parent_hash)},
+                      {"attachment", hex_u32(p.attachment_hash)},
+                      {"type", p.type},
+                      {"nested_block", p.nested_block >= 0 ? ojson(p.nested_block) : ojson(nullptr)}});
+    j["parts"] = std::move(list);
+  }
+  return j;
+}
+
 // Only what the stream stores: signs when cflags bit 3 is set, F raw values per varying
 // component and none for a constant one (F = keys in the chunk).
 // `d` is the container's own decode: its key count gives each chunk's F even when the
@@ -348,6 +416,7 @@ inline Result<std::string> export_json(const DecodedClip& d, std::uint32_t versi
   try {
     ojson doc = document_head(d.block, version);
     doc["clip"] = clip_json(d.clip);
+    if (has_motion(d)) doc["motion"] = motion_json(d);
     if (version == 1 || codes) doc["codes"] = codes_json(*original);
     doc["container"] = container_json(d.container);
     return render(doc);

@@ -4,6 +4,7 @@
 #include <mab/validate.hpp>
 
 #include "decode/clip_layout.hpp"
+#include "decode/motion_layout.hpp"
 #include "support/corpus.hpp"
 
 #include <gtest/gtest.h>
@@ -236,7 +237,30 @@ TEST(JsonEdit, OneQuaternionChangesOnlyItsChunk) {
         const auto& nb = out->blocks[k];
         expect_same_header(ob, nb, what);
         ASSERT_EQ(ob.segments.size(), nb.segments.size()) << what;
+        // A part array's nested-block offsets are positions (spec 12, issue 16): when the edit
+        // moves blocks they change, and only they, so that each entry names the same block.
+        const auto parts_before = mab::decode_clip(*c, k);
+        std::vector<std::size_t> nested_fields;
+        int parts_segment = -1;
+        if (parts_before && parts_before->evidence.parts.accepted()) {
+          parts_segment = ob.slot_segment[static_cast<std::size_t>(mab::decode::motion_layout(ob).parts)];
+          for (std::size_t i = 0; i < parts_before->clip.parts.size(); ++i)
+            if (parts_before->clip.parts[i].nested_block >= 0)
+              nested_fields.push_back(mab::decode::part_header_size(parts_before->motion.part_header) +
+                                      mab::decode::part_entry_size * i + mab::decode::part_nested_at);
+        }
         for (std::size_t s = 0; s < ob.segments.size(); ++s) {
+          if (static_cast<int>(s) == parts_segment && !nested_fields.empty()) {
+            auto masked = [&](std::vector<std::uint8_t> v) {
+              for (const std::size_t at : nested_fields) std::fill_n(v.begin() + static_cast<std::ptrdiff_t>(at), 4, 0);
+              return v;
+            };
+            EXPECT_EQ(masked(ob.segments[s].bytes), masked(nb.segments[s].bytes)) << what << " part array";
+            auto parts_after = mab::decode_clip(*out, k);
+            ASSERT_TRUE(parts_after.ok()) << what;
+            EXPECT_EQ(parts_after->clip.parts, parts_before->clip.parts) << what << " part entries";
+            continue;
+          }
           if (k != blk || static_cast<int>(s) != rot_segment) {
             EXPECT_EQ(ob.segments[s].bytes, nb.segments[s].bytes) << what << " segment " << s;
             continue;

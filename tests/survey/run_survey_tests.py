@@ -142,6 +142,8 @@ def hostile_mode(mab, work):
     gen_dump(big, 600, 13)
     for sig in (signal.SIGINT, signal.SIGTERM):
         out = os.path.join(work, "int.json")
+        if os.path.exists(out + ".tmp"):
+            os.remove(out + ".tmp")
         proc = subprocess.Popen([mab, "survey", big, "-j", "1", "--json-check", "1", "--json", out],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         # In the middle means once rows reach the report's temporary file (a fixed delay sent the

@@ -6,6 +6,7 @@
 #include <mab/result.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,12 @@ struct ClipBone {
   std::uint8_t flags = 0;  // spec 5.3, kept verbatim; kind and bit depth derive from it
   Quat constant{};         // BoneKind::constant: the rotation
   std::vector<Quat> keys;  // BoneKind::animated: one per stored key
+  // Animated translation (spec 10.1): one per stored key when the block's JointTranslations
+  // decoded and this bone is one of the translated bones; empty otherwise. Which bones carry
+  // it is the accepted hypothesis's rule (DecodedClip::evidence), not a flag of this bone.
+  std::vector<Vec3> translations;
+  // Constant translation (spec 10.2), when JointConstantTranslations decoded for this bone.
+  std::optional<Vec3> constant_translation;
 
   // flags & 0x30: 0x30 constant, 0x10 animated, otherwise no rotation (spec 5.3).
   BoneKind kind() const noexcept;
@@ -27,25 +34,46 @@ struct ClipBone {
   void set_bit_depth(unsigned nbits) noexcept;  // 1..16, clamped
 };
 
+// Root motion (spec 10.3): DisplacementOrientations and DisplacementTranslations, one value
+// per stored key each when decoded; empty when the section is absent or kept opaque.
+struct RootMotion {
+  std::vector<Quat> rotations;
+  std::vector<Vec3> translations;
+  bool empty() const noexcept { return rotations.empty() && translations.empty(); }
+};
+
+// One part animation entry (spec 12): a prop, attachment or anchor animated with the clip.
+struct ClipPart {
+  float start = 0.0f;                // seconds
+  float end = 0.0f;                  // seconds
+  std::uint32_t parent_hash = 0;     // the bone it hangs from (CRC-32, D11)
+  std::uint32_t attachment_hash = 0; // the bone / attachment name (CRC-32)
+  std::uint8_t type = 0;             // PartEventType: 1 InPossession, 6 IKPath, 7 Anchor, 8 SubPartInPossession
+  int nested_block = -1;             // the container block holding its nested CAnimData, -1 none
+  friend bool operator==(const ClipPart&, const ClipPart&) = default;
+};
+
 struct Clip {
   double key_rate = 30.0;                // key time units per second (D7)
   std::vector<std::uint32_t> key_times;  // one per stored key, in key_rate units
   float duration = 0.0f;                 // seconds, as the header stores it
   std::vector<ClipBone> bones;
+  RootMotion root_motion;       // spec 10.3, when decoded
+  std::vector<ClipPart> parts;  // spec 12, when decoded
 
   std::size_t key_count() const noexcept { return key_times.size(); }
   double key_seconds(std::size_t key) const noexcept;
 
   int find_bone(std::uint32_t hash) const noexcept;  // -1 when absent
   Status set_rotation(std::size_t bone, std::size_t key, const Quat& q);
-  // Inserts a key at index `at` with time `time`; animated bones get a copy of the
-  // neighbouring key (the previous one, or the next for at == 0).
+  // Inserts a key at index `at` with time `time`; animated bones, translations and root
+  // motion get a copy of the neighbouring key (the previous one, or the next for at == 0).
   Status insert_key(std::size_t at, std::uint32_t time);
   Status remove_key(std::size_t at);
   std::size_t add_bone(ClipBone bone);  // animated bones are resized to key_count()
   Status remove_bone(std::size_t index);
   // Checks the shape: at least one key if a bone is animated, keys per animated bone ==
-  // key_count, counts in range.
+  // key_count, translations and root motion empty or one per key, counts in range.
   Status check() const;
 };
 

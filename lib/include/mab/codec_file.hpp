@@ -5,12 +5,42 @@
 
 #include <mab/clip.hpp>
 #include <mab/container.hpp>
+#include <mab/evidence.hpp>
 #include <mab/rotation_codec.hpp>
+#include <mab/translation_codec.hpp>
 
 #include <array>
 #include <vector>
 
 namespace mab {
+
+struct DecodeOptions {
+  // Refuse every hypothesis (spec [guess] readings): only what a public decoder reads is
+  // decoded, everything else stays opaque with that reason (`--strict-layout`).
+  bool strict_layout = false;
+};
+
+// What decode_clip read beyond the rotations (issue 16) and how, so encode_clip writes it back
+// the same way. Only the parts whose evidence is accepted hold anything.
+struct MotionCodes {
+  // TranslationTable + JointTranslations (spec 10.1): the accepted bone rule, one entry per
+  // translated bone in bone order, the stream's exact codes.
+  TranslationBones translation_bones = TranslationBones::all_bones;
+  std::vector<TranslationEntry> translation_table;
+  TranslationStream translations;
+  // JointConstantTranslations (spec 10.2): 3 x f32 per bone of the rule, in bone order.
+  TranslationBones constant_bones = TranslationBones::flag_0x80;
+  // Root motion (spec 10.3): the element layouts, and the 6-byte codes of quat48 rotations.
+  RootRotationLayout root_rotation_layout = RootRotationLayout::quat48;
+  std::vector<Quat48> root_rotation_codes;
+  RootTranslationLayout root_translation_layout = RootTranslationLayout::f32x3;
+  std::uint32_t root_translation_w_bits = 0;  // f32x4: the fourth float, as stored
+  // Part animations (spec 12): the array layout and each 32-byte entry as stored (the fields
+  // not modelled in ClipPart are written back from here).
+  PartHeader part_header = PartHeader::count_then_12;
+  NestedBase nested_base = NestedBase::none;
+  std::vector<std::array<std::uint8_t, 32>> part_entries;
+};
 
 struct DecodedClip {
   Container container;  // the file, with every section and header field
@@ -19,13 +49,24 @@ struct DecodedClip {
   // Exact codes, for lossless re-encoding of what the user did not change.
   std::vector<std::array<std::uint8_t, 6>> constant_codes;  // per constant bone, in bone order
   RotationStream rotations;                                 // [chunk][animated bone]
+  // Translations, root motion and part entries (issue 16): what was decoded and on which
+  // evidence; a section whose evidence is not accepted stays opaque bytes in `container`.
+  BlockEvidence evidence;
+  MotionCodes motion;
+  DecodeOptions options;  // what decode_clip was asked (encode_clip reads the file the same way)
 };
+
 
 // Key time units per second for a block (decision D7): WD1 ticks at 120; WDL/WD2 frames
 // at the header's frame rate; FC4/FC5 frames at 30 unless the header says otherwise.
 double key_rate(const Container& c, std::size_t block) noexcept;
 
+// Rotations (spec 9) must decode or the call fails; translations, root motion and part
+// entries (spec 10, 12) are decoded where the bytes prove a reading and otherwise stay opaque,
+// each with its evidence in DecodedClip::evidence.
 Result<DecodedClip> decode_clip(Container container, std::size_t block = 0,
+                                const Limits& limits = default_limits);
+Result<DecodedClip> decode_clip(Container container, std::size_t block, const DecodeOptions& options,
                                 const Limits& limits = default_limits);
 
 struct EncodeOptions {
@@ -45,12 +86,23 @@ struct EncodeReport {
   std::size_t constants_reused = 0, constants_encoded = 0;
   double max_error_deg = 0;              // over every re-quantised key
   std::vector<double> bone_error_deg;    // per bone of the edited clip (0 when reused)
+  // Translations (spec 10.1): chunks per translated bone, and the largest error of a
+  // re-quantised translation component, in file units.
+  std::size_t translation_chunks_reused = 0, translation_chunks_requantised = 0;
+  double max_translation_error = 0;
+  std::size_t translation_scales_widened = 0;  // bones whose TranslationTable scale grew to hold an edit
+  // Other sections rewritten from edited values (constant translations, root motion, parts).
+  std::vector<std::string> motion_sections_rewritten;
 };
 
 // Writes `edited` into a copy of `original.container`: KeyTimes, constant rotations,
 // JointRotations (chunk table included), bone table, m_dataCounts[2] and [4],
 // m_lastFrame, duration, offsets and m_animationDataSize. A chunk of a bone whose
 // floats equal the original decode keeps its codes; others are re-quantised.
+// Translations, root motion and part entries whose evidence was accepted are written back the
+// way they were read (same hypothesis): unchanged values keep their bytes, edited translation
+// chunks are re-quantised (error in EncodeReport). Data of a section that was not decoded
+// cannot be added (invalid_argument naming the section and its evidence).
 Result<std::vector<std::uint8_t>> encode_clip(const DecodedClip& original, const Clip& edited,
                                               const EncodeOptions& options = {},
                                               EncodeReport* report = nullptr);

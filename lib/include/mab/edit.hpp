@@ -1,6 +1,7 @@
 // Edits of a decoded clip (docs/edit.md): timing (speed, trim, reverse, loop, resample), bone
 // tracks (rotate, set constant, copy from another clip, add, remove, bit depth) and key
-// reduction. Each works on the editable Clip only; encode_clip then re-quantises exactly the
+// reduction. Timing edits carry decoded translations and root motion (issue 16) with the keys:
+// kept, reversed, or sampled (translations linearly, root rotations by slerp). Each works on the editable Clip only; encode_clip then re-quantises exactly the
 // chunks whose floats changed and keeps every other code. Times are in the clip's key units
 // (Clip::key_rate per second, decision D7); arguments given in seconds are converted.
 #pragma once
@@ -21,6 +22,12 @@ Result<std::size_t> find_bone(const Clip& clip, std::string_view name_or_hash);
 // Rotation of bone b at time t (key units): its constant, or slerp between the keys around t,
 // clamped to the first and last key. Key times must increase.
 Quat sample_bone(const Clip& clip, const ClipBone& b, double t) noexcept;
+
+// Translations and root motion of `from` onto `clip`'s key times (by seconds, each clip at its
+// own key rate; translations linearly, rotations by slerp, clamped to the first and last key),
+// bones matched by hash: for a clip given a new timeline that must keep `from`'s tracks.
+// `from`'s key times must increase.
+void resample_motion(Clip& clip, const Clip& from);
 
 namespace edit {
 
@@ -56,6 +63,10 @@ Status set_bits(Clip& clip, std::size_t bone, unsigned nbits);
 struct ReduceReport {
   std::size_t keys_before = 0, keys_after = 0;
   double max_error_deg = 0;  // largest deviation of a dropped key from the interpolation
+  // Translations and root translations (issue 16) follow the kept keys: the largest distance,
+  // in file units, of a dropped one from the linear interpolation (not bounded by max_deg).
+  double max_translation_error = 0;
+  double max_root_rotation_error_deg = 0;  // the same for root rotations, in degrees
 };
 // Drops shared key times (the 'aNi' timeline is shared by all bones) while every animated
 // bone's dropped keys stay within max_deg of the slerp between the kept keys around them.

@@ -19,6 +19,9 @@ struct Quat {
   friend bool operator==(const Quat&, const Quat&) = default;
 };
 
+// A translation (x, y, z) in the bone's parent space, in file units (spec 10, 13).
+using Vec3 = std::array<float, 3>;
+
 // Rotation angle in degrees between the rotations of a and b. q and -q are the same rotation,
 // so the result is in [0, 180]. Inputs are normalised; a zero or non-finite input gives 180.
 double angular_error_deg(const Quat& a, const Quat& b) noexcept;

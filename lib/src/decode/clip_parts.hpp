@@ -4,6 +4,7 @@
 #pragma once
 
 #include <mab/clip.hpp>
+#include <mab/codec_file.hpp>
 #include <mab/container.hpp>
 #include <mab/limits.hpp>
 #include <mab/rotation_codec.hpp>
@@ -19,8 +20,13 @@ struct ClipParts {
   std::vector<std::array<std::uint8_t, 6>> constant_codes;  // per constant bone, in bone order
   RotationStream rotations;                                 // [chunk][animated bone]
   std::vector<std::uint8_t> bit_depths;                     // per animated bone
+  BlockEvidence evidence;                                   // issue 16, when motion was asked for
+  MotionCodes motion;
 };
 
-Result<ClipParts> decode_parts(const Container& container, std::size_t block, const Limits& limits, bool keys);
+// `motion`: also decode translations, root motion and parts (decode_motion) that way; null
+// leaves them (and their evidence) empty.
+Result<ClipParts> decode_parts(const Container& container, std::size_t block, const Limits& limits, bool keys,
+                               const DecodeOptions* motion);
 
 }  // namespace mab::decode

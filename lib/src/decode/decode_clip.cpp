@@ -3,6 +3,7 @@
 
 #include "decode/clip_layout.hpp"
 #include "decode/clip_parts.hpp"
+#include "decode/motion_layout.hpp"
 #include "io/byte_reader.hpp"
 
 #include <algorithm>
@@ -42,7 +43,7 @@ double key_rate(const Container& c, std::size_t block) noexcept {
 namespace decode {
 
 Result<ClipParts> decode_parts(const Container& container, std::size_t block, const Limits& limits,
-                               bool keys_wanted) {
+                               bool keys_wanted, const DecodeOptions* motion) {
   if (block >= container.blocks.size())
     return make_error(ErrorCode::not_decodable, 0x10, "body",
                       container.is_opaque() ? "kept opaque: " + container.opaque_reason
@@ -133,18 +134,31 @@ Result<ClipParts> decode_parts(const Container& container, std::size_t block, co
       MAB_TRY(decode_rotations_into(d.rotations, static_cast<std::uint32_t>(keys), depths, tracks));
     }
   }
+  if (motion != nullptr) {
+    // Issue 16: translations, root motion and part entries, each decoded only where the bytes
+    // prove a reading (spec 10, 12); never a reason to fail the rotations' decode.
+    decode_motion(container, block, pl, MotionOut{clip, d.evidence, d.motion}, *motion, limits);
+  }
   return d;
 }
 
 }  // namespace decode
 
 Result<DecodedClip> decode_clip(Container container, std::size_t block, const Limits& limits) {
-  MAB_ASSIGN(decode::ClipParts parts, decode::decode_parts(container, block, limits, true));
+  return decode_clip(std::move(container), block, DecodeOptions{}, limits);
+}
+
+Result<DecodedClip> decode_clip(Container container, std::size_t block, const DecodeOptions& options,
+                                const Limits& limits) {
+  MAB_ASSIGN(decode::ClipParts parts, decode::decode_parts(container, block, limits, true, &options));
   DecodedClip d;
   d.block = block;
   d.clip = std::move(parts.clip);
   d.constant_codes = std::move(parts.constant_codes);
   d.rotations = std::move(parts.rotations);
+  d.evidence = std::move(parts.evidence);
+  d.motion = std::move(parts.motion);
+  d.options = options;
   d.container = std::move(container);
   return d;
 }

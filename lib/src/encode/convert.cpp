@@ -85,6 +85,20 @@ Result<std::vector<std::uint8_t>> convert_clip(const Container& source, std::siz
     kept.push_back(k);
   }
   clip.bones = d.clip.bones;
+  // Translations, root motion and part entries (issue 16) travel as their sections, copied
+  // verbatim below like every section the clip does not rebuild; their per-key tracks would no
+  // longer match a merged timeline.
+  bool per_key_motion = !d.clip.root_motion.empty();
+  for (auto& b : clip.bones) {
+    per_key_motion = per_key_motion || !b.translations.empty();
+    b.translations.clear();
+    b.constant_translation.reset();
+  }
+  if (per_key_motion && rep.keys_merged > 0)
+    return make_error(ErrorCode::not_decodable, no_offset, "convert",
+                      std::to_string(rep.keys_merged) + " key(s) meet at the target's key rate, but the clip's "
+                      "translations or root motion hold one value per source key and are copied as they are; "
+                      "resample the clip first (mab edit --resample)");
   for (auto& b : clip.bones) {
     if (b.kind() != BoneKind::animated) continue;
     std::vector<Quat> keys;

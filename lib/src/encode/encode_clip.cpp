@@ -4,6 +4,8 @@
 
 #include "container/layouts.hpp"
 #include "decode/clip_layout.hpp"
+#include "encode/encode_common.hpp"
+#include "encode/encode_motion.hpp"
 #include "io/byte_reader.hpp"
 
 #include <algorithm>
@@ -14,45 +16,15 @@ namespace mab {
 
 namespace {
 
+using encode::original_index;
+using encode::splice_section;
+
 bool same_bits(const Quat& a, const Quat& b) noexcept { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 std::uint32_t float_bits(float f) noexcept {
   std::uint32_t u;
   std::memcpy(&u, &f, sizeof u);
   return u;
-}
-
-// Replaces the first `old_used` bytes of a section with `fresh`, keeping what
-// follows (padding, bytes we do not understand: D8). Creates the section if needed. Returns
-// whether the section's bytes changed.
-bool splice_section(Block& b, int slot, std::size_t old_used, std::span<const std::uint8_t> fresh) {
-  std::vector<std::uint8_t>* sec = nullptr;
-  if (slot < 0) {
-    sec = &b.segments[0].bytes;
-  } else if (b.slot_segment[static_cast<std::size_t>(slot)] >= 0) {
-    sec = b.section_mut(static_cast<std::size_t>(slot));
-  } else {
-    if (fresh.empty()) return false;
-    Segment s;
-    s.original_offset = std::numeric_limits<std::uint64_t>::max();  // new: no original place
-    b.segments.push_back(std::move(s));
-    b.slot_segment[static_cast<std::size_t>(slot)] = static_cast<int>(b.segments.size() - 1);
-    sec = &b.segments.back().bytes;
-  }
-  const std::size_t keep_from = std::min(old_used, sec->size());
-  std::vector<std::uint8_t> out(fresh.begin(), fresh.end());
-  out.insert(out.end(), sec->begin() + static_cast<std::ptrdiff_t>(keep_from), sec->end());
-  if (out == *sec) return false;
-  *sec = std::move(out);
-  return true;
-}
-
-// The original of edited bone i: the bone at the same position when it has the same
-// hash (so duplicate hashes, which validate only warns about, still pair up), else the
-// first bone with that hash.
-int original_index(const Clip& orig, std::size_t i, std::uint32_t hash) noexcept {
-  if (i < orig.bones.size() && orig.bones[i].hash == hash) return static_cast<int>(i);
-  return orig.find_bone(hash);
 }
 
 // Duration (spec 9.4): a value the user set wins; otherwise, where the input's
@@ -247,6 +219,9 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
     }
   }
 
+  // Translations, root motion and part entries, where they were decoded (issue 16).
+  MAB_TRY(encode::encode_motion(original, edited, b, rep, rewritten));
+
   // Header fields that depend on the clip (spec 4, 6, 7).
   if (auto* a = b.ani()) {
     b.bones = std::move(bones);
@@ -295,6 +270,8 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
                                 "the other sections too, so nothing was written");
     }
   }
+  // Nested-block links of part entries follow the blocks this edit moved (spec 12).
+  MAB_TRY(encode::relink_parts(original.container, c, original.options));
   if (report) *report = std::move(rep);
   return c;
 }

@@ -33,13 +33,46 @@ struct Channel {
   std::size_t keys() const noexcept { return constant() ? 1 : bone->keys.size(); }
 };
 
+// Issue 16: a translation (bone or root motion) or root-rotation channel, its values ready.
+struct MotionChannel {
+  int node;
+  bool translation;           // else rotation (root motion)
+  bool constant;              // one key at the clip's first key time
+  std::vector<float> values;  // 3 or 4 floats per key
+  std::size_t keys() const noexcept { return values.size() / (translation ? 3 : 4); }
+};
+
 struct BlockAnim {
   std::size_t block;
   std::vector<float> times;  // seconds
   double key_rate;
   float duration;
   std::vector<Channel> channels;
+  std::vector<MotionChannel> motion;
+  std::vector<ClipPart> parts;
 };
+
+std::vector<float> vec3_values(const std::vector<Vec3>& v) {
+  std::vector<float> out;
+  out.reserve(3 * v.size());
+  for (const auto& x : v) out.insert(out.end(), x.begin(), x.end());
+  return out;
+}
+
+// Unit quaternions, each on the hemisphere of the one before, as the bone rotations.
+std::vector<float> quat_values(const std::vector<Quat>& v) {
+  std::vector<float> out;
+  out.reserve(4 * v.size());
+  Quat prev{};
+  for (std::size_t k = 0; k < v.size(); ++k) {
+    Quat q = unit(v[k]);
+    if (k > 0 && double{q.x} * prev.x + double{q.y} * prev.y + double{q.z} * prev.z + double{q.w} * prev.w < 0)
+      q = {-q.x, -q.y, -q.z, -q.w};
+    out.insert(out.end(), {q.x, q.y, q.z, q.w});
+    prev = q;
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -146,6 +179,7 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
   };
 
   std::vector<BlockAnim> anims;
+  int trajectory = -1;  // root motion node, made when a block has root motion
   for (const auto& d : clips) {
     const Clip& clip = d.clip;
     BlockAnim a;
@@ -166,10 +200,36 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
     for (const auto& bone : clip.bones) {
       const unsigned occ = seen[bone.hash]++;
       const int node = node_for(bone.hash, occ);
+      // Translations decoded under the block's evidence (issue 16, docs/motion.md): the node's
+      // local translation, which replaces the rig's rest translation while the clip plays.
+      if (!bone.translations.empty()) {
+        a.motion.push_back({node, true, false, vec3_values(bone.translations)});
+        animated_node[static_cast<std::size_t>(node)] = true;
+      } else if (bone.constant_translation) {
+        a.motion.push_back({node, true, true, vec3_values({*bone.constant_translation})});
+        animated_node[static_cast<std::size_t>(node)] = true;
+      }
       if (bone.kind() == BoneKind::none) continue;
       animated_node[static_cast<std::size_t>(node)] = true;
       a.channels.push_back({node, &bone});
     }
+    // Root motion on a "trajectory" node beside the bones, as for Far Cry 2/3 (docs/gltf.md).
+    if (!clip.root_motion.empty()) {
+      if (trajectory < 0) {
+        tinygltf::Node n;
+        n.name = std::string(gltf::trajectory_node_name);
+        m.nodes.push_back(std::move(n));
+        animated_node.push_back(false);
+        trajectory = static_cast<int>(m.nodes.size() - 1);
+        m.nodes[static_cast<std::size_t>(attach)].children.push_back(trajectory);
+      }
+      animated_node[static_cast<std::size_t>(trajectory)] = true;
+      if (!clip.root_motion.rotations.empty())
+        a.motion.push_back({trajectory, false, false, quat_values(clip.root_motion.rotations)});
+      if (!clip.root_motion.translations.empty())
+        a.motion.push_back({trajectory, true, false, vec3_values(clip.root_motion.translations)});
+    }
+    a.parts = clip.parts;
     anims.push_back(std::move(a));
   }
   if (o.skeleton)
@@ -195,6 +255,7 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
   for (const auto& a : anims) {
     total_times += a.times.size() + 1;
     for (const auto& ch : a.channels) total_keys += ch.keys();
+    for (const auto& ch : a.motion) total_keys += ch.keys();
   }
   data.reserve(4 * total_times + 16 * total_keys);
   struct TimeAccessors {
@@ -206,9 +267,10 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
   };
   for (std::size_t i = 0; i < anims.size(); ++i) {
     const auto& a = anims[i];
-    if (a.channels.empty()) continue;
+    if (a.channels.empty() && a.motion.empty()) continue;
     bool any_animated = false, any_constant = false;
     for (const auto& ch : a.channels) (ch.constant() ? any_constant : any_animated) = true;
+    for (const auto& ch : a.motion) (ch.constant ? any_constant : any_animated) = true;
     if (any_animated) {
       time_acc[i].all = add_accessor(data.size(), a.times.size(), TINYGLTF_TYPE_SCALAR, 0);
       m.accessors.back().minValues = {a.times.front()};
@@ -235,12 +297,27 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
 
   for (std::size_t i = 0; i < anims.size(); ++i) {
     const auto& a = anims[i];
-    if (a.channels.empty()) continue;
+    if (a.channels.empty() && a.motion.empty()) continue;
     tinygltf::Animation anim;
     anim.name = "block_" + std::to_string(a.block);
-    anim.extras = object({{"mabkit", object({{"block", tinygltf::Value(static_cast<int>(a.block))},
-                                             {"key_rate", tinygltf::Value(a.key_rate)},
-                                             {"duration", tinygltf::Value(static_cast<double>(a.duration))}})}});
+    tinygltf::Value::Object extras{{"block", tinygltf::Value(static_cast<int>(a.block))},
+                                   {"key_rate", tinygltf::Value(a.key_rate)},
+                                   {"duration", tinygltf::Value(static_cast<double>(a.duration))}};
+    if (!a.parts.empty()) {
+      // Part entries (spec 12, issue 16): a nested block is its own animation, "block_N".
+      tinygltf::Value::Array parts;
+      for (const auto& p : a.parts) {
+        tinygltf::Value::Object e{{"start", tinygltf::Value(static_cast<double>(p.start))},
+                                  {"end", tinygltf::Value(static_cast<double>(p.end))},
+                                  {"parent", tinygltf::Value(hash_text(p.parent_hash))},
+                                  {"attachment", tinygltf::Value(hash_text(p.attachment_hash))},
+                                  {"type", tinygltf::Value(static_cast<int>(p.type))}};
+        if (p.nested_block >= 0) e.emplace("nested_animation", tinygltf::Value("block_" + std::to_string(p.nested_block)));
+        parts.emplace_back(std::move(e));
+      }
+      extras.emplace("parts", tinygltf::Value(std::move(parts)));
+    }
+    anim.extras = object({{"mabkit", tinygltf::Value(std::move(extras))}});
     for (const auto& ch : a.channels) {
       const int out = add_accessor(data.size() - times_bytes, ch.keys(), TINYGLTF_TYPE_VEC4, 1);
       // Unit quaternions, each on the hemisphere of the one before (q and -q are one
@@ -273,6 +350,24 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
       c2.extras = object({{"mabkit", object({{"flags", tinygltf::Value(static_cast<int>(ch.bone->flags))}})}});
       anim.channels.push_back(std::move(c2));
       ++rep.channels;
+      rep.keys += ch.keys();
+    }
+    for (const auto& ch : a.motion) {
+      const int out = add_accessor(data.size() - times_bytes, ch.keys(),
+                                   ch.translation ? TINYGLTF_TYPE_VEC3 : TINYGLTF_TYPE_VEC4, 1);
+      append_floats(data, ch.values.data(), ch.values.size());
+      tinygltf::AnimationSampler s;
+      s.input = ch.constant ? time_acc[i].first : time_acc[i].all;
+      s.output = out;
+      s.interpolation = "LINEAR";
+      anim.samplers.push_back(std::move(s));
+      tinygltf::AnimationChannel c2;
+      c2.sampler = static_cast<int>(anim.samplers.size() - 1);
+      c2.target_node = ch.node;
+      c2.target_path = ch.translation ? "translation" : "rotation";
+      anim.channels.push_back(std::move(c2));
+      ++rep.channels;
+      rep.translation_channels += ch.translation;
       rep.keys += ch.keys();
     }
     m.animations.push_back(std::move(anim));

@@ -159,8 +159,9 @@ std::vector<std::string> ignored_lines(const Ignored& ig) {
   if (ig.translation) {
     std::snprintf(buf, sizeof buf, "%.6g", ig.max_translation_offset);
     std::string line = std::to_string(ig.translation) +
-                       " translation channel(s) not stored (the 'aNi' translation layout is not decoded yet, "
-                       "spec 10); largest offset from the rest position " + buf;
+                       " translation channel(s) not stored (glTF translations are not read back yet; a template's "
+                       "decoded translations and root motion are kept, docs/motion.md); largest offset from the rest "
+                       "position " + buf;
     if (!ig.translation_nodes.empty()) {
       line += ", moved: ";
       for (std::size_t i = 0; i < ig.translation_nodes.size(); ++i)
@@ -546,6 +547,9 @@ Result<std::vector<std::uint8_t>> import_animation(const Context& ctx, const Con
     if (changed) rep.bones_changed.push_back(ob.hash);
   }
 
+  // Translations and root motion the template decoded (issue 16) are not read from the glTF;
+  // on a new timeline they are the template's, resampled.
+  if (!same_timeline) resample_motion(edited, orig);
   MAB_TRY(reduce_keys(opt, edited, rep));
   EncodeOptions eo;
   eo.max_error_deg = opt.max_error_deg;

@@ -3,6 +3,7 @@
 #include <mab/json.hpp>
 
 #include "decode/clip_parts.hpp"
+#include "interchange/json_motion.hpp"
 #include "interchange/json_writer.hpp"
 
 #include <algorithm>
@@ -416,8 +417,9 @@ bool names_are_utf8(const Clip& clip) {
 // The whole document into `out`, or through `sink` (then `out` is the reused buffer).
 // `original`: the container's own decode (codes, and the clip when `stored` is given), or null
 // when the codes are not written. `stored`: the clip's keys come from the codes as stored.
+// `motion`: the evidence of the clip's translations, root motion and parts (issue 16), if any.
 Status write_clip_document(const Container& container, std::size_t block_index, const Clip& edited,
-                           const decode::ClipParts* original, const StoredKeys* stored,
+                           const BlockEvidence* motion, const decode::ClipParts* original, const StoredKeys* stored,
                            const JsonExportOptions& options, std::string& out, const json_out::Sink* sink) {
   if (!names_are_utf8(edited)) return make_error(ErrorCode::bad_value, no_offset, "json", "a bone name is not valid UTF-8");
   try {
@@ -439,6 +441,8 @@ Status write_clip_document(const Container& container, std::size_t block_index, 
         head(w, block_index, options.version);
         w.key("clip");
         clip(w, edited, threads, stored);
+        if (motion != nullptr && interchange::has_motion(*motion))
+          w.key("motion"), interchange::write_motion(w, edited, *motion);
         if (original != nullptr)
           w.key("codes"), codes(w, original->constant_codes, original->rotations,
                                 static_cast<std::uint32_t>(original->clip.key_count()), threads);
@@ -465,12 +469,12 @@ Status write_decoded_document(const DecodedClip& d, const JsonExportOptions& opt
   MAB_TRY(check_version(options));
   std::optional<decode::ClipParts> original;
   if (options.version == 1 || options.codes) {
-    auto o = decode::decode_parts(d.container, d.block, default_limits, false);
+    auto o = decode::decode_parts(d.container, d.block, default_limits, false, nullptr);
     if (!o) return std::move(o).error();
     original = std::move(o).value();
   }
-  return write_clip_document(d.container, d.block, d.clip, original ? &*original : nullptr, nullptr, options, out,
-                             sink);
+  return write_clip_document(d.container, d.block, d.clip, &d.evidence, original ? &*original : nullptr, nullptr,
+                             options, out, sink);
 }
 
 Status write_container_document(const Container& c, std::string_view reason, const JsonExportOptions& options,
@@ -578,7 +582,8 @@ Status write_block_document(const Container& c, std::size_t block, const JsonExp
     }
     r.clip_absent = legacy.error().message();
   } else {
-    auto parts = decode::decode_parts(c, block, default_limits, false);
+    const DecodeOptions decode_options;
+    auto parts = decode::decode_parts(c, block, default_limits, false, &decode_options);
     if (parts) {
       r.clip = true;
       StoredKeys stored{parts->rotations, parts->bit_depths, static_cast<std::uint32_t>(parts->clip.key_count()), {}};
@@ -587,7 +592,8 @@ Status write_block_document(const Container& c, std::size_t block, const JsonExp
       for (std::size_t i = 0; i < parts->clip.bones.size(); ++i)
         if (parts->clip.bones[i].kind() == BoneKind::animated) stored.animated[i] = a++;
       const bool with_codes = options.version == 1 || options.codes;
-      return write_clip_document(c, block, parts->clip, with_codes ? &*parts : nullptr, &stored, options, out, sink);
+      return write_clip_document(c, block, parts->clip, &parts->evidence, with_codes ? &*parts : nullptr, &stored,
+                                 options, out, sink);
     }
     r.clip_absent = parts.error().message();
   }

@@ -4,6 +4,8 @@
 // only to report the syntax error with nlohmann's line, column and byte offset.
 #include <mab/json.hpp>
 
+#include "interchange/json_motion.hpp"
+
 #include <nlohmann/json.hpp>
 #include <simdjson.h>
 
@@ -1132,6 +1134,7 @@ struct ParsedDocument {
   std::optional<ParsedClip> clip;
   std::optional<ParsedCodes> codes;
   std::optional<ParsedLegacy> legacy;
+  std::optional<interchange::ParsedMotion> motion;  // issue 16, json_motion.hpp
 };
 
 Error syntax_error(const nlohmann::json::parse_error& e) {
@@ -1181,7 +1184,8 @@ Result<ParsedDocument> parse_document(std::string_view text, const Limits& limit
     return make_error(ErrorCode::unsupported_version, no_offset, at(top, "version").str(),
                       "document version " + std::to_string(v) + "; this mabkit reads versions " +
                           std::to_string(json_format_oldest_version) + " to " + std::to_string(json_format_version));
-  MAB_TRY(check_object(root, top, {"format", "version", "block", "clip", "codes", "legacy_clip", "container", "clip_absent"}));
+  MAB_TRY(check_object(root, top, {"format", "version", "block", "clip", "codes", "legacy_clip", "container", "clip_absent",
+                                   "motion"}));
   ParsedDocument doc;
   MAB_ASSIGN(const Val block, need(root, top, "block"));
   MAB_ASSIGN(const std::uint64_t bi, read_uint(block, at(top, "block"), limits.max_blocks));
@@ -1202,6 +1206,10 @@ Result<ParsedDocument> parse_document(std::string_view text, const Limits& limit
   if (const auto codes = maybe(root, "codes")) {
     if (!doc.clip) return perr(at(top, "codes"), "codes describe a decoded clip; a document without \"clip\" has none");
     MAB_ASSIGN(doc.codes, read_codes(*codes, at(top, "codes"), limits));
+  }
+  if (const auto motion = maybe(root, "motion")) {
+    if (!doc.clip) return perr(at(top, "motion"), "motion belongs to a decoded clip; a document without \"clip\" has none");
+    MAB_ASSIGN(doc.motion, interchange::parse_motion(motion->dump(), limits));
   }
   if (const auto legacy = maybe(root, "legacy_clip")) {
     if (doc.block >= doc.container.blocks.size() || doc.container.blocks[doc.block].legacy() == nullptr)
@@ -1253,11 +1261,14 @@ Result<LegacyOriginal> decode_legacy_original(const ParsedDocument& doc, const L
   return LegacyOriginal{std::move(reread), std::move(clip)};
 }
 
-Clip edited_clip(const ParsedClip& parsed, const Clip& original) {
+Result<Clip> edited_clip(const ParsedDocument& doc, const Clip& original) {
+  const ParsedClip& parsed = *doc.clip;
   Clip clip = parsed.clip;
   // null in the document: the stored value, bit for bit (it may be a NaN JSON cannot hold).
   if (!parsed.key_rate_given) clip.key_rate = original.key_rate;
   if (!parsed.duration_given) clip.duration = original.duration;
+  MAB_TRY(doc.motion ? interchange::apply_motion(clip, *doc.motion, original)
+                     : interchange::carry_original_motion(clip, original));
   return clip;
 }
 
@@ -1272,7 +1283,7 @@ Result<DecodedClip> import_json(std::string_view text, const Limits& limits) {
     return make_error(ErrorCode::not_decodable, no_offset, "/clip",
                       "the document holds the container only (no \"clip\")");
   MAB_ASSIGN(DecodedClip d, decode_original(doc, limits));
-  d.clip = edited_clip(*doc.clip, d.clip);
+  MAB_ASSIGN(d.clip, edited_clip(doc, d.clip));
   return d;
 }
 
@@ -1313,7 +1324,7 @@ Result<JsonImport> import_document(const ParsedDocument& doc, const Limits& limi
     MAB_ASSIGN(out.bytes, write_container(doc.container));
   } else {
     MAB_ASSIGN(const DecodedClip original, decode_original(doc, limits));
-    const Clip edited = edited_clip(*doc.clip, original.clip);
+    MAB_ASSIGN(const Clip edited, edited_clip(doc, original.clip));
     MAB_ASSIGN(out.bytes, encode_clip(original, edited, options, &out.report));
     out.clip_encoded = true;
   }

@@ -59,11 +59,20 @@ Status Clip::insert_key(std::size_t at, std::uint32_t time) {
   if ((at > 0 && key_times[at - 1] >= time) || (at < key_times.size() && key_times[at] <= time))
     return make_error(ErrorCode::invalid_argument, no_offset, "key_times", "times must stay ascending");
   key_times.insert(key_times.begin() + static_cast<std::ptrdiff_t>(at), time);
+  // Per-key tracks get a copy of the neighbouring key; an empty track (no such data) stays empty.
+  auto grow = [at](auto& track) {
+    if (track.empty()) return;
+    const auto copy = track[std::min(at > 0 ? at - 1 : 0, track.size() - 1)];
+    track.insert(track.begin() + static_cast<std::ptrdiff_t>(std::min(at, track.size())), copy);
+  };
   for (auto& b : bones) {
+    grow(b.translations);
     if (b.kind() != BoneKind::animated) continue;
     const Quat copy = b.keys.empty() ? Quat{} : b.keys[at > 0 ? at - 1 : 0];
     b.keys.insert(b.keys.begin() + static_cast<std::ptrdiff_t>(std::min(at, b.keys.size())), copy);
   }
+  grow(root_motion.rotations);
+  grow(root_motion.translations);
   return {};
 }
 
@@ -73,9 +82,15 @@ Status Clip::remove_key(std::size_t at) {
   if (key_times.size() == 1)
     return make_error(ErrorCode::invalid_argument, no_offset, "key", "a clip keeps at least one key");
   key_times.erase(key_times.begin() + static_cast<std::ptrdiff_t>(at));
-  for (auto& b : bones)
-    if (b.kind() == BoneKind::animated && at < b.keys.size())
-      b.keys.erase(b.keys.begin() + static_cast<std::ptrdiff_t>(at));
+  auto shrink = [at](auto& track) {
+    if (at < track.size()) track.erase(track.begin() + static_cast<std::ptrdiff_t>(at));
+  };
+  for (auto& b : bones) {
+    if (b.kind() == BoneKind::animated) shrink(b.keys);
+    shrink(b.translations);
+  }
+  shrink(root_motion.rotations);
+  shrink(root_motion.translations);
   return {};
 }
 
@@ -110,6 +125,16 @@ Status Clip::check() const {
       return make_error(ErrorCode::count_mismatch, no_offset, "bones[" + std::to_string(i) + "].keys",
                         std::to_string(bones[i].keys.size()) + " keys, clip has " +
                             std::to_string(key_times.size()));
+  // Translations and root motion are per stored key (spec 10.1, 10.3), or absent.
+  auto per_key = [&](std::size_t n, std::string field) -> Status {
+    if (n == 0 || n == key_times.size()) return {};
+    return make_error(ErrorCode::count_mismatch, no_offset, std::move(field),
+                      std::to_string(n) + " values, clip has " + std::to_string(key_times.size()) + " keys");
+  };
+  for (std::size_t i = 0; i < bones.size(); ++i)
+    MAB_TRY(per_key(bones[i].translations.size(), "bones[" + std::to_string(i) + "].translations"));
+  MAB_TRY(per_key(root_motion.rotations.size(), "root_motion.rotations"));
+  MAB_TRY(per_key(root_motion.translations.size(), "root_motion.translations"));
   return {};
 }
 

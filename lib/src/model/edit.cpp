@@ -56,13 +56,58 @@ Status check_bone(const Clip& c, std::size_t bone) {
   return {};
 }
 
+Vec3 lerp(const Vec3& a, const Vec3& b, double u) noexcept {
+  Vec3 out;
+  for (unsigned j = 0; j < 3; ++j) out[j] = static_cast<float>(double{a[j]} + (double{b[j]} - double{a[j]}) * u);
+  return out;
+}
+Quat between(const Quat& a, const Quat& b, double u) noexcept { return quat_slerp(a, b, u); }
+Vec3 between(const Vec3& a, const Vec3& b, double u) noexcept { return lerp(a, b, u); }
+
+// A per-key track at time t (key units): its key there, or the interpolation between the keys
+// around t, clamped to the first and last key. `times` must increase and match the track.
+template <class T>
+T sample_track(const std::vector<std::uint32_t>& times, const std::vector<T>& track, double t) noexcept {
+  if (track.empty() || times.size() != track.size()) return T{};
+  if (t <= times.front()) return track.front();
+  if (t >= times.back()) return track.back();
+  const auto it = std::upper_bound(times.begin(), times.end(), t, [](double v, std::uint32_t k) { return v < k; });
+  const auto k = static_cast<std::size_t>(it - times.begin());
+  const double t0 = times[k - 1], t1 = times[k];
+  if (t == t0) return track[k - 1];
+  return between(track[k - 1], track[k], (t - t0) / (t1 - t0));
+}
+
 std::string hex32(std::uint32_t h) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%08X", h);
   return buf;
 }
 
-// A new timeline: every animated bone sampled at `times` (key units).
+// Per-key tracks besides rotations (issue 16): a bone's translations and the root motion.
+// Each helper applies one operation to every such track that is not empty.
+template <class F>
+void for_each_motion_track(Clip& c, F&& f) {
+  for (auto& b : c.bones)
+    if (!b.translations.empty()) f(b.translations);
+  if (!c.root_motion.rotations.empty()) f(c.root_motion.rotations);
+  if (!c.root_motion.translations.empty()) f(c.root_motion.translations);
+}
+
+// Keys `kept` (ascending indices) of every per-key track.
+void keep_keys(Clip& c, const std::vector<std::size_t>& kept) {
+  auto pick = [&](auto& track) {
+    std::remove_reference_t<decltype(track)> out;
+    for (const std::size_t k : kept) out.push_back(track[k]);
+    track = std::move(out);
+  };
+  for (auto& b : c.bones)
+    if (b.kind() == BoneKind::animated) pick(b.keys);
+  for_each_motion_track(c, pick);
+}
+
+// A new timeline: every animated bone, translation and root-motion track sampled at `times`
+// (key units; translations linearly, rotations by slerp).
 void retime(Clip& c, const std::vector<std::uint32_t>& times) {
   for (auto& b : c.bones) {
     if (b.kind() != BoneKind::animated) continue;
@@ -70,6 +115,13 @@ void retime(Clip& c, const std::vector<std::uint32_t>& times) {
     for (std::size_t k = 0; k < times.size(); ++k) keys[k] = sample_bone(c, b, times[k]);
     b.keys = std::move(keys);
   }
+  const std::vector<std::uint32_t> old = c.key_times;
+  auto sample = [&](auto& track) {
+    std::remove_reference_t<decltype(track)> out(times.size());
+    for (std::size_t k = 0; k < times.size(); ++k) out[k] = sample_track(old, track, times[k]);
+    track = std::move(out);
+  };
+  for_each_motion_track(c, sample);
   c.key_times = times;
 }
 
@@ -112,6 +164,30 @@ Quat sample_bone(const Clip& c, const ClipBone& b, double t) noexcept {
   return quat_slerp(b.keys[k - 1], b.keys[k], (t - t0) / (t1 - t0));
 }
 
+void resample_motion(Clip& clip, const Clip& from) {
+  auto at = [&](std::size_t k) { return clip.key_times[k] / clip.key_rate * from.key_rate; };
+  auto resampled = [&](const auto& track) {
+    std::remove_cvref_t<decltype(track)> out(clip.key_count());
+    for (std::size_t k = 0; k < out.size(); ++k) out[k] = sample_track(from.key_times, track, at(k));
+    return out;
+  };
+  std::unordered_map<std::uint32_t, unsigned> seen;
+  for (auto& b : clip.bones) {
+    const unsigned occ = seen[b.hash]++;
+    unsigned n = 0;
+    for (const auto& fb : from.bones) {
+      if (fb.hash != b.hash || n++ != occ) continue;
+      b.translations = fb.translations.empty() ? std::vector<Vec3>{} : resampled(fb.translations);
+      b.constant_translation = fb.constant_translation;
+      break;
+    }
+  }
+  clip.root_motion.rotations =
+      from.root_motion.rotations.empty() ? std::vector<Quat>{} : resampled(from.root_motion.rotations);
+  clip.root_motion.translations =
+      from.root_motion.translations.empty() ? std::vector<Vec3>{} : resampled(from.root_motion.translations);
+}
+
 namespace edit {
 
 Status speed(Clip& c, double factor, Notes* notes) {
@@ -132,12 +208,7 @@ Status speed(Clip& c, double factor, Notes* notes) {
     times.push_back(ut);
     kept.push_back(k);
   }
-  for (auto& b : c.bones) {
-    if (b.kind() != BoneKind::animated) continue;
-    std::vector<Quat> keys;
-    for (const std::size_t k : kept) keys.push_back(b.keys[k]);
-    b.keys = std::move(keys);
-  }
+  keep_keys(c, kept);
   c.key_times = std::move(times);
   c.duration = static_cast<float>(c.duration / factor);
   if (notes && dropped)
@@ -177,12 +248,17 @@ Status reverse(Clip& c) {
   for (auto& t : c.key_times) t = sum - t;
   for (auto& b : c.bones)
     if (b.kind() == BoneKind::animated) std::reverse(b.keys.begin(), b.keys.end());
+  for_each_motion_track(c, [](auto& track) { std::reverse(track.begin(), track.end()); });
   return {};
 }
 
 Status loop_fix(Clip& c) {
-  for (auto& b : c.bones)
+  // Bone translations loop with the rotations; root motion is a displacement that goes on from
+  // loop to loop, so it is left as it is.
+  for (auto& b : c.bones) {
     if (b.kind() == BoneKind::animated && !b.keys.empty()) b.keys.back() = b.keys.front();
+    if (!b.translations.empty()) b.translations.back() = b.translations.front();
+  }
   return {};
 }
 
@@ -256,9 +332,13 @@ Status copy_track(Clip& c, const Clip& from, std::uint32_t hash, Notes* notes) {
   }
   const int dst = c.find_bone(hash);
   if (dst >= 0) {
-    const std::uint8_t keep_high = c.bones[static_cast<std::size_t>(dst)].flags & 0xC0;
+    ClipBone& old = c.bones[static_cast<std::size_t>(dst)];
+    const std::uint8_t keep_high = old.flags & 0xC0;
     nb.flags = static_cast<std::uint8_t>((nb.flags & 0x3F) | keep_high);  // bits 0x40/0x80: not ours (spec 5.3)
-    c.bones[static_cast<std::size_t>(dst)] = std::move(nb);
+    // The rotation track is copied; the bone's own translations stay (issue 16).
+    nb.translations = std::move(old.translations);
+    nb.constant_translation = old.constant_translation;
+    old = std::move(nb);
   } else {
     c.bones.push_back(std::move(nb));
     if (notes) notes->push_back("--copy-track: bone " + hex32(hash) + " was not in the clip; added");
@@ -341,14 +421,30 @@ Result<ReduceReport> reduce(Clip& c, double max_deg) {
   }
   std::reverse(keep.begin(), keep.end());
   rep.max_error_deg = err[n - 1];
+  // Translations and root motion follow the kept keys; how far a dropped one is from the
+  // interpolation is reported, not bounded (the tolerance is in degrees).
+  for (std::size_t s = 0; s + 1 < keep.size(); ++s) {
+    const std::size_t i = keep[s], j = keep[s + 1];
+    const double ti = c.key_times[i], tj = c.key_times[j];
+    for (std::size_t k = i + 1; k < j; ++k) {
+      const double u = (c.key_times[k] - ti) / (tj - ti);
+      auto deviation = [&](const std::vector<Vec3>& t) {
+        const Vec3 m = lerp(t[i], t[j], u);
+        for (unsigned a = 0; a < 3; ++a)
+          rep.max_translation_error = std::max(rep.max_translation_error, std::fabs(double{t[k][a]} - double{m[a]}));
+      };
+      for (const auto& b : c.bones)
+        if (!b.translations.empty()) deviation(b.translations);
+      if (!c.root_motion.translations.empty()) deviation(c.root_motion.translations);
+      if (!c.root_motion.rotations.empty())
+        rep.max_root_rotation_error_deg =
+            std::max(rep.max_root_rotation_error_deg,
+                     angle_deg(c.root_motion.rotations[k], quat_slerp(c.root_motion.rotations[i], c.root_motion.rotations[j], u)));
+    }
+  }
   std::vector<std::uint32_t> times;
   for (const auto k : keep) times.push_back(c.key_times[k]);
-  for (auto& b : c.bones) {
-    if (b.kind() != BoneKind::animated) continue;
-    std::vector<Quat> keys;
-    for (const auto k : keep) keys.push_back(b.keys[k]);
-    b.keys = std::move(keys);
-  }
+  keep_keys(c, keep);
   c.key_times = std::move(times);
   rep.keys_after = c.key_count();
   return rep;

@@ -1,0 +1,344 @@
+// JointTranslations chunk codec (spec 10.1; decisions D1, D6, D8).
+#include <mab/bits.hpp>
+#include <mab/translation_codec.hpp>
+
+#include "component_quantiser.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <string>
+
+namespace mab {
+
+namespace {
+
+std::uint64_t at(std::uint64_t base, std::uint64_t rel) noexcept {
+  return base == no_offset ? no_offset : base + rel;
+}
+
+std::uint32_t load_le32(std::span<const std::uint8_t> s, std::size_t pos) noexcept {
+  return std::uint32_t{s[pos]} | (std::uint32_t{s[pos + 1]} << 8) | (std::uint32_t{s[pos + 2]} << 16) |
+         (std::uint32_t{s[pos + 3]} << 24);
+}
+
+std::string chunk_field(std::size_t chunk) { return "JointTranslations.chunk[" + std::to_string(chunk) + "]"; }
+
+// Names the field holding bit `off` of a bone block, for overrun reports.
+std::string block_field(std::uint8_t cflags, std::uint64_t off, unsigned keys, unsigned nbits) {
+  if (off < 3) return "cflags";
+  off -= 3;
+  for (unsigned j = 0; j < 3; ++j) {
+    const std::string comp = "component[" + std::to_string(j) + "]";
+    if (off < 16) return comp + ".header";
+    off -= 16;
+    if (!((unsigned{cflags} >> j) & 1u)) {
+      const std::uint64_t span = std::uint64_t{keys} * nbits;
+      if (off < span) return comp + ".raw[" + std::to_string(off / nbits) + "]";
+      off -= span;
+    }
+  }
+  return "end";
+}
+
+// Spec 10.1 reuses the rotation interpolants, whose scale table covers n = 0..16; n = 0 would
+// store no bits per key and does not occur in rotations (spec 5.3: n = (flag & 0x0F) + 1).
+Status check_entries(std::span<const TranslationEntry> entries) {
+  for (std::size_t b = 0; b < entries.size(); ++b) {
+    const unsigned n = entries[b].bit_depth();
+    if (n < 1 || n > 16)
+      return make_error(ErrorCode::bad_value, no_offset, "TranslationTable[" + std::to_string(b) + "]",
+                        "interpolant bits " + std::to_string(n) + " outside 1..16 (entry 0x" +
+                            [&] {
+                              char buf[16];
+                              std::snprintf(buf, sizeof buf, "%08x", entries[b].raw);
+                              return std::string(buf);
+                            }() +
+                            ")");
+  }
+  return {};
+}
+
+Status check_shape(const TranslationStream& s, std::uint32_t key_count, std::span<const TranslationEntry> entries) {
+  MAB_TRY(check_entries(entries));
+  if (s.chunks.size() != chunk_count(key_count))
+    return make_error(ErrorCode::invalid_argument, no_offset, "JointTranslations.chunks",
+                      std::to_string(s.chunks.size()) + " chunks, " + std::to_string(key_count) + " keys need " +
+                          std::to_string(chunk_count(key_count)));
+  for (std::size_t c = 0; c < s.chunks.size(); ++c) {
+    if (s.chunks[c].size() != entries.size())
+      return make_error(ErrorCode::invalid_argument, no_offset, chunk_field(c),
+                        std::to_string(s.chunks[c].size()) + " bone blocks for " + std::to_string(entries.size()) +
+                            " translated bones");
+    const unsigned keys = chunk_key_count(key_count, c);
+    for (std::size_t b = 0; b < entries.size(); ++b) {
+      const TranslationChunkCodes& k = s.chunks[c][b];
+      const auto where = [&] { return chunk_field(c) + ".bone[" + std::to_string(b) + "]"; };
+      if (k.cflags > 7)
+        return make_error(ErrorCode::invalid_argument, no_offset, where() + ".cflags",
+                          "cflags " + std::to_string(k.cflags) + " does not fit 3 bits");
+      const unsigned n = entries[b].bit_depth();
+      const unsigned max_raw = (1u << n) - 1u;
+      for (unsigned j = 0; j < 3; ++j) {
+        if (k.is_constant(j)) continue;
+        for (unsigned f = 0; f < keys; ++f)
+          if (k.raw[j][f] > max_raw)
+            return make_error(ErrorCode::invalid_argument, no_offset,
+                              where() + ".raw[" + std::to_string(j) + "][" + std::to_string(f) + "]",
+                              "value " + std::to_string(k.raw[j][f]) + " does not fit " + std::to_string(n) + " bits");
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+std::uint64_t translation_block_bits(std::uint8_t cflags, unsigned chunk_keys, unsigned nbits) noexcept {
+  std::uint64_t bits = 3;
+  for (unsigned j = 0; j < 3; ++j) {
+    bits += 16;
+    if (!((unsigned{cflags} >> j) & 1u)) bits += std::uint64_t{chunk_keys} * nbits;
+  }
+  return bits;
+}
+
+float translation_component(const TranslationChunkCodes& codes, unsigned component, unsigned key,
+                            unsigned nbits) noexcept {
+  const std::uint16_t h = codes.headers[component % 3];
+  if (codes.is_constant(component % 3)) return rotation_constant_value(h);
+  return rotation_varying_value(rotation_base(h), rotation_slope(h, nbits), codes.raw[component % 3][key & 7u]);
+}
+
+Vec3 decode_translation_key(const TranslationChunkCodes& codes, unsigned key, TranslationEntry entry) noexcept {
+  const float scale = entry.scale();
+  const unsigned n = entry.bit_depth();
+  return {translation_component(codes, 0, key, n) * scale, translation_component(codes, 1, key, n) * scale,
+          translation_component(codes, 2, key, n) * scale};
+}
+
+Result<TranslationStream> decode_translation_stream(std::span<const std::uint8_t> section, std::uint32_t key_count,
+                                                    std::span<const TranslationEntry> entries,
+                                                    std::uint64_t section_file_offset, const Limits& limits) {
+  const std::uint64_t base = section_file_offset;
+  if (key_count > limits.max_keys)
+    return make_error(ErrorCode::limit_exceeded, base, "JointTranslations.key_count",
+                      std::to_string(key_count) + " keys, limit " + std::to_string(limits.max_keys));
+  if (entries.size() > limits.max_bones)
+    return make_error(ErrorCode::limit_exceeded, base, "JointTranslations.bones",
+                      std::to_string(entries.size()) + " translated bones, limit " + std::to_string(limits.max_bones));
+  MAB_TRY(check_entries(entries));
+  const std::size_t nchunks = chunk_count(key_count);
+  if (nchunks > limits.max_chunks)
+    return make_error(ErrorCode::limit_exceeded, base, "JointTranslations.chunks",
+                      std::to_string(nchunks) + " chunks, limit " + std::to_string(limits.max_chunks));
+  // Spec 10.1: "the same chunk table and 8-keys-per-chunk layout as rotations" (spec 9.2).
+  const std::uint64_t table_bytes = 4 * (std::uint64_t{nchunks} + 1);
+  if (section.size() < 4)
+    return make_error(ErrorCode::truncated, base, "JointTranslations.table_size",
+                      "need 4 bytes, " + std::to_string(section.size()) + " left");
+  const std::uint32_t stated = load_le32(section, 0);
+  if (stated != table_bytes)
+    return make_error(ErrorCode::bad_chunk_table, base, "JointTranslations.table_size",
+                      "table size " + std::to_string(stated) + ", " + std::to_string(key_count) + " keys need " +
+                          std::to_string(table_bytes));
+  if (section.size() < table_bytes)
+    return make_error(ErrorCode::truncated, at(base, section.size()), "JointTranslations.chunk_table",
+                      "table needs " + std::to_string(table_bytes) + " bytes, section has " +
+                          std::to_string(section.size()));
+  TranslationStream out;
+  out.chunk_table.resize(nchunks + 1);
+  out.chunk_table[0] = stated;
+  for (std::size_t i = 1; i <= nchunks; ++i) {
+    const std::uint32_t end = load_le32(section, 4 * i);
+    const std::string field = "JointTranslations.chunk_table[" + std::to_string(i) + "]";
+    if (end < out.chunk_table[i - 1])
+      return make_error(ErrorCode::bad_chunk_table, at(base, 4 * i), field,
+                        "chunk end " + std::to_string(end) + " is below the previous " +
+                            std::to_string(out.chunk_table[i - 1]));
+    if (end > section.size())
+      return make_error(ErrorCode::out_of_bounds, at(base, 4 * i), field,
+                        "chunk end " + std::to_string(end) + " is past the section size " +
+                            std::to_string(section.size()));
+    out.chunk_table[i] = end;
+  }
+  out.chunks.reserve(nchunks);
+  for (std::size_t c = 0; c < nchunks; ++c) {
+    const unsigned keys = chunk_key_count(key_count, c);
+    const std::uint32_t start = out.chunk_table[c];
+    BitReader r(section.subspan(start, out.chunk_table[c + 1] - start), at(base, start));
+    std::vector<TranslationChunkCodes>& bones = out.chunks.emplace_back(entries.size());
+    for (std::size_t b = 0; b < entries.size(); ++b) {
+      const unsigned nbits = entries[b].bit_depth();
+      const std::uint64_t block_start = r.bit_position();
+      TranslationChunkCodes& k = bones[b];
+      k.cflags = static_cast<std::uint8_t>(r.read(3));
+      for (unsigned j = 0; j < 3; ++j) {
+        k.headers[j] = static_cast<std::uint16_t>(r.read(16));
+        if (!k.is_constant(j)) r.read_many(nbits, keys, k.raw[j].data());
+      }
+      if (!r.ok()) [[unlikely]]
+        return r
+            .status(chunk_field(c) + ".bone[" + std::to_string(b) + "]." +
+                    block_field(k.cflags, r.overrun_bit() - block_start, keys, nbits))
+            .error();
+    }
+    // Decision D6, as for rotations: each chunk ends exactly at its table entry.
+    MAB_TRY(r.finish_exact(chunk_field(c) + ".end"));
+  }
+  out.tail.assign(section.begin() + out.chunk_table[nchunks], section.end());
+  return out;
+}
+
+Result<std::vector<std::uint8_t>> encode_translation_stream(const TranslationStream& stream, std::uint32_t key_count,
+                                                            std::span<const TranslationEntry> entries) {
+  MAB_TRY(check_shape(stream, key_count, entries));
+  std::vector<std::uint32_t> table(stream.chunks.size() + 1);
+  std::uint64_t pos = 4 * (std::uint64_t{stream.chunks.size()} + 1);
+  table[0] = static_cast<std::uint32_t>(pos);
+  for (std::size_t c = 0; c < stream.chunks.size(); ++c) {
+    const unsigned keys = chunk_key_count(key_count, c);
+    std::uint64_t bits = 0;
+    for (std::size_t b = 0; b < entries.size(); ++b)
+      bits += translation_block_bits(stream.chunks[c][b].cflags, keys, entries[b].bit_depth());
+    pos += (bits + 7) / 8;  // decision D6
+    if (pos > std::numeric_limits<std::uint32_t>::max())
+      return make_error(ErrorCode::limit_exceeded, no_offset, "JointTranslations.chunk_table",
+                        "chunk data does not fit 32-bit offsets");
+    table[c + 1] = static_cast<std::uint32_t>(pos);
+  }
+  BitWriter w;
+  w.reserve_bytes(std::size_t{table.back()} + stream.tail.size() + 8);
+  for (std::uint32_t e : table) w.write(e, 32);
+  for (std::size_t c = 0; c < stream.chunks.size(); ++c) {
+    const unsigned keys = chunk_key_count(key_count, c);
+    for (std::size_t b = 0; b < entries.size(); ++b) {
+      const TranslationChunkCodes& k = stream.chunks[c][b];
+      const unsigned nbits = entries[b].bit_depth();
+      w.write(k.cflags, 3);
+      for (unsigned j = 0; j < 3; ++j) {
+        w.write(k.headers[j], 16);
+        if (!k.is_constant(j))
+          for (unsigned f = 0; f < keys; ++f) w.write(k.raw[j][f], nbits);
+      }
+    }
+    w.align_to_byte();
+  }
+  w.append_bytes(stream.tail);
+  return w.finish();
+}
+
+Result<std::vector<std::vector<Vec3>>> decode_translations(const TranslationStream& stream, std::uint32_t key_count,
+                                                           std::span<const TranslationEntry> entries) {
+  MAB_TRY(check_shape(stream, key_count, entries));
+  std::vector<std::vector<Vec3>> out(entries.size(), std::vector<Vec3>(key_count));
+  for (std::size_t c = 0; c < stream.chunks.size(); ++c) {
+    const unsigned keys = chunk_key_count(key_count, c);
+    for (std::size_t b = 0; b < entries.size(); ++b)
+      for (unsigned f = 0; f < keys; ++f)
+        out[b][c * keys_per_chunk + f] = decode_translation_key(stream.chunks[c][b], f, entries[b]);
+  }
+  return out;
+}
+
+bool translation_chunk_fits(std::span<const Vec3> keys, TranslationEntry entry) noexcept {
+  if (keys.empty()) return true;
+  const double scale = entry.scale();
+  // Slack for the division and the float decode: 1e-6 of a component, and the re-quantiser's
+  // 1e-4 of a base step when picking the base (component_quantiser.cpp, step_tolerance), so a
+  // decoded value sitting on a base maps back to it.
+  constexpr double tol = 1e-6;
+  constexpr double step_tol = 1e-4;
+  for (unsigned j = 0; j < 3; ++j) {
+    double lo = 1e300, hi = -1e300;
+    for (const Vec3& k : keys) {
+      if (!std::isfinite(k[j])) return false;
+      lo = std::min(lo, double{k[j]});
+      hi = std::max(hi, double{k[j]});
+    }
+    if (!(scale > 0)) {
+      if (lo != 0 || hi != 0) return false;
+      continue;
+    }
+    lo /= scale;
+    hi /= scale;
+    if (lo < -1 - tol) return false;
+    // The largest base k/127 - 1 (k <= 255) at or below lo, then a range of at most 255/127.5.
+    const double k = std::min(255.0, std::floor((lo + 1) * 127 + step_tol));
+    if (hi > k / 127 - 1 + 255 / 127.5 + tol) return false;
+  }
+  return true;
+}
+
+Result<TranslationEntry> translation_entry_for(std::span<const Vec3> keys, unsigned nbits) {
+  if (nbits < 1 || nbits > 16)
+    return make_error(ErrorCode::invalid_argument, no_offset, "nbits",
+                      "interpolant bits " + std::to_string(nbits) + " outside 1..16");
+  double largest = 0;
+  for (std::size_t k = 0; k < keys.size(); ++k)
+    for (unsigned j = 0; j < 3; ++j) {
+      if (!std::isfinite(keys[k][j]))
+        return make_error(ErrorCode::bad_value, no_offset, "translations[" + std::to_string(k) + "]",
+                          "not a finite value");
+      largest = std::max(largest, std::fabs(double{keys[k][j]}));
+    }
+  // The smallest code whose float scale reaches the largest magnitude (components stay in
+  // [-1, 1]); a zero scale would store nothing, so at least one step.
+  const double steps = largest / double{translation_scale_step};
+  if (steps > double{translation_max_scale_code})
+    return make_error(ErrorCode::bad_value, no_offset, "translations",
+                      "a component of " + std::to_string(largest) + " units is beyond the largest scale (" +
+                          std::to_string(double{TranslationEntry::make(16, translation_max_scale_code).scale()}) +
+                          " units, spec 10.1)");
+  auto code = static_cast<std::uint32_t>(std::max(1.0, std::ceil(steps)));
+  while (code < translation_max_scale_code && double{TranslationEntry::make(nbits, code).scale()} < largest) ++code;
+  while (code > 1 && double{TranslationEntry::make(nbits, code - 1).scale()} >= largest) --code;
+  const TranslationEntry e = TranslationEntry::make(nbits, code);
+  if (double{e.scale()} < largest)
+    return make_error(ErrorCode::bad_value, no_offset, "translations",
+                      "a component of " + std::to_string(largest) + " units is beyond the largest scale (spec 10.1)");
+  return e;
+}
+
+Result<QuantisedTranslationChunk> quantise_translation_chunk(std::span<const Vec3> keys, TranslationEntry entry) {
+  const unsigned n = entry.bit_depth();
+  if (keys.empty() || keys.size() > keys_per_chunk)
+    return make_error(ErrorCode::invalid_argument, no_offset, "keys",
+                      std::to_string(keys.size()) + " keys in a chunk (1..8)");
+  if (n < 1 || n > 16)
+    return make_error(ErrorCode::invalid_argument, no_offset, "TranslationTable",
+                      "interpolant bits " + std::to_string(n) + " outside 1..16");
+  if (!translation_chunk_fits(keys, entry))
+    return make_error(ErrorCode::bad_value, no_offset, "translations",
+                      "values beyond what the TranslationTable entry's scale " + std::to_string(entry.scale()) +
+                          " reaches (or not finite)");
+  const double scale = entry.scale();
+  const auto f_keys = static_cast<unsigned>(keys.size());
+  QuantisedTranslationChunk out;
+  for (unsigned j = 0; j < 3; ++j) {
+    double v[detail::component_lanes];
+    for (unsigned f = 0; f < detail::component_lanes; ++f) {
+      const double t = keys[std::min(f, f_keys - 1)][j];
+      if (!std::isfinite(t))
+        return make_error(ErrorCode::bad_value, no_offset, "translations[" + std::to_string(f) + "]",
+                          "not a finite value");
+      // A zero scale holds only zeros (translation_chunk_fits); the component is then 0.
+      v[f] = scale > 0 ? t / scale : 0.0;
+    }
+    const detail::Component c = detail::quantise_component(v, f_keys, n);
+    if (c.constant) out.codes.cflags = static_cast<std::uint8_t>(out.codes.cflags | (1u << j));
+    out.codes.headers[j] = c.header;
+    if (!c.constant)
+      for (unsigned f = 0; f < f_keys; ++f) out.codes.raw[j][f] = c.raw[f];
+  }
+  // Error on the floats the decoder gives, in units.
+  for (unsigned f = 0; f < f_keys; ++f) {
+    const Vec3 d = decode_translation_key(out.codes, f, entry);
+    for (unsigned j = 0; j < 3; ++j)
+      out.max_error = std::max(out.max_error, std::fabs(double{d[j]} - double{keys[f][j]}));
+  }
+  return out;
+}
+
+}  // namespace mab

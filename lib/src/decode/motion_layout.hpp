@@ -1,0 +1,103 @@
+// Internal: where an 'aNi' block keeps translations, root motion and part entries (spec 8.1,
+// 8.2, 10, 12), and the rules shared by their decoder and encoder (issue 16).
+#pragma once
+
+#include <mab/codec_file.hpp>
+
+#include <cstring>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace mab::decode {
+
+// Section slots, -1 where the layout has none.
+struct MotionLayout {
+  int table = -1;                  // TranslationTable
+  int root_rotations = -1;         // DisplacementOrientations
+  int root_translations = -1;      // DisplacementTranslations
+  int constant_translations = -1;  // JointConstantTranslations
+  int translations = -1;           // JointTranslations
+  int parts = -1;                  // part animations (spec 12)
+};
+
+// WD1/WDL/WD2: spec 8.1. FC5: the WD order without KeyTimes (spec 8.2, a reconciliation; the
+// part slot 7 follows the same pattern, a guess). FC4: JointTranslations only (spec 4.4).
+MotionLayout motion_layout(const Block& b) noexcept;
+
+// m_dataCounts indices the spec ties to these sections (spec 6, labels only).
+inline constexpr std::size_t count_root_rotations = 0;
+inline constexpr std::size_t count_root_translations = 1;
+inline constexpr std::size_t count_constant_translations = 3;
+inline constexpr std::size_t count_translations = 5;
+inline constexpr std::size_t count_translation_table = 6;
+
+// A hypothesis is proven only when its data fills the section up to padding: fewer than 16
+// bytes, all zero (the 16-byte alignment legacy files use, spec 8.3). Empty when that holds.
+std::optional<std::string> padding_problem(std::span<const std::uint8_t> rest);
+inline constexpr std::size_t max_padding = 15;
+
+// A translation or root-motion component as a real clip stores it: finite, zero or between
+// 1e-20 and 1e4 units in magnitude (the animated scale reaches about 5000 units, spec 10.1).
+bool plausible_translation(float v) noexcept;
+
+inline std::uint32_t load_u32(std::span<const std::uint8_t> s, std::size_t pos) noexcept {
+  return std::uint32_t{s[pos]} | (std::uint32_t{s[pos + 1]} << 8) | (std::uint32_t{s[pos + 2]} << 16) |
+         (std::uint32_t{s[pos + 3]} << 24);
+}
+inline float load_f32(std::span<const std::uint8_t> s, std::size_t pos) noexcept {
+  const std::uint32_t u = load_u32(s, pos);
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+inline std::uint32_t f32_bits(float f) noexcept {
+  std::uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
+}
+inline void store_u32(std::vector<std::uint8_t>& out, std::size_t pos, std::uint32_t v) {
+  for (unsigned i = 0; i < 4; ++i) out[pos + i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+// Part entry fields (spec 12, exact offsets uncertain there: the order here is part of the
+// hypothesis): i32 nested offset, f32 start, f32 end, u32 parent CRC, u32 attachment CRC,
+// u8 type, 11 bytes kept as stored.
+inline constexpr std::size_t part_entry_size = 32;
+inline constexpr std::size_t part_nested_at = 0, part_start_at = 4, part_end_at = 8, part_parent_at = 12,
+                             part_attachment_at = 16, part_type_at = 20;
+inline std::size_t part_header_size(PartHeader h) noexcept { return h == PartHeader::count_only ? 4 : 16; }
+
+// Where decode_motion writes: a DecodedClip's members, or those of a decode that does not own
+// the container (the JSON export of a stored block).
+struct MotionOut {
+  Clip& clip;
+  BlockEvidence& evidence;
+  MotionCodes& motion;
+};
+
+// Fills out.evidence, out.motion and out.clip's translations, constant translations, root
+// motion and parts from block `block` of `c`, placed as `pl` (out.clip's key times already
+// read). Never fails: a section whose reading is not proven stays opaque and its evidence says why.
+void decode_motion(const Container& c, std::size_t block, const Placement& pl, MotionOut out,
+                   const DecodeOptions& options, const Limits& limits);
+
+// Part entries of block `block` of `c` (placed as `pl`) under the accepted layout, or why not:
+// shared with encode_clip, which keeps every block's nested-block links pointing at the same
+// blocks after an edit moves them.
+struct PartsRead {
+  Evidence evidence;
+  PartHeader header = PartHeader::count_then_12;
+  NestedBase base = NestedBase::none;
+  std::vector<ClipPart> parts;
+  std::vector<std::array<std::uint8_t, part_entry_size>> entries;
+};
+PartsRead read_parts(const Container& c, std::size_t block, const Placement& pl, float duration,
+                     const DecodeOptions& options);
+
+// Absolute position a nested offset is measured from, for entry `entry` of the part array at
+// absolute `section_at` in a block placed at `block_base`.
+std::uint64_t nested_origin(NestedBase base, PartHeader header, std::uint64_t block_base, std::uint64_t section_at,
+                            std::size_t entry) noexcept;
+
+}  // namespace mab::decode

@@ -1,0 +1,48 @@
+// Internal: helpers shared by the clip encoders (encode_clip.cpp, encode_motion.cpp).
+#pragma once
+
+#include <mab/clip.hpp>
+#include <mab/container.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <vector>
+
+namespace mab::encode {
+
+// Replaces the first `old_used` bytes of a section with `fresh`, keeping what
+// follows (padding, bytes we do not understand: D8). Creates the section if needed. Returns
+// whether the section's bytes changed.
+inline bool splice_section(Block& b, int slot, std::size_t old_used, std::span<const std::uint8_t> fresh) {
+  std::vector<std::uint8_t>* sec = nullptr;
+  if (slot < 0) {
+    sec = &b.segments[0].bytes;
+  } else if (b.slot_segment[static_cast<std::size_t>(slot)] >= 0) {
+    sec = b.section_mut(static_cast<std::size_t>(slot));
+  } else {
+    if (fresh.empty()) return false;
+    Segment s;
+    s.original_offset = std::numeric_limits<std::uint64_t>::max();  // new: no original place
+    b.segments.push_back(std::move(s));
+    b.slot_segment[static_cast<std::size_t>(slot)] = static_cast<int>(b.segments.size() - 1);
+    sec = &b.segments.back().bytes;
+  }
+  const std::size_t keep_from = std::min(old_used, sec->size());
+  std::vector<std::uint8_t> out(fresh.begin(), fresh.end());
+  out.insert(out.end(), sec->begin() + static_cast<std::ptrdiff_t>(keep_from), sec->end());
+  if (out == *sec) return false;
+  *sec = std::move(out);
+  return true;
+}
+
+// The original of edited bone i: the bone at the same position when it has the same
+// hash (so duplicate hashes, which validate only warns about, still pair up), else the
+// first bone with that hash.
+inline int original_index(const Clip& orig, std::size_t i, std::uint32_t hash) noexcept {
+  if (i < orig.bones.size() && orig.bones[i].hash == hash) return static_cast<int>(i);
+  return orig.find_bone(hash);
+}
+
+}  // namespace mab::encode
