@@ -8,6 +8,7 @@
 #include <mab/json.hpp>
 #include <mab/legacy.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -108,7 +109,8 @@ void setup(CLI::App& app, int& exit_code) {
     std::vector<fs::path> inputs{o->file};
     if (format == "json") {
       const std::size_t block = o->block.value_or(0);
-      if (o->block && block >= c->blocks.size()) {
+      // A file kept opaque has no block, and its document (block 0) is the container's.
+      if (o->block && block >= std::max<std::size_t>(c->blocks.size(), 1)) {
         std::fprintf(stderr, "mab: export: %s: no block %zu (the file has %zu)\n", o->file.c_str(), block,
                      c->blocks.size());
         return;

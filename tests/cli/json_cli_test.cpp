@@ -193,6 +193,25 @@ TEST(JsonCli, FarCryTwoAndThreeClipsRoundTripAndTakeEdits) {
   fs::remove_all(dir);
 }
 
+// A file kept opaque has no block: `--block 0` names its document (as the default does), any
+// other block is refused with the count.
+TEST(JsonCli, OpaqueFileExportsBlockZeroOnly) {
+  const auto p = mab::test::corpus_dir() / "fc3bd" / "opaque_7.mab";
+  auto c = mab::read_container(mab::test::load(p));
+  ASSERT_TRUE(c.ok());
+  ASSERT_TRUE(c->blocks.empty());
+  std::string err;
+  const auto plain = run("export " + p.string() + " -o -", &err);
+  ASSERT_EQ(plain.status, 0) << err;
+  const auto zero = run("export " + p.string() + " --block 0 -o -", &err);
+  ASSERT_EQ(zero.status, 0) << err;
+  EXPECT_EQ(zero.out, plain.out);
+  EXPECT_NE(zero.out.find("\"clip_absent\""), std::string::npos);
+  const auto one = run("export " + p.string() + " --block 1 -o -", &err);
+  EXPECT_NE(one.status, 0);
+  EXPECT_NE(err.find("no block 1 (the file has 0)"), std::string::npos) << err;
+}
+
 // `mab export` streams the document (to a file through a temporary, or to stdout as it is
 // written): what lands must be the library's document, byte for byte, for every corpus file.
 TEST(JsonCli, StreamedExportIsTheLibrarysDocument) {
