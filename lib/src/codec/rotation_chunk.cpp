@@ -2,6 +2,7 @@
 #include <mab/bits.hpp>
 #include <mab/rotation_codec.hpp>
 
+#include "chunk_table.hpp"
 #include "key_assembly.hpp"
 
 #include <algorithm>
@@ -13,14 +14,7 @@ namespace mab {
 
 namespace {
 
-std::uint64_t at(std::uint64_t base, std::uint64_t rel) noexcept {
-  return base == no_offset ? no_offset : base + rel;
-}
-
-std::uint32_t load_le32(std::span<const std::uint8_t> s, std::size_t pos) noexcept {
-  return std::uint32_t{s[pos]} | (std::uint32_t{s[pos + 1]} << 8) |
-         (std::uint32_t{s[pos + 2]} << 16) | (std::uint32_t{s[pos + 3]} << 24);
-}
+using detail::at;
 
 std::string chunk_field(std::size_t chunk) {
   return "JointRotations.chunk[" + std::to_string(chunk) + "]";
@@ -217,52 +211,12 @@ Result<RotationStream> decode_rotation_stream(std::span<const std::uint8_t> sect
                                               std::uint64_t section_file_offset,
                                               const Limits& limits) {
   const std::uint64_t base = section_file_offset;
-  if (key_count > limits.max_keys)
-    return make_error(
-        ErrorCode::limit_exceeded, base, "JointRotations.key_count",
-        std::to_string(key_count) + " keys, limit " + std::to_string(limits.max_keys));
-  if (bit_depths.size() > limits.max_bones)
-    return make_error(ErrorCode::limit_exceeded, base, "JointRotations.bones",
-                      std::to_string(bit_depths.size()) + " animated bones, limit " +
-                          std::to_string(limits.max_bones));
+  MAB_TRY(detail::check_stream_counts("JointRotations", key_count, bit_depths.size(), "animated bones", base, limits));
   MAB_TRY(check_depths(bit_depths));
   const std::size_t nchunks = chunk_count(key_count);
-  if (nchunks > limits.max_chunks)
-    return make_error(
-        ErrorCode::limit_exceeded, base, "JointRotations.chunks",
-        std::to_string(nchunks) + " chunks, limit " + std::to_string(limits.max_chunks));
-
-  // Spec 9.2 section layout: u32 tableSize = 4 * (numChunks + 1), then the chunk ends.
-  const std::uint64_t table_bytes = 4 * (std::uint64_t{nchunks} + 1);
-  if (section.size() < 4)
-    return make_error(ErrorCode::truncated, base, "JointRotations.table_size",
-                      "need 4 bytes, " + std::to_string(section.size()) + " left");
-  const std::uint32_t stated = load_le32(section, 0);
-  if (stated != table_bytes)
-    return make_error(ErrorCode::bad_chunk_table, base, "JointRotations.table_size",
-                      "table size " + std::to_string(stated) + ", " + std::to_string(key_count) +
-                          " keys need " + std::to_string(table_bytes));
-  if (section.size() < table_bytes)
-    return make_error(ErrorCode::truncated, at(base, section.size()), "JointRotations.chunk_table",
-                      "table needs " + std::to_string(table_bytes) + " bytes, section has " +
-                          std::to_string(section.size()));
-
   RotationStream out;
-  out.chunk_table.resize(nchunks + 1);
-  out.chunk_table[0] = stated;
-  for (std::size_t i = 1; i <= nchunks; ++i) {
-    const std::uint32_t end = load_le32(section, 4 * i);
-    const std::string field = "JointRotations.chunk_table[" + std::to_string(i) + "]";
-    if (end < out.chunk_table[i - 1])
-      return make_error(ErrorCode::bad_chunk_table, at(base, 4 * i), field,
-                        "chunk end " + std::to_string(end) + " is below the previous " +
-                            std::to_string(out.chunk_table[i - 1]));
-    if (end > section.size())
-      return make_error(ErrorCode::out_of_bounds, at(base, 4 * i), field,
-                        "chunk end " + std::to_string(end) + " is past the section size " +
-                            std::to_string(section.size()));
-    out.chunk_table[i] = end;
-  }
+  // Spec 9.2 section layout: u32 tableSize = 4 * (numChunks + 1), then the chunk ends.
+  MAB_ASSIGN(out.chunk_table, detail::read_chunk_table(section, nchunks, key_count, base, "JointRotations"));
 
   // Chunks are decoded one at a time so the allocation never runs ahead of the data seen.
   out.chunks.reserve(nchunks);

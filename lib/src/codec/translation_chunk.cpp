@@ -2,6 +2,7 @@
 #include <mab/bits.hpp>
 #include <mab/translation_codec.hpp>
 
+#include "chunk_table.hpp"
 #include "component_quantiser.hpp"
 
 #include <algorithm>
@@ -14,14 +15,7 @@ namespace mab {
 
 namespace {
 
-std::uint64_t at(std::uint64_t base, std::uint64_t rel) noexcept {
-  return base == no_offset ? no_offset : base + rel;
-}
-
-std::uint32_t load_le32(std::span<const std::uint8_t> s, std::size_t pos) noexcept {
-  return std::uint32_t{s[pos]} | (std::uint32_t{s[pos + 1]} << 8) | (std::uint32_t{s[pos + 2]} << 16) |
-         (std::uint32_t{s[pos + 3]} << 24);
-}
+using detail::at;
 
 std::string chunk_field(std::size_t chunk) { return "JointTranslations.chunk[" + std::to_string(chunk) + "]"; }
 
@@ -122,47 +116,13 @@ Result<TranslationStream> decode_translation_stream(std::span<const std::uint8_t
                                                     std::span<const TranslationEntry> entries,
                                                     std::uint64_t section_file_offset, const Limits& limits) {
   const std::uint64_t base = section_file_offset;
-  if (key_count > limits.max_keys)
-    return make_error(ErrorCode::limit_exceeded, base, "JointTranslations.key_count",
-                      std::to_string(key_count) + " keys, limit " + std::to_string(limits.max_keys));
-  if (entries.size() > limits.max_bones)
-    return make_error(ErrorCode::limit_exceeded, base, "JointTranslations.bones",
-                      std::to_string(entries.size()) + " translated bones, limit " + std::to_string(limits.max_bones));
+  MAB_TRY(detail::check_stream_counts("JointTranslations", key_count, entries.size(), "translated bones", base,
+                                      limits));
   MAB_TRY(check_entries(entries));
   const std::size_t nchunks = chunk_count(key_count);
-  if (nchunks > limits.max_chunks)
-    return make_error(ErrorCode::limit_exceeded, base, "JointTranslations.chunks",
-                      std::to_string(nchunks) + " chunks, limit " + std::to_string(limits.max_chunks));
-  // Spec 10.1: "the same chunk table and 8-keys-per-chunk layout as rotations" (spec 9.2).
-  const std::uint64_t table_bytes = 4 * (std::uint64_t{nchunks} + 1);
-  if (section.size() < 4)
-    return make_error(ErrorCode::truncated, base, "JointTranslations.table_size",
-                      "need 4 bytes, " + std::to_string(section.size()) + " left");
-  const std::uint32_t stated = load_le32(section, 0);
-  if (stated != table_bytes)
-    return make_error(ErrorCode::bad_chunk_table, base, "JointTranslations.table_size",
-                      "table size " + std::to_string(stated) + ", " + std::to_string(key_count) + " keys need " +
-                          std::to_string(table_bytes));
-  if (section.size() < table_bytes)
-    return make_error(ErrorCode::truncated, at(base, section.size()), "JointTranslations.chunk_table",
-                      "table needs " + std::to_string(table_bytes) + " bytes, section has " +
-                          std::to_string(section.size()));
   TranslationStream out;
-  out.chunk_table.resize(nchunks + 1);
-  out.chunk_table[0] = stated;
-  for (std::size_t i = 1; i <= nchunks; ++i) {
-    const std::uint32_t end = load_le32(section, 4 * i);
-    const std::string field = "JointTranslations.chunk_table[" + std::to_string(i) + "]";
-    if (end < out.chunk_table[i - 1])
-      return make_error(ErrorCode::bad_chunk_table, at(base, 4 * i), field,
-                        "chunk end " + std::to_string(end) + " is below the previous " +
-                            std::to_string(out.chunk_table[i - 1]));
-    if (end > section.size())
-      return make_error(ErrorCode::out_of_bounds, at(base, 4 * i), field,
-                        "chunk end " + std::to_string(end) + " is past the section size " +
-                            std::to_string(section.size()));
-    out.chunk_table[i] = end;
-  }
+  // Spec 10.1: "the same chunk table and 8-keys-per-chunk layout as rotations" (spec 9.2).
+  MAB_ASSIGN(out.chunk_table, detail::read_chunk_table(section, nchunks, key_count, base, "JointTranslations"));
   out.chunks.reserve(nchunks);
   for (std::size_t c = 0; c < nchunks; ++c) {
     const unsigned keys = chunk_key_count(key_count, c);
