@@ -402,6 +402,29 @@ Error resource_error(const char* what) {
 }
 
 
+// One document: `body` writes the members of its top-level object. Into `out`, or through
+// `sink` (then `out` is the reused buffer of `reserve` bytes); a refusing sink or a failed
+// allocation ends it with an error, never an exception.
+template <class Body>
+Status write_document(std::string& out, const json_out::Sink* sink, std::size_t piece_size, std::size_t reserve,
+                      Body&& body) {
+  try {
+    out.reserve(reserve);
+    bool sink_ok = true;
+    {
+      Writer w(out, sink, piece_size);
+      w.object([&] { body(w); });
+      w.finish();
+      sink_ok = w.sink_ok() && (sink == nullptr || (*sink)("\n"));
+    }
+    if (sink == nullptr) out += '\n';
+    if (!sink_ok) return make_error(ErrorCode::io_error, no_offset, "json", "the output refused the document");
+    return {};
+  } catch (const std::bad_alloc&) {
+    return resource_error("out of memory");
+  }
+}
+
 // Bone names are the only free text: checked before anything is written, so a sink never
 // receives part of a document that then fails.
 bool names_are_utf8(const Clip& clip) {
@@ -422,41 +445,29 @@ Status write_clip_document(const Container& container, std::size_t block_index, 
                            const BlockEvidence* motion, const decode::ClipParts* original, const StoredKeys* stored,
                            const JsonExportOptions& options, std::string& out, const json_out::Sink* sink) {
   if (!names_are_utf8(edited)) return make_error(ErrorCode::bad_value, no_offset, "json", "a bone name is not valid UTF-8");
-  try {
-    std::size_t keys = 0;
-    for (const auto& b : edited.bones)
-      keys += stored != nullptr && b.kind() == BoneKind::animated ? edited.key_count() : b.keys.size();
-    // In memory: about 45 characters a quaternion plus its codes; reserving avoids regrowing
-    // (and copying) a large document. Through a sink: one flush's worth.
-    out.reserve(sink != nullptr ? options.piece_size + 64 * 1024 : 4096 + 80 * keys + 8 * container.original_size);
-    unsigned threads = 1;
-    if (keys >= options.parallel_min_keys) {
-      threads = options.threads != 0 ? options.threads : std::thread::hardware_concurrency();
-      threads = std::clamp(threads, 1u, 64u);
-    }
-    bool sink_ok = true;
-    {
-      Writer w(out, sink, options.piece_size);
-      w.object([&] {
-        head(w, block_index, options.version);
-        w.key("clip");
-        clip(w, edited, threads, stored);
-        if (motion != nullptr && interchange::has_motion(*motion))
-          w.key("motion"), interchange::write_motion(w, edited, *motion);
-        if (original != nullptr)
-          w.key("codes"), codes(w, original->constant_codes, original->rotations,
-                                static_cast<std::uint32_t>(original->clip.key_count()), threads);
-        w.key("container"), container_json(w, container);
-      });
-      w.finish();
-      sink_ok = w.sink_ok() && (sink == nullptr || (*sink)("\n"));
-    }
-    if (sink == nullptr) out += '\n';
-    if (!sink_ok) return make_error(ErrorCode::io_error, no_offset, "json", "the output refused the document");
-    return {};
-  } catch (const std::bad_alloc&) {
-    return resource_error("out of memory");
+  std::size_t keys = 0;
+  for (const auto& b : edited.bones)
+    keys += stored != nullptr && b.kind() == BoneKind::animated ? edited.key_count() : b.keys.size();
+  unsigned threads = 1;
+  if (keys >= options.parallel_min_keys) {
+    threads = options.threads != 0 ? options.threads : std::thread::hardware_concurrency();
+    threads = std::clamp(threads, 1u, 64u);
   }
+  // In memory: about 45 characters a quaternion plus its codes; reserving avoids regrowing
+  // (and copying) a large document. Through a sink: one flush's worth.
+  const std::size_t reserve =
+      sink != nullptr ? options.piece_size + 64 * 1024 : 4096 + 80 * keys + 8 * container.original_size;
+  return write_document(out, sink, options.piece_size, reserve, [&](Writer& w) {
+    head(w, block_index, options.version);
+    w.key("clip");
+    clip(w, edited, threads, stored);
+    if (motion != nullptr && interchange::has_motion(*motion))
+      w.key("motion"), interchange::write_motion(w, edited, *motion);
+    if (original != nullptr)
+      w.key("codes"), codes(w, original->constant_codes, original->rotations,
+                            static_cast<std::uint32_t>(original->clip.key_count()), threads);
+    w.key("container"), container_json(w, container);
+  });
 }
 
 // A decoded (possibly edited) clip: the codes, when written, come from decoding the container
@@ -480,34 +491,21 @@ Status write_decoded_document(const DecodedClip& d, const JsonExportOptions& opt
 Status write_container_document(const Container& c, std::string_view reason, const JsonExportOptions& options,
                                 std::string& out, const json_out::Sink* sink) {
   MAB_TRY(check_version(options));
-  try {
-    {
-      std::string scratch;
-      Writer check(scratch);
-      if (!reason.empty() && !check.string(reason))
-        return make_error(ErrorCode::bad_value, no_offset, "json", "text is not valid UTF-8");
-    }
-    out.reserve(sink != nullptr ? 256 * 1024 : 4096 + 3 * c.original_size);
-    bool sink_ok = true;
-    {
-      Writer w(out, sink);
-      w.object([&] {
-        head(w, 0, options.version);
-        if (!reason.empty()) {
-          w.key("clip_absent");
-          w.string(reason);
-        }
-        w.key("container"), container_json(w, c);
-      });
-      w.finish();
-      sink_ok = w.sink_ok() && (sink == nullptr || (*sink)("\n"));
-    }
-    if (sink == nullptr) out += '\n';
-    if (!sink_ok) return make_error(ErrorCode::io_error, no_offset, "json", "the output refused the document");
-    return {};
-  } catch (const std::bad_alloc&) {
-    return resource_error("out of memory");
+  {
+    std::string scratch;
+    Writer check(scratch);
+    if (!reason.empty() && !check.string(reason))
+      return make_error(ErrorCode::bad_value, no_offset, "json", "text is not valid UTF-8");
   }
+  const std::size_t reserve = sink != nullptr ? 256 * 1024 : 4096 + 3 * c.original_size;
+  return write_document(out, sink, options.piece_size, reserve, [&](Writer& w) {
+    head(w, 0, options.version);
+    if (!reason.empty()) {
+      w.key("clip_absent");
+      w.string(reason);
+    }
+    w.key("container"), container_json(w, c);
+  });
 }
 
 Status write_legacy_document(const Container& c, const LegacyClip& clip, const JsonExportOptions& options,
@@ -516,25 +514,12 @@ Status write_legacy_document(const Container& c, const LegacyClip& clip, const J
     return make_error(ErrorCode::invalid_argument, no_offset, "block",
                       "block " + std::to_string(clip.block) + " is not a legacy clip of this container");
   MAB_TRY(check_version(options));
-  try {
-    out.reserve(sink != nullptr ? options.piece_size + 64 * 1024 : 4096 + 16 * c.original_size);
-    bool sink_ok = true;
-    {
-      Writer w(out, sink, options.piece_size);
-      w.object([&] {
-        head(w, clip.block, options.version);
-        w.key("legacy_clip"), legacy_clip(w, clip);
-        w.key("container"), container_json(w, c);
-      });
-      w.finish();
-      sink_ok = w.sink_ok() && (sink == nullptr || (*sink)("\n"));
-    }
-    if (sink == nullptr) out += '\n';
-    if (!sink_ok) return make_error(ErrorCode::io_error, no_offset, "json", "the output refused the document");
-    return {};
-  } catch (const std::bad_alloc&) {
-    return resource_error("out of memory");
-  }
+  const std::size_t reserve = sink != nullptr ? options.piece_size + 64 * 1024 : 4096 + 16 * c.original_size;
+  return write_document(out, sink, options.piece_size, reserve, [&](Writer& w) {
+    head(w, clip.block, options.version);
+    w.key("legacy_clip"), legacy_clip(w, clip);
+    w.key("container"), container_json(w, c);
+  });
 }
 
 }  // namespace
