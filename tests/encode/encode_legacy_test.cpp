@@ -13,25 +13,15 @@
 
 namespace {
 
-std::vector<std::filesystem::path> legacy_files() {
-  std::vector<std::filesystem::path> out;
-  for (const auto& p : mab::test::good_files())
-    if (p.parent_path().filename() == "fc2" || p.parent_path().filename() == "fc3") out.push_back(p);
-  return out;
-}
-
-mab::Container load(const std::filesystem::path& p) {
-  auto c = mab::read_container(mab::test::load(p));
-  EXPECT_TRUE(c.ok()) << p;
-  return std::move(c).value();
-}
+using mab::test::legacy_files;
+using mab::test::load_container;
 
 const mab::Quat tilt = mab::quat_normalised({0.05f, -0.02f, 0.01f, 1.0f});  // about 6.2 degrees
 
 TEST(EncodeLegacy, UneditedClipsKeepEverySectionAndTheFileBytes) {
   std::size_t clips = 0;
   for (const auto& p : legacy_files()) {
-    const auto c = load(p);
+    const auto c = load_container(p);
     const auto bytes = mab::test::load(p);
     for (std::size_t b = 0; b < c.blocks.size(); ++b) {
       auto d = mab::decode_legacy_clip(c, b);
@@ -54,7 +44,7 @@ TEST(EncodeLegacy, UneditedClipsKeepEverySectionAndTheFileBytes) {
 // back within the reported error, the other tracks keep their codes, the file verifies.
 TEST(EncodeLegacy, AnEditedTrackReadsBackWithinTheReportedErrorAndNothingElseMoves) {
   for (const char* game : {"fc2/many_tracks.mab", "fc3/many_tracks.mab", "fc3bd/legacy_clip.mab"}) {
-    const auto c = load(mab::test::corpus_dir() / game);
+    const auto c = load_container(mab::test::corpus_dir() / game);
     auto d = mab::decode_legacy_clip(c, 0);
     ASSERT_TRUE(d.ok());
     ASSERT_GE(d->rotations.size(), 2u);
@@ -97,7 +87,7 @@ TEST(EncodeLegacy, AnEditedTrackReadsBackWithinTheReportedErrorAndNothingElseMov
 // A track given as a key at every frame (what an animation tool bakes) comes back with the
 // group starts and only the keys the tolerance needs; a looser tolerance stores fewer keys.
 TEST(EncodeLegacy, DenseKeysAreReducedToWhatTheToleranceNeeds) {
-  const auto c = load(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
+  const auto c = load_container(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
   auto d = mab::decode_legacy_clip(c, 0);
   ASSERT_TRUE(d.ok());
   auto edited = *d;
@@ -137,7 +127,7 @@ TEST(EncodeLegacy, DenseKeysAreReducedToWhatTheToleranceNeeds) {
 
 // One clip of a bank rewritten (and grown): the bank's other clips keep their bytes.
 TEST(EncodeLegacy, EditingOneClipOfABankLeavesTheOthersByteIdentical) {
-  const auto c = load(mab::test::corpus_dir() / "fc2" / "chain_3.mab");
+  const auto c = load_container(mab::test::corpus_dir() / "fc2" / "chain_3.mab");
   ASSERT_EQ(c.blocks.size(), 3u);
   std::size_t target = 3;
   for (std::size_t b = 0; b < 3 && target == 3; ++b)
@@ -188,7 +178,7 @@ TEST(EncodeLegacy, EditingOneClipOfABankLeavesTheOthersByteIdentical) {
 }
 
 TEST(EncodeLegacy, UnsupportedEditsAreRefusedByName) {
-  const auto c = load(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
+  const auto c = load_container(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
   auto d = *mab::decode_legacy_clip(c, 0);
   auto trimmed = d;  // a new lastFrame with tracks still of the old length
   trimmed.last_frame = static_cast<std::uint16_t>(d.last_frame - 1);
@@ -207,7 +197,7 @@ TEST(EncodeLegacy, UnsupportedEditsAreRefusedByName) {
 // in the bank; what would change the layout (counts, clip offsets, payload sizes) is refused.
 TEST(EncodeLegacy, TagRecordAndEventEditsChangeOnlyTheirBytes) {
   const auto path = mab::test::corpus_dir() / "fc2" / "retail_bank.mab";
-  const auto c = load(path);
+  const auto c = load_container(path);
   const auto original = mab::test::load(path);
   auto d = *mab::decode_legacy_clip(c, 0);
   ASSERT_TRUE(d.tag_table && d.events);
@@ -268,7 +258,7 @@ TEST(EncodeLegacy, TagRecordAndEventEditsChangeOnlyTheirBytes) {
   (*longer.events)[1].payload.push_back(0);
   EXPECT_EQ(mab::encode_legacy_clip(c, 0, longer).error().field, "events");
   // A block whose tag table does not decode can only keep it.
-  const auto chain = load(mab::test::corpus_dir() / "fc2" / "chain_3.mab");
+  const auto chain = load_container(mab::test::corpus_dir() / "fc2" / "chain_3.mab");
   auto cd = *mab::decode_legacy_clip(chain, 1);
   ASSERT_FALSE(cd.tag_table.has_value());
   ASSERT_FALSE(cd.tag_table_note.empty());
@@ -315,7 +305,7 @@ std::uint64_t record_position(const mab::Container& c, std::size_t k, std::size_
 // report lists the rewrites, and the chained clips keep every byte.
 TEST(EncodeLegacy, TagRecordsFollowTheirClipsWhenAnEarlierClipGrows) {
   const auto path = mab::test::corpus_dir() / "fc2" / "tags_first.mab";
-  const auto c = load(path);
+  const auto c = load_container(path);
   const auto original = mab::test::load(path);
   ASSERT_EQ(c.blocks.size(), 3u);
   const auto d = *mab::decode_legacy_clip(c, 0);
@@ -361,7 +351,7 @@ TEST(EncodeLegacy, TagRecordsFollowTheirClipsWhenAnEarlierClipGrows) {
 // stays, clip 2 keeps its bytes and clip 0 differs in those four bytes alone.
 TEST(EncodeLegacy, OnlyTheRecordsOfMovedClipsChange) {
   const auto path = mab::test::corpus_dir() / "fc2" / "retail_bank.mab";
-  const auto c = load(path);
+  const auto c = load_container(path);
   const auto original = mab::test::load(path);
   {
     mab::LegacyEncodeReport rep;
@@ -400,7 +390,7 @@ TEST(EncodeLegacy, OnlyTheRecordsOfMovedClipsChange) {
 // A record that reaches no clip start is kept as stored and reported; nothing shows what it
 // points at, so it is not guessed.
 TEST(EncodeLegacy, ARecordThatReachesNoClipIsKeptAndReported) {
-  auto c = load(mab::test::corpus_dir() / "fc2" / "tags_first.mab");
+  auto c = load_container(mab::test::corpus_dir() / "fc2" / "tags_first.mab");
   auto& s6 = *c.blocks[0].section_mut(6);
   s6[4 + 0x0C] = static_cast<std::uint8_t>(s6[4 + 0x0C] + 4);  // record 0 now 4 bytes into clip 1
   const auto d = *mab::decode_legacy_clip(c, 0);
@@ -427,7 +417,7 @@ TEST(EncodeLegacy, ARecordThatReachesNoClipIsKeptAndReported) {
 TEST(EncodeLegacy, ATrimCutsEveryTimedSectionAndKeepsTheRest) {
   for (const char* name : {"fc2/all_arrays.mab", "fc3/all_arrays.mab", "fc2/retail_bank.mab", "fc3bd/legacy_clip.mab"}) {
     SCOPED_TRACE(name);
-    const auto c = load(mab::test::corpus_dir() / name);
+    const auto c = load_container(mab::test::corpus_dir() / name);
     const auto d = *mab::decode_legacy_clip(c, 0);
     const std::uint32_t first = 3, last = d.last_frame - 2u;
     mab::LegacyTrimReport trep;
@@ -483,10 +473,10 @@ TEST(EncodeLegacy, ATrimCutsEveryTimedSectionAndKeepsTheRest) {
     }
   }
   // Out of range, empty, or nothing timed.
-  const auto c = load(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
+  const auto c = load_container(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
   const auto d = *mab::decode_legacy_clip(c, 0);
   EXPECT_EQ(mab::trim_legacy_clip(d, 5, 4).error().code, mab::ErrorCode::invalid_argument);
   EXPECT_EQ(mab::trim_legacy_clip(d, 0, d.last_frame + 1u).error().code, mab::ErrorCode::invalid_argument);
-  const auto bank = load(mab::test::corpus_dir() / "fc2" / "retail_bank.mab");
+  const auto bank = load_container(mab::test::corpus_dir() / "fc2" / "retail_bank.mab");
   EXPECT_EQ(mab::trim_legacy_clip(*mab::decode_legacy_clip(bank, 2), 0, 0).error().field, "last_frame");
 }

@@ -15,11 +15,7 @@
 
 namespace {
 
-mab::Container load(const std::filesystem::path& p) {
-  auto c = mab::read_container(mab::test::load(p));
-  EXPECT_TRUE(c.ok()) << p;
-  return std::move(c).value();
-}
+using mab::test::load_container;
 
 // Every Far Cry 2/3 corpus bank, and the Blood Dragon files whose clips decode.
 std::vector<std::filesystem::path> legacy_files() {
@@ -73,7 +69,7 @@ const tinygltf::AnimationSampler* sampler(const tinygltf::Model& m, std::size_t 
 TEST(GltfLegacy, ExportHoldsTheDecodedTracksAndImportsBackByteForByte) {
   std::size_t files = 0;
   for (const auto& p : legacy_files()) {
-    const auto c = load(p);
+    const auto c = load_container(p);
     mab::GltfExportReport rep;
     auto bytes = mab::export_gltf(c, {}, &rep);
     ASSERT_TRUE(bytes.ok()) << p << " " << bytes.error().message();
@@ -145,7 +141,7 @@ TEST(GltfLegacy, ExportHoldsTheDecodedTracksAndImportsBackByteForByte) {
 TEST(GltfLegacy, AnEditedValueComesBackInItsTrackOnly) {
   for (const char* game : {"fc2", "fc3"}) {
     const auto path = mab::test::corpus_dir() / game / "all_arrays.mab";
-    const auto c = load(path);
+    const auto c = load_container(path);
     const auto before = *mab::decode_legacy_clip(c, 0);
     auto bytes = mab::export_gltf(c);
     ASSERT_TRUE(bytes.ok());
@@ -193,7 +189,7 @@ TEST(GltfLegacy, AnEditedValueComesBackInItsTrackOnly) {
 TEST(GltfLegacy, ABoneBothConstantAndKeyedHasAConstantNode) {
   for (const char* game : {"fc2", "fc3"}) {
     const auto path = mab::test::corpus_dir() / game / "many_tracks.mab";
-    const auto c = load(path);
+    const auto c = load_container(path);
     const auto before = *mab::decode_legacy_clip(c, 0);
     std::size_t doubled = 0, index = 0;
     for (std::size_t i = 0; i < before.constant_rotations.size(); ++i)
@@ -252,7 +248,7 @@ TEST(GltfLegacy, ABoneBothConstantAndKeyedHasAConstantNode) {
 }
 
 TEST(GltfLegacy, OptionsThatDoNotApplyAreRefused) {
-  const auto c = load(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
+  const auto c = load_container(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
   mab::GltfExportOptions o;
   o.names = {"Root"};
   auto r = mab::export_gltf(c, o);

@@ -18,18 +18,8 @@ namespace {
 
 using nlohmann::json;
 
-std::vector<std::filesystem::path> legacy_files() {
-  std::vector<std::filesystem::path> out;
-  for (const auto& p : mab::test::good_files())
-    if (p.parent_path().filename() == "fc2" || p.parent_path().filename() == "fc3") out.push_back(p);
-  return out;
-}
-
-mab::Container load(const std::filesystem::path& p) {
-  auto c = mab::read_container(mab::test::load(p));
-  EXPECT_TRUE(c.ok()) << p;
-  return std::move(c).value();
-}
+using mab::test::legacy_files;
+using mab::test::load_container;
 
 std::string document(const mab::Container& c, std::size_t block) {
   auto d = mab::decode_legacy_clip(c, block);
@@ -48,7 +38,7 @@ mab::Result<mab::JsonImport> import(const json& doc, double max_error = 0.01) {
 TEST(JsonLegacy, EveryCorpusClipExportsItsTracksAndImportsToTheSameBytes) {
   std::size_t clips = 0;
   for (const auto& p : legacy_files()) {
-    const auto c = load(p);
+    const auto c = load_container(p);
     const auto bytes = mab::test::load(p);
     for (std::size_t b = 0; b < c.blocks.size(); ++b) {
       const std::string text = document(c, b);
@@ -86,7 +76,7 @@ TEST(JsonLegacy, EveryCorpusClipExportsItsTracksAndImportsToTheSameBytes) {
 
 // The values in the document are the decoder's, float for float (shortest round-trip text).
 TEST(JsonLegacy, ValuesReadBackBitForBit) {
-  const auto c = load(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
+  const auto c = load_container(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
   auto doc = mab::import_legacy_json(document(c, 0));
   ASSERT_TRUE(doc.ok()) << doc.error().message();
   const auto d = mab::decode_legacy_clip(c, 0);
@@ -115,7 +105,7 @@ double angle_deg(const mab::Quat& a, const mab::Quat& b) { return mab::angular_e
 TEST(JsonLegacy, EditsInTheDocumentComeBackInTheFile) {
   for (const char* game : {"fc2", "fc3"}) {
     const auto path = mab::test::corpus_dir() / game / "chain_3.mab";
-    const auto c = load(path);
+    const auto c = load_container(path);
     const auto d1 = mab::decode_legacy_clip(c, 1);
     ASSERT_TRUE(d1.ok());
     ASSERT_FALSE(d1->rotations.empty());
@@ -153,7 +143,7 @@ TEST(JsonLegacy, EditsInTheDocumentComeBackInTheFile) {
       }
   }
   // A translation: exact.
-  const auto c = load(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
+  const auto c = load_container(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
   json doc = json::parse(document(c, 0));
   doc["legacy_clip"]["translations"][1]["frames"][4] = {1.5, -2.25, 1e-3};
   auto imported = import(doc);
@@ -170,7 +160,7 @@ TEST(JsonLegacy, EditsInTheDocumentComeBackInTheFile) {
 
 // A non-finite stored translation is written null and comes back bit for bit.
 TEST(JsonLegacy, NonFiniteTranslationsAreNullAndKeepTheirBits) {
-  auto c = load(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
+  auto c = load_container(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
   auto* s = c.blocks[0].section_mut(4);  // constant translations: header (8 bytes), then 3 x f32 each
   ASSERT_NE(s, nullptr);
   ASSERT_GE(s->size(), 20u);
@@ -207,7 +197,7 @@ struct BadEdit {
 };
 
 TEST(JsonLegacy, UnsupportedOrMalformedEditsAreRefusedWithTheirPath) {
-  const auto c = load(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
+  const auto c = load_container(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
   const json doc = json::parse(document(c, 0));
   const BadEdit cases[] = {
       {"rate changed", "/legacy_clip/frame_rate", 25.0, mab::ErrorCode::parse_error, "/legacy_clip/frame_rate"},
@@ -235,7 +225,7 @@ TEST(JsonLegacy, UnsupportedOrMalformedEditsAreRefusedWithTheirPath) {
     EXPECT_EQ(r.error().field, k.field) << k.name << ": " << r.error().message();
   }
   // A legacy clip on a block that is not legacy.
-  const auto wd = load(mab::test::good_files().back());
+  const auto wd = load_container(mab::test::good_files().back());
   if (wd.blocks.empty() || wd.blocks[0].legacy() == nullptr) {
     auto text = mab::export_json(wd, "test");
     ASSERT_TRUE(text.ok());
@@ -252,7 +242,7 @@ TEST(JsonLegacy, UnsupportedOrMalformedEditsAreRefusedWithTheirPath) {
 // the layout is refused with its path; a table that did not decode travels as its note.
 TEST(JsonLegacy, TagRecordsAndEventsAreEditableInTheDocument) {
   const auto path = mab::test::corpus_dir() / "fc3" / "retail_bank.mab";
-  const auto c = load(path);
+  const auto c = load_container(path);
   const json doc = json::parse(document(c, 0));
   ASSERT_EQ(doc["legacy_clip"]["tag_table"].size(), 2u);
   ASSERT_EQ(doc["legacy_clip"]["events"].size(), 3u);
@@ -313,7 +303,7 @@ TEST(JsonLegacy, TagRecordsAndEventsAreEditableInTheDocument) {
     EXPECT_EQ(res.error().field, k.field) << k.name << ": " << res.error().message();
   }
   // A tag table that does not decode is a note in the document, ignored on import.
-  const auto chain = load(mab::test::corpus_dir() / "fc2" / "chain_3.mab");
+  const auto chain = load_container(mab::test::corpus_dir() / "fc2" / "chain_3.mab");
   const json cdoc = json::parse(document(chain, 1));
   EXPECT_FALSE(cdoc["legacy_clip"].contains("tag_table"));
   ASSERT_TRUE(cdoc["legacy_clip"].contains("tag_table_note"));

@@ -1,8 +1,10 @@
 // Test helpers: the synthetic corpus written by scripts/gen_corpus.py.
 #pragma once
 
+#include <mab/container.hpp>
 #include <mab/file_io.hpp>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -53,6 +55,21 @@ inline nlohmann::json load_json(const std::filesystem::path& p) {
 inline std::vector<std::uint8_t> load(const std::filesystem::path& p) {
   auto r = read_file(p);
   return r ? std::move(r).value() : std::vector<std::uint8_t>{};
+}
+
+// The Far Cry 2 and Far Cry 3 banks (corpus/fc2, corpus/fc3).
+inline std::vector<std::filesystem::path> legacy_files() {
+  std::vector<std::filesystem::path> out;
+  for (const auto& p : good_files())
+    if (p.parent_path().filename() == "fc2" || p.parent_path().filename() == "fc3") out.push_back(p);
+  return out;
+}
+
+// A corpus file as a container; one that does not read fails the calling test (and is empty).
+inline Container load_container(const std::filesystem::path& p) {
+  auto c = read_container(load(p));
+  EXPECT_TRUE(c.ok()) << p << ": " << (c ? std::string() : c.error().message());
+  return c ? std::move(c).value() : Container{};
 }
 
 inline std::string name_of(const std::filesystem::path& p) {
