@@ -446,6 +446,18 @@ int add_float_accessor(tinygltf::Model& m, std::size_t offset, std::size_t count
   return static_cast<int>(m.accessors.size() - 1);
 }
 
+void write_continuous_quats(std::span<const Quat> keys, void* out) noexcept {
+  auto* dst = static_cast<unsigned char*>(out);
+  Quat prev{};
+  for (std::size_t k = 0; k < keys.size(); ++k, dst += sizeof(Quat)) {
+    Quat q = unit(keys[k]);
+    if (k > 0 && double{q.x} * prev.x + double{q.y} * prev.y + double{q.z} * prev.z + double{q.w} * prev.w < 0)
+      q = {-q.x, -q.y, -q.z, -q.w};
+    std::memcpy(dst, &q, sizeof q);
+    prev = q;
+  }
+}
+
 Quat unit(const Quat& q) noexcept {
   const double n2 = double{q.x} * q.x + double{q.y} * q.y + double{q.z} * q.z + double{q.w} * q.w;
   if (std::abs(n2 - 1.0) <= 1e-6) return q;

@@ -63,5 +63,9 @@ tinygltf::Value object(std::initializer_list<std::pair<const std::string, tinygl
 int add_float_accessor(tinygltf::Model& m, std::size_t offset, std::size_t count, int type, int view);
 // Unit length within float rounding, as the glTF validator requires of rotation outputs.
 Quat unit(const Quat& q) noexcept;
+// `keys` as unit quaternions, each on the hemisphere of the one before (q and -q are one
+// rotation; a LINEAR sampler across hemispheres turns the long way round), 4 floats a key
+// written from `out` on (unaligned is fine).
+void write_continuous_quats(std::span<const Quat> keys, void* out) noexcept;
 
 }  // namespace mab::gltf

@@ -18,7 +18,7 @@ namespace {
 using gltf::append_floats;
 using gltf::hash_text;
 using gltf::object;
-using gltf::unit;
+using gltf::write_continuous_quats;
 
 // Spec 3 and common knowledge of Dunia: the engine is Z-up; glTF is Y-up (glTF 3.4). The
 // bones' local rotations are written unchanged and the rig's root turns +Z to +Y, so
@@ -59,18 +59,10 @@ std::vector<float> vec3_values(const std::vector<Vec3>& v) {
   return out;
 }
 
-// Unit quaternions, each on the hemisphere of the one before, as the bone rotations.
+// Root-motion rotations as the bone rotations are written.
 std::vector<float> quat_values(const std::vector<Quat>& v) {
-  std::vector<float> out;
-  out.reserve(4 * v.size());
-  Quat prev{};
-  for (std::size_t k = 0; k < v.size(); ++k) {
-    Quat q = unit(v[k]);
-    if (k > 0 && double{q.x} * prev.x + double{q.y} * prev.y + double{q.z} * prev.z + double{q.w} * prev.w < 0)
-      q = {-q.x, -q.y, -q.z, -q.w};
-    out.insert(out.end(), {q.x, q.y, q.z, q.w});
-    prev = q;
-  }
+  std::vector<float> out(4 * v.size());
+  write_continuous_quats(v, out.data());
   return out;
 }
 
@@ -320,24 +312,12 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
     anim.extras = object({{"mabkit", tinygltf::Value(std::move(extras))}});
     for (const auto& ch : a.channels) {
       const int out = add_accessor(data.size() - times_bytes, ch.keys(), TINYGLTF_TYPE_VEC4, 1);
-      // Unit quaternions, each on the hemisphere of the one before (q and -q are one
-      // rotation; interpolating across hemispheres would spin the long way round).
       static_assert(sizeof(Quat) == 4 * sizeof(float));
-      if (ch.constant()) {
-        const Quat q = unit(ch.bone->constant);
-        append_floats(data, &q.x, 4);
-      } else {
-        std::size_t at = data.size();
-        data.resize(at + ch.keys() * sizeof(Quat));
-        Quat prev{};
-        for (std::size_t k = 0; k < ch.keys(); ++k, at += sizeof(Quat)) {
-          Quat q = unit(ch.bone->keys[k]);
-          if (k > 0 && double{q.x} * prev.x + double{q.y} * prev.y + double{q.z} * prev.z + double{q.w} * prev.w < 0)
-            q = {-q.x, -q.y, -q.z, -q.w};
-          std::memcpy(data.data() + at, &q, sizeof q);
-          prev = q;
-        }
-      }
+      const std::size_t at = data.size();
+      data.resize(at + ch.keys() * sizeof(Quat));
+      write_continuous_quats(ch.constant() ? std::span<const Quat>(&ch.bone->constant, 1)
+                                           : std::span<const Quat>(ch.bone->keys),
+                             data.data() + at);
       tinygltf::AnimationSampler s;
       s.input = ch.constant() ? time_acc[i].first : time_acc[i].all;
       s.output = out;

@@ -45,16 +45,9 @@ Error not_finite(std::size_t block, const std::string& what, std::size_t frame) 
 }
 
 void put_quats(std::vector<float>& out, const std::vector<Quat>& keys) {
-  Quat prev{};
-  for (std::size_t k = 0; k < keys.size(); ++k) {
-    Quat q = unit(keys[k]);
-    // q and -q are one rotation: keep each key on the hemisphere of the one before, so a
-    // LINEAR sampler does not turn the long way round.
-    if (k > 0 && double{q.x} * prev.x + double{q.y} * prev.y + double{q.z} * prev.z + double{q.w} * prev.w < 0)
-      q = {-q.x, -q.y, -q.z, -q.w};
-    out.insert(out.end(), {q.x, q.y, q.z, q.w});
-    prev = q;
-  }
+  const std::size_t at = out.size();
+  out.resize(at + 4 * keys.size());
+  write_continuous_quats(keys, out.data() + at);
 }
 
 }  // namespace
