@@ -1,5 +1,6 @@
 // `mab`: command-line front end. Every sub-command lives in its own cmd_*.cpp.
 #include "command.hpp"
+#include "huge_pages.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -13,6 +14,7 @@ std::vector<Command>& command_registry() {
 }  // namespace mab::cli
 
 int main(int argc, char** argv) {
+  mab::cli::use_huge_pages(argc, argv);
   CLI::App app{
       "mab: read, verify, edit and write Dunia/Disrupt .mab skeletal animation files\n"
       "(Far Cry 2 to New Dawn, Watch Dogs 1, 2 and Legion).\n"
