@@ -1,5 +1,6 @@
 // `mab dump FILE`: the decoded rotations as a table, key by key.
 #include "command.hpp"
+#include "fixed_text.hpp"
 
 #include <mab/file_io.hpp>
 #include <mab/json.hpp>
@@ -77,9 +78,18 @@ bool looks_like_json(const std::vector<std::uint8_t>& bytes) {
   return false;
 }
 
+void append_quat(std::string& out, const mab::Quat& q) {
+  mab::cli::append_fixed6(out, q.x);
+  mab::cli::append_fixed6(out, q.y);
+  mab::cli::append_fixed6(out, q.z);
+  mab::cli::append_fixed6(out, q.w);
+  out += '\n';
+}
+
 void print_quat(const mab::Quat& q) {
-  std::printf(" %10.6f %10.6f %10.6f %10.6f\n", static_cast<double>(q.x), static_cast<double>(q.y),
-              static_cast<double>(q.z), static_cast<double>(q.w));
+  std::string line;
+  append_quat(line, q);
+  std::fputs(line.c_str(), stdout);
 }
 
 
@@ -354,16 +364,35 @@ void setup(CLI::App& app, int& exit_code) {
     if (!animated.empty() && key_count > 0) {
       std::printf("\nanimated bones\n  %5s %10s  %-*s %10s %10s %10s %10s\n", "key", "time (s)", w, "bone", "x",
                   "y", "z", "w");
+      // One row per key and bone: the key's columns and each bone's padded label are formatted
+      // once, the quaternions by append_fixed6, and the text leaves in large writes.
+      std::vector<std::string> labels;
+      for (const std::size_t i : animated) {
+        std::string l = label(clip.bones[i]);
+        if (l.size() < width) l.append(width - l.size(), ' ');
+        labels.push_back(std::move(l));
+      }
+      std::string out;
+      constexpr std::size_t flush_at = 1 << 20;
+      out.reserve(flush_at + 4096);
+      std::fflush(stdout);
       for (std::size_t k = range.first; k <= range.last; ++k) {
         const double t = clip.key_seconds(k);
-        for (const std::size_t i : animated) {
-          if (std::isfinite(t))
-            std::printf("  %5zu %10.6f  %-*s", k, t, w, label(clip.bones[i]).c_str());
-          else
-            std::printf("  %5zu %10s  %-*s", k, "-", w, label(clip.bones[i]).c_str());
-          print_quat(clip.bones[i].keys[k]);
+        char prefix[96];
+        const int n = std::isfinite(t) ? std::snprintf(prefix, sizeof prefix, "  %5zu %10.6f  ", k, t)
+                                       : std::snprintf(prefix, sizeof prefix, "  %5zu %10s  ", k, "-");
+        const std::size_t prefix_size = n > 0 ? std::min(static_cast<std::size_t>(n), sizeof prefix - 1) : 0;
+        for (std::size_t j = 0; j < animated.size(); ++j) {
+          out.append(prefix, prefix_size);
+          out += labels[j];
+          append_quat(out, clip.bones[animated[j]].keys[k]);
+        }
+        if (out.size() >= flush_at) {
+          std::fwrite(out.data(), 1, out.size(), stdout);
+          out.clear();
         }
       }
+      std::fwrite(out.data(), 1, out.size(), stdout);
     }
     exit_code = 0;
   });
