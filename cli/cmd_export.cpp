@@ -43,7 +43,7 @@ mab::Result<std::vector<std::string>> read_names(const std::string& path) {
 
 void setup(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
-      "export", "Write FILE as lossless JSON (container, exact rotation codes, editable clip) or as a glTF 2.0 "
+      "export", "Write FILE as lossless JSON (the container and the editable clip; --codes adds the exact rotation codes) or as a glTF 2.0 "
                 "animation for Blender and other tools; `mab import` turns either back into a .mab");
   struct Opts {
     std::string file, output, format, names, skeleton;
