@@ -256,6 +256,7 @@ void setup(CLI::App& app, int& exit_code) {
       const auto findings = mab::validate(*c);
       mab::DecodeOptions options;
       options.strict_layout = o->strict_layout;
+      options.keys = false;  // evidence and counts only: the keys' floats are not shown
       if (o->json) {
         auto j = mab::cli::summary_json(*c, *pl);
         j["path"] = path.string();

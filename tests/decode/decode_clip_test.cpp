@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace {
@@ -288,6 +289,60 @@ TEST(EncodeClip, EditOfSectionsSharingBytesIsRefused) {
   auto out2 = mab::encode_clip(*d, const_edit);
   ASSERT_FALSE(out2.ok());
   EXPECT_EQ(out2.error().code, mab::ErrorCode::overlap);
+}
+
+}  // namespace
+
+namespace {
+
+// DecodeOptions::keys = false (what `mab info` asks for): everything but the animated keys is
+// what a full decode gives, the exact codes, key times, motion and evidence included.
+TEST(DecodeClip, WithoutKeysEverythingElseIsTheFullDecode) {
+  std::size_t blocks = 0, keys_skipped = 0;
+  for (const auto& p : good_files()) {
+    auto c = mab::read_container(load(p));
+    ASSERT_TRUE(c.ok()) << p;
+    for (std::size_t b = 0; b < c->blocks.size(); ++b) {
+      auto full = mab::decode_clip(*c, b);
+      mab::DecodeOptions lean_options;
+      lean_options.keys = false;
+      auto lean = mab::decode_clip(*c, b, lean_options);
+      ASSERT_EQ(full.ok(), lean.ok()) << p << " block " << b;
+      if (!full) {
+        EXPECT_EQ(full.error().message(), lean.error().message()) << p;
+        continue;
+      }
+      ++blocks;
+      const auto& f = full->clip;
+      const auto& l = lean->clip;
+      EXPECT_EQ(f.key_times, l.key_times) << p;
+      EXPECT_EQ(f.key_rate, l.key_rate) << p;
+      ASSERT_EQ(f.bones.size(), l.bones.size()) << p;
+      for (std::size_t i = 0; i < f.bones.size(); ++i) {
+        EXPECT_EQ(f.bones[i].hash, l.bones[i].hash);
+        EXPECT_EQ(f.bones[i].flags, l.bones[i].flags);
+        EXPECT_EQ(f.bones[i].translations, l.bones[i].translations) << p << " bone " << i;
+        EXPECT_EQ(f.bones[i].constant_translation, l.bones[i].constant_translation);
+        if (f.bones[i].kind() == mab::BoneKind::constant) {
+          EXPECT_EQ(std::memcmp(&f.bones[i].constant, &l.bones[i].constant, sizeof(mab::Quat)), 0);
+        }
+        if (f.bones[i].kind() == mab::BoneKind::animated && !f.bones[i].keys.empty()) {
+          EXPECT_TRUE(l.bones[i].keys.empty()) << p << " bone " << i;
+          ++keys_skipped;
+        }
+      }
+      EXPECT_EQ(full->constant_codes, lean->constant_codes) << p;
+      EXPECT_EQ(full->rotations.chunk_table, lean->rotations.chunk_table) << p;
+      EXPECT_EQ(full->rotations.chunks.size(), lean->rotations.chunks.size()) << p;
+      EXPECT_EQ(full->evidence.translations.text(), lean->evidence.translations.text()) << p;
+      EXPECT_EQ(full->evidence.root_rotations.text(), lean->evidence.root_rotations.text()) << p;
+      EXPECT_EQ(full->evidence.parts.text(), lean->evidence.parts.text()) << p;
+      EXPECT_EQ(f.root_motion.translations, l.root_motion.translations) << p;
+      EXPECT_EQ(f.parts.size(), l.parts.size()) << p;
+    }
+  }
+  EXPECT_GT(blocks, 50u);
+  EXPECT_GT(keys_skipped, 100u);
 }
 
 }  // namespace

@@ -18,6 +18,11 @@ struct DecodeOptions {
   // Refuse every hypothesis (spec [guess] readings): only what a public decoder reads is
   // decoded, everything else stays opaque with that reason (`--strict-layout`).
   bool strict_layout = false;
+  // Decode each animated bone's keys. false: the keys stay empty (everything else, the key
+  // times, the exact codes and the motion evidence included, is read and checked as usual),
+  // for callers that only inspect a clip, such as `mab info`; such a clip is not an edit to
+  // give encode_clip.
+  bool keys = true;
 };
 
 // What decode_clip read beyond the rotations (issue 16) and how, so encode_clip writes it back

@@ -150,7 +150,7 @@ Result<DecodedClip> decode_clip(Container container, std::size_t block, const Li
 
 Result<DecodedClip> decode_clip(Container container, std::size_t block, const DecodeOptions& options,
                                 const Limits& limits) {
-  MAB_ASSIGN(decode::ClipParts parts, decode::decode_parts(container, block, limits, true, &options));
+  MAB_ASSIGN(decode::ClipParts parts, decode::decode_parts(container, block, limits, options.keys, &options));
   DecodedClip d;
   d.block = block;
   d.clip = std::move(parts.clip);
