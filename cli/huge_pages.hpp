@@ -4,8 +4,8 @@
 // development VM, scripts/bench_cli prints it), page faults were most of the time of `mab
 // import` (7,200 faults of a 7 MB document: 9.6x `mab verify`) and a third of `mab edit`'s.
 // glibc's malloc asks for huge pages when its tunable glibc.malloc.hugetlb=1 is set, which
-// cut the faults 3.5-fold and `import` to 3.2x `verify` there; where the kernel has THP off,
-// nothing changes.
+// took `import` from 103.9 to 52.5 ms there (7,198 -> 2,126 faults; README, Performance);
+// where the kernel has THP off, nothing changes but a second start.
 #pragma once
 
 namespace mab::cli {
