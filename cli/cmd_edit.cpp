@@ -269,16 +269,7 @@ void setup(CLI::App& app, int& exit_code) {
     std::printf("wrote %s (%zu bytes)\n", o->output.c_str(), out->size());
     for (const auto& n : notes) std::printf("  %s\n", n.c_str());
     std::printf("  keys              %zu -> %zu\n", keys_before, clip.key_count());
-    std::printf("  rotation chunks   %zu reused, %zu re-quantised\n", rep.chunks_reused, rep.chunks_requantised);
-    std::printf("  constant bones    %zu reused, %zu encoded\n", rep.constants_reused, rep.constants_encoded);
-    std::printf("  max angular error %.6f degrees (re-quantised keys against the edited rotations)\n",
-                rep.max_error_deg);
-    if (rep.translation_chunks_reused + rep.translation_chunks_requantised > 0)
-      std::printf("  translation chunks %zu reused, %zu re-quantised (%zu scale(s) widened), max error %.6g units\n",
-                  rep.translation_chunks_reused, rep.translation_chunks_requantised, rep.translation_scales_widened,
-                  rep.max_translation_error);
-    if (!rep.motion_sections_rewritten.empty())
-      std::printf("  also rewritten    %s\n", mab::cli::short_list(rep.motion_sections_rewritten).c_str());
+    mab::cli::print_encode_report(rep, "(re-quantised keys against the edited rotations)");
     if (auto rc = mab::read_container(*out)) {
       std::size_t errors = 0;
       for (const auto& f : mab::validate(*rc)) errors += f.severity == mab::Severity::error;

@@ -49,19 +49,6 @@ bool looks_like_gltf(const std::string& path, std::span<const std::uint8_t> data
   return head.find("\"mabkit-clip\"") == std::string_view::npos && head.find("\"asset\"") != std::string_view::npos;
 }
 
-void print_encode(const mab::EncodeReport& rep) {
-  std::printf("  rotation chunks   %zu reused, %zu re-quantised\n", rep.chunks_reused, rep.chunks_requantised);
-  std::printf("  constant bones    %zu reused, %zu encoded\n", rep.constants_reused, rep.constants_encoded);
-  std::printf("  max angular error %.6f degrees\n", rep.max_error_deg);
-  // Issue 16: translations and other sections decoded beyond the rotations (docs/motion.md).
-  if (rep.translation_chunks_reused + rep.translation_chunks_requantised > 0)
-    std::printf("  translation chunks %zu reused, %zu re-quantised (%zu scale(s) widened), max error %.6g units\n",
-                rep.translation_chunks_reused, rep.translation_chunks_requantised, rep.translation_scales_widened,
-                rep.max_translation_error);
-  if (!rep.motion_sections_rewritten.empty())
-    std::printf("  also rewritten    %s\n", mab::cli::short_list(rep.motion_sections_rewritten).c_str());
-}
-
 void print_legacy_encode(const mab::LegacyEncodeReport& rep) {
   std::printf("  legacy sections   %zu kept, %zu rewritten\n", rep.sections_kept, rep.sections_rewritten);
   std::printf("  keyed rotations   %zu stored keys before, %zu after\n", rep.keys_before, rep.keys_after);
@@ -202,7 +189,7 @@ void setup(CLI::App& app, int& exit_code) {
       if (imported->legacy_encoded)
         print_legacy_encode(imported->legacy_report);
       else if (imported->clip_encoded)
-        print_encode(rep);
+        mab::cli::print_encode_report(rep, "");
       else
         std::printf("  container only (no clip in the document): written as stored\n");
       warn_structure(o->output, imported->bytes);
@@ -311,7 +298,7 @@ void setup(CLI::App& app, int& exit_code) {
                      "mab: import: note: %zu bone(s) have no rotation track in the template; their channels "
                      "were not imported: %s\n",
                      a.no_rotation_track.size(), mab::cli::short_list(a.no_rotation_track).c_str());
-      print_encode(a.encode);
+      mab::cli::print_encode_report(a.encode, "");
     }
     for (const auto& line : rep.notes) std::printf("  note              %s\n", line.c_str());
     for (const auto& line : rep.ignored_channels) std::fprintf(stderr, "mab: import: warning: %s\n", line.c_str());

@@ -164,6 +164,20 @@ std::optional<GltfSkeleton> load_skeleton(std::string_view cmd, const std::strin
   return std::move(sk).value();
 }
 
+void print_encode_report(const mab::EncodeReport& rep, std::string_view error_note) {
+  std::printf("  rotation chunks   %zu reused, %zu re-quantised\n", rep.chunks_reused, rep.chunks_requantised);
+  std::printf("  constant bones    %zu reused, %zu encoded\n", rep.constants_reused, rep.constants_encoded);
+  std::printf("  max angular error %.6f degrees%s%.*s\n", rep.max_error_deg, error_note.empty() ? "" : " ",
+              static_cast<int>(error_note.size()), error_note.data());
+  // Issue 16: translations and other sections decoded beyond the rotations (docs/motion.md).
+  if (rep.translation_chunks_reused + rep.translation_chunks_requantised > 0)
+    std::printf("  translation chunks %zu reused, %zu re-quantised (%zu scale(s) widened), max error %.6g units\n",
+                rep.translation_chunks_reused, rep.translation_chunks_requantised, rep.translation_scales_widened,
+                rep.max_translation_error);
+  if (!rep.motion_sections_rewritten.empty())
+    std::printf("  also rewritten    %s\n", short_list(rep.motion_sections_rewritten).c_str());
+}
+
 std::string short_list(const std::vector<std::string>& items, std::size_t max) {
   std::string s;
   for (std::size_t i = 0; i < items.size() && i < max; ++i) s += (i ? ", " : "") + items[i];

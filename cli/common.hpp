@@ -2,6 +2,7 @@
 // library types. Public API only.
 #pragma once
 
+#include <mab/codec_file.hpp>
 #include <mab/container.hpp>
 #include <mab/gltf.hpp>
 #include <mab/validate.hpp>
@@ -52,6 +53,10 @@ std::optional<GltfSkeleton> load_skeleton(std::string_view cmd, const std::strin
 // as 0xHHHHHHHH.
 std::string short_list(const std::vector<std::string>& items, std::size_t max = 8);
 std::string short_list(const std::vector<std::uint32_t>& hashes, std::size_t max = 8);
+
+// What encode_clip reused and re-quantised, as `mab import` and `mab edit` print it;
+// `error_note` (may be empty) follows the largest angular error.
+void print_encode_report(const mab::EncodeReport& rep, std::string_view error_note);
 
 // "walk.glb" -> true: by the extension, case-insensitively.
 bool has_extension(const std::filesystem::path& p, std::string_view ext);
