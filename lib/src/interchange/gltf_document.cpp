@@ -446,6 +446,21 @@ int add_float_accessor(tinygltf::Model& m, std::size_t offset, std::size_t count
   return static_cast<int>(m.accessors.size() - 1);
 }
 
+tinygltf::AnimationChannel& add_linear_channel(tinygltf::Animation& anim, int input, int output, int node,
+                                               const char* path) {
+  tinygltf::AnimationSampler s;
+  s.input = input;
+  s.output = output;
+  s.interpolation = "LINEAR";
+  anim.samplers.push_back(std::move(s));
+  tinygltf::AnimationChannel c;
+  c.sampler = static_cast<int>(anim.samplers.size() - 1);
+  c.target_node = node;
+  c.target_path = path;
+  anim.channels.push_back(std::move(c));
+  return anim.channels.back();
+}
+
 void write_continuous_quats(std::span<const Quat> keys, void* out) noexcept {
   auto* dst = static_cast<unsigned char*>(out);
   Quat prev{};

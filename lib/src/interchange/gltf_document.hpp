@@ -61,6 +61,10 @@ void append_floats(std::vector<unsigned char>& buf, const float* f, std::size_t 
 tinygltf::Value object(std::initializer_list<std::pair<const std::string, tinygltf::Value>> kv);
 // A FLOAT accessor of `count` elements of `type` at `offset` in buffer view `view`; its index.
 int add_float_accessor(tinygltf::Model& m, std::size_t offset, std::size_t count, int type, int view);
+// A LINEAR sampler from accessor `input` (times) to `output` (values) and the channel that
+// drives `path` of `node` with it; the channel is returned for its extras.
+tinygltf::AnimationChannel& add_linear_channel(tinygltf::Animation& anim, int input, int output, int node,
+                                               const char* path);
 // Unit length within float rounding, as the glTF validator requires of rotation outputs.
 Quat unit(const Quat& q) noexcept;
 // `keys` as unit quaternions, each on the hemisphere of the one before (q and -q are one

@@ -18,6 +18,7 @@ namespace {
 using gltf::append_floats;
 using gltf::hash_text;
 using gltf::object;
+using gltf::add_linear_channel;
 using gltf::write_continuous_quats;
 
 // Spec 3 and common knowledge of Dunia: the engine is Z-up; glTF is Y-up (glTF 3.4). The
@@ -318,17 +319,8 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
       write_continuous_quats(ch.constant() ? std::span<const Quat>(&ch.bone->constant, 1)
                                            : std::span<const Quat>(ch.bone->keys),
                              data.data() + at);
-      tinygltf::AnimationSampler s;
-      s.input = ch.constant() ? time_acc[i].first : time_acc[i].all;
-      s.output = out;
-      s.interpolation = "LINEAR";
-      anim.samplers.push_back(std::move(s));
-      tinygltf::AnimationChannel c2;
-      c2.sampler = static_cast<int>(anim.samplers.size() - 1);
-      c2.target_node = ch.node;
-      c2.target_path = "rotation";
-      c2.extras = object({{"mabkit", object({{"flags", tinygltf::Value(static_cast<int>(ch.bone->flags))}})}});
-      anim.channels.push_back(std::move(c2));
+      add_linear_channel(anim, ch.constant() ? time_acc[i].first : time_acc[i].all, out, ch.node, "rotation").extras =
+          object({{"mabkit", object({{"flags", tinygltf::Value(static_cast<int>(ch.bone->flags))}})}});
       ++rep.channels;
       rep.keys += ch.keys();
     }
@@ -336,16 +328,8 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
       const int out = add_accessor(data.size() - times_bytes, ch.keys(),
                                    ch.translation ? TINYGLTF_TYPE_VEC3 : TINYGLTF_TYPE_VEC4, 1);
       append_floats(data, ch.values.data(), ch.values.size());
-      tinygltf::AnimationSampler s;
-      s.input = ch.constant ? time_acc[i].first : time_acc[i].all;
-      s.output = out;
-      s.interpolation = "LINEAR";
-      anim.samplers.push_back(std::move(s));
-      tinygltf::AnimationChannel c2;
-      c2.sampler = static_cast<int>(anim.samplers.size() - 1);
-      c2.target_node = ch.node;
-      c2.target_path = ch.translation ? "translation" : "rotation";
-      anim.channels.push_back(std::move(c2));
+      add_linear_channel(anim, ch.constant ? time_acc[i].first : time_acc[i].all, out, ch.node,
+                         ch.translation ? "translation" : "rotation");
       ++rep.channels;
       rep.translation_channels += ch.translation;
       rep.keys += ch.keys();

@@ -221,16 +221,7 @@ Result<std::vector<std::uint8_t>> export_legacy_gltf(const Container& c, const G
       const bool rot = ch.path == Path::rotation;
       const int out = add_accessor(data.size() - times_bytes, ch.times.size(), rot ? TINYGLTF_TYPE_VEC4 : TINYGLTF_TYPE_VEC3, 1);
       append_floats(data, ch.values.data(), ch.values.size());
-      tinygltf::AnimationSampler s;
-      s.input = inputs[i][k];
-      s.output = out;
-      s.interpolation = "LINEAR";
-      anim.samplers.push_back(std::move(s));
-      tinygltf::AnimationChannel c2;
-      c2.sampler = static_cast<int>(anim.samplers.size() - 1);
-      c2.target_node = ch.node;
-      c2.target_path = rot ? "rotation" : "translation";
-      anim.channels.push_back(std::move(c2));
+      add_linear_channel(anim, inputs[i][k], out, ch.node, rot ? "rotation" : "translation");
       ++rep.channels;
       rep.translation_channels += !rot;
       rep.keys += ch.times.size();
