@@ -145,6 +145,18 @@ Status check_bone(const Clip& clip, std::size_t bone, std::uint32_t hash, const 
   return {};
 }
 
+// An entry's "bone" (index) and "hash", the pair apply_motion checks against the clip.
+Status read_bone_ref(const Json& t, const std::string& p, const Limits& limits, std::size_t& bone,
+                     std::uint32_t& hash) {
+  MAB_ASSIGN(const Json* b, need(t, p, "bone"));
+  MAB_ASSIGN(const std::uint64_t index, read_uint(*b, p + "/bone", limits.max_bones));
+  MAB_ASSIGN(const Json* h, need(t, p, "hash"));
+  MAB_ASSIGN(const std::uint64_t value, read_uint(*h, p + "/hash", 0xFFFFFFFFu));
+  bone = static_cast<std::size_t>(index);
+  hash = static_cast<std::uint32_t>(value);
+  return {};
+}
+
 }  // namespace
 
 bool has_motion(const BlockEvidence& e) {
@@ -239,12 +251,7 @@ Result<ParsedMotion> parse_motion(std::string_view text, const Limits& limits) {
       MAB_TRY(only(t, p, {"bone", "hash", "keys"}));
       ParsedMotion::Track tr;
       tr.path = p;
-      MAB_ASSIGN(const Json* bone, need(t, p, "bone"));
-      MAB_ASSIGN(const std::uint64_t b, read_uint(*bone, p + "/bone", limits.max_bones));
-      tr.bone = static_cast<std::size_t>(b);
-      MAB_ASSIGN(const Json* hash, need(t, p, "hash"));
-      MAB_ASSIGN(const std::uint64_t h, read_uint(*hash, p + "/hash", 0xFFFFFFFFu));
-      tr.hash = static_cast<std::uint32_t>(h);
+      MAB_TRY(read_bone_ref(t, p, limits, tr.bone, tr.hash));
       MAB_ASSIGN(const Json* keys, need_array(t, p, "keys", limits.max_keys));
       MAB_ASSIGN(tr.keys, read_vec3s(*keys, p + "/keys"));
       list_out.push_back(std::move(tr));
@@ -259,12 +266,7 @@ Result<ParsedMotion> parse_motion(std::string_view text, const Limits& limits) {
       MAB_TRY(only(t, p, {"bone", "hash", "translation"}));
       ParsedMotion::Constant ct;
       ct.path = p;
-      MAB_ASSIGN(const Json* bone, need(t, p, "bone"));
-      MAB_ASSIGN(const std::uint64_t b, read_uint(*bone, p + "/bone", limits.max_bones));
-      ct.bone = static_cast<std::size_t>(b);
-      MAB_ASSIGN(const Json* hash, need(t, p, "hash"));
-      MAB_ASSIGN(const std::uint64_t h, read_uint(*hash, p + "/hash", 0xFFFFFFFFu));
-      ct.hash = static_cast<std::uint32_t>(h);
+      MAB_TRY(read_bone_ref(t, p, limits, ct.bone, ct.hash));
       MAB_ASSIGN(const Json* v, need(t, p, "translation"));
       MAB_ASSIGN(ct.value, read_floats<3>(*v, p + "/translation"));
       list_out.push_back(std::move(ct));
