@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <string>
+#include <utility>
 
 namespace mab {
 
@@ -68,6 +69,13 @@ struct Sparse {
   std::size_t kept = 0, added = 0;
 };
 
+using QuatBits = std::array<std::uint32_t, 4>;
+
+QuatBits bits_of(const Quat& q) {
+  return {std::bit_cast<std::uint32_t>(q.x), std::bit_cast<std::uint32_t>(q.y), std::bit_cast<std::uint32_t>(q.z),
+          std::bit_cast<std::uint32_t>(q.w)};
+}
+
 // What one track's sparse keys start from and must meet.
 struct SparseInput {
   std::vector<Quat> target;                // the edited rotation at every frame 0..lastFrame
@@ -75,6 +83,15 @@ struct SparseInput {
   const LegacyRotationTrack* original;     // the same bone's stored track, if any
   bool same_frames;                        // the original's frames mean this clip's frames (no trim)
   double tol;
+  std::vector<std::pair<QuatBits, Quat48>> codes_by_value;  // the original's keys, sorted
+
+  SparseInput(const LegacyRotationTrack& e, const LegacyRotationTrack* o, bool same, double t, std::size_t frames)
+      : target(frames), edited(e), original(o), same_frames(same), tol(t) {
+    for (std::size_t f = 0; f < frames; ++f) target[f] = legacy_rotation_at(e, static_cast<std::uint32_t>(f));
+    if (o != nullptr)
+      for (std::size_t i = 0; i < o->keys.size(); ++i) codes_by_value.emplace_back(bits_of(o->keys[i]), o->codes[i]);
+    std::sort(codes_by_value.begin(), codes_by_value.end());
+  }
 };
 
 // The first keys: every group's first frame (spec 13: always stored), and the edited track's
@@ -107,8 +124,9 @@ Quat48 key_code(const SparseInput& in, std::size_t f) {
       const auto i = static_cast<std::size_t>(it - o->frames.begin());
       if (same_quat(o->keys[i], q)) return o->codes[i];
     }
-    for (std::size_t i = 0; i < o->keys.size(); ++i)
-      if (same_quat(o->keys[i], q)) return o->codes[i];
+    const auto bits = bits_of(q);
+    const auto at = std::lower_bound(in.codes_by_value.begin(), in.codes_by_value.end(), std::make_pair(bits, Quat48{}));
+    if (at != in.codes_by_value.end() && at->first == bits) return at->second;
   }
   return encode_quat48(q);
 }
@@ -194,9 +212,7 @@ std::vector<Sparse> sparse_tracks(const LegacyClip& before, const LegacyClip& ed
       tracks.push_back({o->frames, o->codes, 0.0, o->frames.size(), 0});
     } else {
       same = false;
-      SparseInput in{std::vector<Quat>(frames), e, o, !retimed, tol};
-      for (std::size_t f = 0; f < frames; ++f) in.target[f] = legacy_rotation_at(e, static_cast<std::uint32_t>(f));
-      tracks.push_back(sparse_keys(in));
+      tracks.push_back(sparse_keys(SparseInput(e, o, !retimed, tol, frames)));
       rep.max_error_deg = std::max(rep.max_error_deg, tracks.back().max_error);
     }
     rep.keys_after += tracks.back().frames.size();
