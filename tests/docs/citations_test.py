@@ -50,6 +50,8 @@ class OldSpecCitations(unittest.TestCase):
         self.assertEqual(rw("(spec 9.2, 8 keys per chunk)"), "(format 9.2, 8 keys per chunk)")
         self.assertEqual(rw("spec 4.1: 4n + n bytes"), "format 4.1: 4n + n bytes")
         self.assertEqual(rw("Spec 3 / Dunia is Z-up"), "Format 3 / Dunia is Z-up")
+        self.assertEqual(rw("spec 4.4, C8 need samples"), "format 4.4, 16 (C8) need samples")
+        self.assertEqual(rw("format 16 (C3) and 16 (C8) need"), "format 16 (C3) and 16 (C8) need")
 
     def test_wrapped_in_a_comment(self):
         src = "// the frame (spec\n// 10.1: the same table) and (spec 8.1,\n// 8.2, 10, 12).\nint x;\n"
@@ -84,7 +86,8 @@ class PathsAndPhrases(unittest.TestCase):
         self.assertEqual(rw("/work/shared/spec/decisions.md"), "docs/format/decisions.md")
         self.assertEqual(rw("the project decisions (decisions.md)"),
                          "the project decisions (docs/format/decisions.md)")
-        self.assertEqual(rw("[list](decisions.md)"), "[list](decisions.md)")  # a relative link
+        self.assertEqual(rw("[decisions.md](decisions.md)"), "[decisions.md](decisions.md)")  # a relative link
+        self.assertEqual(rw("see mab-format.md."), "see docs/format/README.md.")
 
     def test_phrases(self):
         self.assertEqual(rw("written from the spec by"), "written from the format reference by")
@@ -155,13 +158,13 @@ def make_tree(root: Path, files: dict):
         p.write_text(text, encoding="utf-8")
 
 
+# A minimal reference: every target of the old-style mapping, plus what the tests cite.
 REFERENCE = {
     "docs/format/README.md": "# Format\n\n## How to cite\n",
-    "docs/format/04-canimdata.md": "# 4 CAnimData\n\n## 4.4 Far Cry 4\n",
-    "docs/format/09-rotations.md": "# 9 Rotations\n\n## 9.1 Quat\n\n## 9.2 JointRotations\n",
-    "docs/format/16-contradictions.md": "# 16 Contradictions\n\n### C8 FC4\n",
-    "docs/format/decisions.md": "# Decisions\n\n## Decision 7: Key time units\n",
-    "docs/format/sources.md": "# 0 Sources\n\n| Key | Repository |\n|---|---|\n| QJ-WD1 | x |\n| JB-DOC | y |\n",
+    "docs/format/parts.md": "".join(f"## {s} Part\n" for s in sorted(cit.SECTION_MAP.values())),
+    "docs/format/16-contradictions.md": "".join(f"### C{c} x\n" for c in sorted(cit.CONTRADICTIONS_OLD)),
+    "docs/format/decisions.md": "# Decisions\n\n" + "".join(f"## Decision {d}: x\n" for d in range(1, 12)),
+    "docs/format/sources.md": "# Sources\n\n| Key | Repository |\n|---|---|\n| QJ-WD1 | x |\n| JB-DOC | y |\n",
 }
 
 
@@ -180,15 +183,24 @@ class CheckAndRewriteOnATree(unittest.TestCase):
             self.assertEqual(rc, 0, err)
             self.assertIn("3 section, 1 decision, 1 contradiction", out)
 
-    def test_check_names_file_and_line(self):
+    def test_check_needs_every_mapping_target(self):
         with tempfile.TemporaryDirectory() as d:
-            make_tree(Path(d), {**REFERENCE, "lib/a.cpp": "int x;\n// format 9.3\n// decision 8\n"
-                                                         "// format 16 (C9)\n// QJ-FC9 says\n// spec 9.2\n"})
+            ref = dict(REFERENCE)
+            ref["docs/format/decisions.md"] = "## Decision 1: x\n"
+            make_tree(Path(d), ref)
             rc, _, err = run(["--check", "--root", d])
             self.assertEqual(rc, 1)
-            self.assertIn("lib/a.cpp:2: 'format 9.3': section 9.3 does not exist", err)
-            self.assertIn("lib/a.cpp:3: 'decision 8': decision 8 does not exist", err)
-            self.assertIn("lib/a.cpp:4: 'format 16 (C9)': contradiction C9 is not listed", err)
+            self.assertIn("decision 11 (a target of the old-style mapping) is missing", err)
+
+    def test_check_names_file_and_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            make_tree(Path(d), {**REFERENCE, "lib/a.cpp": "int x;\n// format 9.7\n// decision 18\n"
+                                                         "// format 16 (C19)\n// QJ-FC9 says\n// spec 9.2\n"})
+            rc, _, err = run(["--check", "--root", d])
+            self.assertEqual(rc, 1)
+            self.assertIn("lib/a.cpp:2: 'format 9.7': section 9.7 does not exist", err)
+            self.assertIn("lib/a.cpp:3: 'decision 18': decision 18 does not exist", err)
+            self.assertIn("lib/a.cpp:4: 'format 16 (C19)': contradiction C19 is not listed", err)
             self.assertIn("lib/a.cpp:5: source key QJ-FC9 is not defined", err)
             self.assertIn("lib/a.cpp:6: old-style citation 'spec 9.2'", err)
 
