@@ -41,6 +41,8 @@ class OldSpecCitations(unittest.TestCase):
 
     def test_mixed_lists(self):
         self.assertEqual(rw("spec 2, 13, D10: listed"), "format 2, 13, decision 10: listed")
+        self.assertEqual(rw("(spec 9.2, D1, D2, D6)"), "(format 9.2, decisions 1, 2, 6)")
+        self.assertEqual(rw("(spec 5.1, D1-D3, 9.1, D4)"), "(format 5.1, decisions 1-3, 9.1, decision 4)")
         self.assertEqual(rw("(spec 4.4, C8)"), "(format 4.4, 16 (C8))")
         self.assertEqual(rw("(spec C7)."), "(format 16 (C7)).")
         self.assertEqual(rw("(spec 9.1, 9.2, 9.4; decisions D1-D3, D6, D7)"),
@@ -91,7 +93,7 @@ class PathsAndPhrases(unittest.TestCase):
 
     def test_phrases(self):
         self.assertEqual(rw("written from the spec by"), "written from the format reference by")
-        self.assertEqual(rw("the\nspec's 487 tie cases"), "the format reference's 487 tie cases")
+        self.assertEqual(rw("the\nspec's 487 tie cases"), "the\nformat reference's 487 tie cases")
         self.assertEqual(rw('the format in x (the "spec") and'), 'the format in x (the "format reference") and')
         self.assertEqual(rw("extent by the spec 8.3 rule"), "extent by the format 8.3 rule")
         self.assertEqual(rw("aggregates for spec work"), "aggregates for format work")
