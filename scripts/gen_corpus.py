@@ -2646,8 +2646,9 @@ from the spec: the 16-byte outer header (spec 3), the 'aNi' CAnimData headers of
 FC4 container (spec 4.4, layout unverified), the legacy FC2 clip body and its FC3 variant
 (spec 13, the FC3 layout is a guess), bone tables with zlib CRC-32 name hashes (spec 5.1, D11)
 and flag bytes (spec 5.3), section tables and extents (spec 8.3), 6-byte constant quaternions
-(spec 9.1) and the chunked JointRotations bitstream (spec 9.2, D1, D2, D6). Blood Dragon (`fc3bd`) and Primal files are a valid header
-followed by random bytes: their bodies are opaque.
+(spec 9.1) and the chunked JointRotations bitstream (spec 9.2, D1, D2, D6). Blood Dragon
+(`fc3bd`) and Primal files are a valid header followed by random bytes: their bodies are
+opaque.
 
 Rotation bitstreams are built from random *codes* (random cflags, with all 64 values
 present in `wd1/cflags_all_64`; random constants; random 16-bit headers; random raw values), and

@@ -95,6 +95,7 @@ class PathsAndPhrases(unittest.TestCase):
         self.assertEqual(rw("written from the spec by"), "written from the format reference by")
         self.assertEqual(rw("the\nspec's 487 tie cases"), "the\nformat reference's 487 tie cases")
         self.assertEqual(rw('the format in x (the "spec") and'), 'the format in x (the "format reference") and')
+        self.assertEqual(rw('from x (the\n"spec") and'), 'from x (the\n"format reference") and')
         self.assertEqual(rw("extent by the spec 8.3 rule"), "extent by the format 8.3 rule")
         self.assertEqual(rw("aggregates for spec work"), "aggregates for format work")
         self.assertEqual(rw("(spec [guess] readings)"), "(format reference [guess] readings)")
