@@ -1781,7 +1781,7 @@ def define_opaque():
 # ---------------------------------------------------------------------------------
 # translations, root motion and part entries (spec 10, 12; issue 16)
 #
-# The spec gives one decoder, for a single-bone translation stream (10.1); the rest is
+# The spec gives one decoder, for a single-bone translation stream (spec 10.1); the rest is
 # guesswork, which mabkit tries as numbered hypotheses (docs/motion.md). Each file below is
 # built for one hypothesis, and the script checks, with its own reading of the documented
 # rules, that the hypotheses before it fail on the bytes and no later one is ambiguous with it,
@@ -2673,13 +2673,14 @@ games.
 ## How the files were made
 
 `scripts/gen_corpus.py` (Python 3, standard library only) assembles each file field by field
-from the spec: the 16-byte outer header (section 3), the 'aNi' CAnimData headers of WD1
-(4.2), WDL/WD2 (4.1, decision D4) and FC5 (4.3, several blocks per file), the FC4 container
-(4.4, layout unverified), the legacy FC2 clip body and its FC3 variant (13, the FC3 layout is
-a guess), bone tables with zlib CRC-32 name hashes (5.1, D11) and flag bytes (5.3), section
-tables and extents (8.3), 6-byte constant quaternions (9.1) and the chunked JointRotations
-bitstream (9.2, D1, D2, D6). Blood Dragon (`fc3bd`) and Primal files are a valid header
-followed by random bytes: their bodies are opaque.
+from the spec: the 16-byte outer header (spec 3), the 'aNi' CAnimData headers of WD1
+(spec 4.2), WDL/WD2 (spec 4.1, decision D4) and FC5 (spec 4.3, several blocks per file), the
+FC4 container (spec 4.4, layout unverified), the legacy FC2 clip body and its FC3 variant
+(spec 13, the FC3 layout is a guess), bone tables with zlib CRC-32 name hashes (spec 5.1, D11)
+and flag bytes (spec 5.3), section tables and extents (spec 8.3), 6-byte constant quaternions
+(spec 9.1) and the chunked JointRotations bitstream (spec 9.2, D1, D2, D6). Blood Dragon
+(`fc3bd`) and Primal files are a valid header followed by random bytes: their bodies are
+opaque.
 
 Rotation bitstreams are built from random *codes* (random cflags, with all 64 values
 present in `wd1/cflags_all_64`; random constants; random 16-bit headers; random raw values), and
