@@ -15,7 +15,8 @@ namespace {
 
 // The clip of one block; nullopt after printing a one-line error.
 std::optional<mab::DecodedClip> load(const std::string& path, std::size_t block) {
-  auto c = mab::cli::load_container("diff", path);
+  int status = 0;  // unused: every error of diff exits 2 (1 means "the clips differ")
+  auto c = mab::cli::load_container("diff", status, path);
   if (!c) return std::nullopt;
   auto d = mab::decode_clip(std::move(*c), block);
   if (!d) {
@@ -40,8 +41,9 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", o->json, "One JSON object instead of the table");
   cmd->add_flag("--all", o->all, "List every bone, not only those that differ");
   cmd->footer(
-      "Example:\n"
-      "  mab diff walk.mab walk_edit.mab\n"
+      "Examples (from the source folder; corpus/ holds synthetic clips):\n"
+      "  mab edit corpus/wd2/long_k40.mab -o turned.mab --rotate-bone Root 0,0,1@10\n"
+      "  mab diff corpus/wd2/long_k40.mab turned.mab    # exit 1: the clips differ\n"
       "Bones are matched by hash; B is interpolated (slerp) at A's key times, so clips with other\n"
       "timelines (after --speed, --resample, a conversion) compare too. Exit status: 0 when the clips'\n"
       "rotations are identical, 1 when they differ, 2 on an error.");
