@@ -57,7 +57,8 @@ std::optional<Side> load(const std::string& path, std::size_t block) {
   if (bytes && is_json(path, std::span(*bytes).first(std::min<std::size_t>(bytes->size(), 64)))) {
     side = load_json(path, error);
   } else {
-    auto c = mab::cli::load_container("diff", path);
+    int status = 0;  // unused: every error of diff exits 2 (1 means "the clips differ")
+    auto c = mab::cli::load_container("diff", status, path);
     if (!c) return std::nullopt;
     if (c->variant != nullptr && c->variant->layout == mab::LayoutKind::legacy) {
       auto d = mab::decode_legacy_clip(*c, block);
@@ -140,14 +141,17 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", o->json, "One JSON object instead of the table");
   cmd->add_flag("--all", o->all, "List every bone, not only those that differ");
   cmd->footer(
-      "Examples:\n"
-      "  mab diff walk.mab walk_edit.mab\n"
-      "  mab diff walk.mab walk_edit.json     # what the document's edit changes, before re-quantisation\n"
+      "Examples (from the source folder; corpus/ holds synthetic clips):\n"
+      "  mab edit corpus/wd2/long_k40.mab -o turned.mab --rotate-bone Root 0,0,1@10\n"
+      "  mab diff corpus/wd2/long_k40.mab turned.mab    # exit 1: the clips differ\n"
+      "  mab export corpus/wd2/long_k40.mab -o long.json\n"
+      "  mab diff corpus/wd2/long_k40.mab long.json     # exit 0: a document compares as written\n"
       "Bones are matched by hash (Far Cry 2/3: by skeleton bone id, plus the trajectory). Each bone is\n"
       "compared at every key time of both clips, in seconds, each clip interpolated (slerp) between its\n"
       "own keys, so a key inserted or removed in either shows whichever clip is given first, and clips\n"
       "with other timelines (after --speed, --resample, a conversion) compare too. Translations are not\n"
-      "compared. Far Cry 2/3 clips compare only with Far Cry 2/3 clips.\n"
+      "compared. Far Cry 2/3 clips compare only with Far Cry 2/3 clips. A JSON document's clip is compared\n"
+      "as the document states it, before re-quantisation.\n"
       "Exit status: 0 when the clips' rotations are identical, 1 when they differ, 2 on an error.");
   cmd->callback([o, &exit_code] {
     exit_code = 2;

@@ -103,8 +103,10 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--template", o->template_file,
                   "glTF: the .mab the animation was exported from (or one of the same clip): its header, "
                   "sections and untouched bones are kept, byte for byte");
-  cmd->add_option("--game", o->game, "glTF without --template: build a new clip for this game")
-      ->check(CLI::IsMember({"wd1", "wd2", "wdl", "fc5"}));
+  cmd->add_option("--game", o->game,
+                  "glTF without --template: build a new clip for this game (wd1, wd2, wdl, fc5; any case)")
+      ->type_name("GAME")
+      ->transform(CLI::IsMember({"wd1", "wd2", "wdl", "fc5"}, CLI::ignore_case));
   cmd->add_option("--animation", o->animation, "glTF: the animation to import, by index or name (default: see below)");
   cmd->add_option("--block", o->block, "glTF: the template block to write (Far Cry 5 files hold several)");
   cmd->add_flag("--keep-times", o->keep_times,
@@ -117,7 +119,7 @@ void setup(CLI::App& app, int& exit_code) {
                   "track gets its own stored key where interpolation would miss by more")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--reduce", o->reduce,
-                  "glTF: drop shared key times while every bone stays within DEG degrees of the interpolation "
+                  "glTF: drop shared key times while every bone stays within this many degrees of the interpolation "
                   "(tools that sample every frame write many keys)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--skeleton", o->skeleton,
@@ -127,30 +129,35 @@ void setup(CLI::App& app, int& exit_code) {
                   "glTF: rest-relative: each joint's motion away from its rest pose, applied to the export's rig "
                   "(survives tools that re-express joints, such as Blender); local: each node's rotation as "
                   "written; auto (default): rest-relative with --template or --skeleton, else local")
-      ->check(CLI::IsMember({"auto", "rest-relative", "local"}));
+      ->transform(CLI::IsMember({"auto", "rest-relative", "local"}, CLI::ignore_case));
   cmd->add_option("--match-tolerance", o->match_tolerance,
                   "glTF: a key within this many degrees of the template's is the template's, bit for bit "
                   "(default 0.001; tools that keep floats move keys by about 1e-5)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--choose-depth", o->choose_depth,
                 "JSON: re-pick the bit depth of each edited bone, the smallest meeting --max-error");
-  cmd->add_flag("--in-place", o->in_place, "Allow -o to name an input file itself (it is kept as FILE.bak)");
+  cmd->add_flag("--in-place", o->in_place,
+                "Allow -o to name an input file itself (it is kept as FILE.bak, or FILE.bak.1, .bak.2, ... when that "
+                "exists)");
   cmd->footer(
-      "Examples:\n"
+      "Examples (from the source folder; corpus/ holds synthetic clips):\n"
+      "  mab export corpus/wd2/mixed_k8.mab -o walk.json\n"
       "  mab import walk.json -o walk2.mab --max-error 0.05\n"
-      "  mab import walk_edit.glb --template walk.mab -o walk2.mab\n"
-      "  mab import rig.gltf --game wdl -o new.mab          # a new clip from any glTF animation\n"
+      "  mab export corpus/wd2/mixed_k8.mab -o walk_edit.glb    # then edit it in Blender\n"
+      "  mab import walk_edit.glb --template corpus/wd2/mixed_k8.mab -o walk2.mab\n"
+      "  mab import corpus/external/RiggedSimple.gltf --game wdl -o new.mab    # a new clip from any glTF animation\n"
       "Each prints how many chunks were reused and re-quantised and the largest angular error.\n"
       "An unedited JSON document, or an unedited glTF export imported with its --template, gives the\n"
       "file back byte for byte. glTF: nodes are matched to bones by the CRC-32 of their names (or a\n"
       "bone_0xHASH name); without --animation every animation named block_N goes to block N, else\n"
       "the first to block 0. Translation and scale channels are listed, not stored (spec 10).\n"
-      "Exit status: 0 when written, 1 on any error (nothing is written then).");
+      "Exit status: 0 written; 1 the input or an edit is refused; 2 usage or I/O error (nothing is written then).");
   cmd->callback([o, &exit_code] {
-    exit_code = 1;
+    exit_code = mab::cli::exit_usage;
     auto data = read_input(o->file);
     if (!data) {
       std::fprintf(stderr, "mab: import: %s\n", data.error().message().c_str());
+      exit_code = mab::cli::exit_status(data.error());
       return;
     }
     const bool gltf = !o->template_file.empty() || !o->game.empty() || looks_like_gltf(o->file, data->bytes());
@@ -163,6 +170,7 @@ void setup(CLI::App& app, int& exit_code) {
                              "`mab edit --reduce` on a .mab)\n");
         return;
       }
+      exit_code = mab::cli::exit_refused;
       mab::EncodeOptions options;
       options.choose_depth = o->choose_depth;
       if (o->max_error) options.max_error_deg = *o->max_error;
@@ -175,6 +183,7 @@ void setup(CLI::App& app, int& exit_code) {
       if (imported->legacy_encoded && o->choose_depth) {
         std::fprintf(stderr, "mab: import: %s: --choose-depth: Far Cry 2/3 keys are 6-byte quaternions, there is no "
                              "depth to choose\n", o->file.c_str());
+        exit_code = mab::cli::exit_usage;
         return;
       }
       const double error = imported->legacy_encoded ? imported->legacy_report.max_error_deg : rep.max_error_deg;
@@ -186,8 +195,9 @@ void setup(CLI::App& app, int& exit_code) {
                                               : " (try --choose-depth)");
         return;
       }
-      if (!mab::cli::write_output("import", inputs, o->output, o->in_place, imported->bytes)) return;
-      std::printf("wrote %s (%zu bytes)\n", o->output.c_str(), imported->bytes.size());
+      if (!mab::cli::write_output("import", exit_code, inputs, o->output, o->in_place, imported->bytes)) return;
+      mab::cli::print_mab_written(o->output, imported->bytes,
+                                  {"the document's original", imported->original_size, imported->identical});
       if (imported->legacy_encoded)
         print_legacy_encode(imported->legacy_report);
       else if (imported->clip_encoded)
@@ -227,27 +237,29 @@ void setup(CLI::App& app, int& exit_code) {
                                                       : mab::GltfRotations::automatic;
     std::optional<mab::GltfSkeleton> skeleton;
     if (!o->skeleton.empty()) {
-      skeleton = mab::cli::load_skeleton("import", o->skeleton);
+      skeleton = mab::cli::load_skeleton("import", exit_code, o->skeleton);
       if (!skeleton) return;
       opt.skeleton = &*skeleton;
       inputs.push_back(o->skeleton);
     }
     std::optional<mab::Container> tmpl;
     if (!o->template_file.empty()) {
-      tmpl = mab::cli::load_container("import", o->template_file, "--template");
+      tmpl = mab::cli::load_container("import", exit_code, o->template_file, "--template");
       if (!tmpl) return;
       inputs.push_back(o->template_file);
     } else {
       opt.game = mab::find_variant(o->game)->game;
     }
+    exit_code = mab::cli::exit_refused;
     auto imported = mab::import_gltf(data->bytes(), tmpl ? &*tmpl : nullptr, opt);
     if (!imported) {
       std::fprintf(stderr, "mab: import: %s: %s\n", o->file.c_str(), imported.error().message().c_str());
       return;
     }
     const auto& rep = imported->report;
-    if (!mab::cli::write_output("import", inputs, o->output, o->in_place, imported->bytes)) return;
-    std::printf("wrote %s (%zu bytes)\n", o->output.c_str(), imported->bytes.size());
+    const auto origin = tmpl ? mab::cli::mab_origin(o->template_file, imported->bytes) : mab::cli::MabOrigin{};
+    if (!mab::cli::write_output("import", exit_code, inputs, o->output, o->in_place, imported->bytes)) return;
+    mab::cli::print_mab_written(o->output, imported->bytes, origin);
     for (const auto& a : rep.animations) {
       if (a.legacy) {
         std::printf("  animation %zu \"%s\" -> clip %zu: sampled at its %zu frames (%g fps)\n", a.animation,

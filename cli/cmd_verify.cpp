@@ -97,13 +97,16 @@ void setup(CLI::App& app, int& exit_code) {
       "Each file: read -> parse -> write -> compare bytes -> validate -> decode every block as\n"
       "mab export does. Warnings: a clip whose tracks do not decode (Far Cry 2/3 consistency checks,\n"
       "'aNi' rotations, translations or root motion kept as bytes), a 6-byte code with no valid\n"
-      "quaternion (named by bone and key). One line per file and its warnings, then 'N passed,\n"
-      "N failed'. Exit 0 only if every file passed (with --strict: and had no warning).\n"
-      "Example: mab verify corpus/");
+      "quaternion (named by bone and key). One line per file and its warnings, then 'N passed, N failed'.\n"
+      "Exit status: 0 every file passed (with --strict: and had no warning); 1 a file failed;\n"
+      "2 a file is missing or unreadable, or none was found.\n"
+      "Examples (from the source folder; corpus/ holds synthetic clips):\n"
+      "  mab verify corpus\n"
+      "  mab verify --strict -q corpus/wd2 corpus/fc5/three_blocks.mab");
   cmd->callback([o, &exit_code] {
     std::vector<std::string> missing;
     const auto files = mab::cli::collect_inputs(o->paths, missing);
-    std::size_t passed = 0, failed = missing.size();
+    std::size_t passed = 0, failed = missing.size(), unreadable = missing.size();
     nlohmann::json report = nlohmann::json::array();
     for (const auto& m : missing) {
       if (o->json) report.push_back({{"path", m}, {"status", "fail"}, {"stage", "read"}});
@@ -112,6 +115,7 @@ void setup(CLI::App& app, int& exit_code) {
     for (const auto& path : files) {
       Outcome r = verify_one(path, o->strict);
       (r.pass ? passed : failed)++;
+      unreadable += !r.pass && r.json.contains("error") && r.json["error"]["code"] == "io_error";
       if (o->json) {
         report.push_back(std::move(r.json));
       } else if (r.pass) {
@@ -131,10 +135,10 @@ void setup(CLI::App& app, int& exit_code) {
     }
     if (files.empty() && missing.empty()) {
       std::fprintf(stderr, "mab: verify: no .mab files found\n");
-      exit_code = 1;
+      exit_code = mab::cli::exit_usage;
       return;
     }
-    exit_code = failed == 0 ? 0 : 1;
+    exit_code = unreadable ? mab::cli::exit_usage : failed ? mab::cli::exit_refused : mab::cli::exit_ok;
   });
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes synthetic .mab-like files (WDL header layout, random body) for crc-search
 benchmarks and demos. The +0x04 field is random; plant a checksum with
-`mab crc-apply --algo SPEC FILES...`.
+`mab crc-apply --in-place --algo SPEC FILES...`.
 
 usage: crc_gen.py OUTDIR SIZE [SIZE...] [--seed N]
 Each SIZE makes one file; repeat a size to get an equal-length pair.

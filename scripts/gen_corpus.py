@@ -2575,6 +2575,8 @@ def generate(out):
     assert STATS["tcflags"] == set(range(8)), sorted(set(range(8)) - STATS["tcflags"])
     for rel, d in written.items():
         assert len(d) <= MAX_FILE, (rel, len(d))
+    # The names make_bones hashes, for `mab export --names` (its --help examples use it).
+    written["bone_names.txt"] = ("".join(n + "\n" for n in BASE_NAMES)).encode()
     written["README.md"] = readme(rows).encode()
     total = sum(len(d) for d in written.values())
     assert total <= MAX_TOTAL, total
@@ -2589,8 +2591,9 @@ def managed_files(out):
     """Files in out that this generator owns (README, variant folders, bad)."""
     out = Path(out)
     found = set()
-    if (out / "README.md").exists():
-        found.add("README.md")
+    for name in ("README.md", "bone_names.txt"):
+        if (out / name).exists():
+            found.add(name)
     for sub in VARIANTS + ["bad"]:
         d = out / sub
         if d.is_dir():
@@ -2709,6 +2712,8 @@ differing paths) and exits 1 if there is any. This README is generated too.
   `{"stage": "parse"|"validate", "error": CODE, "field": NAME, "offset": FILE_OFFSET, ...}`
   (plus `synthetic`, `variant`, `file_size` and a `description`). Each bad file is a
   well-formed generated file with one field patched, one section shortened or the file cut.
+* `bone_names.txt`: the bone names the generator hashes into the bone tables (CRC-32, D11),
+  one per line, for `mab export --names` (the examples of `mab export --help` use it).
 * `external/`: not generated and not synthetic: two glTF 2.0 sample rigs from the Khronos
   glTF-Sample-Models repository (CC BY 4.0, Cesium), unmodified, for the glTF import tests;
   their origin, licence and checks are in `external/README.md`.

@@ -89,14 +89,14 @@ TEST(GltfCli, MistakesGetOneLineErrorsAndNoOutput) {
   std::string err;
   // Neither a template nor a game.
   auto r = run("import " + g.string() + " -o " + out.string(), &err);
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);
   EXPECT_NE(err.find("--template ORIG.mab"), std::string::npos) << err;
   EXPECT_NE(err.find("--game"), std::string::npos) << err;
   // Overwriting the template needs --in-place.
   const auto copy = dir / "copy.mab";
   fs::copy_file(k_wd1, copy);
   r = run("import " + g.string() + " --template " + copy.string() + " -o " + copy.string(), &err);
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);
   EXPECT_NE(err.find("--in-place"), std::string::npos) << err;
   // A GLB cut short.
   auto bytes = load(g);
@@ -120,7 +120,7 @@ TEST(GltfCli, MistakesGetOneLineErrorsAndNoOutput) {
   // glTF-only options on JSON.
   r = run("export " + k_wd1.string() + " -o " + (dir / "x.json").string() + " --names " + (dir / "none.txt").string(),
           &err);
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);
   EXPECT_NE(err.find("glTF output"), std::string::npos) << err;
 }
 

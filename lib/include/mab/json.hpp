@@ -128,6 +128,8 @@ struct JsonImport {
   EncodeReport report;              // of encode_clip when clip_encoded
   bool legacy_encoded = false;      // a "legacy_clip" document, written by encode_legacy_clip
   LegacyEncodeReport legacy_report;
+  std::size_t original_size = 0;    // of the file the document's container stands for
+  bool identical = false;           // `bytes` are that file's, byte for byte
 };
 
 // The bytes a document stands for: encode_clip(original, document's clip) when it has a

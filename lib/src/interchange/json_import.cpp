@@ -1353,14 +1353,28 @@ Result<PaddedJson> PaddedJson::read_file(const std::filesystem::path& path, cons
   return out;
 }
 
+namespace {
+
+// What the command's report compares the output with: the file the document came from.
+Result<JsonImport> with_original(const ParsedDocument& doc, JsonImport out) {
+  MAB_ASSIGN(const std::vector<std::uint8_t> original, write_container(doc.container));
+  out.original_size = original.size();
+  out.identical = original == out.bytes;
+  return out;
+}
+
+}  // namespace
+
 Result<JsonImport> import_json_bytes(std::string_view text, const Limits& limits, const EncodeOptions& options) {
   MAB_ASSIGN(const ParsedDocument doc, parse_document_safely(text, limits));
-  return import_document(doc, limits, options);
+  MAB_ASSIGN(JsonImport out, import_document(doc, limits, options));
+  return with_original(doc, std::move(out));
 }
 
 Result<JsonImport> import_json_bytes(const PaddedJson& text, const Limits& limits, const EncodeOptions& options) {
   MAB_ASSIGN(const ParsedDocument doc, parse_document_safely(text.text(), limits, true));
-  return import_document(doc, limits, options);
+  MAB_ASSIGN(JsonImport out, import_document(doc, limits, options));
+  return with_original(doc, std::move(out));
 }
 
 }  // namespace mab
