@@ -434,8 +434,10 @@ def run(context, out_path, opts):
     ctx.tol_deg, ctx.tol_units = opts.match_tolerance, opts.match_units
     ctx.family = action.get(importer.P_FAMILY, rig.CHARACTER)
     mode = action.get(importer.P_REST, "AUTO")
+    w = action.get(importer.P_OBJECT_WORLD)
+    world = np.array(list(w), dtype=np.float64).reshape(4, 4) if w else None
     try:
-        ctx.rest_of, _, _, ctx.g0 = rests.armature_rests(arm, mode, action.get(importer.P_REST_GLTF, ""))
+        ctx.rest_of, _, _, ctx.g0 = rests.armature_rests(arm, mode, action.get(importer.P_REST_GLTF, ""), world)
     except rests.RestError as e:
         raise ExportFailed(str(e))
     m = action.get(importer.P_OBJECT_REST)

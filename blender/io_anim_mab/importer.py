@@ -9,6 +9,7 @@ import os
 
 import bpy
 import numpy as np
+from mathutils import Matrix
 
 from . import clipdata, fcurves, matching, modload, qmath, rests, rig
 from .qmath import Rigid
@@ -21,6 +22,7 @@ P_REST_GLTF = "mabkit_rest_gltf"    # the glTF file of a GLTF rest
 P_FAMILY = "mabkit_family"          # CHARACTER | IDENTITY
 P_RATE = "mabkit_key_rate"          # key time units per second
 P_OBJECT_REST = "mabkit_object_rest"  # the armature object's transform root motion is relative to
+P_OBJECT_WORLD = "mabkit_object_world"  # its world matrix then (a glTF rest is seen from it)
 P_ROOT_MOTION = "mabkit_root_motion"  # root motion keyed on the object (bool)
 P_NAMES = "mabkit_names"            # names file used (Far Cry 2/3 bone ids)
 
@@ -176,7 +178,7 @@ def build_armature(context, stem, decoded, names, gltf_path):
         length = min(kids) if kids else BONE_LENGTH
         eb.head = (0.0, 0.0, 0.0)
         eb.tail = (0.0, length, 0.0)
-        eb.matrix = [list(r) for r in frame.matrix()]
+        eb.matrix = Matrix([list(r) for r in frame.matrix()])
         if parent is not None:
             eb.parent = ebs[parent]
         elif not np.allclose(pframe.matrix(), np.identity(4)):
@@ -356,7 +358,7 @@ def run(context, path, opts):
     gltf = bpy.path.abspath(opts.gltf_path) if opts.gltf_path else ""
     if opts.target == "NEW":
         arm = build_armature(context, stem, decoded, names, gltf)
-        rest_mode, rest_gltf = "BONES", ""
+        rest_mode, rest_gltf = "AUTO", ""
         report.info("new armature %s: %d bones%s" % (arm.name, len(arm.data.bones),
                                                       ", rest from " + os.path.basename(gltf) if gltf else ""))
     else:
@@ -364,8 +366,9 @@ def run(context, path, opts):
         if arm is None:
             raise ImportFailed("select one armature (or choose 'New armature from the file')")
         rest_mode, rest_gltf = opts.rest_mode, gltf
+    o_world = np.array(arm.matrix_world, dtype=np.float64)
     try:
-        rest_of, rest_mode, rest_line, g0 = rests.armature_rests(arm, rest_mode, rest_gltf)
+        rest_of, rest_mode, rest_line, g0 = rests.armature_rests(arm, rest_mode, rest_gltf, o_world)
     except rests.RestError as e:
         raise ImportFailed(str(e))
     report.info(rest_line)
@@ -411,6 +414,7 @@ def run(context, path, opts):
         action[P_FAMILY] = family
         action[P_RATE] = blk.rate
         action[P_OBJECT_REST] = [float(x) for x in o_rest.matrix().reshape(-1)]
+        action[P_OBJECT_WORLD] = [float(x) for x in o_world.reshape(-1)]
         action[P_ROOT_MOTION] = bool(has_root and opts.root_motion == "OBJECT")
         action[P_NAMES] = bpy.path.abspath(opts.names_path) if opts.names_path else ""
         action.use_fake_user = True
@@ -425,11 +429,16 @@ def run(context, path, opts):
     first = actions[0]
     fcurves.assign(arm, first[2])
     if opts.set_scene:
-        rates = {blk.rate for _, blk, _ in actions}
-        blk = first[1]
-        lo, hi = (0, blk.last_frame) if blk.legacy else (int(blk.key_times[0]), int(blk.key_times[-1]))
-        set_scene(context, blk.rate, lo, hi)
-        if len(rates) > 1:
-            report.warn("blocks have different key rates (%s): the scene runs at block %d's" % (
-                ", ".join("%g" % r for r in sorted(rates)), first[0]))
+        timed = [(i, blk) for i, blk, _ in actions if blk.rate > 0]
+        rates = {blk.rate for _, blk in timed}
+        if not timed:
+            report.info("no imported block stores a key rate (constant poses only): the scene's frame rate "
+                        "is kept")
+        else:
+            index, blk = timed[0]
+            lo, hi = (0, blk.last_frame) if blk.legacy else (int(blk.key_times[0]), int(blk.key_times[-1]))
+            set_scene(context, blk.rate, lo, hi)
+            if len(rates) > 1:
+                report.warn("blocks have different key rates (%s): the scene runs at block %d's" % (
+                    ", ".join("%g" % r for r in sorted(rates)), index))
     return report, [a for _, _, a in actions]

@@ -88,7 +88,7 @@ def _from_bind(arm):
     return rests, fallback
 
 
-def _from_gltf(arm, path):
+def _from_gltf(arm, path, world):
     try:
         nodes = gltf_skeleton.read_nodes(path)
     except (OSError, gltf_skeleton.GltfError) as e:
@@ -96,8 +96,7 @@ def _from_gltf(arm, path):
     by_name = {}
     for n in nodes:
         by_name.setdefault(n.name, n)
-    w = np.array(arm.matrix_world, dtype=np.float64)
-    to_arm = Rigid.from_matrix(w).inverted() @ gltf_skeleton.YUP_TO_ZUP
+    to_arm = Rigid.from_matrix(world).inverted() @ gltf_skeleton.YUP_TO_ZUP
     rests, jm, fallback = {}, {}, 0
     for b in _parents_first(arm):
         rm = _rm(b)
@@ -131,9 +130,11 @@ def _parents_first(arm):
     return out
 
 
-def armature_rests(arm, mode="AUTO", gltf_path=""):
+def armature_rests(arm, mode="AUTO", gltf_path="", world=None):
     """{bone name: rig.BoneRest}, the source used, a line for the Info report and the game
-    world's frame in armature space (the parent frame of the first root bone)."""
+    world's frame in armature space (the parent frame of the first root bone). `world`: the
+    armature object's world matrix a glTF rest is seen from (default: where it is now; the
+    export passes the one the import saw, since root motion moves the object)."""
     from .rig import BoneRest
     why = "chosen in the dialog"
     if mode == "AUTO":
@@ -146,7 +147,8 @@ def armature_rests(arm, mode="AUTO", gltf_path=""):
     elif mode == "GLTF":
         if not gltf_path:
             raise RestError("'Rest from glTF' needs a .glb/.gltf file")
-        raw, fallback = _from_gltf(arm, gltf_path)
+        raw, fallback = _from_gltf(arm, gltf_path,
+                                   np.array(arm.matrix_world, dtype=np.float64) if world is None else world)
     else:
         raise RestError("unknown rest source %r" % mode)
     rests = {name: BoneRest(name, rm, jm, jp, src) for name, (rm, jm, jp, src) in raw.items()}

@@ -1,0 +1,568 @@
+# Runs inside Blender: blender -b --factory-startup --python addon_side.py -- JOB.json
+#
+# Installs the add-on zip (BLENDER_USER_SCRIPTS is a temporary folder), then for each case of the
+# job builds or imports the rig, imports the .mab through File > Import's operator, checks the
+# pose at every key in armature space against mabkit's decode (the reference JSON) composed with
+# the rig's rest as this file computes it (not the add-on's code), exports unedited, with one
+# bone turned at an existing key, and with a key on a new frame. The driver
+# (run_addon_tests.py) judges the written files with `mab`.
+import contextlib
+import io
+import json
+import math
+import os
+import sys
+import time
+import traceback
+import zlib
+
+import numpy
+
+if not hasattr(numpy, "bool"):  # Debian's Blender 3.4 glTF add-on calls numpy.bool (numpy 1.24 removed it)
+    numpy.bool = bool
+np = numpy
+
+import bpy  # noqa: E402
+from mathutils import Quaternion  # noqa: E402
+
+ADDON = "io_anim_mab"
+
+
+# --- this test's own rigid-transform maths (w x y z quaternions, float64) --------------------
+
+def qmul(a, b):
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    return np.array([aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
+                     aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw])
+
+
+def qconj(q):
+    return np.array([q[0], -q[1], -q[2], -q[3]])
+
+
+def qnorm(q):
+    q = np.asarray(q, dtype=np.float64)
+    return q / np.linalg.norm(q)
+
+
+def qrot(q, v):
+    return qmul(qmul(q, np.concatenate([[0.0], v])), qconj(q))[1:]
+
+
+def qangle(a, b):
+    return math.degrees(2 * math.acos(min(1.0, abs(float(np.dot(qnorm(a), qnorm(b)))))))
+
+
+class T:
+    """Rigid transform: rotate by q, then move by t."""
+
+    def __init__(self, q=(1, 0, 0, 0), t=(0, 0, 0)):
+        self.q, self.t = qnorm(q), np.asarray(t, dtype=np.float64)
+
+    def __matmul__(self, o):
+        return T(qmul(self.q, o.q), self.t + qrot(self.q, o.t))
+
+    def inv(self):
+        c = qconj(self.q)
+        return T(c, -qrot(c, self.t))
+
+    @staticmethod
+    def of(m):
+        m = np.array(m, dtype=np.float64)
+        r = m[:3, :3] / np.linalg.norm(m[:3, :3], axis=0)
+        return T(np.array(_mat_quat(r)), m[:3, 3])
+
+
+def _mat_quat(r):
+    """Quaternion of a rotation matrix from its largest component (precise for every angle)."""
+    cands = [1 + r[0, 0] + r[1, 1] + r[2, 2], 1 + r[0, 0] - r[1, 1] - r[2, 2],
+             1 - r[0, 0] + r[1, 1] - r[2, 2], 1 - r[0, 0] - r[1, 1] + r[2, 2]]
+    i = int(np.argmax(cands))
+    s = 2 * math.sqrt(max(cands[i], 1e-30))
+    if i == 0:
+        return [s / 4, (r[2, 1] - r[1, 2]) / s, (r[0, 2] - r[2, 0]) / s, (r[1, 0] - r[0, 1]) / s]
+    if i == 1:
+        return [(r[2, 1] - r[1, 2]) / s, s / 4, (r[0, 1] + r[1, 0]) / s, (r[0, 2] + r[2, 0]) / s]
+    if i == 2:
+        return [(r[0, 2] - r[2, 0]) / s, (r[0, 1] + r[1, 0]) / s, s / 4, (r[1, 2] + r[2, 1]) / s]
+    return [(r[1, 0] - r[0, 1]) / s, (r[0, 2] + r[2, 0]) / s, (r[1, 2] + r[2, 1]) / s, s / 4]
+
+
+def xyzw(q):
+    return np.array([q[1], q[2], q[3], q[0]])
+
+
+def wxyz(q):
+    return np.array([q[3], q[0], q[1], q[2]], dtype=np.float64)
+
+
+YUP = T((math.sqrt(0.5), math.sqrt(0.5), 0, 0))  # glTF Y-up to Blender Z-up
+
+
+# --- rigs ------------------------------------------------------------------------------------
+
+def community_armature(joints):
+    """An armature built as the community Dunia importer builds one from a model's skeleton, in
+    this test's own code: each joint's world bind = parent world . T(pos) . R(bind); the bone's
+    head there; its tail at the mean of its children's heads (when 5 cm or more away), else 5 cm
+    along the bind's +Y; roll left at 0 (so the Blender frame is not the bind frame); the raw
+    bind quaternion kept on the bone as `xbg_fc3_rotation_raw`."""
+    data = bpy.data.armatures.new("community")
+    arm = bpy.data.objects.new("community", data)
+    bpy.context.scene.collection.objects.link(arm)
+    bpy.context.view_layer.objects.active = arm
+    arm.select_set(True)
+    world = []
+    for j in joints:
+        local = T(qnorm(j["raw"]), j["pos"])
+        world.append(local if j["parent"] < 0 else world[j["parent"]] @ local)
+    bpy.ops.object.mode_set(mode="EDIT")
+    ebs = []
+    for j, w in zip(joints, world):
+        eb = data.edit_bones.new(j["name"])
+        eb.head = tuple(w.t)
+        eb.tail = tuple(w.t + qrot(w.q, [0.0, 0.05, 0.0]))
+        eb["xbg_fc3_rotation_raw"] = list(j["raw"])
+        ebs.append(eb)
+    for i, j in enumerate(joints):
+        if j["parent"] >= 0:
+            ebs[i].parent = ebs[j["parent"]]
+        kids = [world[c].t for c, k in enumerate(joints) if k["parent"] == i]
+        if kids:
+            mean = np.mean(kids, axis=0)
+            if np.linalg.norm(mean - world[i].t) >= 0.05:
+                ebs[i].tail = tuple(mean)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    return arm, {j["name"]: w for j, w in zip(joints, world)}
+
+
+def gltf_nodes(path):
+    """{name: (world T in glTF space, parent name or None)} of a .gltf or .glb."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:4] == b"glTF":
+        n = int.from_bytes(data[12:16], "little")
+        data = data[20:20 + n]
+    doc = json.loads(data)
+    nodes = doc["nodes"]
+    parent = {}
+    for i, n in enumerate(nodes):
+        for c in n.get("children", []):
+            parent[c] = i
+    out = {}
+
+    def world(i):
+        n = nodes[i]
+        r = n.get("rotation", [0, 0, 0, 1])
+        local = T(wxyz(r), n.get("translation", [0, 0, 0]))
+        return world(parent[i]) @ local if i in parent else local
+    for i, n in enumerate(nodes):
+        out[n.get("name", "node_%d" % i)] = (world(i), nodes[parent[i]].get("name") if i in parent else None,
+                                             world(parent[i]) if i in parent else None)
+    return out
+
+
+def joint_frames(case, arm, built_world):
+    """{bone name: (Jm, Jp)}: the joint's bind frame and its parent joint's, armature space, as
+    this test knows the rig (not as the add-on computes it)."""
+    frames = {}
+    bones = arm.data.bones
+    if case["rig"] == "c":
+        for b in bones:
+            jm = built_world[b.name]
+            jp = built_world[b.parent.name] if b.parent else T()
+            frames[b.name] = (jm, jp)
+    elif case["rig"] == "b" or case.get("skeleton_gltf"):
+        nodes = gltf_nodes(case["glb"] if case["rig"] == "b" else case["skeleton_gltf"])
+        to_arm = T.of(case["arm_world"]).inv() @ YUP  # where the armature stood before root motion
+        for b in bones:
+            w, _, pw = nodes[b.name]
+            jm = to_arm @ w
+            if b.parent:
+                jp = to_arm @ nodes[b.parent.name][0]
+            else:
+                jp = to_arm @ pw if pw is not None else to_arm
+            frames[b.name] = (jm, jp)
+    else:  # (a) without a skeleton: every joint at the origin, identity bind
+        for b in bones:
+            frames[b.name] = (T(), T())
+    return frames
+
+
+# --- reference decode ------------------------------------------------------------------------
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def crc(name):
+    return zlib.crc32(name.encode("latin-1")) & 0xFFFFFFFF
+
+
+def bone_of_hash(arm, h):
+    for b in arm.data.bones:
+        if b.name == "bone_0x%08X" % h or crc(b.name) == h:
+            return b.name
+    return None
+
+
+def reference_tracks(case, arm, ref):
+    """{bone name: {"rot": {frame: q wxyz}, "loc": {frame: t}}} from the JSON export of a block."""
+    out = {}
+    if case["legacy"]:
+        c = ref["legacy_clip"]
+        names = {}
+        for b in arm.data.bones:
+            for pref in ("bone_", "J"):
+                if b.name.startswith(pref) and b.name[len(pref):].isdigit():
+                    names[int(b.name[len(pref):])] = b.name
+        for r in c["rotations"]:
+            out.setdefault(names[r["bone"]], {})["rot"] = {f: wxyz(q) for f, q in zip(r["frames"], r["keys"])}
+        for r in c["constant_rotations"]:
+            out.setdefault(names[r["bone"]], {}).setdefault("rot", {0: wxyz(r["rotation"])})
+        for t in c["translations"]:
+            out.setdefault(names[t["bone"]], {})["loc"] = {f: np.array(v) for f, v in enumerate(t["frames"])}
+        for t in c["constant_translations"]:
+            out.setdefault(names[t["bone"]], {}).setdefault("loc", {0: np.array(t["translation"])})
+        return out, list(range(c["last_frame"] + 1))
+    clip = ref["clip"]
+    times = clip["key_times"]
+    for bone in clip["bones"]:
+        name = bone_of_hash(arm, int(bone["hash"], 16))
+        if "keys" in bone:
+            out.setdefault(name, {})["rot"] = {t: wxyz(q) for t, q in zip(times, bone["keys"])}
+        elif "constant" in bone:
+            out.setdefault(name, {})["rot"] = {times[0]: wxyz(bone["constant"])}
+    motion = ref.get("motion", {})
+    for t in motion.get("translations", []):
+        name = bone_of_hash(arm, int(t["hash"], 16))
+        out.setdefault(name, {})["loc"] = {tt: np.array(v) for tt, v in zip(times, t["keys"])}
+    for t in motion.get("constant_translations", []):
+        name = bone_of_hash(arm, int(t["hash"], 16))
+        out.setdefault(name, {})["loc"] = {times[0]: np.array(t["translation"])}
+    return out, times
+
+
+def held(track, frame):
+    """A track's value at `frame` where it has a key there or holds one key for the whole clip."""
+    if frame in track:
+        return track[frame]
+    if len(track) == 1:
+        return next(iter(track.values()))
+    return None
+
+
+def expected_pose(arm, frames, tracks, frame, family):
+    """{bone: P} armature-space pose matrices the clip gives at `frame` (None where a bone's
+    track has no key there): W = W_parent . L, P = W . Jm^-1 . Rm."""
+    worlds, poses = {}, {}
+
+    def world(b):
+        if b.name in worlds:
+            return worlds[b.name]
+        jm, jp = frames[b.name]
+        bind = jp.inv() @ jm
+        tr = tracks.get(b.name, {})
+        q = held(tr["rot"], frame) if "rot" in tr else None
+        t = held(tr["loc"], frame) if "loc" in tr else None
+        if ("rot" in tr and q is None) or ("loc" in tr and t is None):
+            worlds[b.name] = None
+            return None
+        if q is None:
+            rq = bind.q
+        else:
+            rq = qmul(bind.q, q) if family == "IDENTITY" else q
+        local = T(rq, t if t is not None else bind.t)
+        parent = world(b.parent) if b.parent else jp
+        worlds[b.name] = None if parent is None else parent @ local
+        return worlds[b.name]
+    for b in arm.data.bones:
+        w = world(b)
+        if w is not None:
+            jm = frames[b.name][0]
+            poses[b.name] = w @ jm.inv() @ T.of(b.matrix_local)
+    return poses
+
+
+def pose_errors(arm, expected, where):
+    """Largest angle and distance between Blender's pose matrices and the expected ones; `where`
+    gets a description of the worst bone."""
+    worst_deg = worst_units = 0.0
+    for name, e in expected.items():
+        got = T.of(arm.pose.bones[name].matrix)
+        d, u = qangle(got.q, e.q), float(np.linalg.norm(got.t - e.t))
+        if d > worst_deg or u > worst_units:
+            where[:] = ["bone %s: got %s %s, expected %s %s" % (name, np.round(got.q, 5), np.round(got.t, 5),
+                                                                 np.round(e.q, 5), np.round(e.t, 5))]
+        worst_deg, worst_units = max(worst_deg, d), max(worst_units, u)
+    return worst_deg, worst_units
+
+
+# --- one case --------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def captured(lines):
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        yield
+    lines.extend(l[len("mabkit: "):] for l in buf.getvalue().splitlines() if l.startswith("mabkit: "))
+
+
+def reset():
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    bpy.ops.preferences.addon_enable(module=ADDON)
+
+
+def rig_and_import(case, res):
+    built_world = None
+    kw = {"filepath": case["src"], "names_path": case["names_file"]}
+    if case["rig"] == "a":
+        kw.update(target="NEW", gltf_path=case.get("skeleton_gltf", ""))
+    elif case["rig"] == "b":
+        bpy.ops.import_scene.gltf(filepath=case["glb"])
+        arms = [o for o in bpy.data.objects if o.type == "ARMATURE"]
+        bpy.context.view_layer.objects.active = arms[0]
+        arms[0].select_set(True)
+        res["gltf_actions"] = [a.name for a in bpy.data.actions]
+        kw.update(target="SELECTED", gltf_path=case["glb"], family="CHARACTER")
+    else:
+        _, built_world = community_armature(case["skeleton"])
+        kw.update(target="SELECTED")
+    case["arm_world"] = np.identity(4)  # (a): the armature the import makes stands at the origin
+    for o in bpy.data.objects:
+        if o.type == "ARMATURE":
+            case["arm_world"] = [list(r) for r in o.matrix_world]
+    lines = []
+    with captured(lines):
+        r = bpy.ops.import_anim.mab(**kw)
+    res["import_report"] = lines
+    if r != {"FINISHED"}:
+        raise RuntimeError("import: %s %s" % (r, lines))
+    arm = [o for o in bpy.data.objects if o.type == "ARMATURE" and o.animation_data and o.animation_data.action
+           and o.animation_data.action.get("mabkit_source")][0]
+    return arm, built_world
+
+
+def our_actions(case):
+    acts = {}
+    for a in bpy.data.actions:
+        if a.get("mabkit_source"):
+            acts[int(a["mabkit_block"])] = a
+    want = [b["block"] for b in case["blocks"]]
+    if sorted(acts) != sorted(want):
+        raise RuntimeError("actions for blocks %s, expected %s" % (sorted(acts), want))
+    return acts
+
+
+def play(arm, action):
+    """Make `action` the armature's, every pose bone back at rest first: Blender leaves bones
+    an action does not animate where the previous one put them."""
+    for pb in arm.pose.bones:
+        pb.rotation_quaternion = (1.0, 0.0, 0.0, 0.0)
+        pb.location = (0.0, 0.0, 0.0)
+    arm.animation_data.action = action
+
+
+def check_pose(case, res, arm, built_world, acts):
+    scene = bpy.context.scene
+    frames = joint_frames(case, arm, built_world)
+    posed, worst_deg, worst_units, gltf_deg = 0, 0.0, 0.0, 0.0
+    worst_where = ""
+    for blk in case["blocks"]:
+        ref = load(blk["ref"])
+        act = acts[blk["block"]]
+        family = act["mabkit_family"]
+        if case["rig"] == "c" and family != case["family"]:
+            raise RuntimeError("bind family %s, the rig was made for %s" % (family, case["family"]))
+        rate = ref["legacy_clip"]["frame_rate"] if case["legacy"] else ref["clip"]["key_rate"]
+        if rate and abs(scene.render.fps / scene.render.fps_base - rate) > 1e-6 and blk is case["blocks"][0]:
+            raise RuntimeError("scene runs at %g fps, the clip at %g" % (scene.render.fps / scene.render.fps_base, rate))
+        tracks, times = reference_tracks(case, arm, ref)
+        if None in tracks:
+            raise RuntimeError("a clip bone has no armature bone")
+        play(arm, act)
+        for f in times:
+            exp = expected_pose(arm, frames, tracks, f, family)
+            if not exp:
+                continue
+            scene.frame_set(f)
+            where = []
+            d, u = pose_errors(arm, exp, where)
+            if d > worst_deg or u > worst_units:
+                worst_where = "block %d frame %d, %s" % (blk["block"], f, where[0] if where else "")
+            worst_deg, worst_units = max(worst_deg, d), max(worst_units, u)
+            posed += len(exp)
+            if case["rig"] == "b":
+                mine = {n: T.of(arm.pose.bones[n].matrix) for n in exp}
+                gl = [a for a in bpy.data.actions if a.name in res["gltf_actions"] and
+                      a.name.startswith("block_%d_" % blk["block"]) and
+                      any(fc.data_path.startswith("pose.bones") for fc in a.fcurves)]
+                if gl and rate:
+                    play(arm, gl[0])
+                    g = f / rate * 24.0  # Blender's glTF importer keyed at the factory 24 fps
+                    scene.frame_set(int(math.floor(g)), subframe=g - math.floor(g))
+                    for n, m in mine.items():
+                        if n in tracks:  # bones the clip moves (the glTF rig has a trajectory node too)
+                            d = qangle(T.of(arm.pose.bones[n].matrix).q, m.q)
+                            if d > gltf_deg:
+                                gltf_deg = d
+                                worst_where = "block %d frame %d bone %s against the glTF importer's %s" % (
+                                    blk["block"], f, n, gl[0].name)
+                    play(arm, act)
+    res.update(posed=posed, worst_deg=worst_deg, worst_units=worst_units, family=acts[case["blocks"][0]["block"]]
+               ["mabkit_family"])
+    if case["rig"] == "b":
+        res["gltf_deg"] = gltf_deg
+    if posed == 0:
+        raise RuntimeError("no key was checked")
+    if worst_deg > 2e-3 or worst_units > 1e-4 * 70 or gltf_deg > 2e-3:
+        raise RuntimeError("pose differs from mabkit's decode composed with the rig's rest: %.4g deg, %.4g units"
+                           "%s; worst at %s" % (worst_deg, worst_units, ", glTF importer %.4g deg" % gltf_deg
+                                                if case["rig"] == "b" else "", worst_where))
+
+
+def export(path, lines):
+    with captured(lines):
+        r = bpy.ops.export_anim.mab(filepath=path)
+    if r != {"FINISHED"}:
+        raise RuntimeError("export %s: %s %s" % (path, r, lines))
+
+
+def rot_curves(act, bone):
+    path = 'pose.bones["%s"].rotation_quaternion' % bone
+    cs = sorted((fc for fc in act.fcurves if fc.data_path == path), key=lambda c: c.array_index)
+    return cs if len(cs) == 4 else None
+
+
+def pick_edit(case, arm, acts):
+    """(block, bone name, key index, frame, clip id) of the animated bone with the most keys."""
+    best = None
+    for blk in case["blocks"]:
+        act = acts[blk["block"]]
+        ref = load(blk["ref"])
+        if case["legacy"]:
+            for r in ref["legacy_clip"]["rotations"]:
+                name = next(b.name for b in arm.data.bones if b.name in ("bone_%d" % r["bone"], "J%d" % r["bone"]))
+                if rot_curves(act, name) and (best is None or len(r["frames"]) > best[5]) and len(r["frames"]) > 2:
+                    k = len(r["frames"]) // 2
+                    best = (blk["block"], name, k, r["frames"][k], r["bone"], len(r["frames"]), r["frames"],
+                            ref["legacy_clip"]["last_frame"])
+        else:
+            times = ref["clip"]["key_times"]
+            for bone in ref["clip"]["bones"]:
+                if "keys" not in bone:
+                    continue
+                name = bone_of_hash(arm, int(bone["hash"], 16))
+                if name and rot_curves(act, name) and (best is None or len(bone["keys"]) > best[5]):
+                    k = len(times) // 2
+                    best = (blk["block"], name, k, times[k], bone["hash"], len(bone["keys"]), times, None)
+    if best is None:
+        raise RuntimeError("no animated bone to edit")
+    return best
+
+
+def case_run(case, job, res):
+    reset()
+    arm, built_world = rig_and_import(case, res)
+    acts = our_actions(case)
+    check_pose(case, res, arm, built_world, acts)
+    work = case["work"]
+    # Unedited: every block's action back into the file gives the template's bytes.
+    res["unedited_report"] = []
+    for b, act in sorted(acts.items()):
+        arm.animation_data.action = act
+        res["unedited"] = os.path.join(work, "unedited_%d.mab" % b)
+        export(res["unedited"], res["unedited_report"])
+        with open(res["unedited"], "rb") as x, open(case["src"], "rb") as y:
+            if x.read() != y.read():
+                raise RuntimeError("block %d unedited export differs from the template: %s" % (b, res["unedited_report"]))
+    block, bone, k, frame, clip_id, _, times, last = pick_edit(case, arm, acts)
+    act = acts[block]
+    arm.animation_data.action = act
+    curves = rot_curves(act, bone)
+    # One bone turned at an existing key.
+    kp = [next(p for p in fc.keyframe_points if abs(p.co[0] - frame) < 1e-6) for fc in curves]
+    before = Quaternion([p.co[1] for p in kp])
+    after = before @ Quaternion((0.0, 0.0, 1.0), math.radians(job["edit_deg"]))
+    for i, p in enumerate(kp):
+        p.co[1] = after[i]
+        p.handle_left[1] = p.handle_right[1] = after[i]
+    for fc in curves:
+        fc.update()
+    res["edited"] = os.path.join(work, "edited.mab")
+    res["edit_report"] = []
+    export(res["edited"], res["edit_report"])
+    res["edit"] = {"block": block, "bone": bone, "key": k, "frame": frame, "degrees": qangle(before, after),
+                   "hash": clip_id if not case["legacy"] else None, "bone_id": clip_id if case["legacy"] else None}
+    for i, p in enumerate(kp):
+        p.co[1] = before[i]
+        p.handle_left[1] = p.handle_right[1] = before[i]
+    for fc in curves:
+        fc.update()
+    # A key on a frame the bone (for 'aNi': the clip) has none.
+    taken = set(times)
+    cands = [f for f in range((last if case["legacy"] else max(times)) + 1) if f not in taken]
+    if not cands:
+        cands = [max(times) + 1] if not case["legacy"] else []
+    if not cands:
+        raise RuntimeError("no free frame for a new key")
+    new = cands[len(cands) // 2]
+    value = Quaternion([fc.evaluate(new) for fc in curves]).normalized() @ \
+        Quaternion((0.0, 1.0, 0.0), math.radians(job["new_key_deg"]))
+    for i, fc in enumerate(curves):
+        p = fc.keyframe_points.insert(new, value[i])
+        p.interpolation = "LINEAR"
+        fc.update()
+    res["newkey"] = {"path": os.path.join(work, "newkey.mab"), "bone": bone}
+    if case["legacy"]:
+        res["newkey"].update(frame=new, bone_id=clip_id)
+    else:
+        res["newkey"].update(time=new, hash=clip_id)
+    res["newkey"]["expected"] = list(file_rotation(case, arm, built_world, bone, value, act["mabkit_family"]))
+    res["newkey_report"] = []
+    export(res["newkey"]["path"], res["newkey_report"])
+
+
+def file_rotation(case, arm, built_world, bone, basis, family):
+    """The stored rotation (x y z w) a pose-basis rotation stands for, by this test's rig maths."""
+    jm, jp = joint_frames(case, arm, built_world)[bone]
+    rm = T.of(arm.data.bones[bone].matrix_local)
+    local = jp.inv() @ rm @ T(np.array(basis)) @ rm.inv() @ jm
+    q = local.q
+    if family == "IDENTITY":
+        q = qmul(qconj((jp.inv() @ jm).q), q)
+    return xyzw(qnorm(q))
+
+
+def main():
+    job = load(sys.argv[sys.argv.index("--") + 1])
+    out = {"blender": bpy.app.version_string, "cases": []}
+    start = time.time()
+    try:
+        bpy.ops.preferences.addon_install(filepath=job["zip"])
+        bpy.ops.preferences.addon_enable(module=ADDON)
+        from io_anim_mab import modload
+        mk = modload.get()
+        out["mabkit"] = "%s (%s)" % (mk.version, modload.where())
+        if modload.where() != "bundled":
+            raise RuntimeError("mabkit came from %s, not from the zip" % modload.where())
+    except Exception as e:
+        out["fatal"] = "installing the add-on: %s\n%s" % (e, traceback.format_exc())
+        job["cases"] = []
+    for case in job["cases"]:
+        res = {"name": case["name"], "ok": False}
+        try:
+            case_run(case, job, res)
+            res["ok"] = True
+        except Exception as e:  # reported to the driver, which fails the test
+            res["error"] = "%s: %s" % (type(e).__name__, e)
+            res["trace"] = traceback.format_exc()
+        out["cases"].append(res)
+    out["seconds"] = time.time() - start
+    with open(job["report"], "w") as f:
+        json.dump(out, f, indent=1)
+
+
+main()
