@@ -38,14 +38,6 @@ class AniBlock:
         self.root_translations = _array_or_none(clip.root_translations, 3)
 
 
-def _field(obj, name):
-    if obj is None:
-        return None
-    if isinstance(obj, dict):
-        return obj.get(name)
-    return getattr(obj, name, None)
-
-
 def _array_or_none(a, width):
     if a is None:
         return None
@@ -64,23 +56,15 @@ class LegacyBlock:
         self.rotation_tracks = {int(b): (np.asarray(fr, dtype=np.int64), np.asarray(q, dtype=np.float32))
                                 for b, (fr, q) in lc.rotation_tracks.items()}
         self.constant_rotations = {int(b): np.asarray(q, dtype=np.float32) for b, q in lc.constant_rotations.items()}
-        self.translation_tracks = {int(b): _dense(v) for b, v in getattr(lc, "translation_tracks", {}).items()}
+        self.translation_tracks = {int(b): np.asarray(v, dtype=np.float32) for b, v in lc.translation_tracks.items()}
         self.constant_translations = {int(b): np.asarray(v, dtype=np.float32)
-                                      for b, v in getattr(lc, "constant_translations", {}).items()}
-        traj = getattr(lc, "trajectory", None)
-        self.root_rotations = _array_or_none(_field(traj, "rotations"), 4)
-        self.root_translations = _array_or_none(_field(traj, "translations"), 3)
+                                      for b, v in lc.constant_translations.items()}
+        self.root_rotations = _array_or_none(lc.trajectory_rotations, 4)
+        self.root_translations = _array_or_none(lc.trajectory_translations, 3)
 
     def bone_ids(self):
         return sorted(set(self.rotation_tracks) | set(self.constant_rotations) | set(self.translation_tracks)
                       | set(self.constant_translations))
-
-
-def _dense(v):
-    """A dense translation track: (frames, values) or just values, one per frame from 0."""
-    if isinstance(v, tuple) and len(v) == 2:
-        return np.asarray(v[1], dtype=np.float32)
-    return np.asarray(v, dtype=np.float32)
 
 
 def from_block(block):

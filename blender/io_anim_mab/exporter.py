@@ -252,6 +252,9 @@ def export_ani(action, arm, ctx, blk, match, report):
                         "file cannot make a constant translation animated here: keep it still" % (name, ctx.block))
                 ctr[b] = snapped[0]
                 changed_bones.append(name + " (constant translation)")
+    if len(times) and times[-1] > tmpl_times[-1] and blk.rate > 0:
+        # Keys after the last one lengthen the clip: the header's duration is the last key's time.
+        clip.duration = max(float(clip.duration), float(np.float32(times[-1] / blk.rate)))
     clip.key_times = times.astype(clip.key_times.dtype)
     clip.rotations = rot
     clip.translations = tr
@@ -324,10 +327,11 @@ def export_legacy(action, arm, ctx, blk, match, report):
                 ref = qmath.sample_keys(frames0, q0, frames, True)
                 ref[np.searchsorted(frames, frames0)] = q0
                 q, moved = _snap_rotations(q, ref, ctx.tol_deg)
+                stored = set(frames0.tolist())
                 for k, f in enumerate(frames):
-                    if moved[k] or f not in set(frames0.tolist()):
+                    if moved[k] or f not in stored:
                         lc.set_key(bid, int(f), q[k])
-                        if f not in set(frames0.tolist()):
+                        if f not in stored:
                             added.append(int(f))
                 if moved.any():
                     changed.append(name)
@@ -338,7 +342,7 @@ def export_legacy(action, arm, ctx, blk, match, report):
                 q, moved = _snap_rotations(q, np.broadcast_to(c, q.shape), ctx.tol_deg)
                 if moved.any():
                     if np.all(q == q[:1]):
-                        lc.set_constant_rotation(bid, q[0])
+                        lc.constant_rotations[bid] = q[0]
                     else:
                         for k, f in enumerate(frames):
                             lc.set_key(bid, int(f), q[k])
@@ -359,7 +363,7 @@ def _legacy_translation(lc, blk, ctx, bid, name, rest, lcurves, every, changed):
         ref = blk.translation_tracks[bid]
         t, moved = _snap_vectors(t, ref, ctx.tol_units)
         if moved.any():
-            lc.set_translations(bid, t)
+            lc.translation_tracks[bid] = t
             changed.append(name + " (translation)")
         return
     ref = blk.constant_translations.get(bid)
@@ -371,7 +375,11 @@ def _legacy_translation(lc, blk, ctx, bid, name, rest, lcurves, every, changed):
     if bid not in blk.constant_translations:
         raise ExportFailed("bone %s moves (location keys) but clip %d stores no translation for it; clear its "
                            "location keys (Alt+G) to export" % (name, ctx.block))
-    lc.set_translations(bid, t) if not np.all(t == t[:1]) else lc.set_constant_translation(bid, t[0])
+    if np.all(t == t[:1]):
+        lc.constant_translations[bid] = t[0]
+    else:  # a constant translation that now moves becomes a track, as `mab import` makes it
+        del lc.constant_translations[bid]
+        lc.translation_tracks[bid] = t
     changed.append(name + " (translation)")
 
 
@@ -388,12 +396,12 @@ def _legacy_root_motion(action, arm, ctx, blk, lc, every, changed, report):
     if blk.root_rotations is not None:
         q, moved = _snap_rotations(q, blk.root_rotations, ctx.tol_deg)
         if moved.any():
-            lc.set_trajectory(rotations=q)
+            lc.trajectory_rotations = q
             changed.append("root motion rotation")
     if blk.root_translations is not None:
         t, moved = _snap_vectors(t, blk.root_translations, ctx.tol_units)
         if moved.any():
-            lc.set_trajectory(translations=t)
+            lc.trajectory_translations = t
             changed.append("root motion translation")
 
 
