@@ -78,7 +78,7 @@ def _check_curves(action, arm, match_names, report):
     fcs = fcurves.collection(action, arm)
     if fcs is None:
         raise ExportFailed("action '%s' has no curves for %s" % (action.name, arm.name))
-    foreign, problems = set(), []
+    foreign, problems = set(), {}  # one reason per bone and property
     for fc in fcs:
         path = fc.data_path
         if not path.startswith("pose.bones["):
@@ -91,17 +91,18 @@ def _check_curves(action, arm, match_names, report):
         prop = path[path.index('"]') + 3:]
         _, values = fcurves.keyframes(fc)
         if prop in ("rotation_euler", "rotation_axis_angle"):
-            problems.append("%s has %s keys: the file stores quaternions; set the bone's rotation mode "
-                            "to Quaternion and key it again" % (name, prop))
+            problems[name, prop] = ("%s has %s keys: the file stores quaternions; set the bone's rotation mode "
+                                    "to Quaternion and key it again" % (name, prop))
         elif prop == "scale" and np.any(np.abs(values - 1.0) > 1e-6):
-            problems.append("%s has scale keys away from 1: .mab clips store no scale; clear them "
-                            "(Alt+S, then delete the scale keys)" % name)
+            problems[name, prop] = ("%s has scale keys away from 1: .mab clips store no scale; clear them "
+                                    "(Alt+S, then delete the scale keys)" % name)
         elif prop in ("rotation_quaternion", "location") and name not in match_names:
             foreign.add(name)
+    problems = list(problems.values())
     if foreign:
-        problems.append("bones animated in the action but not in the block: %s. The export does not "
-                        "add bones to a clip: delete their keys, or use `mab edit --add-bone`" % (
-                            importer.short_list(sorted(foreign))))
+        problems.append("bones animated in the action but not in the block: %s. The export does not add "
+                        "bones to a clip: delete their keys, or add the bone with `mab edit FILE --add-bone NAME "
+                        "0,0,0,1 -o NEW.mab` and import NEW.mab" % importer.short_list(sorted(foreign)))
     if problems:
         raise ExportFailed("; ".join(problems))
 

@@ -11,6 +11,7 @@ import io
 import json
 import math
 import os
+import re
 import sys
 import time
 import traceback
@@ -340,6 +341,11 @@ def rig_and_import(case, res):
     res["import_report"] = lines
     if r != {"FINISHED"}:
         raise RuntimeError("import: %s %s" % (r, lines))
+    if case.get("dropped"):
+        text = "\n".join(lines)
+        if not re.search(r"clip bone\(s\) not on \w+: .*%s" % re.escape(case["dropped"]), text) or \
+                not re.search(r"bone\(s\) of \w+ not in the clip: .*Extra_Joint", text):
+            raise RuntimeError("the Info report does not name the unmatched bones both ways: %s" % lines)
     arm = [o for o in bpy.data.objects if o.type == "ARMATURE" and o.animation_data and o.animation_data.action
            and o.animation_data.action.get("mabkit_source")][0]
     return arm, built_world
@@ -353,6 +359,11 @@ def our_actions(case):
     want = [b["block"] for b in case["blocks"]]
     if sorted(acts) != sorted(want):
         raise RuntimeError("actions for blocks %s, expected %s" % (sorted(acts), want))
+    stem = os.path.splitext(os.path.basename(case["src"]))[0]
+    for b, a in acts.items():
+        if a.name != "%s block %d" % (stem, b) or os.path.abspath(a["mabkit_source"]) != os.path.abspath(case["src"]):
+            raise RuntimeError("action %r remembers %s; expected '%s block %d' from %s" % (
+                a.name, a["mabkit_source"], stem, b, case["src"]))
     return acts
 
 
@@ -380,8 +391,9 @@ def check_pose(case, res, arm, built_world, acts):
         if rate and abs(scene.render.fps / scene.render.fps_base - rate) > 1e-6 and blk is case["blocks"][0]:
             raise RuntimeError("scene runs at %g fps, the clip at %g" % (scene.render.fps / scene.render.fps_base, rate))
         tracks, times = reference_tracks(case, arm, ref)
-        if None in tracks:
+        if None in tracks and not case.get("dropped"):
             raise RuntimeError("a clip bone has no armature bone")
+        tracks.pop(None, None)
         play(arm, act)
         for f in times:
             exp = expected_pose(arm, frames, tracks, f, family)
@@ -523,6 +535,78 @@ def case_run(case, job, res):
     res["newkey"]["expected"] = list(file_rotation(case, arm, built_world, bone, value, act["mabkit_family"]))
     res["newkey_report"] = []
     export(res["newkey"]["path"], res["newkey_report"])
+    if case.get("refusals"):
+        res["refused"] = refusals(case, arm, act, bone, frame)
+
+
+def refused(path, why, *words):
+    """The export must stop (no file) with a reason naming `words`."""
+    lines = []
+    try:
+        export(path, lines)
+    except RuntimeError as e:
+        msg = str(e)
+        if os.path.exists(path) or not all(w in msg for w in words):
+            raise RuntimeError("%s: refused, but %s: %s" % (why, "wrote a file" if os.path.exists(path)
+                                                              else "the reason lacks %s" % (words,), msg))
+        return msg.splitlines()[0]
+    raise RuntimeError("%s: the export went through (%s)" % (why, lines))
+
+
+def refusals(case, arm, act, bone, frame):
+    """Edits a .mab cannot hold stop the export with the reason, one at a time."""
+    out = os.path.join(case["work"], "refused.mab")
+    reasons = []
+    pb = arm.pose.bones[bone]
+    fcs = act.fcurves
+    # A key between two frames.
+    pb.keyframe_insert("rotation_quaternion", frame=frame + 0.5)
+    reasons.append(refused(out, "fractional frame", "%g" % (frame + 0.5), "whole frames"))
+    for fc in rot_curves(act, bone):
+        fc.keyframe_points.remove(next(p for p in fc.keyframe_points if abs(p.co[0] - frame - 0.5) < 1e-6))
+    # Euler keys.
+    pb.keyframe_insert("rotation_euler", frame=frame)
+    reasons.append(refused(out, "Euler keys", bone, "rotation_euler"))
+    for fc in [fc for fc in fcs if fc.data_path.endswith("rotation_euler")]:
+        fcs.remove(fc)
+    # Scale keys.
+    pb.scale = (1.0, 2.0, 1.0)
+    pb.keyframe_insert("scale", frame=frame)
+    reasons.append(refused(out, "scale keys", bone, "scale"))
+    for fc in [fc for fc in fcs if fc.data_path.endswith(".scale")]:
+        fcs.remove(fc)
+    pb.scale = (1.0, 1.0, 1.0)
+    # Location keys on a bone the file stores no translation for.
+    still = [b.name for b in arm.data.bones if not any(
+        fc.data_path == 'pose.bones["%s"].location' % b.name for fc in fcs) and rot_curves(act, b.name)]
+    if still:
+        other = arm.pose.bones[still[0]]
+        other.location = (0.0, 0.0, 0.5)
+        other.keyframe_insert("location", frame=frame)
+        reasons.append(refused(out, "location keys without a stored translation", still[0], "no translation"))
+        for fc in [fc for fc in fcs if fc.data_path == 'pose.bones["%s"].location' % still[0]]:
+            fcs.remove(fc)
+        other.location = (0.0, 0.0, 0.0)
+    # Keys on a bone the block does not have.
+    bpy.context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    eb = arm.data.edit_bones.new("Not_In_Clip")
+    eb.head, eb.tail = (0.0, 0.0, 0.0), (0.0, 0.1, 0.0)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    extra = arm.pose.bones["Not_In_Clip"]
+    extra.rotation_mode = "QUATERNION"
+    extra.rotation_quaternion = Quaternion((0.0, 0.0, 1.0), 0.5)
+    extra.keyframe_insert("rotation_quaternion", frame=frame)
+    reasons.append(refused(out, "keys on a bone the clip lacks", "Not_In_Clip", "not in the block"))
+    for fc in [fc for fc in fcs if "Not_In_Clip" in fc.data_path]:
+        fcs.remove(fc)
+    # With everything taken back, the export goes through again and writes what it wrote before.
+    lines = []
+    export(out, lines)
+    with open(out, "rb") as x, open(os.path.join(case["work"], "newkey.mab"), "rb") as y:
+        if x.read() != y.read():
+            raise RuntimeError("after the refusals, the export differs from the one before them: %s" % lines)
+    return reasons
 
 
 def file_rotation(case, arm, built_world, bone, basis, family):
