@@ -246,6 +246,26 @@ def reference_tracks(case, arm, ref):
     return out, times
 
 
+def root_motion(case, ref):
+    """{frame: T} of a block's root motion (game world), empty without one."""
+    if case["legacy"]:
+        c = ref["legacy_clip"]
+        rots, trs = c.get("trajectory_rotation"), c.get("trajectory_translation")
+        frames = list(range(c["last_frame"] + 1))
+    else:
+        m = ref.get("motion", {}).get("root_motion", {})
+        rots, trs = m.get("rotations"), m.get("translations")
+        frames = ref["clip"]["key_times"]
+    if not rots and not trs:
+        return {}
+    out = {}
+    for k, f in enumerate(frames):
+        q = wxyz(rots[k]) if rots else (1, 0, 0, 0)
+        t = trs[k][:3] if trs else (0, 0, 0)
+        out[f] = T(q, t)
+    return out
+
+
 def held(track, frame):
     """A track's value at `frame` where it has a key there or holds one key for the whole clip."""
     if frame in track:
@@ -380,6 +400,7 @@ def check_pose(case, res, arm, built_world, acts):
     scene = bpy.context.scene
     frames = joint_frames(case, arm, built_world)
     posed, worst_deg, worst_units, gltf_deg = 0, 0.0, 0.0, 0.0
+    rooted, root_deg, root_units = 0, 0.0, 0.0
     worst_where = ""
     for blk in case["blocks"]:
         ref = load(blk["ref"])
@@ -423,8 +444,25 @@ def check_pose(case, res, arm, built_world, acts):
                                 worst_where = "block %d frame %d bone %s against the glTF importer's %s" % (
                                     blk["block"], f, n, gl[0].name)
                     play(arm, act)
+        rm = root_motion(case, ref)
+        if rm:
+            # The object carries the root motion: O(t) = O_rest . G0 . RM(t) . G0^-1, G0 the game
+            # world's frame (the root joints' parent frame).
+            roots = [b.name for b in arm.data.bones if b.parent is None]
+            g0 = frames[roots[0]][1]
+            o_rest = T.of(case["arm_world"])
+            for f, motion in rm.items():
+                scene.frame_set(f)
+                e = o_rest @ g0 @ motion @ g0.inv()
+                got = T.of(arm.matrix_world)
+                root_deg = max(root_deg, qangle(got.q, e.q))
+                root_units = max(root_units, float(np.linalg.norm(got.t - e.t)))
+                rooted += 1
     res.update(posed=posed, worst_deg=worst_deg, worst_units=worst_units, family=acts[case["blocks"][0]["block"]]
-               ["mabkit_family"])
+               ["mabkit_family"], root_keys=rooted, root_deg=root_deg, root_units=root_units)
+    if root_deg > 2e-3 or root_units > 1e-4 * 10:
+        raise RuntimeError("the object's root motion differs from mabkit's decode: %.4g deg, %.4g units" % (
+            root_deg, root_units))
     if case["rig"] == "b":
         res["gltf_deg"] = gltf_deg
     if posed == 0:
@@ -513,6 +551,12 @@ def case_run(case, job, res):
         p.handle_left[1] = p.handle_right[1] = before[i]
     for fc in curves:
         fc.update()
+    moved = move_translation(case, arm, act, frame, job["move_units"])
+    if moved:
+        res["moved"] = moved
+        res["moved"]["report"] = []
+        export(moved["path"], moved["report"])
+        moved.pop("restore")()
     # A key on a frame the bone (for 'aNi': the clip) has none.
     taken = set(times)
     cands = [f for f in range((last if case["legacy"] else max(times)) + 1) if f not in taken]
@@ -537,6 +581,34 @@ def case_run(case, job, res):
     export(res["newkey"]["path"], res["newkey_report"])
     if case.get("refusals"):
         res["refused"] = refusals(case, arm, act, bone, frame)
+
+
+def move_translation(case, arm, act, frame, offset):
+    """One location key (of a bone whose translation moves, at `frame`) pushed `offset` along
+    the bone's x axis; returns what was moved and a function that takes it back, or None when the
+    block has no moving translation."""
+    for b in arm.data.bones:
+        path = 'pose.bones["%s"].location' % b.name
+        cs = sorted((fc for fc in act.fcurves if fc.data_path == path), key=lambda c: c.array_index)
+        if len(cs) != 3 or len(cs[0].keyframe_points) < 2:
+            continue
+        kp = next((p for p in cs[0].keyframe_points if abs(p.co[0] - frame) < 1e-6), None)
+        if kp is None:
+            continue
+        old = kp.co[1]
+        kp.co[1] = old + offset
+        kp.handle_left[1] = kp.handle_right[1] = kp.co[1]
+        cs[0].update()
+
+        def restore():
+            kp.co[1] = old
+            kp.handle_left[1] = kp.handle_right[1] = old
+            cs[0].update()
+        ident = b.name[1:] if case["legacy"] and b.name.startswith("J") else b.name[5:] if case["legacy"] else None
+        return {"path": os.path.join(case["work"], "moved.mab"), "bone": b.name, "frame": frame,
+                "offset": offset, "hash": None if case["legacy"] else "0x%08X" % crc(b.name),
+                "bone_id": int(ident) if case["legacy"] else None, "restore": restore}
+    return None
 
 
 def refused(path, why, *words):

@@ -39,6 +39,7 @@ UNMATCHED_CASE = "fc5/three_blocks.mab"
 REFUSAL_CASES = ("wd1/translations_flag40.mab", "fc2/all_arrays.mab")
 EDIT_DEG = 20.0
 NEW_KEY_DEG = 30.0
+MOVE_UNITS = 0.25  # a location key pushed this far along the bone's x axis
 MEASURE_DEG = 2e-4  # angles measured from float32 JSON floats here and in mabkit
 
 # corpus file -> rig kinds. Every game whose rotations decode; translations, root motion, several
@@ -126,6 +127,47 @@ def legacy_tracks(doc):
     out = {("track", r["bone"]): (r["frames"], r["keys"]) for r in c["rotations"]}
     out.update({("constant", r["bone"]): ([0], [r["rotation"]]) for r in c["constant_rotations"]})
     return out
+
+
+def reported_units(lines):
+    errs = [float(m) for line in lines for m in re.findall(r"max error\s+([0-9.eE+-]+) units", line)]
+    return max(errs) if errs else 0.0
+
+
+def check_moved(case, res, before, after):
+    """One translation key moved: that key by the offset (its length: the conversion is rigid),
+    the bone's other keys within the reported error, rotations and other bones bit for bit."""
+    mv = res["moved"]
+    rep = reported_units(mv["report"])
+    problems = []
+    if case["legacy"]:
+        b0, b1 = before["legacy_clip"], after["legacy_clip"]
+        tb = {t["bone"]: t["frames"] for t in b0["translations"]}
+        ta = {t["bone"]: t["frames"] for t in b1["translations"]}
+        key, frames = mv["bone_id"], list(range(len(tb.get(mv["bone_id"], []))))
+        same = [k for k in b0 if k not in ("translations",)]
+        if any(b0[k] != b1.get(k) for k in same):
+            problems.append("something besides the translations changed")
+    else:
+        tb = {t["hash"]: t["keys"] for t in before["motion"].get("translations", [])}
+        ta = {t["hash"]: t["keys"] for t in after["motion"].get("translations", [])}
+        key, frames = mv["hash"], before["clip"]["key_times"]
+        if before["clip"] != after["clip"]:
+            problems.append("rotations changed though only a translation was moved")
+    if key not in tb or key not in ta:
+        return ["the moved bone has no translation track"], rep
+    for other in tb:
+        if other != key and tb[other] != ta.get(other):
+            problems.append("translation of %s changed though not moved" % other)
+    for k, (p0, p1) in enumerate(zip(tb[key], ta[key])):
+        d = math.sqrt(sum((x - y) ** 2 for x, y in zip(p0, p1)))
+        if frames[k] == mv["frame"]:
+            if abs(d - mv["offset"]) > rep + 1e-4:
+                problems.append("moved key came back %.6f away, Blender moved it %.6f (reported %.6g)" % (
+                    d, mv["offset"], rep))
+        elif d > rep + 1e-5 * max(1.0, max(abs(x) for x in p0)):
+            problems.append("translation key %d moved %.6f > reported %.6g" % (k, d, rep))
+    return problems, rep
 
 
 def reported_error(lines):
@@ -349,6 +391,10 @@ def judge(mab, case, res):
             continue
         p, rep = (check_edit_legacy if case["legacy"] else check_edit_ani)(case, res, before, after)
         problems += ["edit: " + x for x in p]
+        if "moved" in res:
+            moved = export_json(mab, res["moved"]["path"], b, os.path.join(work, "moved_%d.json" % b))
+            p, _ = check_moved(case, res, before, moved)
+            problems += ["moved translation: " + x for x in p]
         after = export_json(mab, res["newkey"]["path"], b, os.path.join(work, "newkey_%d.json" % b))
         p, rep2 = (check_newkey_legacy if case["legacy"] else check_newkey_ani)(case, res, before, after)
         problems += ["new key: " + x for x in p]
@@ -381,7 +427,8 @@ def main():
     os.makedirs(user)
     with open(job, "w") as f:
         json.dump({"cases": cases, "report": report_path, "zip": os.path.abspath(args.zip),
-                   "edit_deg": EDIT_DEG, "new_key_deg": NEW_KEY_DEG}, f)
+                   "edit_deg": EDIT_DEG, "new_key_deg": NEW_KEY_DEG,
+                   "move_units": MOVE_UNITS}, f)
     # Debian's Blender embeds the system Python and takes its home from the first python3 on
     # PATH; BLENDER_USER_SCRIPTS keeps addon_install away from the user's configuration.
     env = dict(os.environ, PATH="/usr/bin:/bin:" + os.environ.get("PATH", ""), BLENDER_USER_SCRIPTS=user,
@@ -405,12 +452,18 @@ def main():
         if problem:
             failures.append("%s: %s" % (case["name"], problem))
             continue
-        print("%s: %d keys posed (worst %.2g deg, %.2g units%s), family %s; unedited bytes back; edit %.1f deg on "
-              "%s came back, reported error %.6f; new key at %s kept" % (
+        print("%s: %d keys posed (worst %.2g deg, %.2g units%s%s), family %s; unedited bytes back; edit %.1f deg "
+              "on %s came back, reported error %.6f;%s new key at %s kept" % (
                   case["name"], res["posed"], res["worst_deg"], res["worst_units"],
                   ", glTF importer agrees within %.2g deg" % res["gltf_deg"] if "gltf_deg" in res else "",
+                  "; root motion at %d keys within %.2g deg, %.2g units" % (
+                      res["root_keys"], res["root_deg"], res["root_units"]) if res.get("root_keys") else "",
                   res["family"].lower(), res["edit"]["degrees"], res["edit"]["bone"],
-                  reported_error(res["edit_report"]), res["newkey"].get("time", res["newkey"].get("frame"))))
+                  reported_error(res["edit_report"]),
+                  " translation of %s moved %g came back (reported %.3g units);" % (
+                      res["moved"]["bone"], res["moved"]["offset"], reported_units(res["moved"]["report"]))
+                  if "moved" in res else "",
+                  res["newkey"].get("time", res["newkey"].get("frame"))))
         for why in res.get("refused", []):
             print("    refused: %s" % why)
     print("Blender time: %.1f s for %d cases" % (report.get("seconds", 0), len(cases)))
