@@ -692,6 +692,30 @@ def file_rotation(case, arm, built_world, bone, basis, family):
     return xyzw(qnorm(q))
 
 
+def run_console(console):
+    """The README's console block, run as Blender's Python console would (its convenience
+    names: bpy, C, D, mathutils and `from mathutils import *`), after a new armature was made
+    from the clip and selected."""
+    res = {"ok": False}
+    try:
+        reset()
+        names = os.path.join(os.path.dirname(console["out"]), "console_names.txt")
+        with open(names, "w") as f:
+            f.write("\n".join(console["names"]) + "\n")
+        if bpy.ops.import_anim.mab(filepath=console["src"], target="NEW", names_path=names) != {"FINISHED"}:
+            raise RuntimeError("the armature for the example was not made")
+        import mathutils
+        ns = {"bpy": bpy, "C": bpy.context, "D": bpy.data, "mathutils": mathutils}
+        exec("from mathutils import *\nfrom math import *", ns)
+        lines = []
+        with captured(lines):
+            exec(console["code"], ns)
+        res.update(ok=True, report=lines)
+    except Exception as e:
+        res.update(error="%s: %s" % (type(e).__name__, e), trace=traceback.format_exc())
+    return res
+
+
 def main():
     job = load(sys.argv[sys.argv.index("--") + 1])
     out = {"blender": bpy.app.version_string, "cases": []}
@@ -716,6 +740,8 @@ def main():
             res["error"] = "%s: %s" % (type(e).__name__, e)
             res["trace"] = traceback.format_exc()
         out["cases"].append(res)
+    if job.get("console") and not out.get("fatal"):
+        out["console"] = run_console(job["console"])
     out["seconds"] = time.time() - start
     with open(job["report"], "w") as f:
         json.dump(out, f, indent=1)

@@ -279,6 +279,39 @@ def check_newkey_legacy(case, res, before, after):
     return problems, rep
 
 
+# --- the README's console example ----------------------------------------------------------
+
+CONSOLE_SRC = "wdl/long_k60_alias.mab"  # has Spine1, keyed at frame 40
+
+
+def console_case(work):
+    """The README's Python-console block, on a corpus clip instead of /mods/walk.mab."""
+    with open(os.path.join(ROOT, "README.md")) as f:
+        text = f.read()
+    at = text.index("The same from Blender's Python console")
+    block = text[text.index("```python\n", at) + len("```python\n"):text.index("```", text.index("```python", at) + 9)]
+    src = os.path.join(ROOT, "corpus", CONSOLE_SRC)
+    out = os.path.join(work, "console_edit.mab")
+    if "/mods/walk.mab" not in block or "/mods/walk_edit.mab" not in block:
+        fail("README's console example no longer reads /mods/walk.mab and writes /mods/walk_edit.mab")
+    code = block.replace("/mods/walk_edit.mab", out).replace("/mods/walk.mab", src)
+    return {"code": code, "src": src, "out": out, "names": expected_names(CONSOLE_SRC)}
+
+
+def judge_console(mab, job_case, res, work):
+    """Only Spine1 changed, its key at frame 40 by the example's 0.35 rad."""
+    if not res.get("ok"):
+        return "in Blender: %s\n%s" % (res.get("error"), res.get("trace", ""))
+    run([mab, "verify", job_case["out"]])
+    before = export_json(mab, job_case["src"], 0, os.path.join(work, "console_before.json"))
+    after = export_json(mab, job_case["out"], 0, os.path.join(work, "console_after.json"))
+    k = before["clip"]["key_times"].index(40)
+    fake = {"edit": {"hash": "0x%08X" % crc32("Spine1"), "key": k, "degrees": math.degrees(0.35)},
+            "edit_report": res["report"]}
+    problems, rep = check_edit_ani({}, fake, before, after)
+    return "; ".join(problems) if problems else None
+
+
 # --- the job ---------------------------------------------------------------------------------
 
 def prepare(mab, work):
@@ -412,6 +445,8 @@ def main():
     ap.add_argument("--mab", required=True)
     ap.add_argument("--zip", required=True, help="the add-on zip (target mabkit_blender_addon)")
     ap.add_argument("--work", required=True)
+    ap.add_argument("--preload", default="", help="a sanitizer runtime to load into Blender first (the "
+                    "module of an ASan build needs it)")
     args = ap.parse_args()
     blender = os.environ.get("MAB_BLENDER") or shutil.which("blender")
     if not blender:
@@ -425,14 +460,19 @@ def main():
     report_path = os.path.join(args.work, "report.json")
     user = os.path.join(args.work, "user_scripts")
     os.makedirs(user)
+    console = console_case(args.work)
     with open(job, "w") as f:
-        json.dump({"cases": cases, "report": report_path, "zip": os.path.abspath(args.zip),
+        json.dump({"cases": cases, "console": console, "report": report_path, "zip": os.path.abspath(args.zip),
                    "edit_deg": EDIT_DEG, "new_key_deg": NEW_KEY_DEG,
                    "move_units": MOVE_UNITS}, f)
     # Debian's Blender embeds the system Python and takes its home from the first python3 on
     # PATH; BLENDER_USER_SCRIPTS keeps addon_install away from the user's configuration.
     env = dict(os.environ, PATH="/usr/bin:/bin:" + os.environ.get("PATH", ""), BLENDER_USER_SCRIPTS=user,
                BLENDER_USER_CONFIG=os.path.join(args.work, "user_config"))
+    if args.preload:
+        # Blender's own allocations are not ours to judge: leak checking off, everything else on.
+        env["LD_PRELOAD"] = args.preload
+        env["ASAN_OPTIONS"] = "detect_leaks=0:abort_on_error=1"
     p = subprocess.run([blender, "-b", "--factory-startup", "--python", os.path.join(HERE, "addon_side.py"),
                         "--", job], capture_output=True, text=True, timeout=1800, env=env)
     if not os.path.exists(report_path):
@@ -466,6 +506,11 @@ def main():
                   res["newkey"].get("time", res["newkey"].get("frame"))))
         for why in res.get("refused", []):
             print("    refused: %s" % why)
+    problem = judge_console(args.mab, console, report.get("console", {}), args.work)
+    if problem:
+        failures.append("README console example: " + problem)
+    else:
+        print("README console example: Spine1 turned 0.35 rad at frame 40, every other bone bit for bit")
     print("Blender time: %.1f s for %d cases" % (report.get("seconds", 0), len(cases)))
     if failures:
         fail("\n".join(failures))
