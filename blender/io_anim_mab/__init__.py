@@ -67,6 +67,27 @@ class MabPreferences(bpy.types.AddonPreferences):
                 self.layout.label(text=str(e)[i:i + 110], icon="ERROR" if i == 0 else "BLANK1")
 
 
+_block_cache = {}
+
+
+def _block_lines(path, mtime, pref_dir):
+    """What the import dialog shows of the selected file (read once per file and change: the
+    dialog redraws often)."""
+    key = (path, mtime, pref_dir)
+    if key not in _block_cache:
+        from . import modload
+        try:
+            f = modload.get(pref_dir).read(path)
+            lines = ["%s: %d block(s)" % (f.game, len(f.blocks))]
+            lines += ["%d: %s, %d bones%s" % (b.index, b.kind, len(b.bone_hashes),
+                                             "" if b.decodable else " (not decodable)") for b in f.blocks]
+        except Exception as e:  # shown, not raised: the dialog must stay usable
+            lines = ["! " + str(e)[:100]]
+        _block_cache.clear()
+        _block_cache[key] = lines
+    return _block_cache[key]
+
+
 def _report_all(op, report):
     for level, text in report.lines:
         op.report({level}, text)
@@ -119,19 +140,13 @@ class IMPORT_ANIM_OT_mab(bpy.types.Operator, ImportHelper):
         layout.prop(self, "set_scene")
 
     def _draw_blocks(self, context, layout):
-        from . import modload
-        if not self.filepath.lower().endswith(".mab") or not os.path.isfile(self.filepath):
+        path = self.filepath
+        if not path.lower().endswith(".mab") or not os.path.isfile(path):
             return
-        try:
-            f = modload.get(_pref_dir(context)).read(self.filepath)
-        except Exception as e:  # shown, not raised: the dialog must stay usable
-            layout.label(text=str(e)[:100], icon="ERROR")
-            return
+        lines = _block_lines(path, os.path.getmtime(path), _pref_dir(context))
         box = layout.box()
-        box.label(text="%s: %d block(s)" % (f.game, len(f.blocks)))
-        for b in f.blocks[:12]:
-            box.label(text="%d: %s, %d bones%s" % (b.index, b.kind, len(b.bone_hashes),
-                                                  "" if b.decodable else " (not decodable)"))
+        for i, text in enumerate(lines[:13]):
+            box.label(text=text, icon="ERROR" if text.startswith("!") else "NONE")
 
     def execute(self, context):
         from . import importer

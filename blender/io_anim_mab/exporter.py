@@ -53,17 +53,20 @@ class Curves:
         return np.unique(np.concatenate([f for f, _ in self.keys])) if self.keys else np.zeros(0)
 
     def sample(self, frames):
+        frames = np.asarray(frames, dtype=np.float64)
         out = np.empty((len(frames), len(self.curves)))
         for c, (fc, (kf, kv)) in enumerate(zip(self.curves, self.keys)):
-            pos = np.searchsorted(kf, frames)
-            for k, f in enumerate(frames):
-                p = pos[k]
-                if p < len(kf) and abs(kf[p] - f) < 1e-6:
-                    out[k, c] = kv[p]
-                elif p > 0 and abs(kf[p - 1] - f) < 1e-6:
-                    out[k, c] = kv[p - 1]
-                else:
-                    out[k, c] = fc.evaluate(f)
+            if len(kf) == 0:
+                out[:, c] = [fc.evaluate(f) for f in frames]
+                continue
+            # The keyframe's own value where one sits on the frame (exact), else the curve.
+            near = np.clip(np.searchsorted(kf, frames), 1, len(kf)) - 1
+            nxt = np.minimum(near + 1, len(kf) - 1)
+            pick = np.where(np.abs(kf[nxt] - frames) < np.abs(kf[near] - frames), nxt, near)
+            hit = np.abs(kf[pick] - frames) < 1e-6
+            out[:, c] = np.where(hit, kv[pick], 0.0)
+            for k in np.nonzero(~hit)[0]:
+                out[k, c] = fc.evaluate(frames[k])
         return out
 
 

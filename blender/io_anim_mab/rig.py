@@ -15,7 +15,9 @@ importer chooses. Per bone (docs/blender.md, "Rest conventions"):
 
 Through Blender's parenting this poses every bone at the game's world motion away from the bind,
 applied to the Blender rest, whatever frames the importer gave the bones. Where Rm == Jm (the
-armature this add-on builds) B is L relative to the bind.
+armature this add-on builds) B is L relative to the bind. Rotation and location are converted
+separately (a bone's rotation keys and translation keys need not share frames); they couple only
+where the Blender head is not at the joint (head_offset), which no importer we know does.
 """
 import numpy as np
 

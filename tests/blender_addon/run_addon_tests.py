@@ -62,6 +62,7 @@ LEGACY_CASES = [
     ("fc2/chain_3.mab", "abc"),
     ("fc3/all_arrays.mab", "abc"),
     ("fc2/retail_bank.mab", "ac"),
+    ("fc2/many_tracks.mab", "ab"),  # bones both constant and keyed
     ("fc3bd/legacy_bank.mab", "bc"),
 ]
 
