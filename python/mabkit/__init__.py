@@ -17,7 +17,7 @@ from ._errors import MabError
 from . import _mabkit
 from ._clip import Clip, EncodeReport, Part, quat_from_axis_angle
 
-__all__ = ["read", "hash", "version", "File", "Block", "Clip", "Part", "EncodeReport",
+__all__ = ["read", "new_file", "hash", "version", "File", "Block", "Clip", "Part", "EncodeReport",
            "MabError", "quat_from_axis_angle"]
 
 version: str = _mabkit.version
@@ -37,6 +37,16 @@ def read(source: PathOrBytes) -> "File":
     return File(_mabkit.FileHandle.from_path(os.fspath(source)))
 
 
+def new_file(variant: str) -> "File":
+    """A file of ``variant`` ("wd1", "wd2", "wdl", "fc5") with no bones and one key at time 0:
+    the start of a clip built from scratch. Fields no source gives get documented defaults,
+    listed in ``File.defaults`` as (field, value, why)."""
+    handle, defaults = _mabkit.FileHandle.new_file(variant)
+    f = File(handle)
+    f.defaults = list(defaults)
+    return f
+
+
 class File:
     """A read ``.mab``: game, header fields, blocks. Immutable: edits go through a Clip."""
 
@@ -54,6 +64,7 @@ class File:
         self.opaque_reason: str = info["opaque_reason"]
         self.blocks: List[Block] = [Block(self, b) for b in handle.blocks()]
         self.evidence: List[str] = list(info["evidence"])
+        self.defaults: List[Tuple[str, str, str]] = []
         for b in self.blocks:
             self.evidence.extend(f"block {b.index} {line}" for line in b._evidence_lines())
 
