@@ -10,6 +10,8 @@
 
 #include <pybind11/stl.h>
 
+#include <cstdio>
+
 namespace mabpy {
 
 namespace py = pybind11;
@@ -185,7 +187,9 @@ py::dict file_info(const FileHandle& f) {
   evidence.append("game " + std::string(v.game_name) + " (" + std::string(v.short_name) + ")");
   evidence.append("layout " + std::string(mab::to_string(v.layout)) + ", " + std::string(mab::to_string(v.confidence)));
   evidence.append("evidence " + std::string(v.evidence));
-  evidence.append("header checksum (algorithm unknown, spec 14)");
+  char checksum[64];
+  std::snprintf(checksum, sizeof checksum, "header checksum 0x%08X (algorithm unknown, spec 14)", c.header.checksum);
+  evidence.append(std::string(checksum));
   if (c.is_opaque()) evidence.append("body kept opaque: " + c.opaque_reason);
   d["evidence"] = evidence;
   return d;
