@@ -16,9 +16,10 @@ import numpy as np
 from ._errors import MabError
 from . import _mabkit
 from ._clip import Clip, EncodeReport, Part, quat_from_axis_angle
+from ._legacy import Event, LegacyClip, Tag, Track
 
-__all__ = ["read", "hash", "version", "File", "Block", "Clip", "Part", "EncodeReport",
-           "MabError", "quat_from_axis_angle"]
+__all__ = ["read", "new_file", "hash", "version", "File", "Block", "Clip", "Part", "EncodeReport",
+           "LegacyClip", "Track", "Tag", "Event", "MabError", "quat_from_axis_angle"]
 
 version: str = _mabkit.version
 
@@ -35,6 +36,16 @@ def read(source: PathOrBytes) -> "File":
     if isinstance(source, (bytes, bytearray, memoryview)):
         return File(_mabkit.FileHandle.from_buffer(source))
     return File(_mabkit.FileHandle.from_path(os.fspath(source)))
+
+
+def new_file(variant: str) -> "File":
+    """A file of ``variant`` ("wd1", "wd2", "wdl", "fc5") with no bones and one key at time 0:
+    the start of a clip built from scratch. Fields no source gives get documented defaults,
+    listed in ``File.defaults`` as (field, value, why)."""
+    handle, defaults = _mabkit.FileHandle.new_file(variant)
+    f = File(handle)
+    f.defaults = list(defaults)
+    return f
 
 
 class File:
@@ -54,6 +65,7 @@ class File:
         self.opaque_reason: str = info["opaque_reason"]
         self.blocks: List[Block] = [Block(self, b) for b in handle.blocks()]
         self.evidence: List[str] = list(info["evidence"])
+        self.defaults: List[Tuple[str, str, str]] = []
         for b in self.blocks:
             self.evidence.extend(f"block {b.index} {line}" for line in b._evidence_lines())
 
@@ -95,12 +107,12 @@ class Block:
             return [f"not decoded: {self.reason}"]
         return [f"{k.replace('_', ' ')}: {v}" for k, v in self.evidence.items()]
 
-    def decode(self, names: Optional[Sequence[str]] = None) -> Clip:
-        """The block's clip as NumPy arrays; ``names`` (any list of bone names) names the bones
-        whose CRC-32 matches. Raises MabError when the block does not decode."""
+    def decode(self, names: Optional[Sequence[str]] = None) -> Union[Clip, LegacyClip]:
+        """The block's clip as NumPy arrays: a Clip, or a LegacyClip for Far Cry 2/3 clips;
+        ``names`` (any list of bone names) names the bones whose CRC-32 matches. Raises
+        MabError when the block does not decode."""
         if self.kind == "legacy":
-            from ._legacy import LegacyClip
-            return LegacyClip._decode(self)  # type: ignore[return-value]
+            return LegacyClip._decode(self)
         clip = Clip._from_state(_mabkit.decode_ani(self.file._handle, self.index), self.file, self.index)
         if names:
             clip.set_names(names)
@@ -108,4 +120,5 @@ class Block:
 
     def __repr__(self) -> str:
         state = "decodable" if self.decodable else "not decodable"
-        return f"<mabkit.Block {self.index} {self.kind}, {len(self.bone_hashes)} bone(s), {state}>"
+        bones = "" if self.kind == "legacy" else f", {len(self.bone_hashes)} bone(s)"
+        return f"<mabkit.Block {self.index} {self.kind}{bones}, {state}>"

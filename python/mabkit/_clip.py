@@ -230,6 +230,84 @@ class Clip:
                 named += 1
         return named
 
+    # --- edits (the operations of `mab edit`, docs/edit.md) ---------------------------------
+    def _edit(self, op: str, *args: Any) -> Any:
+        state, result = _mabkit.edit_ani(self._state(), op, args)
+        self._set_state(state)
+        return result
+
+    def insert_key(self, time: int) -> int:
+        """Adds a key at ``time`` (key units, ``key_rate`` per second) to the shared timeline and
+        returns its index; every bone, translation and root-motion track gets its interpolated
+        value there (slerp / linear), so nothing moves until you set the new row. A time that
+        is already a key returns that key's index."""
+        return int(self._edit("insert_key", int(time)))
+
+    def insert_key_seconds(self, seconds: float) -> int:
+        """insert_key at ``seconds`` rounded to the nearest key unit."""
+        return self.insert_key(int(round(seconds * self.key_rate)))
+
+    def set_key_times(self, key_times: Union[Sequence[int], np.ndarray]) -> None:
+        """A new shared timeline (ascending key units): every array is resized to it and each
+        track sampled at the new times (slerp / linear, held past the ends); the duration grows
+        to the last key if needed. Then assign the rows you want."""
+        self._edit("set_key_times", np.asarray(key_times, dtype=np.int64))
+
+    def remove_key(self, index: int) -> None:
+        """Drops key ``index`` from every track (a clip keeps at least one key)."""
+        self._edit("remove_key", int(index))
+
+    def speed(self, factor: float) -> List[str]:
+        """Play ``factor`` times as fast; keys that land on the time before are dropped (listed)."""
+        return self._edit("speed", float(factor))
+
+    def trim(self, start: float, end: float) -> List[str]:
+        """Keep ``start``..``end`` seconds (keys interpolated at both ends), shifted to start at 0."""
+        return self._edit("trim", float(start), float(end))
+
+    def reverse(self) -> None:
+        """Play backwards over the same span."""
+        self._edit("reverse")
+
+    def loop_fix(self) -> None:
+        """The last key of every animated bone becomes its first, for a seamless loop."""
+        self._edit("loop_fix")
+
+    def resample(self, fps: float) -> List[str]:
+        """Keys every 1/fps seconds from the first key to the last, every bone sampled there."""
+        return self._edit("resample", float(fps))
+
+    def rotate_bone(self, bone: BoneRef, quat: QuatLike) -> None:
+        """Pre-multiply every rotation of ``bone`` (constant or keys) by ``quat`` (x, y, z, w)."""
+        self._edit("rotate_bone", bone, np.asarray(quat, dtype=np.float64))
+
+    def set_constant(self, bone: BoneRef, quat: QuatLike) -> None:
+        """``bone`` holds ``quat`` for the whole clip (one 6-byte quaternion)."""
+        self._edit("set_constant", bone, np.asarray(quat, dtype=np.float64))
+
+    def copy_track(self, source: "Clip", bone: BoneRef) -> List[str]:
+        """``bone``'s track from another clip, sampled at this clip's key times in seconds;
+        added (with the source's flags) when this clip lacks it."""
+        return self._edit("copy_track", source._state(), bone)
+
+    def remove_bone(self, bone: BoneRef) -> None:
+        """Drop ``bone`` from the clip."""
+        self._edit("remove_bone", bone)
+
+    def add_bone(self, name: str, quat: QuatLike = (0.0, 0.0, 0.0, 1.0)) -> int:
+        """A new constant bone, hash = CRC-32 of ``name``; returns its index."""
+        self._edit("add_bone", name, np.asarray(quat, dtype=np.float64))
+        return self.bone_count - 1
+
+    def set_bits(self, bone: BoneRef, nbits: int) -> None:
+        """Re-quantise animated ``bone`` at ``nbits`` (1..16) bits per value."""
+        self._edit("set_bits", bone, int(nbits))
+
+    def reduce(self, max_deg: float) -> Dict[str, Any]:
+        """Drop shared key times while every animated bone stays within ``max_deg`` degrees of
+        the slerp between the kept keys; returns keys_before, keys_after, max_error_deg, ..."""
+        return self._edit("reduce", float(max_deg))
+
     # --- writing ---------------------------------------------------------------------------
     def encode(self, template: Any = None, block: Optional[int] = None, max_error: float = 0.01,
                path: Union[str, "os.PathLike[str]", None] = None, requantise_all: bool = False,

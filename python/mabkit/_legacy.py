@@ -136,14 +136,14 @@ class LegacyClip:
     def rotation_at(self, bone: int, frames: Union[int, Sequence[int], np.ndarray, None] = None) -> np.ndarray:
         """Bone ``bone``'s rotation at ``frames`` (default every frame), (N, 4): its constant,
         or its stored keys with slerp between them (docs/legacy.md). A bone without a rotation
-        gives identity."""
+        gives identity; a bone in both masks (possible in a file, the engine's rule is not
+        public) gives its keyed track."""
         at = np.arange(self.frame_count) if frames is None else np.atleast_1d(np.asarray(frames, dtype=np.int64))
-        if bone in self.constant_rotations:
-            return np.tile(np.asarray(self.constant_rotations[bone], dtype=np.float32), (len(at), 1))
         t = self.rotation_tracks.get(bone)
-        if t is None:
-            return np.tile(np.array([0, 0, 0, 1], dtype=np.float32), (len(at), 1))
-        return _mabkit.legacy_sample(t.frames, t.keys, at)
+        if t is not None:
+            return _mabkit.legacy_sample(t.frames, t.keys, at)
+        held = self.constant_rotations.get(bone, np.array([0, 0, 0, 1], dtype=np.float32))
+        return np.tile(np.asarray(held, dtype=np.float32), (len(at), 1))
 
     def set_key(self, bone: int, frame: int, quat: Sequence[float]) -> None:
         """Adds or replaces the key of ``bone`` at ``frame`` (0..last_frame): the sparse track

@@ -174,15 +174,132 @@ py::tuple encode_ani(const FileHandle& tmpl, std::size_t block, const py::dict& 
   return py::make_tuple(py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size()), r);
 }
 
+
+// --- Edits (mab edit's operations, lib/include/mab/edit.hpp) ---
+
+std::size_t bone_arg(const mab::Clip& c, py::handle a) {
+  if (py::isinstance<py::int_>(a)) {
+    const auto i = a.cast<long long>();
+    if (i < 0 || static_cast<std::size_t>(i) >= c.bones.size())
+      raise(mab::ErrorCode::not_found, "bone",
+            "no bone " + std::to_string(i) + " (the clip has " + std::to_string(c.bones.size()) + ")");
+    return static_cast<std::size_t>(i);
+  }
+  return take(mab::find_bone(c, a.cast<std::string>()));
+}
+
+mab::Quat quat_arg(py::handle a) {
+  const auto v = checked_array<double>(a, "quat", {4});
+  const mab::Quat q{static_cast<float>(v.at(0)), static_cast<float>(v.at(1)), static_cast<float>(v.at(2)),
+                    static_cast<float>(v.at(3))};
+  if (!std::isfinite(q.x) || !std::isfinite(q.y) || !std::isfinite(q.z) || !std::isfinite(q.w) ||
+      (q.x == 0 && q.y == 0 && q.z == 0 && q.w == 0))
+    raise(mab::ErrorCode::bad_value, "quat", "a rotation is four finite numbers x, y, z, w, not all zero");
+  return q;
+}
+
+// A key at `time` (key units): every animated bone, translation and root-motion track gets its
+// value there (slerp / linear between the keys around it, as edit::resample samples), so no
+// bone moves; past the last key they hold it. An existing time is left as it is. Returns the
+// key's index.
+std::size_t insert_key(mab::Clip& c, double time) {
+  if (!(time >= 0) || time > 0xFFFFFFFF || time != std::floor(time))
+    raise(mab::ErrorCode::bad_value, "time", "a key time is a whole number of key units (key_rate per second)");
+  const auto t = static_cast<std::uint32_t>(time);
+  const auto it = std::lower_bound(c.key_times.begin(), c.key_times.end(), t);
+  const auto at = static_cast<std::size_t>(it - c.key_times.begin());
+  if (it != c.key_times.end() && *it == t) return at;
+  if (!std::is_sorted(c.key_times.begin(), c.key_times.end()))
+    raise(mab::ErrorCode::invalid_argument, "key_times", "key times must ascend to insert a key");
+  const mab::Clip before = c;
+  take(c.insert_key(at, t));
+  for (std::size_t b = 0; b < c.bones.size(); ++b)
+    if (c.bones[b].kind() == mab::BoneKind::animated && !before.key_times.empty())
+      c.bones[b].keys[at] = mab::sample_bone(before, before.bones[b], t);
+  if (!before.key_times.empty()) mab::resample_motion(c, before);
+  // A key past the end lengthens the clip: the header's duration reaches it (seconds).
+  c.duration = std::max(c.duration, static_cast<float>(t / c.key_rate));
+  return at;
+}
+
+// A new shared timeline: every animated bone, translation and root-motion track sampled at
+// `times` (as insert_key samples), in the order given (they must ascend).
+void set_key_times(mab::Clip& c, py::handle times) {
+  const auto a = checked_array<std::int64_t>(times, "key_times", {-1});
+  std::vector<std::uint32_t> t;
+  for (py::ssize_t k = 0; k < a.shape(0); ++k) {
+    if (a.at(k) < 0 || a.at(k) > 0xFFFFFFFF || (k > 0 && a.at(k) <= a.at(k - 1)))
+      raise(mab::ErrorCode::bad_value, "key_times[" + std::to_string(k) + "]", "key times are whole units that ascend");
+    t.push_back(static_cast<std::uint32_t>(a.at(k)));
+  }
+  if (t.empty()) raise(mab::ErrorCode::invalid_argument, "key_times", "a clip keeps at least one key");
+  const mab::Clip before = c;
+  c.key_times = t;
+  for (std::size_t b = 0; b < c.bones.size(); ++b) {
+    if (c.bones[b].kind() != mab::BoneKind::animated) continue;
+    c.bones[b].keys.resize(t.size());
+    for (std::size_t k = 0; k < t.size(); ++k) c.bones[b].keys[k] = mab::sample_bone(before, before.bones[b], t[k]);
+  }
+  mab::resample_motion(c, before);
+  c.duration = std::max(c.duration, static_cast<float>(t.back() / c.key_rate));
+}
+
+py::object reduce_report(const mab::edit::ReduceReport& r) {
+  py::dict d;
+  d["keys_before"] = r.keys_before;
+  d["keys_after"] = r.keys_after;
+  d["max_error_deg"] = r.max_error_deg;
+  d["max_translation_error"] = r.max_translation_error;
+  d["max_root_rotation_error_deg"] = r.max_root_rotation_error_deg;
+  return d;
+}
+
+// One operation on the clip a state describes: (new state, result). The result is the edit's
+// notes (list of str), the inserted key's index, or the reduce report.
+py::tuple edit_ani(const py::dict& state, const std::string& op, const py::tuple& args) {
+  mab::Clip c = clip_from_state(state);
+  mab::edit::Notes notes;
+  py::object result = py::none();
+  auto arg = [&](std::size_t i) -> py::handle {
+    if (i >= args.size()) raise(mab::ErrorCode::invalid_argument, op, "missing argument " + std::to_string(i + 1));
+    return args[i];
+  };
+  auto num = [&](std::size_t i) { return arg(i).cast<double>(); };
+  if (op == "speed") take(mab::edit::speed(c, num(0), &notes));
+  else if (op == "trim") take(mab::edit::trim(c, num(0), num(1), &notes));
+  else if (op == "reverse") take(mab::edit::reverse(c));
+  else if (op == "loop_fix") take(mab::edit::loop_fix(c));
+  else if (op == "resample") take(mab::edit::resample(c, num(0), &notes));
+  else if (op == "rotate_bone") take(mab::edit::rotate_bone(c, bone_arg(c, arg(0)), quat_arg(arg(1))));
+  else if (op == "set_constant") take(mab::edit::set_constant(c, bone_arg(c, arg(0)), quat_arg(arg(1))));
+  else if (op == "remove_bone") take(mab::edit::remove_bone(c, bone_arg(c, arg(0))));
+  else if (op == "add_bone") take(mab::edit::add_bone(c, arg(0).cast<std::string>(), quat_arg(arg(1))));
+  else if (op == "set_bits") {
+    const double n = num(1);
+    if (n != std::floor(n) || n < 1 || n > 16) raise(mab::ErrorCode::bad_value, "nbits", "a bit depth is a whole number 1..16");
+    take(mab::edit::set_bits(c, bone_arg(c, arg(0)), static_cast<unsigned>(n)));
+  } else if (op == "copy_track") {
+    const mab::Clip from = clip_from_state(arg(0).cast<py::dict>());
+    const std::size_t b = bone_arg(from, arg(1));
+    take(mab::edit::copy_track(c, from, from.bones[b].hash, &notes));
+  } else if (op == "reduce") result = reduce_report(take(mab::edit::reduce(c, num(0))));
+  else if (op == "insert_key") result = py::int_(insert_key(c, num(0)));
+  else if (op == "set_key_times") set_key_times(c, arg(0));
+  else if (op == "remove_key") {
+    const auto k = arg(0).cast<long long>();
+    if (k < 0) raise(mab::ErrorCode::not_found, "key", "no key " + std::to_string(k));
+    take(c.remove_key(static_cast<std::size_t>(k)));
+  } else raise(mab::ErrorCode::invalid_argument, "op", "no edit operation \"" + op + "\"");
+  if (result.is_none()) result = py::cast(notes);
+  return py::make_tuple(clip_state(c, rotation_buffer(c)), result);
+}
+
 }  // namespace
 
 void bind_ani(py::module_& m) {
   m.def("decode_ani", &decode_ani);
   m.def("encode_ani", &encode_ani);
-  m.def("clip_roundtrip_state", [](const py::dict& st) {
-    const mab::Clip c = clip_from_state(st);
-    return clip_state(c, rotation_buffer(c));
-  });
+  m.def("edit_ani", &edit_ani);
 }
 
 }  // namespace mabpy

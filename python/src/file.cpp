@@ -10,6 +10,8 @@
 
 #include <pybind11/stl.h>
 
+#include <cstdio>
+
 namespace mabpy {
 
 namespace py = pybind11;
@@ -39,6 +41,20 @@ FileHandle read_buffer(const py::buffer& b) {
 }
 
 FileHandle read_path(const std::string& path) { return from_bytes(take(mab::read_file(path))); }
+
+// A file of `variant` (wd1, wd2, wdl, fc5) with no bones and one key at time 0, the fields no
+// source gives at their documented defaults (new_container), plus those defaults.
+py::tuple new_file(const std::string& variant) {
+  const mab::VariantInfo* v = mab::find_variant(variant);
+  if (v == nullptr) raise(mab::ErrorCode::invalid_argument, "variant", "no game \"" + variant + "\" (wd1, wd2, wdl, fc5)");
+  std::vector<mab::NewFieldDefault> defaults;
+  mab::Container c = take(mab::new_container(v->game, &defaults));
+  // Through the writer and the reader, so the File is what a read of its bytes gives.
+  const auto bytes = take(mab::write_container(c));
+  py::list d;
+  for (const auto& x : defaults) d.append(py::make_tuple(x.field, x.value, x.why));
+  return py::make_tuple(from_bytes(bytes), d);
+}
 
 py::dict ani_header(const mab::AniHeader& a) {
   static const char* shapes[] = {"wd1", "wdl", "fc5"};
@@ -139,13 +155,24 @@ py::list block_infos(const FileHandle& f) {
   return out;
 }
 
+// The layout's short name, as Block.kind and the corpus's expected.json name it.
+const char* layout_name(mab::LayoutKind k) {
+  switch (k) {
+    case mab::LayoutKind::ani: return "ani";
+    case mab::LayoutKind::fc4: return "fc4";
+    case mab::LayoutKind::legacy: return "legacy";
+    case mab::LayoutKind::opaque: break;
+  }
+  return "opaque";
+}
+
 py::dict file_info(const FileHandle& f) {
   const mab::Container& c = f.c();
   const mab::VariantInfo& v = *c.variant;
   py::dict d;
   d["variant"] = std::string(v.short_name);
   d["game"] = std::string(v.game_name);
-  d["layout"] = std::string(mab::to_string(v.layout));
+  d["layout"] = c.is_opaque() ? "opaque" : layout_name(v.layout);  // a guessed layout that did not fit: bytes
   d["confidence"] = std::string(mab::to_string(v.confidence));
   d["magic"] = v.magic;
   d["checksum"] = c.header.checksum;
@@ -160,7 +187,9 @@ py::dict file_info(const FileHandle& f) {
   evidence.append("game " + std::string(v.game_name) + " (" + std::string(v.short_name) + ")");
   evidence.append("layout " + std::string(mab::to_string(v.layout)) + ", " + std::string(mab::to_string(v.confidence)));
   evidence.append("evidence " + std::string(v.evidence));
-  evidence.append("header checksum (algorithm unknown, spec 14)");
+  char checksum[64];
+  std::snprintf(checksum, sizeof checksum, "header checksum 0x%08X (algorithm unknown, spec 14)", c.header.checksum);
+  evidence.append(std::string(checksum));
   if (c.is_opaque()) evidence.append("body kept opaque: " + c.opaque_reason);
   d["evidence"] = evidence;
   return d;
@@ -187,6 +216,7 @@ void bind_file(py::module_& m) {
   py::class_<FileHandle>(m, "FileHandle")
       .def_static("from_buffer", &read_buffer)
       .def_static("from_path", &read_path)
+      .def_static("new_file", &new_file)
       .def("to_bytes", [](const FileHandle& f) { return as_bytes(take(mab::write_container(f.c()))); })
       .def("write",
            [](const FileHandle& f, const std::string& path) {

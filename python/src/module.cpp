@@ -10,4 +10,5 @@ PYBIND11_MODULE(_mabkit, m) {
   mabpy::bind_file(m);
   mabpy::bind_ani(m);
   mabpy::bind_legacy(m);
+  mabpy::bind_bench(m);
 }
