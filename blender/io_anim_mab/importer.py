@@ -371,7 +371,7 @@ def run(context, path, opts):
         rest_of, rest_mode, rest_line, g0 = rests.armature_rests(arm, rest_mode, rest_gltf, o_world)
     except rests.RestError as e:
         raise ImportFailed(str(e))
-    report.info(rest_line)
+    (report.warn if rests.ASSUMED in rest_line else report.info)(rest_line)
     bones = list(arm.data.bones)
     o_rest = object_rest(arm)
     names_by_hash = {matching.crc32(n): n for n in names}

@@ -22,6 +22,12 @@ RIG_MARK = "mabkit_rig"  # on armature data built by this add-on: its bones are 
 PARENT_FRAME = "mabkit_parent_frame"  # on a root bone it built: w x y z, x y z of the parent frame
 
 
+# AUTO's last resort, which the import reports as a warning: right for armatures built on the
+# bind frames, wrong for one an importer re-oriented (Blender's glTF importer does).
+ASSUMED = ("no bind data on the bones: their Blender rest is taken as the bind; if the armature "
+           "came from a glTF, give that file as 'glTF skeleton / rest'")
+
+
 class RestError(Exception):
     pass
 
@@ -49,8 +55,8 @@ def detect(arm, gltf_path):
         return "BIND", "bones carry bind rotations (community importer)"
     if any("mabkit" in b for b in arm.data.bones):
         raise RestError("this armature was imported from a mabkit glTF export: give that .glb/.gltf "
-                        "(or the skeleton passed to `mab export --skeleton`) as 'Rest from glTF'")
-    return "BONES", "no bind data on the bones: their Blender rest is taken as the bind"
+                        "(or the skeleton passed to `mab export --skeleton`) as 'glTF skeleton / rest'")
+    return "BONES", ASSUMED
 
 
 def _root_frame(bone):
@@ -146,7 +152,7 @@ def armature_rests(arm, mode="AUTO", gltf_path="", world=None):
         raw, fallback = _from_bind(arm)
     elif mode == "GLTF":
         if not gltf_path:
-            raise RestError("'Rest from glTF' needs a .glb/.gltf file")
+            raise RestError("Rest 'From glTF' needs a .glb/.gltf as 'glTF skeleton / rest'")
         raw, fallback = _from_gltf(arm, gltf_path,
                                    np.array(arm.matrix_world, dtype=np.float64) if world is None else world)
     else:

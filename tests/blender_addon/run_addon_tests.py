@@ -63,7 +63,7 @@ LEGACY_CASES = [
     ("fc3/all_arrays.mab", "abc"),
     ("fc2/retail_bank.mab", "ac"),
     ("fc2/many_tracks.mab", "ab"),  # bones both constant and keyed
-    ("fc3bd/legacy_bank.mab", "bc"),
+    ("fc3bd/legacy_bank.mab", "abc"),
 ]
 
 
