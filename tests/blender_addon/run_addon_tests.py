@@ -83,6 +83,19 @@ def crc32(name):
     return zlib.crc32(name.encode("latin-1")) & 0xFFFFFFFF
 
 
+_templates = {}
+
+
+def template_json(mab, path, block, work):
+    """A corpus file's block as `mab export` JSON, exported once for every case that uses it
+    (each `mab` run costs most under ASan)."""
+    key = (path, block)
+    if key not in _templates:
+        _templates[key] = export_json(mab, path, block, os.path.join(
+            work, "template_%s_%d.json" % (os.path.basename(path).replace(".mab", ""), block)))
+    return _templates[key]
+
+
 def export_json(mab, path, block, out):
     run([mab, "export", path, "--block", str(block), "-o", out])
     with open(out) as f:
@@ -303,8 +316,7 @@ def judge_console(mab, job_case, res, work):
     """Only Spine1 changed, its key at frame 40 by the example's 0.35 rad."""
     if not res.get("ok"):
         return "in Blender: %s\n%s" % (res.get("error"), res.get("trace", ""))
-    run([mab, "verify", job_case["out"]])
-    before = export_json(mab, job_case["src"], 0, os.path.join(work, "console_before.json"))
+    before = template_json(mab, job_case["src"], 0, work)
     after = export_json(mab, job_case["out"], 0, os.path.join(work, "console_after.json"))
     k = before["clip"]["key_times"].index(40)
     fake = {"edit": {"hash": "0x%08X" % crc32("Spine1"), "key": k, "degrees": math.degrees(0.35)},
@@ -385,16 +397,22 @@ def _legacy_doc(blk):
     return _docs[blk["ref"]]
 
 
-def block_sections(mab, path):
-    """Per block, {section name: its bytes} (offsets and sizes from `mab info --json`): what
-    "a block keeps its bytes" means when blocks around it move (Far Cry 5 blocks and chained
-    Far Cry 2/3 clips point at each other, so those pointers follow a grown block)."""
-    with open(path, "rb") as f:
-        data = f.read()
-    blocks = json.loads(run([mab, "info", "--json", path]))[0]["blocks"]
-    # A Far Cry 2/3 clip's ChainedClip section (slot 8) holds the clips after it: not its own.
-    return [{s["name"]: data[s["file_offset"]:s["file_offset"] + s["size"]] for s in b.get("sections", [])
-             if s["name"] != "ChainedClip"} for b in blocks]
+_sections = {}
+
+
+def read_sections(mab, paths):
+    """Per file and block, {section name: its bytes} (offsets and sizes from one `mab info
+    --json` over all the files): what "a block keeps its bytes" means when blocks around it move
+    (Far Cry 5 blocks and chained Far Cry 2/3 clips point at each other, so those pointers follow
+    a grown block). A Far Cry 2/3 clip's ChainedClip section holds the clips after it: not its own."""
+    paths = [p for p in paths if p not in _sections]
+    if not paths:
+        return
+    for path, info in zip(paths, json.loads(run([mab, "info", "--json"] + paths))):
+        with open(path, "rb") as f:
+            data = f.read()
+        _sections[path] = [{s["name"]: data[s["file_offset"]:s["file_offset"] + s["size"]]
+                            for s in b.get("sections", []) if s["name"] != "ChainedClip"} for b in info["blocks"]]
 
 
 def judge(mab, case, res):
@@ -403,12 +421,10 @@ def judge(mab, case, res):
     with open(src, "rb") as a, open(res["unedited"], "rb") as b:
         if a.read() != b.read():
             return "unedited export is not the template's bytes:\n" + "\n".join(res["unedited_report"])
-    run([mab, "verify", res["edited"]])
-    run([mab, "verify", res["newkey"]["path"]])
     problems = []
     # The other blocks (a bank's other clips, Far Cry 5's other blocks) keep their bytes.
     for out in (res["edited"], res["newkey"]["path"]):
-        old, new = block_sections(mab, src), block_sections(mab, out)
+        old, new = _sections[src], _sections[out]
         if len(old) != len(new):
             problems.append("%s has %d blocks, the template %d" % (os.path.basename(out), len(new), len(old)))
         for b, (x, y) in enumerate(zip(old, new)):
@@ -417,7 +433,7 @@ def judge(mab, case, res):
                     os.path.basename(out), b, sorted(k for k in set(x) | set(y) if x.get(k) != y.get(k))))
     for blk in case["blocks"]:
         b = blk["block"]
-        before = export_json(mab, src, b, os.path.join(work, "before_%d.json" % b))
+        before = template_json(mab, src, b, os.path.dirname(work))
         after = export_json(mab, res["edited"], b, os.path.join(work, "edited_%d.json" % b))
         if b != res["edit"]["block"]:
             if _body(before) != _body(after):
@@ -484,6 +500,14 @@ def main():
                                                    report.get("mabkit", "?")))
     if report.get("fatal"):
         fail("in Blender: %s" % report["fatal"])
+    # Every file the export wrote passes `mab verify`, and their sections are read, in one run each.
+    written = [f for res in report["cases"] if res.get("ok") for f in
+               [res["edited"], res["newkey"]["path"]] + ([res["moved"]["path"]] if "moved" in res else [])]
+    if report.get("console", {}).get("ok"):
+        written.append(console["out"])
+    if written:
+        run([args.mab, "verify"] + written)
+        read_sections(args.mab, written + sorted({c["src"] for c in cases}))
     failures = []
     for case, res in zip(cases, report["cases"]):
         if not res["ok"]:
