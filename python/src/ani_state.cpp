@@ -57,11 +57,7 @@ py::list part_list(const std::vector<mab::ClipPart>& parts) {
 template <std::size_t N, class T>
 py::object per_key_array(const std::vector<T>& v) {
   if (v.empty()) return py::none();
-  py::array_t<float> a({static_cast<py::ssize_t>(v.size()), static_cast<py::ssize_t>(N)});
-  float* out = a.mutable_data();
-  for (const auto& x : v)
-    for (unsigned j = 0; j < N; ++j) *out++ = x[j];
-  return std::move(a);
+  return rows_array<N>(v);
 }
 
 // Translations as (K, B, 3), bone-major like the rotations, NaN where a bone has none.
