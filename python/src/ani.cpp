@@ -48,13 +48,7 @@ py::dict decode_ani(const FileHandle& f, std::size_t index) {
   if (!tracks.empty())
     take(mab::decode_rotations_into(d.rotations, static_cast<std::uint32_t>(nk), depths, tracks));
   py::dict st = clip_state(clip, std::move(rotations));
-  py::dict ev;
-  ev["translations"] = d.evidence.translations.text();
-  ev["constant_translations"] = d.evidence.constant_translations.text();
-  ev["root_rotations"] = d.evidence.root_rotations.text();
-  ev["root_translations"] = d.evidence.root_translations.text();
-  ev["parts"] = d.evidence.parts.text();
-  st["evidence"] = ev;
+  st["evidence"] = evidence_dict(d.evidence);
   return st;
 }
 

@@ -205,6 +205,16 @@ T in_range(std::int64_t v, std::int64_t hi, const std::string& field) {
 
 }  // namespace
 
+py::dict evidence_dict(const mab::BlockEvidence& e) {
+  py::dict d;
+  d["translations"] = e.translations.text();
+  d["constant_translations"] = e.constant_translations.text();
+  d["root_rotations"] = e.root_rotations.text();
+  d["root_translations"] = e.root_translations.text();
+  d["parts"] = e.parts.text();
+  return d;
+}
+
 mab::Clip clip_from_state(const py::dict& st) {
   mab::Clip clip;
   clip.key_rate = st["key_rate"].cast<double>();
