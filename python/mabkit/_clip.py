@@ -168,6 +168,10 @@ class Clip:
 
     def _state(self) -> Dict[str, Any]:
         st = {name: getattr(self, name) for name in self._FIELDS}
+        if np.shape(self._constants)[0] != len(self.bone_hashes):
+            # Bones were added or removed by hand: the hidden constants (read only for a clip of
+            # no keys, whose rows cannot hold them) fall back to identity.
+            st["_constants"] = np.tile(np.array([0, 0, 0, 1], dtype=np.float32), (len(self.bone_hashes), 1))
         st["bone_names"] = list(self.bone_names)
         st["kinds"] = list(self.kinds)
         st["parts"] = [asdict(p) for p in self.parts]

@@ -21,10 +21,8 @@ namespace {
 // keeps its bit depth unless that misses max_error_deg; `requantise_all` is
 // `mab edit --max-error`). When the library gains one shared policy, call it here.
 mab::EncodeOptions encode_policy(double max_error_deg, bool requantise_all) {
-  if (!(max_error_deg > 0) || !std::isfinite(max_error_deg))
-    raise(mab::ErrorCode::invalid_argument, "max_error", "the bound must be a positive number of degrees");
   mab::EncodeOptions o;
-  o.max_error_deg = max_error_deg;
+  o.max_error_deg = checked_max_error(max_error_deg);
   o.raise_depth = true;
   o.requantise_all = requantise_all;
   return o;
@@ -50,13 +48,7 @@ py::dict decode_ani(const FileHandle& f, std::size_t index) {
   if (!tracks.empty())
     take(mab::decode_rotations_into(d.rotations, static_cast<std::uint32_t>(nk), depths, tracks));
   py::dict st = clip_state(clip, std::move(rotations));
-  py::dict ev;
-  ev["translations"] = d.evidence.translations.text();
-  ev["constant_translations"] = d.evidence.constant_translations.text();
-  ev["root_rotations"] = d.evidence.root_rotations.text();
-  ev["root_translations"] = d.evidence.root_translations.text();
-  ev["parts"] = d.evidence.parts.text();
-  st["evidence"] = ev;
+  st["evidence"] = evidence_dict(d.evidence);
   return st;
 }
 
@@ -64,11 +56,6 @@ std::string hex32(std::uint32_t v) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%08X", v);
   return buf;
-}
-
-[[noreturn]] void not_landed(std::string field, const std::string& what) {
-  raise(mab::ErrorCode::round_trip_mismatch, std::move(field),
-        what + ": the edit did not land; nothing was written (please report this as a bug)");
 }
 
 // Rotations of bone b in `got` against `want`; returns the largest angle, in degrees.
@@ -127,7 +114,10 @@ double verify_landed(const std::vector<std::uint8_t>& bytes, std::size_t block, 
   translation_error(want.root_motion.translations, got.root_motion.translations, "root_translations", 1e-6);
   if (want.root_motion.rotations.size() != got.root_motion.rotations.size())
     not_landed("root_rotations", "the root rotations read back with another key count");
-  if (want.parts.size() != got.parts.size()) not_landed("parts", "the part entries read back otherwise");
+  for (std::size_t k = 0; k < want.root_motion.rotations.size(); ++k)
+    if (mab::angular_error_deg(want.root_motion.rotations[k], got.root_motion.rotations[k]) > quat48_bound_deg)
+      not_landed("root_rotations[" + std::to_string(k) + "]", "reads back further than a 6-byte quaternion's step");
+  if (want.parts != got.parts) not_landed("parts", "the part entries read back otherwise");
   return worst;
 }
 
@@ -300,6 +290,15 @@ void bind_ani(py::module_& m) {
   m.def("decode_ani", &decode_ani);
   m.def("encode_ani", &encode_ani);
   m.def("edit_ani", &edit_ani);
+  // The read-back check alone, for its tests: `data` against the clip a state describes.
+  m.def("verify_ani", [](const py::bytes& data, std::size_t block, const py::dict& state,
+                         std::vector<double> bone_error_deg, double max_translation_error) {
+    const std::string s = data;
+    mab::EncodeReport rep;
+    rep.bone_error_deg = std::move(bone_error_deg);
+    rep.max_translation_error = max_translation_error;
+    return verify_landed({s.begin(), s.end()}, block, clip_from_state(state), rep);
+  });
 }
 
 }  // namespace mabpy

@@ -57,11 +57,7 @@ py::list part_list(const std::vector<mab::ClipPart>& parts) {
 template <std::size_t N, class T>
 py::object per_key_array(const std::vector<T>& v) {
   if (v.empty()) return py::none();
-  py::array_t<float> a({static_cast<py::ssize_t>(v.size()), static_cast<py::ssize_t>(N)});
-  float* out = a.mutable_data();
-  for (const auto& x : v)
-    for (unsigned j = 0; j < N; ++j) *out++ = x[j];
-  return std::move(a);
+  return rows_array<N>(v);
 }
 
 // Translations as (K, B, 3), bone-major like the rotations, NaN where a bone has none.
@@ -208,6 +204,16 @@ T in_range(std::int64_t v, std::int64_t hi, const std::string& field) {
 }
 
 }  // namespace
+
+py::dict evidence_dict(const mab::BlockEvidence& e) {
+  py::dict d;
+  d["translations"] = e.translations.text();
+  d["constant_translations"] = e.constant_translations.text();
+  d["root_rotations"] = e.root_rotations.text();
+  d["root_translations"] = e.root_translations.text();
+  d["parts"] = e.parts.text();
+  return d;
+}
 
 mab::Clip clip_from_state(const py::dict& st) {
   mab::Clip clip;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <mab/clip.hpp>
+#include <mab/evidence.hpp>
 
 #include <pybind11/pybind11.h>
 
@@ -22,5 +23,8 @@ pybind11::dict clip_state(const mab::Clip& clip, std::vector<mab::Quat> rotation
 // Arrays of the wrong shape, non-finite rotations and half-NaN translations raise MabError
 // naming the array and the index.
 mab::Clip clip_from_state(const pybind11::dict& state);
+
+// How a block's motion data was read (`mab info`'s words), by kind of data.
+pybind11::dict evidence_dict(const mab::BlockEvidence& e);
 
 }  // namespace mabpy

@@ -32,6 +32,16 @@ py::array_t<T> vector_array(const std::vector<T>& v) {
   return a;
 }
 
+// (n, N) float32 rows of quaternions (N = 4) or vectors (N = 3).
+template <std::size_t N, class T>
+py::array_t<float> rows_array(const std::vector<T>& v) {
+  py::array_t<float> a({static_cast<py::ssize_t>(v.size()), static_cast<py::ssize_t>(N)});
+  float* out = a.mutable_data();
+  for (const auto& x : v)
+    for (unsigned j = 0; j < N; ++j) *out++ = x[j];
+  return a;
+}
+
 std::string shape_text(const py::array& a);
 
 // `obj` as an array of T (converted when its dtype differs) with `ndim` dimensions whose sizes

@@ -1,5 +1,7 @@
 #include "errors.hpp"
 
+#include <cmath>
+
 namespace py = pybind11;
 
 namespace mabpy {
@@ -18,6 +20,17 @@ void raise(const mab::Error& e) {
 
 void raise(mab::ErrorCode code, std::string field, std::string detail) {
   raise(mab::make_error(code, mab::no_offset, std::move(field), std::move(detail)));
+}
+
+void not_landed(std::string field, const std::string& what) {
+  raise(mab::ErrorCode::round_trip_mismatch, std::move(field),
+        what + ": the edit did not land; nothing was written (please report this as a bug)");
+}
+
+double checked_max_error(double max_error_deg) {
+  if (!(max_error_deg > 0) || !std::isfinite(max_error_deg))
+    raise(mab::ErrorCode::invalid_argument, "max_error", "the bound must be a positive number of degrees");
+  return max_error_deg;
 }
 
 }  // namespace mabpy

@@ -1,5 +1,6 @@
 // mabkit.read, File.to_bytes/write, and what a File and its blocks say about themselves
 // (the fields `mab info` prints), for python/mabkit/__init__.py.
+#include "ani_state.hpp"
 #include "arrays.hpp"
 #include "handle.hpp"
 
@@ -94,16 +95,6 @@ py::dict legacy_header(const mab::LegacyHeader& l) {
   h["duration"] = l.duration();
   h["sections"] = std::vector<std::int32_t>(l.sections.begin(), l.sections.end());
   return h;
-}
-
-py::dict evidence_dict(const mab::BlockEvidence& e) {
-  py::dict d;
-  d["translations"] = e.translations.text();
-  d["constant_translations"] = e.constant_translations.text();
-  d["root_rotations"] = e.root_rotations.text();
-  d["root_translations"] = e.root_translations.text();
-  d["parts"] = e.parts.text();
-  return d;
 }
 
 // Whether the block decodes (evidence and counts only, as `mab info` checks it) and why not.

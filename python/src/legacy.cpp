@@ -17,15 +17,6 @@ namespace mabpy {
 namespace {
 
 template <std::size_t N, class T>
-py::array_t<float> rows_array(const std::vector<T>& v) {
-  py::array_t<float> a({static_cast<py::ssize_t>(v.size()), static_cast<py::ssize_t>(N)});
-  float* out = a.mutable_data();
-  for (const auto& x : v)
-    for (unsigned j = 0; j < N; ++j) *out++ = x[j];
-  return a;
-}
-
-template <std::size_t N, class T>
 py::array_t<float> row_array(const T& x) {
   py::array_t<float> a(static_cast<py::ssize_t>(N));
   for (unsigned j = 0; j < N; ++j) a.mutable_at(j) = x[j];
@@ -237,20 +228,10 @@ mab::LegacyClip legacy_from_state(const mab::LegacyClip& base, const py::dict& s
 
 // The encoder bound of the module for legacy tracks, in one place (see encode_policy in ani.cpp).
 mab::LegacyEncodeOptions legacy_policy(double max_error_deg) {
-  if (!(max_error_deg > 0) || !std::isfinite(max_error_deg))
-    raise(mab::ErrorCode::invalid_argument, "max_error", "the bound must be a positive number of degrees");
   mab::LegacyEncodeOptions o;
-  o.max_error_deg = max_error_deg;
+  o.max_error_deg = checked_max_error(max_error_deg);
   return o;
 }
-
-[[noreturn]] void not_landed(std::string field, const std::string& what) {
-  raise(mab::ErrorCode::round_trip_mismatch, std::move(field),
-        what + ": the edit did not land; nothing was written (please report this as a bug)");
-}
-
-// A 6-byte quaternion (spec 9.1) is within 0.005 degrees of what it stores.
-constexpr double quat48_bound_deg = 0.01;
 
 const mab::LegacyRotationTrack* find_track(const mab::LegacyClip& c, std::uint32_t bone) {
   for (const auto& t : c.rotations)
@@ -415,6 +396,14 @@ void bind_legacy(py::module_& m) {
   m.def("encode_legacy", &encode_legacy);
   m.def("trim_legacy", &trim_legacy);
   m.def("legacy_sample", &legacy_sample);
+  // The read-back check alone, for its tests: `data` against the clip a state describes.
+  m.def("verify_legacy", [](const FileHandle& tmpl, std::size_t block, const py::bytes& data, const py::dict& state,
+                            double bound) {
+    const std::string s = data;
+    legacy_block(tmpl, block);
+    const mab::LegacyClip want = legacy_from_state(take(mab::decode_legacy_clip(tmpl.c(), block)), state);
+    return verify_legacy({s.begin(), s.end()}, block, want, bound);
+  });
 }
 
 }  // namespace mabpy

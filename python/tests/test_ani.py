@@ -312,3 +312,21 @@ def test_edit_operations_write_what_mab_edit_writes(path, op, mab_cli, tmp_path)
     assert run.returncode == 0, run.stderr
     assert data == out.read_bytes()
     assert data != path.read_bytes(), "the operation changed nothing: the comparison proves little"
+
+
+def test_root_rotations_and_part_entries_edit_lands():
+    clip = decode(CORPUS / "wd2" / "translations_all_bones_root_motion.mab")
+    assert clip.root_rotations is not None
+    clip.root_rotations[:] = quat_mul(TURN, clip.root_rotations)
+    data, rep = clip.encode()
+    after = mabkit.read(data).blocks[0].decode()
+    assert angle_deg(after.root_rotations, clip.root_rotations).max() < 0.01
+    assert rep.motion_sections_rewritten
+
+    clip = decode(CORPUS / "wd1" / "parts_no_nested.mab")
+    clip.parts[0].end = clip.parts[0].end + 0.25
+    clip.parts[1].type = 7
+    data, rep = clip.encode()
+    after = mabkit.read(data).blocks[0].decode()
+    assert after.parts == clip.parts
+    assert rep.motion_sections_rewritten
