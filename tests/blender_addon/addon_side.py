@@ -689,6 +689,17 @@ def refusals(case, arm, act, bone, frame):
     reasons.append(refused(out, "keys on a bone the clip lacks", "Not_In_Clip", "not in the block"))
     for fc in [fc for fc in fcs if "Not_In_Clip" in fc.data_path]:
         fcs.remove(fc)
+    # A template mabkit cannot read: its error (a C++ throw turned into MabError) is the reason.
+    bad = os.path.join(os.path.dirname(os.path.dirname(case["src"])), "bad", "wd1_bad_signature.bad")
+    lines = []
+    try:
+        with captured(lines):
+            bpy.ops.export_anim.mab(filepath=out, template_path=bad)
+        raise RuntimeError("an unreadable template was accepted: %s" % lines)
+    except RuntimeError as e:
+        if "template" not in str(e) or "signature" not in str(e) or os.path.exists(out):
+            raise RuntimeError("unreadable template: %s" % e)
+        reasons.append(str(e).splitlines()[0])
     # With everything taken back, the export goes through again and writes what it wrote before.
     lines = []
     export(out, lines)
