@@ -114,7 +114,7 @@ class EncodeReport:
     tag_tables_undecoded: int
     frames_added: List[Tuple[int, int]]         # legacy (bone, frame) keys stored anew
     frames_removed: List[Tuple[int, int]]
-    frames_interpolated: List[Tuple[int, int]]  # given, within max_error of the slerp: not stored
+    frames_interpolated: List[Tuple[int, int]]  # given but not stored (a track handed over at every frame is samples)
     def lines(self) -> List[str]: ...
 
 class Clip:

@@ -123,14 +123,15 @@ def test_a_constant_bone_keyed_becomes_a_track():
     assert angle_deg(after.rotation_at(bone, 0)[0], held) <= rep.max_error_deg + 1e-4
 
 
-def test_a_key_that_is_already_the_interpolation_is_reported_not_stored():
+def test_a_key_at_a_new_frame_is_stored_even_when_it_equals_the_interpolation():
     clip = decode(CORPUS / "fc2" / "retail_bank.mab")
     bone = sorted(clip.rotation_tracks)[0]
     frame = next(x for x in range(clip.frame_count) if x not in clip.rotation_tracks[bone].frames)
     clip.set_key(bone, frame, clip.rotation_at(bone, frame)[0])
     data, rep = clip.encode()
-    assert rep.frames_interpolated == [(bone, frame)] and (bone, frame) not in rep.frames_added
+    assert (bone, frame) in rep.frames_added and rep.frames_interpolated == []
     after = mabkit.read(data).blocks[0].decode()
+    assert frame in after.rotation_tracks[bone].frames
     assert angle_deg(after.rotation_at(bone, frame)[0], clip.rotation_at(bone, frame)[0]) <= rep.max_error_deg + 1e-4
 
 
