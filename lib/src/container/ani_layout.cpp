@@ -17,36 +17,30 @@ bool finite_non_negative(std::uint32_t bits) {
   return std::isfinite(f) && f >= 0.0f && f < 1.0e7f;
 }
 
+// Per shape (wd1, wdl, fc5), the bytes of the header's fields before `until` (all of them
+// when empty).
+std::array<std::uint64_t, 3> field_bytes_by_shape(std::string_view until) {
+  std::array<std::uint64_t, 3> out{};
+  for (const AniShape s : {AniShape::wd1, AniShape::wdl, AniShape::fc5}) {
+    AniHeader h;
+    h.shape = s;
+    FieldSizer sizer(until);
+    (void)ani_header_fields(std::as_const(h), sizer);
+    out[static_cast<std::size_t>(s)] = sizer.bytes();
+  }
+  return out;
+}
+
 }  // namespace
 
 std::uint64_t ani_header_size(AniShape shape) noexcept {
   // The header's fields (header_fields.hpp) end where the bone hashes start.
-  static const std::array<std::uint64_t, 3> sizes = [] {
-    std::array<std::uint64_t, 3> out{};
-    for (const AniShape s : {AniShape::wd1, AniShape::wdl, AniShape::fc5}) {
-      AniHeader h;
-      h.shape = s;
-      FieldSizer sizer;
-      (void)ani_header_fields(std::as_const(h), sizer);
-      out[static_cast<std::size_t>(s)] = sizer.bytes();
-    }
-    return out;
-  }();
+  static const auto sizes = field_bytes_by_shape({});
   return sizes[std::min<std::size_t>(static_cast<std::size_t>(shape), 2)];
 }
 
 std::uint64_t ani_offsets_position(AniShape shape) noexcept {
-  static const std::array<std::uint64_t, 3> positions = [] {
-    std::array<std::uint64_t, 3> out{};
-    for (const AniShape s : {AniShape::wd1, AniShape::wdl, AniShape::fc5}) {
-      AniHeader h;
-      h.shape = s;
-      FieldSizer sizer("offsets");
-      (void)ani_header_fields(std::as_const(h), sizer);
-      out[static_cast<std::size_t>(s)] = sizer.bytes();
-    }
-    return out;
-  }();
+  static const auto positions = field_bytes_by_shape("offsets");
   return positions[std::min<std::size_t>(static_cast<std::size_t>(shape), 2)];
 }
 
