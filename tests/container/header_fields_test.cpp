@@ -3,6 +3,7 @@
 // field; errors name the field the bytes ran out in; the JSON member lists are the format's.
 #include "container/header_fields.hpp"
 #include "container/layouts.hpp"
+#include "support/corpus.hpp"
 
 #include <gtest/gtest.h>
 
@@ -206,6 +207,19 @@ TEST(HeaderFields, VectorsAreWrittenAsTheyAre) {
   AniHeader h = sample_ani(AniShape::wdl);
   h.data_counts.push_back(9);
   EXPECT_EQ(write_fields(h, ani).size(), ani_header_size(AniShape::wdl) + 2);
+  for (const char* file : {"wdl/highflags_k17.mab", "fc2/all_arrays.mab"}) {
+    Container c = test::load_container(test::corpus_dir() / file);
+    ASSERT_TRUE(write_container(c).ok()) << file;
+    if (auto* a = c.blocks.front().ani()) a->data_counts.push_back(9);
+    if (const auto* l = c.blocks.front().legacy()) {
+      LegacyHeader shorter = *l;
+      shorter.masks.pop_back();
+      c.blocks.front().header = shorter;
+    }
+    const auto w = write_container(c);
+    ASSERT_FALSE(w.ok()) << file;
+    EXPECT_EQ(w.error().field, "header") << file;
+  }
 }
 
 // The JSON members of docs/json-format.md, in order; the JSON import's lists of allowed
