@@ -52,7 +52,7 @@ Status check_fc4_signature(const Fc4Header& h, std::uint64_t at, const Limits& l
 Status check_fc4_bone_count(const Fc4Header& h, std::uint64_t at, const Limits& limits);
 Status check_legacy_tag(const LegacyHeader& h, std::uint64_t at, const Limits& limits);
 
-// Which 'aNi' fields a shape has, and how many counts and offsets (spec 4.1-4.3).
+// Which 'aNi' fields a shape has, and how many counts and offsets (format 4.1-4.3).
 struct AniShapeInfo {
   bool wide_ids;  // u64 m_skeletonBoneCRC and m_skeletonPathId (WD1: one u32 CRC)
   bool has_frame_rate;
@@ -72,7 +72,7 @@ constexpr AniShapeInfo ani_shape_info(AniShape s) noexcept {
   return {true, true, 10, true, 12, true, true};
 }
 
-// File 0x00..0x10 (spec 3).
+// File 0x00..0x10 (format 3).
 template <class H, class V>
 Status outer_header_fields(H& h, V&& v) {
   MAB_TRY(v(FieldInfo{.key = "magic_word", .name = "magic"}, h.magic_word));
@@ -80,7 +80,7 @@ Status outer_header_fields(H& h, V&& v) {
   return v(FieldInfo{.key = "reserved", .name = "header+8"}, h.reserved);
 }
 
-// CAnimData (spec 4.1 WDL/WD2, 4.2 WD1, 4.3 FC5). The JSON's "shape" is not a field: it is
+// CAnimData (format 4.1 WDL/WD2, 4.2 WD1, 4.3 FC5). The JSON's "shape" is not a field: it is
 // the variant's, and decides which fields the file holds.
 template <class H, class V>
 Status ani_header_fields(H& h, V&& v) {
@@ -110,7 +110,7 @@ Status ani_header_fields(H& h, V&& v) {
   return v(FieldInfo{.key = "tail_padding", .name = "padding2", .stored = si.has_last_frame}, h.tail_padding);
 }
 
-// Far Cry 4 (spec 4.4; contradiction C8: layout unverified), from file 0x10.
+// Far Cry 4 (format 4.4; format 16 (C8): layout unverified), from file 0x10.
 template <class H, class V>
 Status fc4_header_fields(H& h, V&& v) {
   MAB_TRY(v(FieldInfo{.key = "unknown_10", .name = "unknown_10"}, h.unknown_10));
@@ -131,7 +131,7 @@ Status fc4_header_fields(H& h, V&& v) {
 inline constexpr std::string_view legacy_mask_names[4] = {"constRotationMask", "keyedRotationMask",
                                                           "constTranslationMask", "animTranslationMask"};
 
-// Legacy clip header (spec 13). mask_words is the variant's (5 for FC2, 9 for FC3): not in the
+// Legacy clip header (format 13). mask_words is the variant's (5 for FC2, 9 for FC3): not in the
 // file, but in the JSON, and it sizes the masks.
 template <class H, class V>
 Status legacy_header_fields(H& h, V&& v) {

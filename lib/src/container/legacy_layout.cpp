@@ -31,7 +31,7 @@ Result<Block> read_clip(std::span<const std::uint8_t> bytes, std::uint64_t base,
   io::ByteReader r(bytes, base);
   LegacyHeader h;
   h.mask_words = mask_words;
-  // No check of this header needs the limits: its counts are the variant's (spec 13).
+  // No check of this header needs the limits: its counts are the variant's (format 13).
   MAB_TRY(legacy_header_fields(h, FieldReader(r, default_limits)));
   FieldSizer to_table("sections");
   (void)legacy_header_fields(std::as_const(h), to_table);
