@@ -67,6 +67,7 @@ void setup(CLI::App& app, int& exit_code) {
     std::string file, output;
     std::optional<std::size_t> block;
     bool in_place = false;
+    std::optional<double> max_error;
     std::vector<std::string> scratch;
   };
   auto o = std::make_shared<Opts>();
@@ -74,6 +75,11 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", o->output, "The .mab to write")->required();
   cmd->add_option("--block", o->block, "Block to edit (Far Cry 5 files hold several; default 0)");
   cmd->add_flag("--in-place", o->in_place, "Allow -o to name FILE itself (FILE is kept as FILE.bak)");
+  cmd->add_option("--max-error", o->max_error,
+                  "DEG: largest angular error of a re-quantised key (default 0.01, as mab import): a changed bone "
+                  "keeps its bit depth unless that misses DEG, then gets the smallest depth meeting it; what no "
+                  "depth brings within DEG is refused, nothing written")
+      ->check(CLI::PositiveNumber);
   // (name, values per use, help)
   static const std::vector<std::tuple<std::string, int, std::string>> ops = {
       {"--speed", 1, "F: play F times as fast (0.5 = half speed); keys that meet are dropped"},
@@ -85,11 +91,11 @@ void setup(CLI::App& app, int& exit_code) {
       {"--set-constant", 2, "BONE QUAT: BONE holds QUAT for the whole clip"},
       {"--copy-track", 2, "FROM.mab BONE: BONE's track from another clip, resampled onto this clip's times"},
       {"--remove-bone", 1, "BONE: drop BONE from the clip"},
+      {"--rename-bone", 2, "BONE NEW: give BONE the hash of NEW (a name, or a 0x hash); its keys keep their codes"},
       {"--add-bone", 2, "NAME QUAT: a new constant bone (hash = CRC-32 of NAME)"},
       {"--bits", 2, "BONE N: re-quantise BONE at N bits per value (1..16)"},
-      {"--max-error", 1,
-       "DEG: re-quantise every animated bone at the smallest depth within DEG degrees (without it, changed "
-       "bones keep their depth unless it misses 0.01 degree)"},
+      {"--requantise", 0, "re-quantise every animated bone, unchanged ones too, at the smallest depth meeting "
+                          "--max-error (smaller files for a looser bound)"},
       {"--reduce", 1, "DEG: drop shared key times while every bone stays within DEG degrees of the interpolation"},
   };
   for (const auto& [name, n, help] : ops) {
@@ -109,7 +115,8 @@ void setup(CLI::App& app, int& exit_code) {
       "Examples:\n"
       "  mab edit walk.mab -o slow.mab --speed 0.5\n"
       "  mab edit walk.mab -o fixed.mab --trim 0.5 2.0 --loop-fix --rotate-bone \"Bip01 Head\" 0,0,1@15\n"
-      "  mab edit walk.mab -o small.mab --reduce 0.05 --max-error 0.02\n"
+      "  mab edit walk.mab -o small.mab --reduce 0.05 --requantise --max-error 0.02\n"
+      "  mab edit walk.mab -o fixed.mab --rename-bone 0x1630ABF4 \"Bip01 Spine\"\n"
       "Operations run in the order given; the report lists what each did, the chunks reused and\n"
       "re-quantised and the largest error. Exit status: 0 when written, 1 on any error.");
   cmd->callback([o, cmd, &exit_code] {
@@ -134,7 +141,10 @@ void setup(CLI::App& app, int& exit_code) {
       plan.push_back(std::move(op));
     }
     if (plan.empty()) {
-      std::fprintf(stderr, "mab: edit: no operation given (see mab edit --help)\n");
+      std::fprintf(stderr, "mab: edit: no operation given%s (see mab edit --help)\n",
+                   o->max_error ? ": --max-error bounds what the operations re-quantise; --requantise re-quantises "
+                                  "every bone at it"
+                                : "");
       return;
     }
     auto c = mab::cli::load_container("edit", o->file);
@@ -154,12 +164,10 @@ void setup(CLI::App& app, int& exit_code) {
       return;
     }
     mab::Clip clip = d->clip;
-    // Changed bones keep their depth unless it misses 0.01 degree (or --max-error).
-    mab::EncodeOptions eo;
-    eo.raise_depth = true;
+    // The error policy mab import shares (issue 25).
+    mab::EncodeOptions eo = mab::edit_policy(o->max_error.value_or(mab::default_max_error_deg));
     mab::edit::Notes notes;
     std::vector<fs::path> inputs{o->file};
-    const std::size_t keys_before = clip.key_count();
     auto fail = [&](const Op& op, const std::string& why) {
       std::string args;
       for (const auto& a : op.args) args += " " + a;
@@ -233,11 +241,11 @@ void setup(CLI::App& app, int& exit_code) {
         if (!n) return;
         if (*n != std::floor(*n) || *n < 1 || *n > 16) return fail(op, "a bit depth is a whole number 1..16");
         st = mab::edit::set_bits(clip, *b, static_cast<unsigned>(*n));
-      } else if (op.name == "--max-error") {
-        const auto e = need_number(0);
-        if (!e) return;
-        if (!(*e > 0)) return fail(op, "the bound must be positive");
-        eo.max_error_deg = *e;
+      } else if (op.name == "--rename-bone") {
+        const auto b = need_bone(0);
+        if (!b) return;
+        st = mab::edit::rename_bone(clip, *b, op.args[1]);
+      } else if (op.name == "--requantise") {
         eo.requantise_all = true;
       } else if (op.name == "--reduce") {
         const auto e = need_number(0);
@@ -262,13 +270,15 @@ void setup(CLI::App& app, int& exit_code) {
     mab::EncodeReport rep;
     auto out = mab::encode_clip(*d, clip, eo, &rep);
     if (!out) {
-      std::fprintf(stderr, "mab: edit: %s: %s; nothing written\n", o->file.c_str(), out.error().message().c_str());
+      // The error policy's refusal (edit_policy) says it already, in mab import's words.
+      const std::string why = out.error().message();
+      std::fprintf(stderr, "mab: edit: %s: %s%s\n", o->file.c_str(), why.c_str(),
+                   why.find("nothing written") == std::string::npos ? "; nothing written" : "");
       return;
     }
     if (!mab::cli::write_output("edit", inputs, o->output, o->in_place, *out)) return;
     std::printf("wrote %s (%zu bytes)\n", o->output.c_str(), out->size());
     for (const auto& n : notes) std::printf("  %s\n", n.c_str());
-    std::printf("  keys              %zu -> %zu\n", keys_before, clip.key_count());
     mab::cli::print_encode_report(rep, "(re-quantised keys against the edited rotations)");
     if (auto rc = mab::read_container(*out)) {
       std::size_t errors = 0;
