@@ -91,7 +91,10 @@ Status export_block_json(const Container& c, std::size_t block, const JsonSink& 
 
 // The inverse of export_json(const DecodedClip&): container and codes as the document's
 // bytes decode (the document's "codes", when present, must agree with them), and the
-// clip as the document states it. not_decodable if the document holds no clip.
+// clip as the document states it, its bones checked against the file's (docs/json-format.md
+// "Bone identity"; a renamed bone carries ClipBone::renamed_from). For inspection: encoding
+// goes through import_json_bytes, which encodes against the original clip. not_decodable if
+// the document holds no clip.
 // Every malformed document is a parse_error naming the JSON path (e.g.
 // "/clip/bones/3/keys/7/2") and, for syntax errors, the byte offset in the text.
 Result<DecodedClip> import_json(std::string_view text, const Limits& limits = default_limits);

@@ -192,7 +192,7 @@ struct LegacyEncodeOptions {
   double max_error_deg = 0.01;
   // Nothing is encoded when a rewritten track ends up further than max_error_deg from the edit
   // (invalid_argument, field "max_error"): the sparse writer keys every frame that needs it, so
-  // only a bound below a 6-byte key's own rounding (about 0.004 degrees) can be missed.
+  // only a bound below a 6-byte key's own rounding (up to about 0.008 degrees) can be missed.
   bool refuse_above_max_error = false;
 };
 
