@@ -169,13 +169,17 @@ void print_encode_report(const mab::EncodeReport& rep, std::string_view error_no
   // against the bound every command shares (edit_policy).
   std::printf("  key times         %zu -> %zu (%zu added, %zu removed)\n", rep.key_times_before, rep.key_times_after,
               rep.key_times_added, rep.key_times_removed);
-  if (!rep.bones_renamed.empty() || !rep.bones_added.empty() || !rep.bones_removed.empty()) {
-    std::vector<std::string> renamed;
+  {
+    std::vector<std::string> renamed, parts;
     for (const auto& [from, to] : rep.bones_renamed) renamed.push_back(hex(from, 8) + " -> " + hex(to, 8));
-    std::printf("  bones             %zu renamed%s%s, %zu added%s%s, %zu removed%s%s\n", renamed.size(),
-                renamed.empty() ? "" : " ", short_list(renamed).c_str(), rep.bones_added.size(),
-                rep.bones_added.empty() ? "" : " ", short_list(rep.bones_added).c_str(), rep.bones_removed.size(),
-                rep.bones_removed.empty() ? "" : " ", short_list(rep.bones_removed).c_str());
+    if (!renamed.empty()) parts.push_back(std::to_string(renamed.size()) + " renamed (" + short_list(renamed) + ")");
+    if (!rep.bones_added.empty())
+      parts.push_back(std::to_string(rep.bones_added.size()) + " added (" + short_list(rep.bones_added) + ")");
+    if (!rep.bones_removed.empty())
+      parts.push_back(std::to_string(rep.bones_removed.size()) + " removed (" + short_list(rep.bones_removed) + ")");
+    std::string line;
+    for (const auto& part : parts) line += (line.empty() ? "" : "; ") + part;
+    if (!line.empty()) std::printf("  bones             %s\n", line.c_str());
   }
   constexpr std::size_t depth_lines = 8;
   for (std::size_t i = 0; i < rep.depth_changes.size() && i < depth_lines; ++i) {

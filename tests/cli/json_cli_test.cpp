@@ -597,7 +597,7 @@ TEST(JsonCli, AChangedHashIsAnErrorARenameIsExplicit) {
   renamed["clip"]["bones"][1]["rename_to"] = "Bip01 Spine";
   r = import_doc(dir, renamed, "r.mab", "", &err);
   ASSERT_EQ(r.status, 0) << err;
-  EXPECT_NE(r.out.find("1 renamed 0xB021FD58 -> 0x21AB33D6"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 renamed (0xB021FD58 -> 0x21AB33D6)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("3 reused, 0 re-quantised"), std::string::npos) << r.out;
   auto e = run("edit " + k_wd1.string() + " -o " + (dir / "e.mab").string() + " --rename-bone 0xB021FD58 \"Bip01 Spine\"",
                &err);
@@ -616,7 +616,7 @@ TEST(JsonCli, AChangedHashIsAnErrorARenameIsExplicit) {
   added["clip"]["bones"][5]["new"] = true;
   r = import_doc(dir, added, "n.mab", "", &err);
   ASSERT_EQ(r.status, 0) << err;
-  EXPECT_NE(r.out.find("1 added 0x12345678"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 added (0x12345678)"), std::string::npos) << r.out;
   added["clip"]["bones"][1]["new"] = true;  // the file has it
   EXPECT_EQ(import_doc(dir, added, "n2.mab", "", &err).status, 1);
   EXPECT_NE(err.find("/clip/bones/1/new"), std::string::npos) << err;

@@ -355,6 +355,7 @@ Status copy_track(Clip& c, const Clip& from, std::uint32_t hash, Notes* notes) {
     // The rotation track is copied; the bone's own translations stay (issue 16).
     nb.translations = std::move(old.translations);
     nb.constant_translation = old.constant_translation;
+    nb.renamed_from = old.renamed_from;
     old = std::move(nb);
   } else {
     c.bones.push_back(std::move(nb));
