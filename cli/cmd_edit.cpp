@@ -93,7 +93,7 @@ void setup(CLI::App& app, int& exit_code) {
       {"--remove-bone", 1, "BONE: drop BONE from the clip"},
       {"--rename-bone", 2, "BONE NEW: give BONE the hash of NEW (a name, or a 0x hash); its keys keep their codes"},
       {"--add-bone", 2, "NAME QUAT: a new constant bone (hash = CRC-32 of NAME)"},
-      {"--bits", 2, "BONE N: re-quantise BONE at N bits per value (1..16)"},
+      {"--bits", 2, "BONE N: re-quantise BONE at N bits per value (1..16), kept as asked: refused if it misses --max-error"},
       {"--requantise", 0, "re-quantise every animated bone, unchanged ones too, at the smallest depth meeting "
                           "--max-error (smaller files for a looser bound)"},
       {"--reduce", 1, "DEG: drop shared key times while every bone stays within DEG degrees of the interpolation"},

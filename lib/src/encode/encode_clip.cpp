@@ -195,6 +195,34 @@ void report_timeline_and_bones(const Clip& orig, const Clip& edited, EncodeRepor
     if (!kept[o]) rep.bones_removed.push_back(orig.bones[o].hash);
 }
 
+// Equal offsets are legal and kept (spec 8.3, D8): two sections can be one run of bytes.
+// Rewriting such a run for one of them would silently change the other (or be undone by the
+// other's write), so the edit is refused.
+Status check_shared_runs(const DecodedClip& original, const Block& b, const std::vector<int>& rewritten) {
+  for (const int slot : rewritten) {
+    if (slot < 0) continue;
+    const int seg = b.slot_segment[static_cast<std::size_t>(slot)];
+    if (seg < 0) continue;
+    std::string users;
+    std::size_t n_users = 0;
+    for (std::size_t j = 0; j < b.slot_segment.size(); ++j) {
+      if (b.slot_segment[j] != seg) continue;
+      ++n_users;
+      users += (users.empty() ? "" : ", ") + b.slot_field_name(j) + " (" + std::string(section_name(b, j)) + ")";
+    }
+    if (n_users > 1) {
+      const Block& before = original.container.blocks[original.block];
+      const auto s = static_cast<std::size_t>(seg);
+      const std::uint64_t at =
+          b.original_base + (s < before.segments.size() ? before.segments[s].original_offset : 0);
+      return make_error(ErrorCode::overlap, at, b.slot_field_name(static_cast<std::size_t>(slot)),
+                        users + " point at the same bytes; this edit rewrites them, which would change "
+                                "the other sections too, so nothing was written");
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<Container> encode_clip_container(const DecodedClip& original, const Clip& edited,
@@ -325,30 +353,7 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
       for (std::size_t i = 0; i < bones.size(); ++i) (*flags)[i] = bones[i].flags;
     b.bones = std::move(bones);
   }
-  // Equal offsets are legal and kept (spec 8.3, D8): two sections can be one run of bytes.
-  // Rewriting such a run for one of them would silently change the other (or be undone by
-  // the other's write), so the edit is refused.
-  for (const int slot : rewritten) {
-    if (slot < 0) continue;
-    const int seg = b.slot_segment[static_cast<std::size_t>(slot)];
-    if (seg < 0) continue;
-    std::string users;
-    std::size_t n_users = 0;
-    for (std::size_t j = 0; j < b.slot_segment.size(); ++j) {
-      if (b.slot_segment[j] != seg) continue;
-      ++n_users;
-      users += (users.empty() ? "" : ", ") + b.slot_field_name(j) + " (" + std::string(section_name(b, j)) + ")";
-    }
-    if (n_users > 1) {
-      const Block& before = original.container.blocks[original.block];
-      const auto s = static_cast<std::size_t>(seg);
-      const std::uint64_t at =
-          b.original_base + (s < before.segments.size() ? before.segments[s].original_offset : 0);
-      return make_error(ErrorCode::overlap, at, b.slot_field_name(static_cast<std::size_t>(slot)),
-                        users + " point at the same bytes; this edit rewrites them, which would change "
-                                "the other sections too, so nothing was written");
-    }
-  }
+  MAB_TRY(check_shared_runs(original, b, rewritten));
   // Nested-block links of part entries follow the blocks this edit moved (spec 12).
   MAB_TRY(encode::relink_parts(original.container, c, original.options));
   if (report) *report = std::move(rep);
