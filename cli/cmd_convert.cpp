@@ -39,6 +39,17 @@ void setup(CLI::App& app, int& exit_code) {
     exit_code = 1;
     auto c = mab::cli::load_container("convert", o->file);
     if (!c) return;
+    if (c->variant != nullptr && c->variant->layout == mab::LayoutKind::legacy) {
+      // Spec 1, 13: the two families share the 6-byte quaternion and nothing above it.
+      std::fprintf(stderr,
+                   "mab: convert: %s: %s is a Far Cry 2/3 ('AnD') clip; conversion between these and the 'aNi' games "
+                   "(Watch Dogs, Far Cry 5) is not supported: a legacy clip names bones by skeleton id, not by "
+                   "name hash, gives each track its own sparse keys instead of one shared timeline, and nothing "
+                   "public maps one family's skeletons onto the other's. Edit it through mab export / mab import "
+                   "(JSON or glTF) instead\n",
+                   o->file.c_str(), std::string(c->variant->short_name).c_str());
+      return;
+    }
     mab::ConvertOptions opt;
     opt.drop_unmappable = o->drop;
     mab::ConvertReport rep;

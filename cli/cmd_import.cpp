@@ -51,7 +51,9 @@ bool looks_like_gltf(const std::string& path, std::span<const std::uint8_t> data
 
 void print_legacy_encode(const mab::LegacyEncodeReport& rep, double bound) {
   std::printf("  legacy sections   %zu kept, %zu rewritten\n", rep.sections_kept, rep.sections_rewritten);
-  std::printf("  keyed rotations   %zu stored keys before, %zu after\n", rep.keys_before, rep.keys_after);
+  std::printf("  keyed rotations   %zu stored keys before, %zu after: %zu kept at their frames and codes, %zu at new "
+              "frames\n",
+              rep.keys_before, rep.keys_after, rep.keys_kept, rep.keys_added);
   if (rep.tag_records_edited != 0 || rep.events_edited != 0)
     std::printf("  tags and events   %zu tag record(s), %zu event node(s) written with new fields\n",
                 rep.tag_records_edited, rep.events_edited);

@@ -337,7 +337,8 @@ TEST(Diff, FindsTheEditedBoneAndKey) {
   ASSERT_EQ(diff->bones.size(), 3u);
   EXPECT_EQ(diff->bones[0].max_deg, 0.0);
   EXPECT_NEAR(diff->bones[1].max_deg, 5.0, 1e-4);
-  EXPECT_EQ(diff->bones[1].worst_key, 20u);
+  EXPECT_EQ(diff->bones[1].worst_time_s, d.clip.key_seconds(20));
+  EXPECT_EQ(diff->bones[1].times, d.clip.key_count());
   EXPECT_NEAR(diff->bones[1].mean_deg, 5.0 / 60, 1e-5);
   EXPECT_NEAR(diff->max_deg, 5.0, 1e-4);
   mab::Clip fewer = d.clip;

@@ -9,6 +9,7 @@
 #include <mab/clip.hpp>
 #include <mab/result.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -90,14 +91,16 @@ Result<ReduceReport> reduce(Clip& clip, double max_deg);
 
 }  // namespace edit
 
-// Angle per bone between two clips, bones matched by hash (and occurrence), B sampled at A's
-// key times in seconds (docs/edit.md, `mab diff`).
+// Angle per bone between two clips (docs/edit.md, `mab diff`), bones matched by hash and
+// occurrence. Each pair is compared at the union of both bones' key times in seconds, each clip
+// sampled there by its own interpolation (slerp between its keys, held past its ends), so a key
+// inserted in either clip shows whichever clip comes first.
 struct BoneDiff {
   std::uint32_t hash = 0;
   std::string name;
   double max_deg = 0, mean_deg = 0;
-  std::size_t worst_key = 0;  // key of A where the difference peaks
-  std::size_t keys = 0;       // compared
+  double worst_time_s = 0;  // where the difference peaks
+  std::size_t times = 0;    // compared: both bones' key times, merged
 };
 struct ClipDiff {
   std::vector<BoneDiff> bones;             // bones rotated in both
@@ -106,5 +109,18 @@ struct ClipDiff {
   double max_deg = 0;
 };
 Result<ClipDiff> diff_clips(const Clip& a, const Clip& b);
+
+// One bone's rotation for diff_tracks, whatever the clip's model: its key times in seconds
+// (ascending; empty for a constant rotation) and its rotation at any time in seconds.
+struct DiffTrack {
+  std::uint32_t hash = 0;
+  std::string name;
+  bool rotated = true;  // false: the bone holds no rotation
+  std::vector<double> times;
+  std::function<Quat(double)> at;
+};
+// diff_clips's comparison of two lists of tracks (the Far Cry 2/3 clips' diff_legacy_clips
+// builds them from its tracks); tracks matched by hash and occurrence.
+ClipDiff diff_tracks(const std::vector<DiffTrack>& a, const std::vector<DiffTrack>& b);
 
 }  // namespace mab
