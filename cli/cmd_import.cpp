@@ -49,7 +49,7 @@ bool looks_like_gltf(const std::string& path, std::span<const std::uint8_t> data
   return head.find("\"mabkit-clip\"") == std::string_view::npos && head.find("\"asset\"") != std::string_view::npos;
 }
 
-void print_legacy_encode(const mab::LegacyEncodeReport& rep) {
+void print_legacy_encode(const mab::LegacyEncodeReport& rep, double bound) {
   std::printf("  legacy sections   %zu kept, %zu rewritten\n", rep.sections_kept, rep.sections_rewritten);
   std::printf("  keyed rotations   %zu stored keys before, %zu after: %zu kept at their frames and codes, %zu at new "
               "frames\n",
@@ -57,7 +57,7 @@ void print_legacy_encode(const mab::LegacyEncodeReport& rep) {
   if (rep.tag_records_edited != 0 || rep.events_edited != 0)
     std::printf("  tags and events   %zu tag record(s), %zu event node(s) written with new fields\n",
                 rep.tag_records_edited, rep.events_edited);
-  std::printf("  max angular error %.6f degrees\n", rep.max_error_deg);
+  std::printf("  max angular error %.6f degrees (--max-error %g)\n", rep.max_error_deg, bound);
   // JB-DOC: a tag record's clip offset counts from the record; those that reached a clip follow it.
   for (const auto& u : rep.tag_offsets_updated)
     std::printf("  tag record        clip %zu record %zu: clip offset %d -> %d (still clip %d)\n", u.block, u.record,
@@ -92,7 +92,7 @@ void setup(CLI::App& app, int& exit_code) {
   struct Opts {
     std::string file, output, template_file, game, animation, skeleton, rotations = "auto";
     std::optional<std::size_t> block;
-    bool choose_depth = false, keep_times = false, in_place = false;
+    bool choose_depth = false, keep_times = false, in_place = false, allow_other_clip = false;
     std::optional<double> max_error, reduce;
     double match_tolerance = 1e-3;
   };
@@ -102,7 +102,8 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", o->output, "The .mab to write")->required();
   cmd->add_option("--template", o->template_file,
                   "glTF: the .mab the animation was exported from (or one of the same clip): its header, "
-                  "sections and untouched bones are kept, byte for byte");
+                  "sections and untouched bones are kept, byte for byte. JSON: the .mab the document must come "
+                  "from (refused if its container is another file's)");
   cmd->add_option("--game", o->game,
                   "glTF without --template: build a new clip for this game (wd1, wd2, wdl, fc5; any case)")
       ->type_name("GAME")
@@ -113,9 +114,9 @@ void setup(CLI::App& app, int& exit_code) {
                 "glTF: use the glTF's own key times, rounded to the game's key rate (WD1: 120/s, others: the "
                 "frame rate), instead of sampling at the template's");
   cmd->add_option("--max-error", o->max_error,
-                  "Largest angular error in degrees for re-quantised keys (default 0.01). glTF: a changed bone "
-                  "keeps its bit depth unless that misses the bound. JSON: the bound for --choose-depth; "
-                  "nothing is written if a re-quantised key is further off. Far Cry 2/3 JSON: a frame of an edited "
+                  "Largest angular error in degrees of a re-quantised key (default 0.01, as mab edit): a changed "
+                  "bone keeps its bit depth unless that misses the bound, then gets the smallest depth meeting it; "
+                  "what no depth brings within it is refused, nothing written. Far Cry 2/3: a frame of an edited "
                   "track gets its own stored key where interpolation would miss by more")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--reduce", o->reduce,
@@ -136,6 +137,9 @@ void setup(CLI::App& app, int& exit_code) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--choose-depth", o->choose_depth,
                 "JSON: re-pick the bit depth of each edited bone, the smallest meeting --max-error");
+  cmd->add_flag("--allow-other-clip", o->allow_other_clip,
+                "JSON: write a document that holds another clip (not --template's file, or a clip keeping none "
+                "of its file's rotations, key times and duration), which is otherwise refused");
   cmd->add_flag("--in-place", o->in_place,
                 "Allow -o to name an input file itself (it is kept as FILE.bak, or FILE.bak.1, .bak.2, ... when that "
                 "exists)");
@@ -151,6 +155,8 @@ void setup(CLI::App& app, int& exit_code) {
       "file back byte for byte. glTF: nodes are matched to bones by the CRC-32 of their names (or a\n"
       "bone_0xHASH name); without --animation every animation named block_N goes to block N, else\n"
       "the first to block 0. Translation and scale channels are listed, not stored (spec 10).\n"
+      "JSON: bones are the file's, by hash: rename one with \"rename_to\", add one with \"new\": true\n"
+      "(docs/json-format.md, \"Bone identity\").\n"
       "Exit status: 0 written; 1 the input or an edit is refused; 2 usage or I/O error (nothing is written then).");
   cmd->callback([o, &exit_code] {
     exit_code = mab::cli::exit_usage;
@@ -160,7 +166,7 @@ void setup(CLI::App& app, int& exit_code) {
       exit_code = mab::cli::exit_status(data.error());
       return;
     }
-    const bool gltf = !o->template_file.empty() || !o->game.empty() || looks_like_gltf(o->file, data->bytes());
+    const bool gltf = !o->game.empty() || looks_like_gltf(o->file, data->bytes());
     std::vector<fs::path> inputs;
     if (o->file != "-") inputs.push_back(o->file);
 
@@ -171,9 +177,18 @@ void setup(CLI::App& app, int& exit_code) {
         return;
       }
       exit_code = mab::cli::exit_refused;
-      mab::EncodeOptions options;
-      options.choose_depth = o->choose_depth;
-      if (o->max_error) options.max_error_deg = *o->max_error;
+      mab::JsonImportOptions options;
+      options.encode = mab::edit_policy(o->max_error.value_or(mab::default_max_error_deg));
+      options.encode.choose_depth = o->choose_depth;
+      options.allow_other_clip = o->allow_other_clip;
+      std::optional<mab::Container> tmpl;
+      if (!o->template_file.empty()) {
+        tmpl = mab::cli::load_container("import", exit_code, o->template_file, "--template");
+        if (!tmpl) return;
+        exit_code = mab::cli::exit_refused;
+        options.template_file = &*tmpl;
+        inputs.push_back(o->template_file);
+      }
       auto imported = mab::import_json_bytes(*data, mab::default_limits, options);
       if (!imported) {
         std::fprintf(stderr, "mab: import: %s: %s\n", o->file.c_str(), imported.error().message().c_str());
@@ -186,20 +201,11 @@ void setup(CLI::App& app, int& exit_code) {
         exit_code = mab::cli::exit_usage;
         return;
       }
-      const double error = imported->legacy_encoded ? imported->legacy_report.max_error_deg : rep.max_error_deg;
-      if (o->max_error && error > *o->max_error) {
-        std::fprintf(stderr, "mab: import: %s: a re-quantised key is %.6f degrees off, above --max-error %g; "
-                             "nothing written%s\n",
-                     o->file.c_str(), error, *o->max_error,
-                     imported->legacy_encoded ? " (a 6-byte quaternion alone can be 0.008 degrees off)"
-                                              : " (try --choose-depth)");
-        return;
-      }
       if (!mab::cli::write_output("import", exit_code, inputs, o->output, o->in_place, imported->bytes)) return;
       mab::cli::print_mab_written(o->output, imported->bytes,
                                   {"the document's original", imported->original_size, imported->identical});
       if (imported->legacy_encoded)
-        print_legacy_encode(imported->legacy_report);
+        print_legacy_encode(imported->legacy_report, options.encode.max_error_deg);
       else if (imported->clip_encoded)
         mab::cli::print_encode_report(rep, "");
       else
@@ -209,8 +215,9 @@ void setup(CLI::App& app, int& exit_code) {
       return;
     }
 
-    if (o->choose_depth) {
-      std::fprintf(stderr, "mab: import: --choose-depth is for JSON; glTF import picks depths by --max-error\n");
+    if (o->choose_depth || o->allow_other_clip) {
+      std::fprintf(stderr, "mab: import: %s is for JSON; glTF import picks depths by --max-error\n",
+                   o->choose_depth ? "--choose-depth" : "--allow-other-clip");
       return;
     }
     if (o->template_file.empty() == o->game.empty()) {
@@ -280,7 +287,7 @@ void setup(CLI::App& app, int& exit_code) {
         if (!a.nodes_unmatched.empty())
           std::fprintf(stderr, "mab: import: note: %zu channel(s) match no track of the clip and were not imported: %s\n",
                        a.nodes_unmatched.size(), mab::cli::short_list(a.nodes_unmatched).c_str());
-        print_legacy_encode(a.legacy_encode);
+        print_legacy_encode(a.legacy_encode, opt.max_error_deg);
         continue;
       }
       if (o->reduce)

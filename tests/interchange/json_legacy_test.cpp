@@ -30,8 +30,8 @@ std::string document(const mab::Container& c, std::size_t block) {
 }
 
 mab::Result<mab::JsonImport> import(const json& doc, double max_error = 0.01) {
-  mab::EncodeOptions o;
-  o.max_error_deg = max_error;
+  mab::JsonImportOptions o;
+  o.encode = mab::edit_policy(max_error);
   return mab::import_json_bytes(doc.dump(), mab::default_limits, o);
 }
 
@@ -183,6 +183,7 @@ TEST(JsonLegacy, NonFiniteTranslationsAreNullAndKeepTheirBits) {
   // A null where the original has no value (a bone it does not translate) is refused.
   json bad = doc;
   bad["legacy_clip"]["constant_translations"][0]["bone"] = 31;
+  bad["legacy_clip"]["constant_translations"][0]["new"] = true;  // else a moved track (issue 25)
   auto r = import(bad);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().field, "/legacy_clip/constant_translations/0/translation/0");
@@ -212,8 +213,11 @@ TEST(JsonLegacy, UnsupportedOrMalformedEditsAreRefusedWithTheirPath) {
        "/legacy_clip/constant_rotations/1/rotation/3"},
       {"emptied section", "/legacy_clip/translations", json::array(), mab::ErrorCode::invalid_argument,
        "sections[5]"},
-      {"bone beyond the masks", "/legacy_clip/constant_rotations/3/bone", 160, mab::ErrorCode::invalid_argument,
-       "constant_rotations"},
+      {"bone id changed", "/legacy_clip/constant_rotations/3/bone", 160, mab::ErrorCode::parse_error,
+       "/legacy_clip/constant_rotations/3/bone"},
+      {"new bone beyond the masks", "/legacy_clip/constant_rotations/3",
+       {{"bone", 160}, {"rotation", doc["legacy_clip"]["constant_rotations"][3]["rotation"]}, {"new", true}},
+       mab::ErrorCode::invalid_argument, "constant_rotations"},
       {"a clip too", "/clip", json::object(), mab::ErrorCode::parse_error, "/legacy_clip"},
   };
   for (const auto& k : cases) {

@@ -551,9 +551,7 @@ Result<std::vector<std::uint8_t>> import_animation(const Context& ctx, const Con
   // on a new timeline they are the template's, resampled.
   if (!same_timeline) resample_motion(edited, orig);
   MAB_TRY(reduce_keys(opt, edited, rep));
-  EncodeOptions eo;
-  eo.max_error_deg = opt.max_error_deg;
-  eo.raise_depth = true;
+  const EncodeOptions eo = edit_policy(opt.max_error_deg);  // issue 25: the one error policy
   return encode_clip(d, edited, eo, &rep.encode);
 }
 
@@ -802,8 +800,7 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
               [](const LegacyTranslationTrack& a, const LegacyTranslationTrack& b) { return a.bone < b.bone; });
   }
 
-  LegacyEncodeOptions lo;
-  lo.max_error_deg = opt.max_error_deg;
+  const LegacyEncodeOptions lo = legacy_edit_policy(opt.max_error_deg);  // issue 25: the one error policy
   MAB_ASSIGN(const Container written, encode_legacy_clip(current, block, edited, lo, &rep.legacy_encode));
   return write_container(written);
 }
@@ -869,9 +866,7 @@ Result<std::vector<std::uint8_t>> import_new(const Context& ctx, std::size_t ai,
   rep.keys = clip.key_count();
   rep.key_rate = rate;
   MAB_TRY(reduce_keys(opt, clip, rep));
-  EncodeOptions eo;
-  eo.max_error_deg = opt.max_error_deg;
-  eo.raise_depth = true;
+  const EncodeOptions eo = edit_policy(opt.max_error_deg);  // issue 25: the one error policy
   return encode_clip(d, clip, eo, &rep.encode);
 }
 

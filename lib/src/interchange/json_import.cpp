@@ -4,6 +4,9 @@
 // only to report the syntax error with nlohmann's line, column and byte offset.
 #include <mab/json.hpp>
 
+#include <mab/edit.hpp>
+
+#include "encode/encode_common.hpp"
 #include "interchange/json_motion.hpp"
 
 #include <nlohmann/json.hpp>
@@ -13,10 +16,12 @@
 #include <bit>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <initializer_list>
 #include <limits>
 #include <new>
 #include <optional>
+#include <variant>
 
 namespace mab {
 
@@ -70,6 +75,8 @@ struct Val {
   bool is_array() const { return type() == element_type::ARRAY; }
   bool is_string() const { return type() == element_type::STRING; }
   bool is_null() const { return type() == element_type::NULL_VALUE; }
+  bool is_bool() const { return type() == element_type::BOOL; }
+  bool boolean() const { return e.get_bool().value_unsafe(); }
   bool is_number() const {
     const auto t = type();
     return t == element_type::INT64 || t == element_type::UINT64 || t == element_type::DOUBLE;
@@ -615,11 +622,44 @@ Result<Quat> read_quat(const Val& j, const Path& path) {
   return q;
 }
 
+// How a document bone names its bone (issue 25, docs/json-format.md "Bone identity").
+struct ParsedBoneId {
+  bool hash_given = false;          // else the hash is the name's CRC-32
+  std::optional<BoneId> rename_to;  // "rename_to": the new hash (and name)
+  bool is_new = false;              // "new": true, a bone the file lacks
+};
+
 struct ParsedClip {
   Clip clip;
   bool key_rate_given = false;
   bool duration_given = false;
+  std::vector<ParsedBoneId> ids;  // per bone
 };
+
+Result<BoneId> read_rename(const Val& j, const Path& path) {
+  if (j.is_string()) {
+    auto id = parse_bone_id(j.string());
+    if (!id) return perr(path, id.error().detail);
+    return *id;
+  }
+  if (!j.is_number_unsigned()) return perr(path, "expected a bone name or a hash, found " + describe(j));
+  MAB_ASSIGN(const auto hash, read_u<std::uint32_t>(j, path));
+  return BoneId{hash, {}};
+}
+
+// A bone's identity members: "rename_to" and "new".
+Status read_bone_id(const Val& jb, const Path& p, ParsedBoneId& id) {
+  if (const auto rename = maybe(jb, "rename_to")) {
+    MAB_ASSIGN(id.rename_to, read_rename(*rename, at(p, "rename_to")));
+  }
+  if (const auto fresh = maybe(jb, "new")) {
+    if (!fresh->is_bool()) return perr(at(p, "new"), "expected true or false, found " + describe(*fresh));
+    id.is_new = fresh->boolean();
+    if (id.is_new && id.rename_to)
+      return perr(at(p, "rename_to"), "a new bone has no old hash to rename: give it its hash directly");
+  }
+  return {};
+}
 
 Result<ParsedClip> read_clip(const Val& j, const Path& path, const Limits& limits) {
   MAB_TRY(check_object(j, path, {"key_rate", "duration", "key_times", "bones"}));
@@ -650,10 +690,13 @@ Result<ParsedClip> read_clip(const Val& j, const Path& path, const Limits& limit
   const Path bp = at(path, "bones");
   MAB_TRY(check_array(bones, bp, limits.max_bones));
   clip.bones.resize(bones.size());
+  out.ids.resize(bones.size());
   MAB_TRY(each(bones, [&](std::size_t i, const Val& jb) -> Status {
     const Path p = at(bp, i);
-    MAB_TRY(check_object(jb, p, {"hash", "name", "flags", "constant", "keys"}));
+    MAB_TRY(check_object(jb, p, {"hash", "name", "flags", "constant", "keys", "rename_to", "new"}));
     ClipBone& bone = clip.bones[i];
+    out.ids[i].hash_given = maybe(jb, "hash").has_value();
+    MAB_TRY(read_bone_id(jb, p, out.ids[i]));
     const auto name = maybe(jb, "name");
     const auto hash = maybe(jb, "hash");
     if (name) {
@@ -736,7 +779,19 @@ struct ParsedLegacy {
   std::vector<LegacyNull> nulls;
   std::vector<LegacyTimeNull> time_nulls;
   std::vector<std::optional<std::uint64_t>> clip_blocks;  // per tag record, informational
+  // Entries marked "new": true (a track for a bone the clip has none of that kind for), per
+  // list: constant rotations, rotations, constant translations, translations.
+  std::array<std::vector<std::size_t>, 4> new_tracks;
 };
+
+// "new": true on a track entry, recorded for check_legacy_identity.
+Status read_new_track(const Val& v, const Path& p, std::vector<std::size_t>& out) {
+  const auto fresh = maybe(v, "new");
+  if (!fresh) return {};
+  if (!fresh->is_bool()) return perr(at(p, "new"), "expected true or false, found " + describe(*fresh));
+  if (fresh->boolean()) out.push_back(p.index);
+  return {};
+}
 
 Result<Vec3> read_vec3(const Val& j, const Path& path, std::size_t slot, std::uint32_t bone, std::size_t frame,
                        std::vector<LegacyNull>& nulls) {
@@ -884,7 +939,8 @@ Result<ParsedLegacy> read_legacy_clip(const Val& j, const Path& path) {
   }
   MAB_TRY(read_list(j, path, "constant_rotations", legacy_max_bones, c.constant_rotations,
                     [&](const Path& p, const Val& v, LegacyConstantRotation& r) -> Status {
-                      MAB_TRY(check_object(v, p, {"bone", "rotation"}));
+                      MAB_TRY(check_object(v, p, {"bone", "rotation", "new"}));
+                      MAB_TRY(read_new_track(v, p, out.new_tracks[0]));
                       MAB_ASSIGN(r.bone, read_u_field<std::uint32_t>(v, p, "bone"));
                       MAB_ASSIGN(const Val q, need(v, p, "rotation"));
                       MAB_ASSIGN(r.rotation, read_quat(q, at(p, "rotation")));
@@ -892,7 +948,8 @@ Result<ParsedLegacy> read_legacy_clip(const Val& j, const Path& path) {
                     }));
   MAB_TRY(read_list(j, path, "rotations", legacy_max_bones, c.rotations,
                     [&](const Path& p, const Val& v, LegacyRotationTrack& t) -> Status {
-                      MAB_TRY(check_object(v, p, {"bone", "frames", "keys"}));
+                      MAB_TRY(check_object(v, p, {"bone", "frames", "keys", "new"}));
+                      MAB_TRY(read_new_track(v, p, out.new_tracks[1]));
                       MAB_ASSIGN(t.bone, read_u_field<std::uint32_t>(v, p, "bone"));
                       MAB_TRY(read_list(v, p, "frames", legacy_max_frames, t.frames,
                                         [&](const Path& fp, const Val& f, std::uint16_t& frame) -> Status {
@@ -911,7 +968,8 @@ Result<ParsedLegacy> read_legacy_clip(const Val& j, const Path& path) {
                     }));
   MAB_TRY(read_list(j, path, "constant_translations", legacy_max_bones, c.constant_translations,
                     [&](const Path& p, const Val& v, LegacyConstantTranslation& t) -> Status {
-                      MAB_TRY(check_object(v, p, {"bone", "translation"}));
+                      MAB_TRY(check_object(v, p, {"bone", "translation", "new"}));
+                      MAB_TRY(read_new_track(v, p, out.new_tracks[2]));
                       MAB_ASSIGN(t.bone, read_u_field<std::uint32_t>(v, p, "bone"));
                       MAB_ASSIGN(const Val x, need(v, p, "translation"));
                       MAB_ASSIGN(t.translation, read_vec3(x, at(p, "translation"), 4, t.bone, 0, out.nulls));
@@ -919,7 +977,8 @@ Result<ParsedLegacy> read_legacy_clip(const Val& j, const Path& path) {
                     }));
   MAB_TRY(read_list(j, path, "translations", legacy_max_bones, c.translations,
                     [&](const Path& p, const Val& v, LegacyTranslationTrack& t) -> Status {
-                      MAB_TRY(check_object(v, p, {"bone", "frames"}));
+                      MAB_TRY(check_object(v, p, {"bone", "frames", "new"}));
+                      MAB_TRY(read_new_track(v, p, out.new_tracks[3]));
                       MAB_ASSIGN(t.bone, read_u_field<std::uint32_t>(v, p, "bone"));
                       return read_list(v, p, "frames", legacy_max_frames, t.frames,
                                        [&](const Path& fp, const Val& f, Vec3& x) -> Status {
@@ -960,6 +1019,42 @@ Status resolve_legacy_tags_and_events(const ParsedLegacy& parsed, const LegacyCl
   return {};
 }
 
+// A track's bone id is its identity, as a hash is in "clip" (issue 25): an id the clip has
+// no rotation (or translation) for would move the track to another bone, so it is refused
+// unless marked "new"; rotations may move between the constant and keyed lists (and
+// translations between theirs), which is an edit of the bone's kind.
+Status check_legacy_identity(const ParsedLegacy& parsed, const LegacyClip& original) {
+  std::vector<std::uint32_t> rotated, translated;
+  for (const auto& r : original.constant_rotations) rotated.push_back(r.bone);
+  for (const auto& r : original.rotations) rotated.push_back(r.bone);
+  for (const auto& t : original.constant_translations) translated.push_back(t.bone);
+  for (const auto& t : original.translations) translated.push_back(t.bone);
+  const LegacyClip& c = parsed.clip;
+  const auto check = [&](std::size_t list, const char* name, std::size_t i, std::uint32_t bone) -> Status {
+    const auto& known = list < 2 ? rotated : translated;
+    const bool has = std::find(known.begin(), known.end(), bone) != known.end();
+    const auto& fresh = parsed.new_tracks[list];
+    const bool is_new = std::find(fresh.begin(), fresh.end(), i) != fresh.end();
+    const std::string p = "/legacy_clip/" + std::string(name) + "/" + std::to_string(i);
+    if (is_new && has)
+      return perr(p + "/new", "bone " + std::to_string(bone) + " has a " + (list < 2 ? "rotation" : "translation") +
+                                  " in the file; \"new\" is for a bone without one");
+    if (!is_new && !has)
+      return perr(p + "/bone", "the file has no " + std::string(list < 2 ? "rotation" : "translation") +
+                                   " for bone " + std::to_string(bone) +
+                                   ": a changed id would move the track to another bone; mark a track for a bone "
+                                   "without one \"new\": true");
+    return {};
+  };
+  for (std::size_t i = 0; i < c.constant_rotations.size(); ++i)
+    MAB_TRY(check(0, "constant_rotations", i, c.constant_rotations[i].bone));
+  for (std::size_t i = 0; i < c.rotations.size(); ++i) MAB_TRY(check(1, "rotations", i, c.rotations[i].bone));
+  for (std::size_t i = 0; i < c.constant_translations.size(); ++i)
+    MAB_TRY(check(2, "constant_translations", i, c.constant_translations[i].bone));
+  for (std::size_t i = 0; i < c.translations.size(); ++i) MAB_TRY(check(3, "translations", i, c.translations[i].bone));
+  return {};
+}
+
 // The edited clip: nulls and a null rate replaced by the original's values. A null where
 // the original has nothing to keep is an error; so is a changed rate (stored in every array
 // header, not editable yet).
@@ -969,6 +1064,7 @@ Result<LegacyClip> resolve_legacy(const ParsedLegacy& parsed, const LegacyClip& 
   if (parsed.clip.last_frame != original.last_frame)
     return make_error(ErrorCode::invalid_argument, no_offset, "last_frame",
                       "a document cannot change last_frame (a trim); the library's trim_legacy_clip does trims");
+  MAB_TRY(check_legacy_identity(parsed, original));
   LegacyClip c = parsed.clip;
   c.block = original.block;
   c.duration = original.duration;
@@ -1261,14 +1357,101 @@ Result<LegacyOriginal> decode_legacy_original(const ParsedDocument& doc, const L
   return LegacyOriginal{std::move(reread), std::move(clip)};
 }
 
+// --- bone identity (issue 25, docs/json-format.md "Bone identity") ---
+
+std::string hex8(std::uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08X", v);
+  return buf;
+}
+
+// Of a bone the file has, the document may change the bit depth of an animated bone and the
+// rotation kind (its keys or constant must then match, which read_clip checks); bits 0x40 and
+// 0x80 (spec 5.3: translation-related, a guess) and the unused nibble of a bone without
+// animated rotation are the file's.
+Status check_flags(const ClipBone& b, const ClipBone& o, const std::string& path) {
+  unsigned fixed = 0xC0;
+  if (b.kind() == o.kind()) fixed |= 0x30;
+  if (b.kind() == o.kind() && b.kind() != BoneKind::animated) fixed |= 0x0F;
+  const unsigned changed = (b.flags ^ o.flags) & fixed;
+  if (changed == 0) return {};
+  char text[96];
+  std::snprintf(text, sizeof text, "%u (0x%02X) changes bit(s) 0x%02X of the file's flags 0x%02X for this bone", b.flags,
+                b.flags, changed, o.flags);
+  return perr(path, std::string(text) +
+                        ": editable are the bit depth of an animated bone (flags & 0x0F) and the rotation kind "
+                        "(flags & 0x30, with keys or a constant to match); the other bits are the file's");
+}
+
+// Every document bone is a bone of the file, found by its hash (position first, so duplicate
+// hashes pair up in order), unless marked "new"; a hash the file lacks is a typo or another
+// clip's bone, never silently a new bone (it would drop the old one and re-quantise).
+Status check_identity(const ParsedClip& parsed, const Clip& original) {
+  const auto& bones = parsed.clip.bones;
+  std::vector<bool> used(original.bones.size(), false);
+  for (std::size_t i = 0; i < bones.size(); ++i) {
+    const ClipBone& b = bones[i];
+    const ParsedBoneId& id = parsed.ids[i];
+    const std::string p = at(std::string("/clip/bones"), i);
+    const int known = original.find_bone(b.hash);
+    if (id.is_new) {
+      if (known >= 0)
+        return perr(at(p, "new"), hex8(b.hash) + " is a bone of the file (bone " + std::to_string(known) +
+                                      "); \"new\" is for a bone it lacks");
+      continue;
+    }
+    int o = -1;
+    if (i < original.bones.size() && original.bones[i].hash == b.hash && !used[i]) o = static_cast<int>(i);
+    for (std::size_t k = 0; o < 0 && k < original.bones.size(); ++k)
+      if (!used[k] && original.bones[k].hash == b.hash) o = static_cast<int>(k);
+    const std::string hp = at(p, id.hash_given ? "hash" : "name");
+    if (o < 0 && known >= 0)
+      return perr(hp, "bone " + hex8(b.hash) + " appears more often in the document than in the file");
+    if (o < 0) {
+      std::string detail = hex8(b.hash) + " is not a bone of the file";
+      if (i < original.bones.size()) detail += " (its bone " + std::to_string(i) + " is " + hex8(original.bones[i].hash) + ")";
+      return perr(hp, detail + ": to rename a bone keep its hash and add \"rename_to\" (or use mab edit --rename-bone); "
+                               "to add a bone, mark it \"new\": true");
+    }
+    used[static_cast<std::size_t>(o)] = true;
+    MAB_TRY(check_flags(b, original.bones[static_cast<std::size_t>(o)], at(p, "flags")));
+  }
+  return {};
+}
+
+// "rename_to": the bone takes the new hash and remembers the old one, so encode_clip keeps its
+// codes. No two bones of the result may share a hash a rename gave.
+Status apply_renames(const ParsedClip& parsed, Clip& clip) {
+  for (std::size_t i = 0; i < clip.bones.size(); ++i) {
+    const auto& to = parsed.ids[i].rename_to;
+    if (!to) continue;
+    ClipBone& b = clip.bones[i];
+    const std::string p = at(at(std::string("/clip/bones"), i), "rename_to");
+    if (to->hash == b.hash) return perr(p, "the bone already has hash " + hex8(to->hash));
+    b.renamed_from = b.hash;
+    b.hash = to->hash;
+    b.name = to->name;
+  }
+  for (std::size_t i = 0; i < clip.bones.size(); ++i) {
+    if (!parsed.ids[i].rename_to) continue;
+    for (std::size_t j = 0; j < clip.bones.size(); ++j)
+      if (j != i && clip.bones[j].hash == clip.bones[i].hash)
+        return perr(at(at(std::string("/clip/bones"), i), "rename_to"),
+                    "bone " + std::to_string(j) + " of the document has hash " + hex8(clip.bones[i].hash) + " too");
+  }
+  return {};
+}
+
 Result<Clip> edited_clip(const ParsedDocument& doc, const Clip& original) {
   const ParsedClip& parsed = *doc.clip;
+  MAB_TRY(check_identity(parsed, original));
   Clip clip = parsed.clip;
   // null in the document: the stored value, bit for bit (it may be a NaN JSON cannot hold).
   if (!parsed.key_rate_given) clip.key_rate = original.key_rate;
   if (!parsed.duration_given) clip.duration = original.duration;
   MAB_TRY(doc.motion ? interchange::apply_motion(clip, *doc.motion, original)
                      : interchange::carry_original_motion(clip, original));
+  MAB_TRY(apply_renames(parsed, clip));
   return clip;
 }
 
@@ -1309,13 +1492,98 @@ Status check_reads_back(const std::vector<std::uint8_t>& bytes, const Limits& li
   return {};
 }
 
-Result<JsonImport> import_document(const ParsedDocument& doc, const Limits& limits, const EncodeOptions& options) {
+// --- another clip's document (issue 25, docs/json-format.md "Another clip's document") ---
+
+std::optional<std::uint32_t> duration_bits(const Block& b) {
+  return std::visit([](const auto& h) { return std::optional<std::uint32_t>(h.duration_bits); }, b.header);
+}
+
+// The document's container must be --template's file: same variant and block count, and for
+// the document's block the same bones (hashes, or the legacy masks), duration and key count.
+// Other differences are edits of the container itself, which the document may hold.
+Status check_template(const Container& doc, std::size_t block, const Container& tmpl) {
+  std::vector<std::string> why;
+  if (doc.variant != tmpl.variant)
+    why.push_back("variant " + std::string(doc.variant ? doc.variant->short_name : "?") + ", the template's " +
+                  std::string(tmpl.variant ? tmpl.variant->short_name : "?"));
+  if (doc.blocks.size() != tmpl.blocks.size())
+    why.push_back(std::to_string(doc.blocks.size()) + " block(s), the template " + std::to_string(tmpl.blocks.size()));
+  if (why.empty() && block < doc.blocks.size()) {
+    const Block& a = doc.blocks[block];
+    const Block& t = tmpl.blocks[block];
+    std::size_t missing = 0, extra = 0;
+    for (const Bone& bone : t.bones)
+      missing += std::none_of(a.bones.begin(), a.bones.end(), [&](const Bone& x) { return x.hash == bone.hash; });
+    for (const Bone& bone : a.bones)
+      extra += std::none_of(t.bones.begin(), t.bones.end(), [&](const Bone& x) { return x.hash == bone.hash; });
+    if (missing + extra != 0)
+      why.push_back("block " + std::to_string(block) + " lacks " + std::to_string(missing) +
+                    " of the template's bones and has " + std::to_string(extra) + " it lacks");
+    if (a.legacy() && t.legacy() && a.legacy()->masks != t.legacy()->masks)
+      why.push_back("block " + std::to_string(block) + " animates other bones (its masks differ)");
+    const auto da = duration_bits(a), dt = duration_bits(t);
+    if (da != dt)
+      why.push_back("block " + std::to_string(block) + " lasts " + std::to_string(std::bit_cast<float>(da.value_or(0))) +
+                    " s, the template's " + std::to_string(std::bit_cast<float>(dt.value_or(0))) + " s");
+    if (a.ani() && t.ani() && a.ani()->last_frame != t.ani()->last_frame)
+      why.push_back("block " + std::to_string(block) + " has last key " + std::to_string(a.ani()->last_frame) +
+                    ", the template's " + std::to_string(t.ani()->last_frame));
+  }
+  if (why.empty()) return {};
+  std::string text;
+  for (const auto& w : why) text += (text.empty() ? "" : "; ") + w;
+  return make_error(ErrorCode::invalid_argument, no_offset, "template",
+                    "the document was exported from another file than the template: " + text +
+                        "; nothing written (without --template, or with --allow-other-clip, the document's own "
+                        "container is written)");
+}
+
+bool same_quat_bits(const Quat& a, const Quat& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+std::array<std::uint32_t, 4> bits_of(const Quat& q) {
+  return {std::bit_cast<std::uint32_t>(q.x), std::bit_cast<std::uint32_t>(q.y), std::bit_cast<std::uint32_t>(q.z),
+          std::bit_cast<std::uint32_t>(q.w)};
+}
+
+// A clip that keeps none of its file's rotations (no constant and no key bit for bit), nor its
+// key times, nor its duration, is another clip's pasted into this document: refused unless
+// allowed. A clip with at least one of them is an edit of this one, however large.
+Status check_same_clip(const Clip& clip, const Clip& original) {
+  if (clip.key_times == original.key_times) return {};
+  if (std::bit_cast<std::uint32_t>(clip.duration) == std::bit_cast<std::uint32_t>(original.duration)) return {};
+  bool any_rotation = false;
+  for (std::size_t i = 0; i < clip.bones.size(); ++i) {
+    const ClipBone& b = clip.bones[i];
+    const int o = encode::original_index(original, i, b);
+    if (o < 0) continue;
+    const ClipBone& ob = original.bones[static_cast<std::size_t>(o)];
+    if (b.kind() == BoneKind::constant && ob.kind() == BoneKind::constant && same_quat_bits(b.constant, ob.constant))
+      return {};
+    if (b.kind() != BoneKind::animated || ob.kind() != BoneKind::animated) continue;
+    std::vector<std::array<std::uint32_t, 4>> stored(ob.keys.size());
+    for (std::size_t k = 0; k < ob.keys.size(); ++k) stored[k] = bits_of(ob.keys[k]);
+    std::sort(stored.begin(), stored.end());
+    for (const Quat& q : b.keys)
+      if (std::binary_search(stored.begin(), stored.end(), bits_of(q))) return {};
+  }
+  for (const ClipBone& ob : original.bones) any_rotation = any_rotation || ob.kind() != BoneKind::none;
+  if (!any_rotation) return {};
+  char text[200];
+  std::snprintf(text, sizeof text, "the file holds %zu keys over %g s, the clip %zu keys over %g s", original.key_count(),
+                static_cast<double>(original.duration), clip.key_count(), static_cast<double>(clip.duration));
+  return perr("/clip", std::string("none of the clip's rotations, key times or duration are its file's (") + text +
+                           "): it looks like another clip's, pasted into this document; nothing written "
+                           "(--allow-other-clip writes it)");
+}
+
+Result<JsonImport> import_document(const ParsedDocument& doc, const Limits& limits, const JsonImportOptions& options) {
   JsonImport out;
+  if (options.template_file && !options.allow_other_clip)
+    MAB_TRY(check_template(doc.container, doc.block, *options.template_file));
   if (doc.legacy) {
     MAB_ASSIGN(const LegacyOriginal original, decode_legacy_original(doc, limits));
     MAB_ASSIGN(const LegacyClip edited, resolve_legacy(*doc.legacy, original.clip));
-    LegacyEncodeOptions lo;
-    lo.max_error_deg = options.max_error_deg;
+    LegacyEncodeOptions lo = legacy_edit_policy(options.encode.max_error_deg);
+    lo.refuse_above_max_error = options.encode.refuse_above_max_error;
     MAB_ASSIGN(const Container written,
                encode_legacy_clip(original.container, doc.block, edited, lo, &out.legacy_report));
     MAB_ASSIGN(out.bytes, write_container(written));
@@ -1325,7 +1593,8 @@ Result<JsonImport> import_document(const ParsedDocument& doc, const Limits& limi
   } else {
     MAB_ASSIGN(const DecodedClip original, decode_original(doc, limits));
     MAB_ASSIGN(const Clip edited, edited_clip(doc, original.clip));
-    MAB_ASSIGN(out.bytes, encode_clip(original, edited, options, &out.report));
+    if (!options.allow_other_clip) MAB_TRY(check_same_clip(edited, original.clip));
+    MAB_ASSIGN(out.bytes, encode_clip(original, edited, options.encode, &out.report));
     out.clip_encoded = true;
   }
   MAB_TRY(check_reads_back(out.bytes, limits));
@@ -1365,13 +1634,14 @@ Result<JsonImport> with_original(const ParsedDocument& doc, JsonImport out) {
 
 }  // namespace
 
-Result<JsonImport> import_json_bytes(std::string_view text, const Limits& limits, const EncodeOptions& options) {
+Result<JsonImport> import_json_bytes(std::string_view text, const Limits& limits, const JsonImportOptions& options) {
   MAB_ASSIGN(const ParsedDocument doc, parse_document_safely(text, limits));
   MAB_ASSIGN(JsonImport out, import_document(doc, limits, options));
   return with_original(doc, std::move(out));
 }
 
-Result<JsonImport> import_json_bytes(const PaddedJson& text, const Limits& limits, const EncodeOptions& options) {
+Result<JsonImport> import_json_bytes(const PaddedJson& text, const Limits& limits,
+                                     const JsonImportOptions& options) {
   MAB_ASSIGN(const ParsedDocument doc, parse_document_safely(text.text(), limits, true));
   MAB_ASSIGN(JsonImport out, import_document(doc, limits, options));
   return with_original(doc, std::move(out));

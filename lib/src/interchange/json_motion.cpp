@@ -347,7 +347,7 @@ Status apply_motion(Clip& edited, const ParsedMotion& m, const Clip& original) {
     for (const auto& b : original.bones) any = any || !b.translations.empty();
     if (any) MAB_TRY(keys_kept("translations"));
     for (std::size_t i = 0; i < edited.bones.size(); ++i) {
-      const int o = encode::original_index(original, i, edited.bones[i].hash);
+      const int o = encode::original_index(original, i, edited.bones[i]);
       edited.bones[i].translations = o >= 0 ? original.bones[static_cast<std::size_t>(o)].translations : std::vector<Vec3>{};
     }
   }
@@ -361,7 +361,7 @@ Status apply_motion(Clip& edited, const ParsedMotion& m, const Clip& original) {
     }
   } else {
     for (std::size_t i = 0; i < edited.bones.size(); ++i) {
-      const int o = encode::original_index(original, i, edited.bones[i].hash);
+      const int o = encode::original_index(original, i, edited.bones[i]);
       edited.bones[i].constant_translation =
           o >= 0 ? original.bones[static_cast<std::size_t>(o)].constant_translation : std::nullopt;
     }
