@@ -1,0 +1,96 @@
+// Internal: what the glTF import paths share (gltf_import.cpp: the entry point, the glTF's own
+// key times and new clips; gltf_import_template.cpp: 'aNi' blocks at the template's key times;
+// gltf_import_legacy.cpp: Far Cry 2/3 clips). How nodes name bones, the channels of one
+// animation, the rigs rotations are read against (docs/gltf.md, "How import reads rotations
+// back") and the rotations themselves.
+#pragma once
+
+#include <mab/gltf.hpp>
+
+#include "interchange/gltf_document.hpp"
+#include "interchange/gltf_rig.hpp"
+#include "interchange/gltf_sample.hpp"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace mab::gltf_in {
+
+struct NodeBone {
+  std::uint32_t hash = 0;
+  unsigned occurrence = 0;
+  std::string name;
+  bool identified = false;
+};
+
+// How a node names a bone (docs/gltf.md, "Matching nodes"); `known`: the template's bones,
+// null for a new clip.
+NodeBone identify(const tinygltf::Node& n, std::size_t index, const std::unordered_set<std::uint32_t>* known);
+
+std::string label(std::uint32_t hash, const std::string& name);
+
+// |cos| of half the angle between two rotations; angle <= tol <=> this >= cos(tol / 2).
+double half_cos(const Quat& a, const Quat& b) noexcept;
+
+// The channels of one animation, by node.
+struct Channels {
+  gltf::Curves rotation;     // node -> curve (the first rotation channel of a node)
+  gltf::Curves translation;  // node -> curve (the first translation channel; Far Cry 2/3 use them)
+  std::size_t duplicate_rotation = 0;
+};
+
+struct Ignored {
+  std::size_t translation = 0, scale = 0, weights = 0;
+  double max_translation_offset = 0, max_scale_offset = 0;
+  std::vector<std::string> translation_nodes;
+};
+
+Result<Channels> read_channels(const tinygltf::Model& m, std::size_t ai, Ignored& ignored);
+
+// How far from a sample time a glTF key still counts as that key, returned exactly rather than
+// interpolated next to it. At the template's times: 5% of a tick, float noise from tools that
+// keep times in frames. At the glTF's own times (rounded to ticks): half a tick, so each key
+// keeps its value and only its time moves onto the grid.
+inline double time_snap(double rate, bool own_times) noexcept {
+  return rate > 0 ? (own_times ? 0.5 : 0.05) / rate : 0;
+}
+
+// Template keys as a curve (LINEAR), to resample a bone without a channel onto new times.
+gltf::Curve template_curve(const Clip& clip, const ClipBone& b);
+
+bool increasing(const std::vector<std::uint32_t>& t);
+
+Status reduce_keys(const GltfImportOptions& opt, Clip& clip, GltfAnimationImport& rep);
+
+struct Context {
+  const tinygltf::Model& model;
+  const GltfImportOptions& options;
+  double cos_tol;  // cos(tolerance / 2)
+};
+
+using BoneNodes = std::map<std::pair<std::uint32_t, unsigned>, int>;  // (hash, occurrence) -> file node
+
+// The rig `mab export` writes without a skeleton, and the one it writes with `sk`.
+gltf::RefRig flat_rig(const Clip& clip, const BoneNodes& node_of);
+gltf::RefRig skeleton_rig(const GltfSkeleton& sk, const Clip& clip, const BoneNodes& node_of);
+
+bool rest_relative(const GltfImportOptions& o, bool has_template);
+
+// tmpl(bone, k): the template's rotation of `bone` at seconds[k], where the file does not move it.
+using TemplateRotation = std::function<Quat(std::size_t bone, std::size_t k)>;
+
+// samples[bone][k]: the rotation of each bone that has a channel, at each time (docs/gltf.md).
+Result<std::vector<std::vector<Quat>>> reconstruct(const Context& ctx, const gltf::Curves& rotation,
+                                                    const Clip& clip, const BoneNodes& node_of,
+                                                    const std::vector<double>& seconds, double snap, bool has_template,
+                                                    const TemplateRotation& tmpl);
+
+// One animation into a Far Cry 2/3 clip (gltf_import_legacy.cpp).
+Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, const Container& current,
+                                                          std::size_t ai, std::size_t block, GltfAnimationImport& rep,
+                                                          Ignored& ignored);
+
+}  // namespace mab::gltf_in
