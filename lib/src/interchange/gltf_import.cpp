@@ -87,48 +87,20 @@ Result<std::vector<std::uint32_t>> rounded_times(const std::vector<const gltf::C
   return ticks;
 }
 
-// One animation into one block of `current` (the template, or the result of the previous
-// animation).
-Result<std::vector<std::uint8_t>> import_animation(const Context& ctx, const Container& current, std::size_t ai,
-                                                   std::size_t block, GltfAnimationImport& rep, Ignored& ignored) {
+// --keep-times: the glTF's own key times rounded to the key rate (D7), each key keeping its
+// value; bones without a channel resampled onto them.
+Status read_on_own_times(const Context& ctx, const Channels& channels, const Clip& orig, const BoneNodes& node_of,
+                         Clip& edited, GltfAnimationImport& rep) {
   const auto& opt = ctx.options;
-  const auto& m = ctx.model;
-  rep.animation = ai;
-  rep.animation_name = m.animations[ai].name;
-  rep.block = block;
-  MAB_ASSIGN(const DecodedClip d, decode_clip(current, block, opt.limits));
-  const Clip& orig = d.clip;
-  MAB_ASSIGN(const Channels channels, read_channels(m, ai, ignored));
-
-  std::unordered_set<std::uint32_t> known;
-  for (const auto& b : orig.bones) known.insert(b.hash);
-  // (hash, occurrence) -> node with a rotation channel.
-  std::map<std::pair<std::uint32_t, unsigned>, int> node_of;
-  std::vector<NodeBone> ids(m.nodes.size());
-  for (const auto& [node, curve] : channels.rotation) {
-    (void)curve;
-    ids[static_cast<std::size_t>(node)] = identify(m.nodes[static_cast<std::size_t>(node)],
-                                                   static_cast<std::size_t>(node), &known);
-    const auto& id = ids[static_cast<std::size_t>(node)];
-    if (!id.identified || !known.count(id.hash) || !node_of.emplace(std::make_pair(id.hash, id.occurrence), node).second)
-      rep.nodes_unmatched.push_back(m.nodes[static_cast<std::size_t>(node)].name.empty()
-                                        ? "node " + std::to_string(node)
-                                        : m.nodes[static_cast<std::size_t>(node)].name);
-  }
-
-  // The timeline: the template's, or the glTF's own rounded to the key rate.
-  Clip edited = orig;
   const double rate = orig.key_rate;
-  if (opt.keep_times) {
-    std::vector<const gltf::Curve*> used;
-    for (const auto& [key, node] : node_of) used.push_back(&channels.rotation.at(node));
-    if (!used.empty()) {
-      if (!increasing(orig.key_times))
-        return make_error(ErrorCode::bad_value, no_offset, "KeyTimes",
-                          "the template's key times do not increase, so its bones cannot be resampled onto "
-                          "the glTF's times; import without --keep-times");
-      MAB_ASSIGN(edited.key_times, rounded_times(used, rate, opt.limits, rep.max_time_shift_s));
-    }
+  std::vector<const gltf::Curve*> used;
+  for (const auto& [key, node] : node_of) used.push_back(&channels.rotation.at(node));
+  if (!used.empty()) {
+    if (!increasing(orig.key_times))
+      return make_error(ErrorCode::bad_value, no_offset, "KeyTimes",
+                        "the template's key times do not increase, so its bones cannot be resampled onto "
+                        "the glTF's times; import without --keep-times");
+    MAB_ASSIGN(edited.key_times, rounded_times(used, rate, opt.limits, rep.max_time_shift_s));
   }
   const bool same_timeline = edited.key_times == orig.key_times;
   rep.times_from_template = same_timeline;
@@ -225,9 +197,47 @@ Result<std::vector<std::uint8_t>> import_animation(const Context& ctx, const Con
     if (changed) rep.bones_changed.push_back(ob.hash);
   }
 
+  return {};
+}
+
+// One animation into one block of `current` (the template, or the result of the previous
+// animation).
+Result<std::vector<std::uint8_t>> import_animation(const Context& ctx, const Container& current, std::size_t ai,
+                                                   std::size_t block, GltfAnimationImport& rep, Ignored& ignored) {
+  const auto& opt = ctx.options;
+  const auto& m = ctx.model;
+  rep.animation = ai;
+  rep.animation_name = m.animations[ai].name;
+  rep.block = block;
+  MAB_ASSIGN(const DecodedClip d, decode_clip(current, block, opt.limits));
+  const Clip& orig = d.clip;
+  MAB_ASSIGN(const Channels channels, read_channels(m, ai, ignored));
+
+  std::unordered_set<std::uint32_t> known;
+  for (const auto& b : orig.bones) known.insert(b.hash);
+  // (hash, occurrence) -> node with a rotation channel.
+  BoneNodes node_of;
+  std::vector<NodeBone> ids(m.nodes.size());
+  for (const auto& [node, curve] : channels.rotation) {
+    (void)curve;
+    ids[static_cast<std::size_t>(node)] = identify(m.nodes[static_cast<std::size_t>(node)],
+                                                   static_cast<std::size_t>(node), &known);
+    const auto& id = ids[static_cast<std::size_t>(node)];
+    if (!id.identified || !known.count(id.hash) || !node_of.emplace(std::make_pair(id.hash, id.occurrence), node).second)
+      rep.nodes_unmatched.push_back(m.nodes[static_cast<std::size_t>(node)].name.empty()
+                                        ? "node " + std::to_string(node)
+                                        : m.nodes[static_cast<std::size_t>(node)].name);
+  }
+
+  Clip edited = orig;
+  if (opt.keep_times) {
+    MAB_TRY(read_on_own_times(ctx, channels, orig, node_of, edited, rep));
+  } else {
+    MAB_TRY(read_on_template_times(ctx, channels, orig, node_of, edited, rep));
+  }
   // Translations and root motion the template decoded (issue 16) are not read from the glTF;
   // on a new timeline they are the template's, resampled.
-  if (!same_timeline) resample_motion(edited, orig);
+  if (edited.key_times != orig.key_times) resample_motion(edited, orig);
   MAB_TRY(reduce_keys(opt, edited, rep));
   EncodeOptions eo;
   eo.max_error_deg = opt.max_error_deg;

@@ -2,9 +2,11 @@
 #include "interchange/gltf_import_shared.hpp"
 
 #include "interchange/gltf_names.hpp"
+#include "interchange/gltf_timeline.hpp"
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <unordered_map>
 
 namespace mab::gltf_in {
@@ -295,6 +297,101 @@ Result<std::vector<std::vector<Quat>>> reconstruct(const Context& ctx, const glt
     }
   }
   return samples;
+}
+
+void node_key_times(const gltf::Curves& curves, const std::vector<int>* parent, int node, std::vector<double>& keys,
+                    std::vector<double>& checks) {
+  keys.clear();
+  checks.clear();
+  bool curved = false;
+  std::size_t hops = 0;
+  for (int n = node; n >= 0 && hops <= curves.size() + 1; n = parent ? (*parent)[static_cast<std::size_t>(n)] : -1) {
+    if (const auto it = curves.find(n); it != curves.end()) {
+      ++hops;
+      keys.insert(keys.end(), it->second.times.begin(), it->second.times.end());
+      curved = curved || it->second.interpolation != gltf::Interpolation::linear;
+    }
+    if (!parent) break;
+  }
+  keys = unique_times(std::move(keys));
+  if (curved)
+    for (std::size_t k = 0; k + 1 < keys.size(); ++k) checks.push_back((keys[k] + keys[k + 1]) / 2);
+}
+
+std::vector<double> unique_times(std::vector<double> t) {
+  std::sort(t.begin(), t.end());
+  t.erase(std::unique(t.begin(), t.end()), t.end());
+  return t;
+}
+
+std::vector<std::size_t> index_of(const std::vector<double>& times, const std::vector<double>& wanted) {
+  std::vector<std::size_t> out;
+  out.reserve(wanted.size());
+  for (const double t : wanted)
+    out.push_back(static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), t) - times.begin()));
+  return out;
+}
+
+gltf::Value to_value(const Quat& q) noexcept { return {q.x, q.y, q.z, q.w}; }
+
+Quat to_quat(const gltf::Value& v) noexcept {
+  const Quat q{static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2]), static_cast<float>(v[3])};
+  // Values read from floats come back bit for bit; computed ones are normalised in double.
+  if (double{q.x} == v[0] && double{q.y} == v[1] && double{q.z} == v[2] && double{q.w} == v[3]) return q;
+  return gltf::to_float({v[0], v[1], v[2], v[3]});
+}
+
+std::string time_text(double seconds, double fps) {
+  char buf[96];
+  const double frame = seconds * fps;
+  if (fps > 0 && std::abs(frame - std::round(frame)) <= 0.05)
+    std::snprintf(buf, sizeof buf, "%.3f s (frame %.0f at %g fps)", seconds, std::round(frame), fps);
+  else if (fps > 0)
+    std::snprintf(buf, sizeof buf, "%.3f s (frame %.2f at %g fps)", seconds, frame, fps);
+  else
+    std::snprintf(buf, sizeof buf, "%.3f s", seconds);
+  return buf;
+}
+
+Status check_resample(const Context& ctx, const std::vector<ResampleFinding>& tracks, const std::string& rate_text,
+                      double fps, GltfAnimationImport& rep) {
+  std::size_t kept = 0, keys = 0, bad = 0;
+  double step = 0, worst = 0;
+  const ResampleFinding* worst_track = nullptr;
+  std::size_t worst_key = 0;
+  for (const auto& t : tracks) {
+    if (!t.verdict->resampled) continue;
+    if (step == 0) step = t.verdict->resampled->step;
+    kept += t.verdict->untouched;
+    for (const auto& b : t.verdict->between) {
+      ++keys;
+      if (b.error > ctx.options.match_tolerance_deg) ++bad;
+      if (b.error > worst || !worst_track) worst = b.error, worst_track = &t, worst_key = b.key;
+    }
+  }
+  if (step == 0) return {};
+  rep.resampled_rate = 1.0 / step;
+  rep.resampled_kept = kept;
+  if (bad == 0 || ctx.options.accept_resample) {
+    rep.keys_between_samples = keys;
+    rep.resample_error = worst;
+    return {};
+  }
+  char head[160];
+  std::snprintf(head, sizeof head, "the glTF's channels were resampled at %.6g keys per second", 1.0 / step);
+  const double t = worst_track->evidence->times[worst_track->evidence->block[worst_key]];
+  char mid[160], rate[64];
+  std::snprintf(mid, sizeof mid, "by up to %.4g %s", worst, worst_track->unit);
+  std::snprintf(rate, sizeof rate, "%g fps", fps);
+  return make_error(
+      ErrorCode::not_decodable, no_offset, "animation",
+      std::string(head) + " (Blender's \"Always Sample Animations\" at a scene of that rate), a grid that misses the "
+          "clip's key times (" + rate_text + "): " + std::to_string(kept) +
+          " track(s) match the template at every sample and are kept exactly, but " + std::to_string(bad) +
+          " edited key(s) fall between samples, where resampling alone moves them " + mid + " (worst: " +
+          worst_track->track + " at " + time_text(t, fps) +
+          "). Untick \"Always Sample Animations\" in Blender's glTF export, or set the scene frame rate to " +
+          rate + " before importing the .glb into Blender; --accept-resample reads those keys from the samples as they are");
 }
 
 }  // namespace mab::gltf_in

@@ -10,6 +10,7 @@
 #include "interchange/gltf_document.hpp"
 #include "interchange/gltf_rig.hpp"
 #include "interchange/gltf_sample.hpp"
+#include "interchange/gltf_timeline.hpp"
 
 #include <functional>
 #include <map>
@@ -87,6 +88,42 @@ Result<std::vector<std::vector<Quat>>> reconstruct(const Context& ctx, const glt
                                                     const Clip& clip, const BoneNodes& node_of,
                                                     const std::vector<double>& seconds, double snap, bool has_template,
                                                     const TemplateRotation& tmpl);
+
+// --- Reading tracks against their template (gltf_timeline.hpp) ---
+
+// The file's own key times for what `node` plays (its channel; with `parent`, those of its
+// animated ancestors too, as a rest-relative read combines them) and the points midway between
+// them where one of those channels is curved (CUBICSPLINE, STEP), in seconds, increasing.
+void node_key_times(const gltf::Curves& curves, const std::vector<int>* parent, int node, std::vector<double>& keys,
+                    std::vector<double>& checks);
+
+// Sorted, unique; index_of finds a time that was put in.
+std::vector<double> unique_times(std::vector<double> t);
+std::vector<std::size_t> index_of(const std::vector<double>& times, const std::vector<double>& wanted);
+
+gltf::Value to_value(const Quat& q) noexcept;
+Quat to_quat(const gltf::Value& v) noexcept;  // normalised unless already float-exact
+
+// "1.233 s (frame 37 at 30 fps)", the frame when the time is a whole frame within 5%.
+std::string time_text(double seconds, double fps);
+
+// Tracks a tool resampled on a grid that misses the block's times: counted in `rep`, and
+// refused when edited keys would be read between samples with more error than the match
+// tolerance (unless accept_resample). `rate_text` says the block's key rate.
+struct ResampleFinding {
+  std::string track;
+  const gltf::TrackVerdict* verdict = nullptr;
+  const gltf::TrackEvidence* evidence = nullptr;
+  const char* unit = "degrees";
+};
+Status check_resample(const Context& ctx, const std::vector<ResampleFinding>& tracks, const std::string& rate_text,
+                      double fps, GltfAnimationImport& rep);
+
+// An 'aNi' block at the template's key times (gltf_import_template.cpp): `edited` gets the
+// template's timeline plus the key times the glTF's keys between them need, and every bone's
+// rotations on it; the report its counts.
+Status read_on_template_times(const Context& ctx, const Channels& channels, const Clip& orig, const BoneNodes& node_of,
+                              Clip& edited, GltfAnimationImport& rep);
 
 // One animation into a Far Cry 2/3 clip (gltf_import_legacy.cpp).
 Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, const Container& current,
