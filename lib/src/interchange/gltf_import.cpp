@@ -229,6 +229,22 @@ Result<std::vector<std::uint8_t>> import_animation(const Context& ctx, const Con
                                         : m.nodes[static_cast<std::size_t>(node)].name);
   }
 
+  std::vector<std::string> animated;
+  for (const auto& [node, curve] : channels.rotation) animated.push_back(m.nodes[static_cast<std::size_t>(node)].name);
+  MAB_TRY(check_matched(ctx, ai, block, node_of.size(), animated, rep));
+  if (node_of.empty()) return write_container(current);  // allow_no_op: nothing to import
+  MAB_TRY(check_rig_shape(ctx, node_of));
+  {
+    std::vector<const gltf::Curve*> curves;
+    for (const auto& [key, node] : node_of) curves.push_back(&channels.rotation.at(node));
+    ClipSpan span;
+    span.first_s = orig.key_times.empty() ? 0.0 : orig.key_times.front() / orig.key_rate;
+    span.last_s = orig.key_times.empty() ? 0.0 : orig.key_times.back() / orig.key_rate;
+    span.rate = orig.key_rate;
+    span.duration = orig.duration;
+    MAB_TRY(check_same_clip(ctx, ai, block, curves, span));
+  }
+
   Clip edited = orig;
   if (opt.keep_times) {
     MAB_TRY(read_on_own_times(ctx, channels, orig, node_of, edited, rep));
@@ -312,6 +328,32 @@ Result<std::vector<std::uint8_t>> import_new(const Context& ctx, std::size_t ai,
   return encode_clip(d, clip, eo, &rep.encode);
 }
 
+// Item 4 of issue 25: the rig a rest-relative read uses. --skeleton must be the one the file
+// records; without it, a recorded skeleton is used, a recorded digest alone is refused.
+Status resolve_rig(const gltf::RigRecord& rig, bool has_template, Context& ctx, std::vector<std::string>& notes) {
+  const auto& opt = ctx.options;
+  ctx.skeleton = opt.skeleton;
+  ctx.recorded = rig.kind;
+  if (!rest_relative(opt, has_template) || rig.kind != gltf::RigRecord::Kind::skeleton) return {};
+  if (opt.skeleton) {
+    const std::uint32_t given = gltf::skeleton_digest(*opt.skeleton);
+    if (given != rig.digest)
+      return make_error(ErrorCode::invalid_argument, no_offset, "skeleton",
+                        "the file was exported with another --skeleton (it records digest " + gltf::hash_text(rig.digest) +
+                            ", the given skeleton's is " + gltf::hash_text(given) + "): give the one it was exported with");
+    return {};
+  }
+  if (!rig.skeleton)
+    return make_error(ErrorCode::invalid_argument, no_offset, "skeleton",
+                      "the file was exported with --skeleton (digest " + gltf::hash_text(rig.digest) +
+                          ") and its rotations are relative to that skeleton's rest pose, whose data the file does not "
+                          "hold: give the same --skeleton");
+  ctx.skeleton = &*rig.skeleton;
+  notes.push_back("rotations read against the skeleton the file records (" + std::to_string(rig.skeleton->nodes.size()) +
+                  " nodes, digest " + gltf::hash_text(rig.digest) + "), as it was exported with --skeleton");
+  return {};
+}
+
 Result<std::size_t> pick_animation(const tinygltf::Model& m, const GltfImportOptions& opt) {
   if (opt.animation) {
     if (*opt.animation >= m.animations.size())
@@ -339,21 +381,25 @@ Result<GltfImport> import_gltf(std::span<const std::uint8_t> bytes, const Contai
   if (!(opt.match_tolerance_deg >= 0) || !(opt.max_error_deg > 0))
     return make_error(ErrorCode::invalid_argument, no_offset, "tolerance", "tolerances must be positive");
   MAB_ASSIGN(const tinygltf::Model model, gltf::parse(bytes, opt.resource_dir, opt.limits));
+  const gltf::RigRecord rig = gltf::read_rig_record(model);
+  const bool chosen = opt.animation || !opt.animation_name.empty();
   if (model.animations.empty()) {
     // An export of a clip with nothing rotated has no animation (glTF needs a channel per
-    // animation): nothing in the template changes.
-    if (template_file && !opt.animation && opt.animation_name.empty()) {
+    // animation), and records that it wrote none: nothing in the template changes.
+    if (template_file && !chosen && (rig.exported_animations == 0 || opt.allow_no_op)) {
       GltfImport out;
       out.report.notes.push_back("the glTF has no animations: the template is written as it is");
       MAB_ASSIGN(out.bytes, write_container(*template_file));
       return out;
     }
-    return gltf::gltf_error(ErrorCode::not_found, "/animations", "the glTF file has no animations");
+    return gltf::gltf_error(ErrorCode::not_found, "/animations",
+                            std::string("the glTF file has no animations: nothing to import") +
+                                (template_file ? " (--allow-no-op writes the template as it is)" : ""));
   }
-  const Context ctx{model, opt, std::cos(opt.match_tolerance_deg * pi / 360.0)};
+  Context ctx{model, opt, std::cos(opt.match_tolerance_deg * pi / 360.0)};
   GltfImport out;
+  MAB_TRY(resolve_rig(rig, template_file != nullptr, ctx, out.report.notes));
   Ignored ignored;
-  const bool chosen = opt.animation || !opt.animation_name.empty();
   if (!template_file) {
     std::size_t ai = 0;
     if (chosen) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace mab::gltf_in {
 
@@ -244,7 +245,7 @@ Result<std::vector<std::vector<Quat>>> reconstruct(const Context& ctx, const glt
     return gltf::gltf_error(ErrorCode::bad_value, "/nodes",
                             "the children links are not a tree (a node with two parents, a cycle, or a bad index)");
   const gltf::RefRig rig =
-      ctx.options.skeleton ? skeleton_rig(*ctx.options.skeleton, clip, node_of) : flat_rig(clip, node_of);
+      ctx.skeleton ? skeleton_rig(*ctx.skeleton, clip, node_of) : flat_rig(clip, node_of);
   for (const auto& n : rig.nodes)
     if (n.bone >= 0 && n.file_node >= 0) samples[static_cast<std::size_t>(n.bone)].resize(seconds.size());
   // Where the file puts the rig: the node holding its bones there (an armature) against the
@@ -356,17 +357,21 @@ std::string time_text(double seconds, double fps) {
 Status check_resample(const Context& ctx, const std::vector<ResampleFinding>& tracks, const std::string& rate_text,
                       double fps, GltfAnimationImport& rep) {
   std::size_t kept = 0, keys = 0, bad = 0;
-  double step = 0, worst = 0;
+  double step = 0, worst = 0, worst_ratio = 0, worst_rotation = 0;
   const ResampleFinding* worst_track = nullptr;
   std::size_t worst_key = 0;
   for (const auto& t : tracks) {
     if (!t.verdict->resampled) continue;
     if (step == 0) step = t.verdict->resampled->step;
     kept += t.verdict->untouched;
+    const bool rotation = std::string_view(t.unit) == "degrees";
     for (const auto& b : t.verdict->between) {
       ++keys;
-      if (b.error > ctx.options.match_tolerance_deg) ++bad;
-      if (b.error > worst || !worst_track) worst = b.error, worst_track = &t, worst_key = b.key;
+      if (rotation) worst_rotation = std::max(worst_rotation, b.error);
+      if (!(b.error > t.tolerance)) continue;
+      ++bad;
+      const double ratio = b.error / std::max(t.tolerance, 1e-300);
+      if (ratio > worst_ratio) worst_ratio = ratio, worst = b.error, worst_track = &t, worst_key = b.key;
     }
   }
   if (step == 0) return {};
@@ -374,7 +379,7 @@ Status check_resample(const Context& ctx, const std::vector<ResampleFinding>& tr
   rep.resampled_kept = kept;
   if (bad == 0 || ctx.options.accept_resample) {
     rep.keys_between_samples = keys;
-    rep.resample_error = worst;
+    rep.resample_error = worst_rotation;
     return {};
   }
   char head[160];
@@ -392,6 +397,141 @@ Status check_resample(const Context& ctx, const std::vector<ResampleFinding>& tr
           worst_track->track + " at " + time_text(t, fps) +
           "). Untick \"Always Sample Animations\" in Blender's glTF export, or set the scene frame rate to " +
           rate + " before importing the .glb into Blender; --accept-resample reads those keys from the samples as they are");
+}
+
+Status check_matched(const Context& ctx, std::size_t ai, std::size_t block, std::size_t matched,
+                     const std::vector<std::string>& nodes, GltfAnimationImport& rep) {
+  if (matched != 0) return {};
+  const std::string what = "animation " + std::to_string(ai) + " \"" + ctx.model.animations[ai].name + "\"";
+  if (ctx.options.allow_no_op) {
+    rep.nodes_unmatched = nodes;
+    return {};
+  }
+  std::string examples;
+  for (std::size_t i = 0; i < nodes.size() && i < 3; ++i) examples += (i ? ", \"" : " (\"") + nodes[i] + "\"";
+  if (!examples.empty()) examples += nodes.size() > 3 ? ", ...)" : ")";
+  return make_error(ErrorCode::not_found, no_offset, "animation",
+                    what + " moves no bone of the template's block " + std::to_string(block) + ": none of its " +
+                        std::to_string(nodes.size()) + " animated node(s)" + examples +
+                        " is a bone (bones are found by the mabkit hash in a node's extras, the CRC-32 of its name or "
+                        "a bone_0xHASH name). Check --template; export with --names so names survive; --allow-no-op "
+                        "writes the template as it is");
+}
+
+namespace {
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", s);
+  return buf;
+}
+
+}  // namespace
+
+Status check_same_clip(const Context& ctx, std::size_t ai, std::size_t block, const std::vector<const gltf::Curve*>& curves,
+                       const ClipSpan& span) {
+  if (ctx.options.allow_other_clip) return {};
+  const tinygltf::Animation& a = ctx.model.animations[ai];
+  const std::string what = "animation " + std::to_string(ai) + " \"" + a.name + "\"";
+  const std::string tail = " (check --template); --allow-other-clip imports it anyway";
+  const tinygltf::Value& ex = gltf::mabkit_extras(a.extras);
+  if (ex.IsObject() && ex.Has(span.rate_field) && ex.Get(span.rate_field).IsNumber() && ex.Has("duration") &&
+      ex.Get("duration").IsNumber()) {
+    const double rate = ex.Get(span.rate_field).GetNumberAsDouble();
+    const double duration = ex.Get("duration").GetNumberAsDouble();
+    if (!(std::abs(rate - span.rate) <= 1e-9 * span.rate) ||
+        !(std::abs(duration - span.duration) <= 1e-6 * std::max(1.0, std::abs(double{span.duration}))))
+      return make_error(ErrorCode::invalid_argument, no_offset, "animation",
+                        what + " was exported from a clip of " + std::to_string(std::lround(rate)) + " keys/s and " +
+                            seconds_text(duration) + ", but the template's block " + std::to_string(block) + " has " +
+                            std::to_string(std::lround(span.rate)) + " keys/s and " + seconds_text(span.duration) +
+                            ": another clip's animation, or the template changed since the export" + tail);
+  }
+  if (ctx.options.keep_times || !(span.last_s > span.first_s)) return {};
+  double lo = 1e300, hi = -1e300;
+  for (const auto* c : curves)
+    if (c->keys() >= 2) lo = std::min(lo, double{c->times.front()}), hi = std::max(hi, double{c->times.back()});
+  if (lo > hi) return {};
+  // Tools sample up to the last whole frame (Blender: a 24th of a second short at most);
+  // what is off by more than a quarter of the clip, or ends past twice its length, is not it.
+  const double length = span.last_s - span.first_s;
+  const double margin = std::max(0.25 * length, 0.1);
+  if (hi >= span.last_s - margin && lo <= span.first_s + margin && hi <= span.first_s + 2 * length + margin) return {};
+  return make_error(ErrorCode::invalid_argument, no_offset, "animation",
+                    what + " has keys from " + seconds_text(lo) + " to " + seconds_text(hi) + ", but the template's block " +
+                        std::to_string(block) + " has keys from " + seconds_text(span.first_s) + " to " +
+                        seconds_text(span.last_s) +
+                        ": it looks like another clip's animation. If the clip was shortened or moved in time on "
+                        "purpose, --keep-times takes the glTF's own key times" + tail);
+}
+
+namespace {
+
+// A node of `among` above `node` in the file's tree, or -1.
+int ancestor_among(const std::vector<int>& parent, int node, const std::vector<bool>& among) {
+  std::size_t steps = 0;
+  for (int p = parent[static_cast<std::size_t>(node)]; p >= 0 && steps++ <= parent.size(); p = parent[static_cast<std::size_t>(p)])
+    if (among[static_cast<std::size_t>(p)]) return p;
+  return -1;
+}
+
+std::string node_name(const tinygltf::Model& m, int node) {
+  const auto& n = m.nodes[static_cast<std::size_t>(node)].name;
+  return n.empty() ? "node " + std::to_string(node) : n;
+}
+
+// The skeleton places a matched bone under another matched bone.
+bool skeleton_nests_bones(const GltfSkeleton& sk, const BoneNodes& node_of) {
+  std::unordered_set<std::uint32_t> hashes;
+  for (const auto& [key, node] : node_of) hashes.insert(key.first);
+  std::vector<bool> bone(sk.nodes.size());
+  for (std::size_t i = 0; i < sk.nodes.size(); ++i) bone[i] = !sk.nodes[i].name.empty() && hashes.count(sk.nodes[i].hash);
+  std::vector<int> parent(sk.nodes.size());
+  for (std::size_t i = 0; i < sk.nodes.size(); ++i) parent[i] = sk.nodes[i].parent;
+  for (std::size_t i = 0; i < sk.nodes.size(); ++i)
+    if (bone[i] && ancestor_among(parent, static_cast<int>(i), bone) >= 0) return true;
+  return false;
+}
+
+}  // namespace
+
+Status check_rig_shape(const Context& ctx, const BoneNodes& node_of) {
+  if (!rest_relative(ctx.options, true)) return {};
+  if (ctx.recorded == gltf::RigRecord::Kind::flat && ctx.skeleton)
+    return make_error(ErrorCode::invalid_argument, no_offset, "skeleton",
+                      "the file records that it was exported without --skeleton (mab export's flat rig): import it "
+                      "without --skeleton");
+  if (ctx.recorded != gltf::RigRecord::Kind::none || node_of.empty()) return {};
+  // No record (a tool dropped the extras): the file's own shape tells which rig it holds.
+  const auto parent = gltf::parents(ctx.model);
+  if (!parent) return {};
+  std::vector<bool> bone(ctx.model.nodes.size(), false);
+  for (const auto& [key, node] : node_of) bone[static_cast<std::size_t>(node)] = true;
+  std::string evidence;
+  for (const auto& [key, node] : node_of) {
+    if (const int p = ancestor_among(*parent, node, bone); p >= 0) {
+      evidence = node_name(ctx.model, node) + " hangs under " + node_name(ctx.model, p);
+      break;
+    }
+    const auto t = gltf::node_trs(ctx.model.nodes[static_cast<std::size_t>(node)]).t;
+    if (std::sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]) > 1e-5) {
+      evidence = node_name(ctx.model, node) + " sits away from its parent";
+      break;
+    }
+  }
+  if (!ctx.skeleton && !evidence.empty())
+    return make_error(ErrorCode::invalid_argument, no_offset, "skeleton",
+                      "the file's bones are not the flat rig mab export writes without --skeleton (" + evidence +
+                          "): it was exported with --skeleton, and its rotations are relative to that skeleton's rest "
+                          "pose. Give the same --skeleton again (Blender keeps mab export's record of it only when "
+                          "\"Custom Properties\" is ticked in its glTF export), or --rotations local to take the "
+                          "rotations as written");
+  if (ctx.skeleton && evidence.empty() && skeleton_nests_bones(*ctx.skeleton, node_of))
+    return make_error(ErrorCode::invalid_argument, no_offset, "skeleton",
+                      "the file holds the flat rig mab export writes without --skeleton (every bone under the rig "
+                      "root, at its origin), not the --skeleton's hierarchy: it was exported without --skeleton; "
+                      "import it without");
+  return {};
 }
 
 }  // namespace mab::gltf_in

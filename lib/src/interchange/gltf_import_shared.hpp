@@ -70,6 +70,10 @@ struct Context {
   const tinygltf::Model& model;
   const GltfImportOptions& options;
   double cos_tol;  // cos(tolerance / 2)
+  // The rig rotations are read against (rest-relative): options.skeleton, or the one the file
+  // records (gltf::RigRecord); null: mab export's flat rig.
+  const GltfSkeleton* skeleton = nullptr;
+  gltf::RigRecord::Kind recorded = gltf::RigRecord::Kind::none;
 };
 
 using BoneNodes = std::map<std::pair<std::uint32_t, unsigned>, int>;  // (hash, occurrence) -> file node
@@ -109,12 +113,14 @@ std::string time_text(double seconds, double fps);
 
 // Tracks a tool resampled on a grid that misses the block's times: counted in `rep`, and
 // refused when edited keys would be read between samples with more error than the match
-// tolerance (unless accept_resample). `rate_text` says the block's key rate.
+// tolerance (unless accept_resample). `rate_text` says the block's key rate. The report's
+// resample_error is the rotations' (degrees).
 struct ResampleFinding {
   std::string track;
   const gltf::TrackVerdict* verdict = nullptr;
   const gltf::TrackEvidence* evidence = nullptr;
-  const char* unit = "degrees";
+  const char* unit = "degrees";  // "units": a translation
+  double tolerance = 0;          // the match tolerance in that unit
 };
 Status check_resample(const Context& ctx, const std::vector<ResampleFinding>& tracks, const std::string& rate_text,
                       double fps, GltfAnimationImport& rep);
@@ -124,6 +130,30 @@ Status check_resample(const Context& ctx, const std::vector<ResampleFinding>& tr
 // rotations on it; the report its counts.
 Status read_on_template_times(const Context& ctx, const Channels& channels, const Clip& orig, const BoneNodes& node_of,
                               Clip& edited, GltfAnimationImport& rep);
+
+// --- No-op imports and other clips (docs/gltf.md, "What import refuses") ---
+
+// An animation none of whose channels names a bone of the block: refused, or with
+// allow_no_op a note. `nodes`: the animated nodes' names.
+Status check_matched(const Context& ctx, std::size_t ai, std::size_t block, std::size_t matched,
+                     const std::vector<std::string>& nodes, GltfAnimationImport& rep);
+
+// The animation's key range (channels of matched nodes with two keys or more) and, when its
+// extras hold them, the rate and duration of the clip it was exported from, against the
+// block's: refused when they clearly belong to another clip (unless allow_other_clip).
+struct ClipSpan {
+  double first_s = 0, last_s = 0;  // the block's first and last key times
+  double rate = 0;                 // key rate (FC2/3: frame rate)
+  float duration = 0;
+  const char* rate_field = "key_rate";  // its name in the animation's extras
+};
+Status check_same_clip(const Context& ctx, std::size_t ai, std::size_t block, const std::vector<const gltf::Curve*>& curves,
+                       const ClipSpan& span);
+
+// Rotations read rest-relative against the flat rig or a skeleton the file's own shape
+// contradicts (bones parented to bones, or placed away from their parent, in a file that
+// records no rig): refused, never a silent misread.
+Status check_rig_shape(const Context& ctx, const BoneNodes& node_of);
 
 // One animation into a Far Cry 2/3 clip (gltf_import_legacy.cpp).
 Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, const Container& current,

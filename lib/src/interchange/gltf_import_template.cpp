@@ -252,7 +252,8 @@ Status read_on_template_times(const Context& ctx, const Channels& channels, cons
   std::vector<ResampleFinding> findings;
   for (std::size_t i = 0; i < verdicts.size(); ++i)
     if (ev.evidence[i].tmpl)
-      findings.push_back({label(orig.bones[i].hash, orig.bones[i].name), &verdicts[i], &ev.evidence[i], "degrees"});
+      findings.push_back({label(orig.bones[i].hash, orig.bones[i].name), &verdicts[i], &ev.evidence[i], "degrees",
+                          ctx.options.match_tolerance_deg});
   MAB_TRY(check_resample(ctx, findings, rate_text(orig, fps), fps, rep));
   MAB_ASSIGN(const gltf::TimelinePlan p, plan(ctx, orig, ev, verdicts, metric, snap, fps, rep));
   assemble(orig, ev, verdicts, p, metric, snap, edited, rep);
