@@ -382,7 +382,7 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
     scene.nodes.push_back(attach);
   // Blender shows scene extras as custom properties (and writes them back when asked): the
   // frame rate to set before importing, and the rig import reads rotations against.
-  rep.scene_fps = anims.empty() ? 0.0 : anims.front().fps;
+  rep.scene_fps = m.animations.empty() ? 0.0 : anims.front().fps;
   scene.extras = object({{"mabkit", object({{"fps", tinygltf::Value(rep.scene_fps)},
                                             {"animations", tinygltf::Value(static_cast<int>(m.animations.size()))},
                                             {"rig", gltf::rig_record(o.skeleton)}})}});
