@@ -78,7 +78,7 @@ void print_timing(const mab::GltfAnimationImport& a) {
                 a.resampled_rate, a.resampled_kept);
     if (a.keys_between_samples != 0)
       std::printf("  between samples   %zu edited key(s) read from the samples around them (--accept-resample); "
-                  "resampling alone moves them by up to %.6g\n",
+                  "estimated error up to %.6g degrees\n",
                   a.keys_between_samples, a.resample_error);
   }
   if (!a.times_added.empty()) {

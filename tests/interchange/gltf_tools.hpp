@@ -120,7 +120,8 @@ inline void resample_like_blender(tinygltf::Model& m, double fps) {
     for (std::size_t c = 0; c < a.channels.size(); ++c) {
       SamplerKeys s;
       s.width = keys[c].width;
-      for (int f = 0; f <= static_cast<int>(std::floor(end * fps + 1e-6)); ++f) {
+      // Frames are times x fps in float: 100/30 s is frame 99.99999, which Blender samples.
+      for (int f = 0; f <= static_cast<int>(std::floor(end * fps + 1e-4)); ++f) {
         s.t.push_back(static_cast<float>(f / fps));
         const auto v = lerp_at(keys[c], s.t.back());
         s.v.insert(s.v.end(), v.begin(), v.end());

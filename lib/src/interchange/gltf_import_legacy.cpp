@@ -377,7 +377,11 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
     for (const auto& [node, c] : *list) animated.push_back(ctx.model.nodes[static_cast<std::size_t>(node)].name);
   MAB_TRY(check_matched(ctx, ai, block, matched, animated, rep));
   if (matched == 0) return write_container(current);  // allow_no_op: nothing to import
-  MAB_TRY(check_same_clip(ctx, ai, block, curves, {0.0, r.frame_s.back(), o.frame_rate, o.duration, "frame_rate"}));
+  // The key range export writes: a keyed track's last stored frame, not the clip's last frame.
+  double last_s = 0;
+  for (const auto& t : r.tracks)
+    if (t.tmpl.t.size() >= 2) last_s = std::max(last_s, t.tmpl.t.back());
+  MAB_TRY(check_same_clip(ctx, ai, block, curves, {0.0, last_s, o.frame_rate, o.duration, "frame_rate"}));
   MAB_TRY(evaluate(ctx, channels, r, snap));
   std::vector<ResampleFinding> findings;
   for (auto& t : r.tracks) {

@@ -365,13 +365,14 @@ Status check_resample(const Context& ctx, const std::vector<ResampleFinding>& tr
     if (step == 0) step = t.verdict->resampled->step;
     kept += t.verdict->untouched;
     const bool rotation = std::string_view(t.unit) == "degrees";
+    // An edited key the samples miss: its value there is the samples' interpolation, which
+    // cuts whatever corner the edit made. Refused however small the estimate.
     for (const auto& b : t.verdict->between) {
       ++keys;
-      if (rotation) worst_rotation = std::max(worst_rotation, b.error);
-      if (!(b.error > t.tolerance)) continue;
       ++bad;
+      if (rotation) worst_rotation = std::max(worst_rotation, b.error);
       const double ratio = b.error / std::max(t.tolerance, 1e-300);
-      if (ratio > worst_ratio) worst_ratio = ratio, worst = b.error, worst_track = &t, worst_key = b.key;
+      if (ratio >= worst_ratio) worst_ratio = ratio, worst = b.error, worst_track = &t, worst_key = b.key;
     }
   }
   if (step == 0) return {};
@@ -386,14 +387,15 @@ Status check_resample(const Context& ctx, const std::vector<ResampleFinding>& tr
   std::snprintf(head, sizeof head, "the glTF's channels were resampled at %.6g keys per second", 1.0 / step);
   const double t = worst_track->evidence->times[worst_track->evidence->block[worst_key]];
   char mid[160], rate[64];
-  std::snprintf(mid, sizeof mid, "by up to %.4g %s", worst, worst_track->unit);
+  std::snprintf(mid, sizeof mid, "by up to about %.4g %s", worst, worst_track->unit);
   std::snprintf(rate, sizeof rate, "%g fps", fps);
   return make_error(
       ErrorCode::not_decodable, no_offset, "animation",
       std::string(head) + " (Blender's \"Always Sample Animations\" at a scene of that rate), a grid that misses the "
           "clip's key times (" + rate_text + "): " + std::to_string(kept) +
           " track(s) match the template at every sample and are kept exactly, but " + std::to_string(bad) +
-          " edited key(s) fall between samples, where resampling alone moves them " + mid + " (worst: " +
+          " edited key(s) fall between samples, which cannot give their values: read from the samples they "
+          "would move " + mid + " (estimated; worst: " +
           worst_track->track + " at " + time_text(t, fps) +
           "). Untick \"Always Sample Animations\" in Blender's glTF export, or set the scene frame rate to " +
           rate + " before importing the .glb into Blender; --accept-resample reads those keys from the samples as they are");
