@@ -220,6 +220,20 @@ Status check_carried(const Context& ctx, const LegacyRead& r, double snap) {
   return {};
 }
 
+// Constant values that now vary leave their constant list and join the animated tracks, which
+// stay in bone order.
+template <class Constant, class Track>
+void promote(std::vector<Constant>& constants, const std::vector<bool>& drop, std::vector<Track>& tracks,
+             std::vector<Track>& promoted) {
+  if (promoted.empty()) return;
+  std::vector<Constant> kept;
+  for (std::size_t i = 0; i < constants.size(); ++i)
+    if (!drop[i]) kept.push_back(constants[i]);
+  constants = std::move(kept);
+  for (auto& t : promoted) tracks.push_back(std::move(t));
+  std::sort(tracks.begin(), tracks.end(), [](const Track& a, const Track& b) { return a.bone < b.bone; });
+}
+
 // The edited rotation tracks into `edited` (the template's value where the file agrees: at a
 // stored frame that is its key, whose code the encoder keeps).
 Status apply_rotations(const Context& ctx, const LegacyRead& r, LegacyClip& edited, GltfAnimationImport& rep) {
@@ -270,15 +284,7 @@ Status apply_rotations(const Context& ctx, const LegacyRead& r, LegacyClip& edit
         if (v.changed[f]) edited.trajectory_rotation[f] = to_quat(v.values[f]);
     }
   }
-  if (!promoted.empty()) {
-    std::vector<LegacyConstantRotation> kept;
-    for (std::size_t i = 0; i < edited.constant_rotations.size(); ++i)
-      if (!drop_constant[i]) kept.push_back(edited.constant_rotations[i]);
-    edited.constant_rotations = std::move(kept);
-    for (auto& t : promoted) edited.rotations.push_back(std::move(t));
-    std::sort(edited.rotations.begin(), edited.rotations.end(),
-              [](const LegacyRotationTrack& a, const LegacyRotationTrack& b) { return a.bone < b.bone; });
-  }
+  promote(edited.constant_rotations, drop_constant, edited.rotations, promoted);
   return {};
 }
 
@@ -320,15 +326,7 @@ Status apply_translations(const Context& ctx, const LegacyRead& r, LegacyClip& e
       drop[t.index] = true;
     }
   }
-  if (!moved.empty()) {
-    std::vector<LegacyConstantTranslation> kept;
-    for (std::size_t i = 0; i < edited.constant_translations.size(); ++i)
-      if (!drop[i]) kept.push_back(edited.constant_translations[i]);
-    edited.constant_translations = std::move(kept);
-    for (auto& t : moved) edited.translations.push_back(std::move(t));
-    std::sort(edited.translations.begin(), edited.translations.end(),
-              [](const LegacyTranslationTrack& a, const LegacyTranslationTrack& b) { return a.bone < b.bone; });
-  }
+  promote(edited.constant_translations, drop, edited.translations, moved);
   return {};
 }
 
