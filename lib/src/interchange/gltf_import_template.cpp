@@ -171,7 +171,8 @@ void assemble(const Clip& orig, const BlockEvidence& ev, const std::vector<gltf:
   for (const auto& a : p.added) {
     rep.times_added.push_back(a.unit);
     for (std::size_t i = 0; i < orig.bones.size(); ++i)
-      if (ev.evidence[i].tmpl && std::binary_search(ev.evidence[i].keys.begin(), ev.evidence[i].keys.end(), a.source))
+      if (const auto& e = ev.evidence[i]; e.tmpl && (std::binary_search(e.keys.begin(), e.keys.end(), a.source) ||
+                                                     std::binary_search(e.checks.begin(), e.checks.end(), a.source)))
         sourced[i] = sourced[i] || !verdicts[i].untouched;
   }
   rep.max_added_shift_s = p.max_shift_s;
@@ -206,18 +207,26 @@ void assemble(const Clip& orig, const BlockEvidence& ev, const std::vector<gltf:
       }
       continue;
     }
-    const auto values = gltf::values_on_timeline(metric, e, v, orig.key_times, p.added, rate, snap);
-    const bool changed = sourced[i] || std::any_of(v.changed.begin(), v.changed.end(), [](char c) { return c != 0; });
+    auto values = gltf::values_on_timeline(metric, e, v, orig.key_times, p.added, rate, snap);
+    // A clip without key times holds constants alone: the file's own keys are all there is.
+    if (values.empty())
+      for (const auto k : e.keys) values.push_back(e.file[k]);
+    const bool changed = sourced[i] || std::any_of(v.changed.begin(), v.changed.end(), [](char c) { return c != 0; }) ||
+                         orig.key_times.empty();
     if (!changed) {
       if (ob.kind() == BoneKind::animated && !p.added.empty()) rep.bones_resampled.push_back(ob.hash);
     } else {
       rep.bones_changed.push_back(ob.hash);
     }
     if (ob.kind() == BoneKind::constant) {
-      if (!changed) continue;
+      if (!changed || values.empty()) continue;
       const bool still = std::all_of(values.begin(), values.end(), [&](const gltf::Value& x) { return metric.near(x, values.front()); });
       if (still) {
         eb.constant = to_quat(values.front());
+        continue;
+      }
+      if (orig.key_times.empty()) {
+        rep.constant_to_animated.push_back(ob.hash);  // refused by the caller: no key times to animate on
         continue;
       }
       eb.set_kind(BoneKind::animated);
@@ -257,6 +266,11 @@ Status read_on_template_times(const Context& ctx, const Channels& channels, cons
   MAB_TRY(check_resample(ctx, findings, rate_text(orig, fps), fps, rep));
   MAB_ASSIGN(const gltf::TimelinePlan p, plan(ctx, orig, ev, verdicts, metric, snap, fps, rep));
   assemble(orig, ev, verdicts, p, metric, snap, edited, rep);
+  if (orig.key_times.empty() && !rep.constant_to_animated.empty())
+    return make_error(ErrorCode::not_decodable, no_offset, "animation",
+                      gltf::hash_text(rep.constant_to_animated.front()) +
+                          " now moves, but the template's block has no key times to animate it on: --keep-times "
+                          "takes the glTF's own key times");
   return {};
 }
 
