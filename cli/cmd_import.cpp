@@ -169,7 +169,8 @@ void setup(CLI::App& app, int& exit_code) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--skeleton", o->skeleton,
                   "glTF: the --skeleton the animation was exported with (bones' rest pose and parents); without "
-                  "it, the flat rig `mab export` writes when given no skeleton");
+                  "it, the skeleton the file records, or the flat rig `mab export` writes without one (a file "
+                  "shaped otherwise is refused)");
   cmd->add_option("--rotations", o->rotations,
                   "glTF: rest-relative: each joint's motion away from its rest pose, applied to the export's rig "
                   "(survives tools that re-express joints, such as Blender); local: each node's rotation as "

@@ -2,10 +2,12 @@
 // animation tools (Blender) open and write back, and the way back into a .mab.
 //
 // Export writes one node per bone and one animation per decodable block, rotation channels
-// with LINEAR interpolation at the key times in seconds. Import samples a glTF animation at
-// the template's key times (or its own), keeps every key that matches the template within a
-// tolerance bit for bit, and re-quantises the rest, so an unedited export comes back as the
-// template's exact bytes and an edit changes only the chunks it touches.
+// with LINEAR interpolation at the key times in seconds, and records in the scene's extras the
+// frame rate every key sits on and the rig. Import reads a glTF animation at the template's
+// key times (adding the ones keys set between them need) or its own, keeps every bone the file
+// only repeats (even resampled by a tool) bit for bit, and re-quantises the rest, so an
+// unedited export comes back as the template's exact bytes and an edit changes only what it
+// touches; what cannot land is refused with the reason.
 #pragma once
 
 #include <mab/codec_file.hpp>
@@ -172,8 +174,8 @@ struct GltfAnimationImport {
   std::vector<Dropped> dropped;
   // A tool resampled the channels on a grid missing the template's times: the grid's rate,
   // the tracks kept bit for bit because they match the template at every sample, and (with
-  // accept_resample) the edited keys read between samples and the error resampling alone
-  // puts there.
+  // accept_resample) the edited keys read between samples and an estimate of how far that
+  // moves them (rotations, degrees).
   double resampled_rate = 0;
   std::size_t resampled_kept = 0;
   std::size_t keys_between_samples = 0;
@@ -207,7 +209,11 @@ struct GltfImport {
 // other section are kept. Without a template, options.game must be set: the animation (the
 // first unless one is given) becomes a new clip with a bone per rotation channel, at the
 // glTF's own key times. Translation, scale and weight channels cannot be stored yet and are
-// listed in the report.
+// listed in the report. With a template, refused (docs/gltf.md): a file with no animation or
+// an animation matching no bone (not_found; allow_no_op), another clip's animation
+// (invalid_argument; allow_other_clip), a rig the file says it was not written on
+// (invalid_argument), edited keys a resampled file misses (not_decodable; accept_resample), a
+// key between the template's times that cannot get a time of its own (not_decodable).
 Result<GltfImport> import_gltf(std::span<const std::uint8_t> gltf, const Container* template_file,
                                const GltfImportOptions& options = {});
 

@@ -1,5 +1,7 @@
-// glTF 2.0 -> .mab (docs/gltf.md): sample rotation channels at the template's key times (or
-// the glTF's own), keep what matches the template bit for bit, re-quantise the rest.
+// glTF 2.0 -> .mab (docs/gltf.md): the entry point (which animation goes into which block,
+// the rig, the refusals of no-op imports), the glTF's own key times (--keep-times) and new
+// clips; the template's key times are gltf_import_template.cpp's, Far Cry 2/3 clips
+// gltf_import_legacy.cpp's.
 #include <mab/gltf.hpp>
 
 #include "interchange/gltf_import_shared.hpp"

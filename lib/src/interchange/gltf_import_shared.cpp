@@ -12,12 +12,6 @@
 
 namespace mab::gltf_in {
 
-namespace {
-
-constexpr double pi = 3.14159265358979323846;
-
-}  // namespace
-
 // How a node names a bone (docs/gltf.md, "Names"): the `mabkit` extras hash, the CRC-32 of
 // its name (D11) where that is a template bone, a generated "bone_0xHHHHHHHH" name, the
 // CRC-32 of its name without a ".001"-style suffix that tools add to repeated names, and,
