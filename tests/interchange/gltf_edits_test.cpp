@@ -328,6 +328,44 @@ TEST(GltfRig, ASkeletonExportImportsWithoutTheFlagOrRefuses) {
   EXPECT_NE(tampered.error().message().find("give the same --skeleton"), std::string::npos);
 }
 
+// The record is file data: anything off in it (a cycle, counts that disagree, a number that is
+// not one) leaves the data out, and only the digest asks for --skeleton.
+TEST(GltfRig, ABrokenRecordIsNotUsed) {
+  const auto s = skeleton_case();
+  const auto good = mab::gltf::read_rig_record(parse_gltf(s.export_bytes));
+  ASSERT_EQ(good.kind, mab::gltf::RigRecord::Kind::skeleton);
+  ASSERT_TRUE(good.skeleton.has_value());
+  EXPECT_EQ(mab::gltf::skeleton_digest(*good.skeleton), mab::gltf::skeleton_digest(s.skeleton));
+  using Object = tinygltf::Value::Object;
+  auto broken = [&](auto&& change) {
+    auto m = parse_gltf(s.export_bytes);
+    auto& rig = m.scenes[0].extras.Get<Object>()["mabkit"].Get<Object>()["rig"].Get<Object>();
+    change(rig);
+    return mab::gltf::read_rig_record(m);
+  };
+  const auto cycle = broken([](Object& r) {
+    auto parents = r["parents"].Get<tinygltf::Value::Array>();
+    parents[0] = tinygltf::Value(1);
+    parents[1] = tinygltf::Value(0);
+    r["parents"] = tinygltf::Value(parents);
+  });
+  const auto short_rotations = broken([](Object& r) {
+    auto rot = r["rotations"].Get<tinygltf::Value::Array>();
+    rot.pop_back();
+    r["rotations"] = tinygltf::Value(rot);
+  });
+  const auto not_numbers = broken([](Object& r) { r["parents"] = tinygltf::Value(std::string("0,1")); });
+  const auto out_of_range = broken([](Object& r) {
+    auto parents = r["parents"].Get<tinygltf::Value::Array>();
+    parents[0] = tinygltf::Value(1 << 20);
+    r["parents"] = tinygltf::Value(parents);
+  });
+  for (const auto* rec : {&cycle, &short_rotations, &not_numbers, &out_of_range}) {
+    EXPECT_EQ(rec->kind, mab::gltf::RigRecord::Kind::skeleton);
+    EXPECT_FALSE(rec->skeleton.has_value());
+  }
+}
+
 TEST(GltfRig, AFlatExportImportedWithASkeletonIsRefused) {
   const auto s = skeleton_case();
   auto flat = mab::export_gltf(s.clip);
