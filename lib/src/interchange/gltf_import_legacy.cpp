@@ -43,7 +43,8 @@ struct LegacyRead {
   std::vector<double> frame_s;
   std::unordered_set<std::uint32_t> rotation_doubled, translation_doubled;  // constant and animated at once
   std::vector<LegacyTrack> tracks;
-  std::vector<double> times;  // every time the file is evaluated at
+  std::vector<double> times;        // every time the file is evaluated at
+  std::vector<std::size_t> frames_at;  // each frame's index in `times`
 };
 
 gltf::Value vec_value(const Vec3& v) { return {v[0], v[1], v[2], 0}; }
@@ -136,7 +137,7 @@ void match_nodes(const Context& ctx, const Channels& channels, LegacyRead& r, Gl
 Status evaluate(const Context& ctx, const Channels& channels, LegacyRead& r, double snap) {
   const auto parent = rest_relative(ctx.options, true) ? gltf::parents(ctx.model) : std::nullopt;
   std::vector<std::vector<double>> keys(r.tracks.size()), checks(r.tracks.size());
-  std::vector<double> all = r.frame_s;
+  std::vector<double> all;
   for (std::size_t i = 0; i < r.tracks.size(); ++i) {
     const auto& t = r.tracks[i];
     if (t.file_node < 0) continue;
@@ -145,7 +146,7 @@ Status evaluate(const Context& ctx, const Channels& channels, LegacyRead& r, dou
     all.insert(all.end(), keys[i].begin(), keys[i].end());
     all.insert(all.end(), checks[i].begin(), checks[i].end());
   }
-  r.times = unique_times(std::move(all));
+  r.times = evaluation_times(r.frame_s, std::move(all), snap / 10);
   Clip pseudo;
   BoneNodes node_of;
   std::vector<std::size_t> bone_track;
@@ -163,7 +164,7 @@ Status evaluate(const Context& ctx, const Channels& channels, LegacyRead& r, dou
     return to_quat(r.tracks[bone_track[b]].tmpl.at(rot, r.times[k]));
   };
   MAB_ASSIGN(auto samples, reconstruct(ctx, channels.rotation, pseudo, node_of, r.times, snap, true, tmpl));
-  const auto block = index_of(r.times, r.frame_s);
+  r.frames_at = index_of(r.times, r.frame_s);
   for (std::size_t b = 0; b < bone_track.size(); ++b)
     for (const auto& q : samples[b]) r.tracks[bone_track[b]].file.push_back(to_value(q));
   for (std::size_t i = 0; i < r.tracks.size(); ++i) {
@@ -179,7 +180,7 @@ Status evaluate(const Context& ctx, const Channels& channels, LegacyRead& r, dou
     t.evidence.tmpl = &t.tmpl;
     t.evidence.times = r.times;
     t.evidence.file = t.file;
-    t.evidence.block = block;
+    t.evidence.block = r.frames_at;
     t.evidence.block_tmpl = t.per_frame;
     t.evidence.keys = index_of(r.times, keys[i]);
     t.evidence.checks = index_of(r.times, checks[i]);

@@ -319,11 +319,24 @@ std::vector<double> unique_times(std::vector<double> t) {
   return t;
 }
 
+std::vector<double> evaluation_times(const std::vector<double>& block, std::vector<double> others, double merge) {
+  others = unique_times(std::move(others));
+  std::vector<double> out = block;
+  for (const double t : others) {
+    const auto it = std::lower_bound(block.begin(), block.end(), t - merge);
+    if (it == block.end() || *it > t + merge) out.push_back(t);
+  }
+  return unique_times(std::move(out));
+}
+
 std::vector<std::size_t> index_of(const std::vector<double>& times, const std::vector<double>& wanted) {
   std::vector<std::size_t> out;
   out.reserve(wanted.size());
-  for (const double t : wanted)
-    out.push_back(static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), t) - times.begin()));
+  for (const double t : wanted) {
+    auto i = static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), t) - times.begin());
+    if (i == times.size() || (i > 0 && t - times[i - 1] < times[i] - t)) --i;
+    if (out.empty() || out.back() != i) out.push_back(i);
+  }
   return out;
 }
 

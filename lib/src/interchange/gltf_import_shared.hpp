@@ -101,8 +101,12 @@ Result<std::vector<std::vector<Quat>>> reconstruct(const Context& ctx, const glt
 void node_key_times(const gltf::Curves& curves, const std::vector<int>* parent, int node, std::vector<double>& keys,
                     std::vector<double>& checks);
 
-// Sorted, unique; index_of finds a time that was put in.
-std::vector<double> unique_times(std::vector<double> t);
+std::vector<double> unique_times(std::vector<double> t);  // sorted, unique
+// The times a block is evaluated at: its own (`block`, increasing, kept exactly) and `others`
+// (the file's key times and check points); one of those within `merge` of a block time is that
+// time (a file's float seconds next to the double ones of the clip's key units).
+std::vector<double> evaluation_times(const std::vector<double>& block, std::vector<double> others, double merge);
+// The index of the nearest of `times` for each of `wanted` (increasing); repeats dropped.
 std::vector<std::size_t> index_of(const std::vector<double>& times, const std::vector<double>& wanted);
 
 gltf::Value to_value(const Quat& q) noexcept;

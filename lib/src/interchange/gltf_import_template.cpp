@@ -22,6 +22,8 @@ constexpr std::size_t max_evaluations = std::size_t{1} << 23;
 struct BlockEvidence {
   std::vector<double> times;                  // every time the file is evaluated at
   std::vector<double> block_s;                // the template's key times, in seconds
+  std::vector<std::size_t> block;             // their index in `times`
+  std::vector<std::vector<gltf::Value>> held;  // per constant bone: its value at every block time
   std::vector<gltf::Keys> tmpl;               // per bone: its template keys (none: empty)
   std::vector<std::vector<gltf::Value>> file;  // per bone with a channel: its rotation at `times`
   std::vector<gltf::TrackEvidence> evidence;  // per bone; tmpl == nullptr without a channel
@@ -49,10 +51,11 @@ Status gather(const Context& ctx, const Channels& channels, const Clip& orig, co
   const auto parent = rest_relative(ctx.options, true) ? gltf::parents(ctx.model) : std::nullopt;
   std::vector<std::vector<double>> keys(n), checks(n);
   std::vector<bool> has_node(n, false);
-  std::vector<double> all = ev.block_s;
+  std::vector<double> all;
   std::unordered_map<std::uint32_t, unsigned> seen;
   ev.tmpl.resize(n);
   std::size_t tracks = 0;
+  int last = -1;  // the last bone whose times went into `all`
   for (std::size_t i = 0; i < n; ++i) {
     const ClipBone& b = orig.bones[i];
     const unsigned occ = seen[b.hash]++;
@@ -66,10 +69,14 @@ Status gather(const Context& ctx, const Channels& channels, const Clip& orig, co
     has_node[i] = true;
     ++tracks;
     node_key_times(channels.rotation, parent ? &*parent : nullptr, it->second, keys[i], checks[i]);
+    // Channels mostly share one time accessor: its times go in once.
+    if (last >= 0 && keys[i] == keys[static_cast<std::size_t>(last)] && checks[i] == checks[static_cast<std::size_t>(last)])
+      continue;
+    last = static_cast<int>(i);
     all.insert(all.end(), keys[i].begin(), keys[i].end());
     all.insert(all.end(), checks[i].begin(), checks[i].end());
   }
-  ev.times = unique_times(std::move(all));
+  ev.times = evaluation_times(ev.block_s, std::move(all), snap / 10);
   if (tracks * ev.times.size() > max_evaluations)
     return make_error(ErrorCode::limit_exceeded, no_offset, "animation",
                       std::to_string(tracks) + " bones at " + std::to_string(ev.times.size()) +
@@ -78,7 +85,9 @@ Status gather(const Context& ctx, const Channels& channels, const Clip& orig, co
   MAB_ASSIGN(auto samples, reconstruct(ctx, channels.rotation, orig, node_of, ev.times, snap, true, tmpl));
   ev.file.resize(n);
   ev.evidence.resize(n);
-  const auto block = index_of(ev.times, ev.block_s);
+  ev.block = index_of(ev.times, ev.block_s);
+  ev.held.resize(n);
+  int prev = -1;  // the last bone given evidence
   for (std::size_t i = 0; i < n; ++i) {
     if (!has_node[i] || samples[i].empty()) continue;
     for (const auto& q : samples[i]) ev.file[i].push_back(to_value(q));
@@ -86,12 +95,17 @@ Status gather(const Context& ctx, const Channels& channels, const Clip& orig, co
     e.tmpl = &ev.tmpl[i];
     e.times = ev.times;
     e.file = ev.file[i];
-    e.block = block;
+    e.block = ev.block;
     const ClipBone& b = orig.bones[i];
-    e.block_tmpl = b.kind() == BoneKind::animated ? ev.tmpl[i].v
-                                                  : std::vector<gltf::Value>(block.size(), to_value(b.constant));
-    e.keys = index_of(ev.times, keys[i]);
-    e.checks = index_of(ev.times, checks[i]);
+    if (b.kind() != BoneKind::animated) ev.held[i].assign(ev.block.size(), to_value(b.constant));
+    e.block_tmpl = b.kind() == BoneKind::animated ? std::span<const gltf::Value>(ev.tmpl[i].v) : ev.held[i];
+    const auto* same = prev >= 0 && keys[i] == keys[static_cast<std::size_t>(prev)] &&
+                               checks[i] == checks[static_cast<std::size_t>(prev)]
+                           ? &ev.evidence[static_cast<std::size_t>(prev)]
+                           : nullptr;
+    e.keys = same ? same->keys : index_of(ev.times, keys[i]);
+    e.checks = same ? same->checks : index_of(ev.times, checks[i]);
+    prev = static_cast<int>(i);
   }
   return {};
 }

@@ -121,7 +121,10 @@ Value Keys::at(const Metric& m, double s) const noexcept {
 bool Keys::explains(const Metric& m, double s, const Value& value) const noexcept {
   if (t.empty()) return false;
   const Where w = locate(t, s);
-  if (!w.inside || w.u == 0) return m.near(value, v[w.k]);
+  // A file's float time next to a key's double one is that key (1e-6 of a step moves a slerp
+  // by at most 2e-4 degree).
+  if (!w.inside || w.u < 1e-6) return m.near(value, v[w.k]);
+  if (w.u > 1 - 1e-6) return m.near(value, v[w.k + 1]);
   return m.on_segment(value, v[w.k], v[w.k + 1], w.u);
 }
 
@@ -177,11 +180,15 @@ TrackVerdict judge_track(const Metric& m, const TrackEvidence& e, double snap) {
   std::vector<double> kt(e.keys.size());
   for (std::size_t i = 0; i < kt.size(); ++i) kt[i] = e.times[e.keys[i]];
   if (auto grid = uniform_grid(kt)) {
-    for (const std::size_t b : e.block)
-      if (find_near(e.times, e.keys, e.times[b], snap) == e.keys.size()) {
+    // Both lists are increasing: one walk finds a block time with no file key near it.
+    std::size_t i = 0;
+    for (const std::size_t b : e.block) {
+      while (i < kt.size() && kt[i] < e.times[b] - snap) ++i;
+      if (i == kt.size() || kt[i] > e.times[b] + snap) {
         v.resampled = grid;
         break;
       }
+    }
   }
   auto matches = [&](std::size_t k) {
     const std::size_t b = e.block[k];
@@ -191,7 +198,7 @@ TrackVerdict judge_track(const Metric& m, const TrackEvidence& e, double snap) {
   // not what the tool had there: only its own keys tell whether a track was touched.
   v.untouched = repeats_template(m, e);
   for (std::size_t k = 0; v.untouched && !v.resampled && k < n; ++k) v.untouched = matches(k);
-  v.values = e.block_tmpl;
+  v.values.assign(e.block_tmpl.begin(), e.block_tmpl.end());
   v.changed.assign(n, 0);
   if (v.untouched) {
     v.matched = n;

@@ -71,8 +71,8 @@ struct TrackEvidence {
   const Keys* tmpl = nullptr;          // the template's keys, at its own times
   std::span<const double> times;
   std::span<const Value> file;         // the file's value at each of `times`
-  std::vector<std::size_t> block;      // the block's output key times (the template's; FC2/3: every frame)
-  std::vector<Value> block_tmpl;       // the template's value at each, bit for bit
+  std::span<const std::size_t> block;  // the block's output key times (the template's; FC2/3: every frame)
+  std::span<const Value> block_tmpl;   // the template's value at each, bit for bit
   std::vector<std::size_t> keys;       // the file's own key times for this track, increasing
   std::vector<std::size_t> checks;     // midway between keys of a curved (CUBICSPLINE, STEP) channel
 };
