@@ -4,6 +4,8 @@
 #include "interchange/gltf_document.hpp"
 #include "interchange/gltf_legacy.hpp"
 #include "interchange/gltf_names.hpp"
+#include "interchange/gltf_rig.hpp"
+#include "interchange/gltf_timeline.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -47,6 +49,7 @@ struct BlockAnim {
   std::size_t block;
   std::vector<float> times;  // seconds
   double key_rate;
+  double fps;  // every key a whole frame at this rate (the scene rate for Blender)
   float duration;
   std::vector<Channel> channels;
   std::vector<MotionChannel> motion;
@@ -178,6 +181,7 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
     BlockAnim a;
     a.block = d.block;
     a.key_rate = clip.key_rate;
+    a.fps = gltf::whole_frame_rate(clip.key_times, clip.key_rate);
     a.duration = clip.duration;
     a.times.resize(clip.key_count());
     for (std::size_t k = 0; k < clip.key_count(); ++k) {
@@ -295,6 +299,7 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
     anim.name = "block_" + std::to_string(a.block);
     tinygltf::Value::Object extras{{"block", tinygltf::Value(static_cast<int>(a.block))},
                                    {"key_rate", tinygltf::Value(a.key_rate)},
+                                   {"fps", tinygltf::Value(a.fps)},
                                    {"duration", tinygltf::Value(static_cast<double>(a.duration))}};
     if (!a.parts.empty()) {
       // Part entries (spec 12, issue 16): a nested block is its own animation, "block_N".
@@ -375,6 +380,12 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
   if (o.skeleton && std::find(scene.nodes.begin(), scene.nodes.end(), attach) == scene.nodes.end() &&
       m.nodes.size() > o.skeleton->nodes.size() && attach == static_cast<int>(o.skeleton->nodes.size()))
     scene.nodes.push_back(attach);
+  // Blender shows scene extras as custom properties (and writes them back when asked): the
+  // frame rate to set before importing, and the rig import reads rotations against.
+  rep.scene_fps = m.animations.empty() ? 0.0 : anims.front().fps;
+  scene.extras = object({{"mabkit", object({{"fps", tinygltf::Value(rep.scene_fps)},
+                                            {"animations", tinygltf::Value(static_cast<int>(m.animations.size()))},
+                                            {"rig", gltf::rig_record(o.skeleton)}})}});
   m.scenes.push_back(std::move(scene));
   m.defaultScene = 0;
   rep.nodes = m.nodes.size();

@@ -6,6 +6,7 @@
 
 #include "interchange/gltf_document.hpp"
 #include "interchange/gltf_names.hpp"
+#include "interchange/gltf_rig.hpp"
 
 #include <mab/legacy.hpp>
 
@@ -16,9 +17,6 @@
 namespace mab::gltf {
 
 namespace {
-
-// Spec 3: Dunia is Z-up, glTF Y-up; the rig root turns one into the other, as for 'aNi'.
-constexpr double zup_to_yup[4] = {-0.70710678118654752, 0, 0, 0.70710678118654752};
 
 enum class Path : std::uint8_t { rotation, translation };
 
@@ -82,7 +80,8 @@ Result<std::vector<std::uint8_t>> export_legacy_gltf(const Container& c, const G
                                               {"game", tinygltf::Value(std::string(c.variant->game_name))}})}});
   tinygltf::Node root;
   root.name = o.rig_name;
-  root.rotation.assign(std::begin(zup_to_yup), std::end(zup_to_yup));
+  // Spec 3: Dunia is Z-up, glTF Y-up; the rig root turns one into the other, as for 'aNi'.
+  root.rotation = {zup_to_yup.x, zup_to_yup.y, zup_to_yup.z, zup_to_yup.w};
   m.nodes.push_back(std::move(root));
 
   // Nodes: every bone id any clip moves, ascending, then the constant nodes of bones a clip
@@ -252,6 +251,10 @@ Result<std::vector<std::uint8_t>> export_legacy_gltf(const Container& c, const G
   tinygltf::Scene scene;
   scene.name = o.rig_name;
   scene.nodes = {0};
+  rep.scene_fps = anims.empty() ? 0.0 : anims.front().frame_rate;
+  scene.extras = object({{"mabkit", object({{"fps", tinygltf::Value(rep.scene_fps)},
+                                            {"animations", tinygltf::Value(static_cast<int>(m.animations.size()))},
+                                            {"rig", rig_record(nullptr)}})}});
   m.scenes.push_back(std::move(scene));
   m.defaultScene = 0;
   rep.nodes = m.nodes.size();

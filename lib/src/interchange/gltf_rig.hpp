@@ -11,6 +11,7 @@
 #include "interchange/gltf_document.hpp"
 #include "interchange/gltf_sample.hpp"
 
+#include <mab/gltf.hpp>
 #include <mab/quat.hpp>
 
 #include <optional>
@@ -60,5 +61,23 @@ struct RefRig {
   };
   std::vector<Node> nodes;
 };
+
+// What `mab export` records of the rig it wrote, in the scene's extras ({"mabkit": {"rig":
+// ...}}; Blender keeps scene extras as custom properties and writes them back when "Custom
+// Properties" is ticked), so import reads rotations against that rig without --skeleton, or
+// refuses to guess (docs/gltf.md, "The rig travels with the file"): {"kind": "flat"}, or
+// {"kind": "skeleton", "digest": "0x...", "names": "a\nb...", "parents": [...],
+// "rotations": [x, y, z, w, ...], "roots": [...], "skin_root": n}. Names holding a line break
+// leave the data out (the digest alone then asks for --skeleton).
+std::uint32_t skeleton_digest(const GltfSkeleton& sk);
+tinygltf::Value rig_record(const GltfSkeleton* sk);
+
+struct RigRecord {
+  enum class Kind : std::uint8_t { none, flat, skeleton } kind = Kind::none;
+  std::uint32_t digest = 0;
+  std::optional<GltfSkeleton> skeleton;  // the recorded skeleton, when its data is there and sound
+  int exported_animations = -1;          // {"mabkit": {"animations": N}}: how many export wrote
+};
+RigRecord read_rig_record(const tinygltf::Model& m);
 
 }  // namespace mab::gltf
