@@ -1,5 +1,5 @@
 // End-to-end tests of `mab export` and `mab import` with glTF files.
-#include "interchange/gltf_tools.hpp"
+#include "interchange/gltf/gltf_tools.hpp"
 #include "support/cli_run.hpp"
 #include "support/corpus.hpp"
 
