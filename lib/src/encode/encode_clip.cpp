@@ -335,7 +335,7 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
   }
 
   // Translations, root motion and part entries, where they were decoded (issue 16).
-  MAB_TRY(encode::encode_motion(original, edited, b, rep, rewritten));
+  MAB_TRY(encode::encode_motion(original, edited, b, options, rep, rewritten));
 
   // Header fields that depend on the clip (spec 4, 6, 7).
   if (auto* a = b.ani()) {

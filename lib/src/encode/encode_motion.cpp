@@ -5,6 +5,7 @@
 
 #include "decode/motion_layout.hpp"
 #include "encode/encode_common.hpp"
+#include "encode/error_policy.hpp"
 #include "io/byte_reader.hpp"
 
 #include <algorithm>
@@ -55,7 +56,7 @@ void note(std::vector<int>& rewritten, EncodeReport& rep, const Block& b, int sl
 // --- JointTranslations (spec 10.1) ---
 
 Status encode_translations(const DecodedClip& original, const Clip& edited, Block& b, const decode::MotionLayout& l,
-                           EncodeReport& rep, std::vector<int>& rewritten) {
+                           const EncodeOptions& options, EncodeReport& rep, std::vector<int>& rewritten) {
   const Evidence& ev = original.evidence.translations;
   const Clip& orig = original.clip;
   std::vector<std::size_t> translated;
@@ -132,23 +133,55 @@ Status encode_translations(const DecodedClip& original, const Clip& edited, Bloc
       entry = *widened;
       if (ob) ++rep.translation_scales_widened;
     }
-    for (std::size_t ch = 0; ch < chunks; ++ch) {
-      if (reusable(ch, entry)) {
-        stream.chunks[ch].push_back(mo.translations.chunks[ch][oi]);
-        ++rep.translation_chunks_reused;
-        continue;
+    // The bone's chunks at `e`: the original's codes where reusable, else re-quantised.
+    struct Track {
+      std::vector<TranslationChunkCodes> codes;
+      std::size_t reused = 0;
+      double max_error = 0;
+    };
+    auto quantise_track = [&](TranslationEntry e) -> Result<Track> {
+      Track t;
+      for (std::size_t ch = 0; ch < chunks; ++ch) {
+        if (reusable(ch, e)) {
+          t.codes.push_back(mo.translations.chunks[ch][oi]);
+          ++t.reused;
+          continue;
+        }
+        const std::size_t first = ch * keys_per_chunk;
+        auto q = quantise_translation_chunk(std::span<const Vec3>(eb.translations).subspan(first, chunk_key_count(keys, ch)), e);
+        if (!q) {
+          Error err = std::move(q).error();
+          err.field = bone_field(i, "translations") + "[" + std::to_string(first) + "..]";
+          return err;
+        }
+        t.codes.push_back(q->codes);
+        t.max_error = std::max(t.max_error, q->max_error);
       }
-      const std::size_t first = ch * keys_per_chunk;
-      auto q = quantise_translation_chunk(std::span<const Vec3>(eb.translations).subspan(first, chunk_key_count(keys, ch)), entry);
-      if (!q) {
-        Error e = std::move(q).error();
-        e.field = bone_field(i, "translations") + "[" + std::to_string(first) + "..]";
-        return e;
-      }
-      stream.chunks[ch].push_back(q->codes);
-      ++rep.translation_chunks_requantised;
-      rep.max_translation_error = std::max(rep.max_translation_error, q->max_error);
+      return t;
+    };
+    MAB_ASSIGN(Track track, quantise_track(entry));
+    const unsigned depth_before = entry.bit_depth();
+    // Decision 21 for translations: a depth that misses the bound is raised (a new key time
+    // regroups every later chunk, spec 10.1: 8 keys a chunk, so untouched bones are
+    // re-quantised too and must stay where they were).
+    for (unsigned n = entry.bit_depth() + 1; options.raise_depth && track.max_error > options.max_translation_error && n <= 16;
+         ++n) {
+      MAB_ASSIGN(const TranslationEntry finer, translation_entry_for(eb.translations, n));
+      MAB_ASSIGN(Track again, quantise_track(finer));
+      if (!(again.max_error < track.max_error)) continue;
+      if (entry.bit_depth() == depth_before) ++rep.translation_depths_raised;
+      entry = finer;
+      track = std::move(again);
     }
+    if (options.raise_depth && options.refuse_above_max_translation_error && track.max_error > options.max_translation_error)
+      return encode::max_translation_error_refusal(
+          encode::bone_label(eb.hash, eb.name) + " (translations at " + std::to_string(entry.bit_depth()) + " bits" +
+              (entry.bit_depth() >= 16 ? ", the finest depth)" : ")"),
+          track.max_error, options.max_translation_error);
+    for (std::size_t ch = 0; ch < chunks; ++ch) stream.chunks[ch].push_back(track.codes[ch]);
+    rep.translation_chunks_reused += track.reused;
+    rep.translation_chunks_requantised += chunks - track.reused;
+    rep.max_translation_error = std::max(rep.max_translation_error, track.max_error);
     entries.push_back(entry);
   }
   MAB_ASSIGN(const auto bytes, encode_translation_stream(stream, keys, entries));
@@ -329,10 +362,10 @@ Status encode_parts(const DecodedClip& original, const Clip& edited, Block& b, c
 
 }  // namespace
 
-Status encode_motion(const DecodedClip& original, const Clip& edited, Block& b, EncodeReport& report,
-                     std::vector<int>& rewritten) {
+Status encode_motion(const DecodedClip& original, const Clip& edited, Block& b, const EncodeOptions& options,
+                     EncodeReport& report, std::vector<int>& rewritten) {
   const decode::MotionLayout l = decode::motion_layout(b);
-  MAB_TRY(encode_translations(original, edited, b, l, report, rewritten));
+  MAB_TRY(encode_translations(original, edited, b, l, options, report, rewritten));
   MAB_TRY(encode_constant_translations(original, edited, b, l, report, rewritten));
   MAB_TRY(encode_root_motion(original, edited, b, l, report, rewritten));
   return encode_parts(original, edited, b, l, report, rewritten);

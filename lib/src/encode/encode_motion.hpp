@@ -13,8 +13,9 @@ namespace mab::encode {
 // edited translation chunks are re-quantised. The counts the decoder checked
 // (m_dataCounts[0], [1], [3], [5], [6]) follow where they agreed in the input. Appends the
 // slots whose bytes change to `rewritten`.
-Status encode_motion(const DecodedClip& original, const Clip& edited, Block& b, EncodeReport& report,
-                     std::vector<int>& rewritten);
+// Translation chunks follow options.max_translation_error under raise_depth (EncodeOptions).
+Status encode_motion(const DecodedClip& original, const Clip& edited, Block& b, const EncodeOptions& options,
+                     EncodeReport& report, std::vector<int>& rewritten);
 
 // Nested-block offsets of part entries (spec 12) are positions: when an edit moves blocks,
 // every block whose links were proven in `before` gets them rewritten in `after` so they point
