@@ -333,6 +333,15 @@ void edit_motion_and_check(const mab::DecodedClip& d, std::uint64_t seed, const 
   auto bytes = mab::encode_clip(d, edited, {}, &rep);
   if (!bytes && (bytes.error().code == mab::ErrorCode::ambiguous_layout || bytes.error().code == mab::ErrorCode::overlap))
     return;  // documented refusals, as for rotations
+  // Another: a translation asked beyond the largest scale a TranslationTable entry holds
+  // (2^24 - 1 steps, about 5000 units, spec 10.1; translation_entry_for). `nudge` asks up to
+  // 4 times the bone's scale, so an entry above 1250 units can be asked more than fits.
+  if (!bytes && bytes.error().code == mab::ErrorCode::bad_value && t.kind == translation) {
+    const double largest =
+        mab::TranslationEntry::make(16, mab::translation_max_scale_code).scale() * (1 - 1e-6);
+    const mab::Vec3& v = edited.bones[t.index].translations[t.key];
+    if (std::fabs(v[0]) > largest || std::fabs(v[1]) > largest || std::fabs(v[2]) > largest) return;
+  }
   if (!bytes) fail_with("an edited translation, root motion value or part failed to encode", bytes.error());
   auto c2 = mab::read_container(*bytes, limits);
   if (!c2) fail_with("the encoder wrote a file that does not parse", c2.error());

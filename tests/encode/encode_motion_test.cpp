@@ -115,6 +115,13 @@ TEST(EncodeMotion, ValueBeyondTheScaleWidensTheEntry) {
   EXPECT_EQ(main_after.clip.bones.size(), main_before.clip.bones.size());
   for (std::size_t i = 0; i < main_before.clip.bones.size(); ++i)
     EXPECT_EQ(main_after.clip.bones[i].keys, main_before.clip.bones[i].keys);
+  // Beyond the largest scale (2^24 - 1 steps, about 5000 units, spec 10.1) no entry holds the
+  // value: refused, naming the bone (regress/fuzz_decode_encode-translation_beyond_largest_scale.mab).
+  edited.bones[0].translations[3] = {0.0f, -5001.0f, 0.0f};
+  auto beyond = mab::encode_clip(d, edited);
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_EQ(beyond.error().code, mab::ErrorCode::bad_value);
+  EXPECT_EQ(beyond.error().field, "bones[0].translations");
 }
 
 // Float sections are written back bit for bit; 6-byte root rotations within the code's bound.
