@@ -6,6 +6,7 @@
 #include <mab/edit.hpp>
 #include <mab/validate.hpp>
 
+#include "decode/motion_layout.hpp"
 #include "support/corpus.hpp"
 
 #include <gtest/gtest.h>
@@ -114,6 +115,13 @@ TEST(EncodeMotion, ValueBeyondTheScaleWidensTheEntry) {
   EXPECT_EQ(main_after.clip.bones.size(), main_before.clip.bones.size());
   for (std::size_t i = 0; i < main_before.clip.bones.size(); ++i)
     EXPECT_EQ(main_after.clip.bones[i].keys, main_before.clip.bones[i].keys);
+  // Beyond the largest scale (2^24 - 1 steps, about 5000 units, spec 10.1) no entry holds the
+  // value: refused, naming the bone (regress/fuzz_decode_encode-translation_beyond_largest_scale.mab).
+  edited.bones[0].translations[3] = {0.0f, -5001.0f, 0.0f};
+  auto beyond = mab::encode_clip(d, edited);
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_EQ(beyond.error().code, mab::ErrorCode::bad_value);
+  EXPECT_EQ(beyond.error().field, "bones[0].translations");
 }
 
 // Float sections are written back bit for bit; 6-byte root rotations within the code's bound.
@@ -274,6 +282,19 @@ TEST(EncodeMotion, DataForSectionsNotDecodedIsRefused) {
   }
 }
 
+// An edit of block 0 that moves the blocks after it: its first animated bone at 16 bits with a
+// new first key.
+mab::Result<std::vector<std::uint8_t>> grow_block0(const mab::Container& c) {
+  auto prop = mab::decode_clip(c, 0);
+  if (!prop) return prop.error();
+  mab::Clip grown = prop->clip;
+  std::size_t bone = 0;
+  while (grown.bones[bone].kind() != mab::BoneKind::animated) ++bone;
+  grown.bones[bone].set_bit_depth(16);
+  grown.bones[bone].keys[0] = mab::Quat{0.6f, -0.48f, 0.0f, 0.64f};
+  return mab::encode_clip(*prop, grown);
+}
+
 // Part entries: times written back bit for bit; when an edit of another block moves the blocks,
 // the nested offsets are rewritten so each entry still names its block.
 TEST(EncodeMotion, PartEditsAndNestedLinksFollowMovedBlocks) {
@@ -293,14 +314,8 @@ TEST(EncodeMotion, PartEditsAndNestedLinksFollowMovedBlocks) {
     edited.parts.pop_back();
     EXPECT_FALSE(mab::encode_clip(main, edited).ok());
   }
-  // Block 0 (before the main block) grows: re-pick its depth at a tight bound.
-  const auto prop = decoded("fc5/parts_nested.mab", 0);
-  mab::Clip grown = prop.clip;
-  std::size_t bone = 0;
-  while (grown.bones[bone].kind() != mab::BoneKind::animated) ++bone;
-  grown.bones[bone].set_bit_depth(16);
-  grown.bones[bone].keys[0] = mab::Quat{0.6f, -0.48f, 0.0f, 0.64f};
-  auto out = mab::encode_clip(prop, grown);
+  // Block 0 (before the main block) grows.
+  auto out = grow_block0(*mab::read_container(load(corpus("fc5/parts_nested.mab"))));
   ASSERT_TRUE(out.ok()) << out.error().message();
   auto before = mab::read_container(load(corpus("fc5/parts_nested.mab")));
   auto after = mab::read_container(*out);
@@ -310,6 +325,57 @@ TEST(EncodeMotion, PartEditsAndNestedLinksFollowMovedBlocks) {
   const auto back = reread(*out, 1);
   ASSERT_EQ(back.evidence.parts.level, mab::EvidenceLevel::hypothesis) << back.evidence.parts.text();
   EXPECT_EQ(back.clip.parts, main.clip.parts);
+}
+
+// A part array that stayed opaque is kept byte for byte when an edit moves the blocks (D8):
+// without a proven base its offsets are not links to follow. Whether a nested offset lands on
+// a block depends on where the blocks are, so the moved file may read parts by chance (found by
+// fuzz_decode_encode, regress/fuzz_decode_encode-opaque_parts_read_after_move.mab); those are
+// not data of the input's reading and are refused against it (issue 16).
+TEST(EncodeMotion, OpaquePartArrayIsKeptWhenBlocksMove) {
+  auto c = mab::read_container(load(corpus("fc5/parts_nested.mab")));
+  ASSERT_TRUE(c.ok());
+  const auto main = decoded("fc5/parts_nested.mab", 1);
+  ASSERT_EQ(main.clip.parts[0].nested_block, 0);
+  auto moved = grow_block0(*c);
+  ASSERT_TRUE(moved.ok()) << moved.error().message();
+  const auto shift = static_cast<std::int64_t>(mab::read_container(*moved)->blocks[1].original_base) -
+                     static_cast<std::int64_t>(c->blocks[1].original_base);
+  ASSERT_GT(shift, 0);
+
+  // Entry 0's offset made to land `shift` bytes before block 0: on no block, so no reading fits.
+  mab::Block& b = c->blocks[1];
+  const auto slot = static_cast<std::size_t>(mab::decode::motion_layout(b).parts);
+  std::vector<std::uint8_t>& array = *b.section_mut(slot);
+  const std::size_t at = mab::decode::part_header_size(main.motion.part_header) + mab::decode::part_nested_at;
+  mab::decode::store_u32(array, at, mab::decode::load_u32(array, at) - static_cast<std::uint32_t>(shift));
+  const std::vector<std::uint8_t> opaque_array = array;
+  auto input = mab::write_container(*c);
+  ASSERT_TRUE(input.ok());
+  const auto in1 = reread(*input, 1);
+  ASSERT_EQ(in1.evidence.parts.level, mab::EvidenceLevel::opaque) << in1.evidence.parts.text();
+  ASSERT_TRUE(in1.clip.parts.empty());
+
+  auto out = grow_block0(*mab::read_container(*input));
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  auto after = mab::read_container(*out);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(std::vector<std::uint8_t>(after->blocks[1].section(slot).begin(), after->blocks[1].section(slot).end()),
+            opaque_array);
+  // Block 0 now sits where entry 0 points: the moved file reads the parts.
+  const auto out1 = reread(*out, 1);
+  ASSERT_EQ(out1.evidence.parts.level, mab::EvidenceLevel::hypothesis) << out1.evidence.parts.text();
+  EXPECT_EQ(out1.clip.parts, main.clip.parts);
+  auto refused = mab::encode_clip(in1, out1.clip);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, mab::ErrorCode::invalid_argument);
+  EXPECT_EQ(refused.error().field, "parts");
+  // The same clip as the input reads it (no parts) writes the input's block back unchanged.
+  mab::Clip as_input = out1.clip;
+  as_input.parts.clear();
+  auto same = mab::encode_clip(in1, as_input);
+  ASSERT_TRUE(same.ok()) << same.error().message();
+  EXPECT_EQ(*same, *input);
 }
 
 }  // namespace
