@@ -297,6 +297,7 @@ void print_encode_report(const mab::EncodeReport& rep, std::string_view error_no
                 rep.translation_depths_raised, rep.max_translation_error);
   if (!rep.motion_sections_rewritten.empty())
     std::printf("  also rewritten    %s\n", short_list(rep.motion_sections_rewritten).c_str());
+  for (const auto& w : rep.warnings) std::fprintf(stderr, "mab: warning: %s\n", w.c_str());
 }
 
 std::string short_list(const std::vector<std::string>& items, std::size_t max) {

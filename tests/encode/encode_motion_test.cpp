@@ -376,6 +376,29 @@ TEST(EncodeMotion, OpaquePartArrayIsKeptWhenBlocksMove) {
   auto same = mab::encode_clip(in1, as_input);
   ASSERT_TRUE(same.ok()) << same.error().message();
   EXPECT_EQ(*same, *input);
+  // The edit that moved the blocks says that block 1's opaque array may now hold stale links;
+  // the corpus file, whose part array decodes and is relinked, gets no such line.
+  auto in0 = mab::decode_clip(*mab::read_container(*input), 0);
+  ASSERT_TRUE(in0.ok());
+  mab::Clip grown = in0->clip;
+  std::size_t bone = 0;
+  while (grown.bones[bone].kind() != mab::BoneKind::animated) ++bone;
+  grown.bones[bone].set_bit_depth(16);
+  grown.bones[bone].keys[0] = mab::Quat{0.6f, -0.48f, 0.0f, 0.64f};
+  mab::EncodeReport rep;
+  ASSERT_TRUE(mab::encode_clip(*in0, grown, {}, &rep).ok());
+  ASSERT_EQ(rep.warnings.size(), 1u);
+  EXPECT_NE(rep.warnings[0].find("block 1's"), std::string::npos) << rep.warnings[0];
+  EXPECT_NE(rep.warnings[0].find("stale"), std::string::npos) << rep.warnings[0];
+  const auto good = decoded("fc5/parts_nested.mab");
+  mab::Clip good_grown = good.clip;
+  bone = 0;
+  while (good_grown.bones[bone].kind() != mab::BoneKind::animated) ++bone;
+  good_grown.bones[bone].set_bit_depth(16);
+  good_grown.bones[bone].keys[0] = mab::Quat{0.6f, -0.48f, 0.0f, 0.64f};
+  mab::EncodeReport good_rep;
+  ASSERT_TRUE(mab::encode_clip(good, good_grown, {}, &good_rep).ok());
+  EXPECT_TRUE(good_rep.warnings.empty()) << good_rep.warnings[0];
 }
 
 }  // namespace

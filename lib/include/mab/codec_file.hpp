@@ -144,6 +144,10 @@ struct EncodeReport {
   // The bone table: bones the original lacks, bones it has that the edit dropped, renames.
   std::vector<std::uint32_t> bones_added, bones_removed;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> bones_renamed;  // (original hash, new hash)
+  // What the written file may carry that nothing here could check, one line each: a part
+  // array that did not decode (kept as bytes, format 12) in a file whose blocks this edit
+  // moved, whose entries, if they link nested blocks, now point where those blocks were.
+  std::vector<std::string> warnings;
 };
 
 // Writes `edited` into a copy of `original.container`: KeyTimes, constant rotations,

@@ -363,7 +363,7 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
   }
   MAB_TRY(check_shared_runs(original, b, rewritten));
   // Nested-block links of part entries follow the blocks this edit moved (spec 12).
-  MAB_TRY(encode::relink_parts(original.container, c, original.options));
+  MAB_TRY(encode::relink_parts(original.container, c, original.options, rep.warnings));
   if (report) *report = std::move(rep);
   return c;
 }

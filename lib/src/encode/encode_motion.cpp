@@ -371,7 +371,32 @@ Status encode_motion(const DecodedClip& original, const Clip& edited, Block& b, 
   return encode_parts(original, edited, b, l, report, rewritten);
 }
 
-Status relink_parts(const Container& before, Container& after, const DecodeOptions& options) {
+namespace {
+
+// Decision 12 keeps a part array that did not decode as its bytes; if its entries were links to
+// nested blocks measured from a base no hypothesis tried, moving blocks made them stale, and
+// nothing can tell. Said, not hidden: the file is written, the warning names the array.
+void warn_opaque_parts(const Container& before, std::size_t k, const Placement& old_pl, const Placement& new_pl,
+                       const Evidence& evidence, std::vector<std::string>& warnings) {
+  const Block& ob = before.blocks[k];
+  const auto l = decode::motion_layout(ob);
+  if (l.parts < 0 || static_cast<std::size_t>(l.parts) >= ob.slot_segment.size() ||
+      ob.slot_segment[static_cast<std::size_t>(l.parts)] < 0)
+    return;
+  if (ob.section(static_cast<std::size_t>(l.parts)).empty() || before.blocks.size() < 2) return;
+  std::size_t moved = 0;
+  for (std::size_t j = 0; j < old_pl.blocks.size() && j < new_pl.blocks.size(); ++j)
+    moved += old_pl.blocks[j].base != new_pl.blocks[j].base;
+  if (moved == 0) return;
+  warnings.push_back("block " + std::to_string(k) + "'s " + ob.slot_field_name(static_cast<std::size_t>(l.parts)) +
+                     " (part animations) did not decode (" + evidence.text() + ") and is kept as bytes, while this edit moved " +
+                     std::to_string(moved) + " block(s): if its entries link nested blocks, those links are stale; check the clip in game");
+}
+
+}  // namespace
+
+Status relink_parts(const Container& before, Container& after, const DecodeOptions& options,
+                    std::vector<std::string>& warnings) {
   if (before.blocks.size() != after.blocks.size()) return {};
   bool any = false;
   for (const auto& blk : before.blocks) {
@@ -388,6 +413,10 @@ Status relink_parts(const Container& before, Container& after, const DecodeOptio
     if (!a) continue;
     const float duration = a->duration();
     const decode::PartsRead parts = decode::read_parts(before, k, old_pl, duration, options);
+    if (!parts.evidence.accepted()) {
+      warn_opaque_parts(before, k, old_pl, new_pl, parts.evidence, warnings);
+      continue;
+    }
     if (parts.base == NestedBase::none) continue;
     Block& nb = after.blocks[k];
     const auto slot = static_cast<std::size_t>(decode::motion_layout(nb).parts);

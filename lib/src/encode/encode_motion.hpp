@@ -22,6 +22,8 @@ Status encode_motion(const DecodedClip& original, const Clip& edited, Block& b, 
 // at the same blocks again. Refused (overlap) when the part array shares its bytes with
 // another section; limit_exceeded when an offset no longer fits 32 bits. `options` are those the
 // clip was decoded with: under --strict-layout no link is proven, so none is rewritten.
-Status relink_parts(const Container& before, Container& after, const DecodeOptions& options);
+// An opaque part array of a file whose blocks moved adds a line to `warnings`.
+Status relink_parts(const Container& before, Container& after, const DecodeOptions& options,
+                    std::vector<std::string>& warnings);
 
 }  // namespace mab::encode
