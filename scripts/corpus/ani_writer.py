@@ -307,6 +307,25 @@ def wd_unit(variant):
     return (4, 120.0) if variant == "wd1" else (1, 30.0)
 
 
+def section_items(clip, slots, opaque, overrides, order):
+    """A block's sections in file order, [(slot, bytes)]: KeyTimes, constant and animated rotations
+    in slots = (keytimes or None, const, rot), the latter two only when the clip has such bones,
+    then opaque sections added and overrides replacing; order defaults to ascending slots."""
+    content = {}
+    if slots[0] is not None:
+        content[slots[0]] = clip.keytimes_bytes
+    if clip.n_const:
+        content[slots[1]] = clip.const_bytes
+    if clip.n_anim:
+        content[slots[2]] = clip.rot_bytes
+    content.update(opaque or {})
+    content.update(overrides or {})
+    if order is None:
+        order = sorted(content)
+    assert sorted(order) == sorted(content), (order, sorted(content))
+    return [(s, content[s]) for s in order]
+
+
 # ---------------------------------------------------------------------------------
 # WD1 / WDL / WD2 ('aNi', single block, base 0x10)
 # ---------------------------------------------------------------------------------
@@ -320,20 +339,9 @@ def build_wd(variant, rng, clip, order=None, align16=False, opaque=None, alias=N
     hdr_size = 0x50 if wd1 else 0x70
     n = len(clip.bones)
     hdr, checksum, tail = outer_header(rng, variant)
-    content = {0: clip.keytimes_bytes}
-    if clip.n_const:
-        content[4] = clip.const_bytes
-    if clip.n_anim:
-        content[6] = clip.rot_bytes
-    for s, d in (opaque or {}).items():
-        content[s] = d
-    for s, d in (overrides or {}).items():
-        content[s] = d
-    if order is None:
-        order = sorted(content)
-    assert sorted(order) == sorted(content), (order, sorted(content))
+    items = section_items(clip, (0, 4, 6), opaque, overrides, order)
     tables_end = hdr_size + 5 * n
-    body, offs, end_rel = place_sections(tables_end, B, [(s, content[s]) for s in order], align16)
+    body, offs, end_rel = place_sections(tables_end, B, items, align16)
     nslots = 11 if wd1 else 12
     offsets = {s: 0 for s in range(nslots)}
     offsets.update(offs)
@@ -384,22 +392,10 @@ def build_fc5_block(rng, clip, order=None, align16=False, opaque=None, ani_flags
                     counts_extra=None):
     """Block bytes relative to its own (16-aligned) base; animationDataSize patched later."""
     n = len(clip.bones)
-    content = {}
-    if clip.n_const:
-        content[3] = clip.const_bytes
-    if clip.n_anim:
-        content[5] = clip.rot_bytes
-    for s, d in (opaque or {}).items():
-        content[s] = d
-    for s, d in (overrides or {}).items():
-        content[s] = d
-    if order is None:
-        order = sorted(content)
-    assert sorted(order) == sorted(content)
+    items = section_items(clip, (None, 3, 5), opaque, overrides, order)
     kt_start = 0x68 + 5 * n
     sec_start = kt_start + len(clip.keytimes_bytes)
     # KeyTimes run directly into the first section: no padding before the first one.
-    items = [(s, content[s]) for s in order]
     if items:
         first_body, first_offs, first_end = place_sections(sec_start, 0, items[:1], False)
         rest_body, rest_offs, end_rel = place_sections(first_end, 0, items[1:], align16)
@@ -475,23 +471,11 @@ def build_fc4(rng, clip, order=None, align16=False, opaque=None, ani_flags=3, ov
     B = 0x18
     n = len(clip.bones)
     hdr, checksum, tail = outer_header(rng, "fc4")
-    content = {2: clip.keytimes_bytes}
-    if clip.n_const:
-        content[0] = clip.const_bytes
-    if clip.n_anim:
-        content[4] = clip.rot_bytes
-    for s, d in (opaque or {}).items():
-        content[s] = d
-    for s, d in (overrides or {}).items():
-        content[s] = d
-    if order is None:
-        order = sorted(content)
-    assert sorted(order) == sorted(content)
+    items = section_items(clip, (2, 0, 4), opaque, overrides, order)
     body_start = 0x54 - B
     # No padding directly after KeyTimes: FC4 has no key count field, so the KeyTimes
     # extent must be exactly 2*K bytes.
-    body, offs, end_rel = place_sections(body_start, B, [(s, content[s]) for s in order], align16,
-                                         no_pad_after=(2,))
+    body, offs, end_rel = place_sections(body_start, B, items, align16, no_pad_after=(2,))
     offsets = {s: 0 for s in range(10)}
     offsets.update(offs)
     hash_off = end_rel

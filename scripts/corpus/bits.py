@@ -1,6 +1,8 @@
 """The LSB-first bit order of spec 9.2, written one way (an integer accumulator) and read
 another, as the spec describes a reader (3 bytes from p >> 3): the reader is the oracle's."""
 
+from .spec import const_value, varying_values
+
 class BitWriter:
     """LSB-first: bit 0 of a value goes to the lowest unused bit of the current byte."""
 
@@ -36,3 +38,17 @@ class BitReader:
             self.pos += take
             done += take
         return out
+
+
+def read_components(br, cf, F, n):
+    """The three components of one bone block of a rotation or translation chunk (spec 9.2,
+    10.1): where bit j of cf is set a 16-bit constant, else a 16-bit header and F raw values of
+    n bits. Returns three lists of F values."""
+    comps = []
+    for j in range(3):
+        if (cf >> j) & 1:
+            comps.append([const_value(br.get(16))] * F)
+        else:
+            h = br.get(16)
+            comps.append(varying_values(h, [br.get(n) for _ in range(F)], n))
+    return comps

@@ -56,6 +56,46 @@ def legacy_keyframed(rng, tracks, last, variant="fc2"):
     return head + struct.pack("<%di" % groups, *goffs) + bytes(body)
 
 
+def clip_head(masks, traj, loop, duration, offsets):
+    """Spec 13: the four bone masks, trajectory orientation, loop rotation, 'AnD\\x1a', duration,
+    the nine section offsets and the pointer slot (0)."""
+    head = b"".join(struct.pack("<%dI" % len(m), *m) for m in masks)
+    head += struct.pack("<4f", *traj) + struct.pack("<4f", *loop)
+    return head + b"AnD\x1a" + struct.pack("<f9iI", duration, *[offsets[s] for s in range(9)], 0)
+
+
+def chained_blocks(child, at):
+    """The block json of a chained clip (and those it chains), rebased to where it is placed."""
+    out = []
+    for cb in (child[1] if child is not None else []):
+        cb = dict(cb)
+        cb["base"] += at
+        out.append(cb)
+    return out
+
+
+def build_chain(variant, rng, specs, fc2_minor, build_clip):
+    """The outer header, then the clips of specs (first = outermost) built inside out by
+    build_clip(variant, rng, spec, child); each block json gets its file base, sections and
+    chained clip. Returns (bytes, blocks, header info)."""
+    hdr, checksum, tail = outer_header(rng, variant, fc2_minor)
+    child = None
+    for spec in reversed(specs):
+        child = build_clip(variant, rng, spec, child)
+    data = bytearray(hdr + child[0])
+    blocks = []
+    for bj in child[1]:
+        bj = dict(bj)
+        bj["base"] += 16
+        offsets = bj.pop("_offsets")
+        sizes = extents(offsets, [], len(data) - bj["base"])
+        bj["sections"] = section_list(offsets, sizes, bj["base"])
+        blocks.append(bj)
+    for k, bj in enumerate(blocks):
+        bj["chained_clip_base"] = blocks[k + 1]["base"] if k + 1 < len(blocks) else None
+    return data, blocks, (hdr, checksum, tail)
+
+
 def build_legacy_clip(variant, rng, spec, child=None):
     """spec: dict(slots=[...file order...], last=int, bits=(a,b,c,d), opaque_slots={slot: n}).
     child: (bytes, [block json with rel bases]) of the chained clip, placed last as slot 8.
@@ -109,9 +149,7 @@ def build_legacy_clip(variant, rng, spec, child=None):
     body, offs, end_rel = place_sections(data_off, 0, items, True)
     offsets = {s: 0 for s in range(9)}
     offsets.update(offs)
-    head = b"".join(struct.pack("<%dI" % nw, *m) for m in masks)
-    head += struct.pack("<4f", *traj) + struct.pack("<4f", *loop)
-    head += b"AnD\x1a" + struct.pack("<f9iI", duration, *[offsets[s] for s in range(9)], 0)
+    head = clip_head(masks, traj, loop, duration, offsets)
     assert len(head) == data_off
     data = head + body
     bj = {"base": 0, "signature": "AnD\x1a", "duration": duration,
@@ -121,34 +159,13 @@ def build_legacy_clip(variant, rng, spec, child=None):
           "array_headers": {str(s): {"count": c, "last_frame": last, "fps": 30}
                             for s, c in sorted(arrays.items())},
           "_offsets": offsets}
-    blocks = [bj]
-    if child is not None:
-        for cb in child[1]:
-            cb = dict(cb)
-            cb["base"] += offsets[8]
-            blocks.append(cb)
+    blocks = [bj] + chained_blocks(child, offsets[8])
     return data, blocks
 
 
 def build_legacy(variant, rng, specs, fc2_minor=1):
     """specs: list of clip specs, first = outermost. Builds the chain inside out."""
-    hdr, checksum, tail = outer_header(rng, variant, fc2_minor)
-    child = None
-    for spec in reversed(specs):
-        child = build_legacy_clip(variant, rng, spec, child)
-    data = bytearray(hdr + child[0])
-    file_size = len(data)
-    blocks = []
-    for bj in child[1]:
-        bj = dict(bj)
-        bj["base"] += 16
-        offsets = bj.pop("_offsets")
-        sizes = extents(offsets, [], file_size - bj["base"])
-        bj["sections"] = section_list(offsets, sizes, bj["base"])
-        blocks.append(bj)
-    for k, bj in enumerate(blocks):
-        bj["chained_clip_base"] = blocks[k + 1]["base"] if k + 1 < len(blocks) else None
-    return data, blocks, (hdr, checksum, tail)
+    return build_chain(variant, rng, specs, fc2_minor, build_legacy_clip)
 
 
 def tag_name_slot(text):
@@ -291,9 +308,7 @@ def build_retail_clip(variant, rng, spec, child):
     body, offs, end_rel = place_sections(data_off, 0, items, True)
     offsets = {s: 0 for s in range(9)}
     offsets.update(offs)
-    head = b"".join(struct.pack("<%dI" % nw, *m) for m in masks)
-    head += struct.pack("<4f", *traj) + struct.pack("<4f", *loop)
-    head += b"AnD\x1a" + struct.pack("<f9iI", duration, *[offsets[s] for s in range(9)], 0)
+    head = clip_head(masks, traj, loop, duration, offsets)
     data = bytearray(head + body)
     bj = {"base": 0, "signature": "AnD\x1a", "duration": duration,
           "masks": {MASK_NAMES[i]: masks[i] for i in range(4)},
@@ -302,12 +317,7 @@ def build_retail_clip(variant, rng, spec, child):
           "array_headers": {str(s): {"count": c, "last_frame": lf, "fps": r}
                             for s, (c, lf, r) in sorted(heads.items())},
           "tracks": tracks, "_offsets": offsets}
-    blocks = [bj]
-    if child is not None:
-        for cb in child[1]:
-            cb = dict(cb)
-            cb["base"] += offsets[8]
-            blocks.append(cb)
+    blocks = [bj] + chained_blocks(child, offsets[8])
     if 6 in content:
         # Record i points at chained clip i + 1, relative to the record's own start (JB-DOC).
         recs = []
@@ -336,24 +346,11 @@ def build_retail_clip(variant, rng, spec, child):
 
 
 def build_retail_bank(variant, rng, specs, fc2_minor=1):
-    hdr, checksum, tail = outer_header(rng, variant, fc2_minor)
-    child = None
-    for spec in reversed(specs):
-        child = build_retail_clip(variant, rng, spec, child)
-    data = bytearray(hdr + child[0])
-    blocks = []
-    for bj in child[1]:
-        bj = dict(bj)
-        bj["base"] += 16
-        offsets = bj.pop("_offsets")
-        sizes = extents(offsets, [], len(data) - bj["base"])
-        bj["sections"] = section_list(offsets, sizes, bj["base"])
-        blocks.append(bj)
-    for k, bj in enumerate(blocks):
-        bj["chained_clip_base"] = blocks[k + 1]["base"] if k + 1 < len(blocks) else None
+    data, blocks, hdr = build_chain(variant, rng, specs, fc2_minor, build_retail_clip)
+    for bj in blocks:
         for r in bj.get("tag_table", {}).get("records", []):
             r["clip_base"] = blocks[r["clip_block"]]["base"]
-    return data, blocks, (hdr, checksum, tail)
+    return data, blocks, hdr
 
 
 def retail_tags(rng):

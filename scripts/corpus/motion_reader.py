@@ -7,9 +7,9 @@ import math
 import struct
 
 from .base import qround, rnd, u
-from .bits import BitReader
-from .spec import (PART_ENTRY, Q6_BIAS, Q6_STEP, TSCALE, const_value, decode_q6, motion_slots, padding_ok,
-                   table_size_for, varying_values)
+from .bits import BitReader, read_components
+from .spec import (PART_ENTRY, Q6_BIAS, Q6_STEP, TSCALE, decode_q6, motion_slots, padding_ok,
+                   table_size_for)
 
 def read_translation_stream(data, K, entries):
     """Independent reader. entries: [(n, scale)]. Returns [[x, y, z] per key] per bone, or a
@@ -29,13 +29,7 @@ def read_translation_stream(data, K, entries):
         br = BitReader(chunk)
         for i, (n, scale) in enumerate(entries):
             cf = br.get(3)
-            comps = []
-            for j in range(3):
-                if (cf >> j) & 1:
-                    comps.append([const_value(br.get(16))] * F)
-                else:
-                    h = br.get(16)
-                    comps.append(varying_values(h, [br.get(n) for _ in range(F)], n))
+            comps = read_components(br, cf, F, n)
             for f in range(F):
                 out[i].append([comps[j][f] * scale for j in range(3)])
         if (br.pos + 7) // 8 != len(chunk):

@@ -7,10 +7,10 @@ import struct
 import zlib
 
 from .base import f32, qround, u
-from .bits import BitReader
+from .bits import BitReader, read_components
 from .motion_reader import verify_motion
-from .spec import (FC_MAGIC, MASK_NAMES, TAG_RECORD, WD_MAGIC, const_value, decode_q6, extents, legacy_dims,
-                   reconstruct, section_list, varying_values)
+from .spec import (FC_MAGIC, MASK_NAMES, TAG_RECORD, WD_MAGIC, decode_q6, extents, legacy_dims,
+                   reconstruct, section_list)
 
 def decode_rotation_section(data, extent, anim_bones, K):
     """Independent re-read used by the self-check. Returns {bone: quats}."""
@@ -26,13 +26,7 @@ def decode_rotation_section(data, extent, anim_bones, K):
         for b, n in anim_bones:
             cf = br.get(6)
             signs = br.get(F) if cf & 8 else 0
-            comps = []
-            for j in range(3):
-                if (cf >> j) & 1:
-                    comps.append([const_value(br.get(16))] * F)
-                else:
-                    h = br.get(16)
-                    comps.append(varying_values(h, [br.get(n) for _ in range(F)], n))
+            comps = read_components(br, cf, F, n)
             for f in range(F):
                 q, _ = reconstruct([comps[0][f], comps[1][f], comps[2][f]], (cf >> 4) & 3,
                                    (signs >> f) & 1)
