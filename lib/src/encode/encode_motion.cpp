@@ -314,10 +314,10 @@ Status encode_parts(const DecodedClip& original, const Clip& edited, Block& b, c
       return make_error(ErrorCode::bad_value, no_offset, "parts[" + std::to_string(i) + "]",
                         "times must be finite with 0 <= start <= end");
     const std::size_t at = head + decode::part_entry_size * i;
-    decode::store_u32(bytes, at + decode::part_start_at, f32_bits(e.start));
-    decode::store_u32(bytes, at + decode::part_end_at, f32_bits(e.end));
-    decode::store_u32(bytes, at + decode::part_parent_at, e.parent_hash);
-    decode::store_u32(bytes, at + decode::part_attachment_at, e.attachment_hash);
+    io::store_u32(bytes, at + decode::part_start_at, f32_bits(e.start));
+    io::store_u32(bytes, at + decode::part_end_at, f32_bits(e.end));
+    io::store_u32(bytes, at + decode::part_parent_at, e.parent_hash);
+    io::store_u32(bytes, at + decode::part_attachment_at, e.attachment_hash);
     bytes[at + decode::part_type_at] = e.type;
   }
   if (bytes != *sec) {
@@ -374,7 +374,7 @@ Status relink_parts(const Container& before, Container& after, const DecodeOptio
       if (offset < std::numeric_limits<std::int32_t>::min() || offset > std::numeric_limits<std::int32_t>::max())
         return make_error(ErrorCode::limit_exceeded, section_at + at, nb.slot_field_name(slot),
                           "part entry " + std::to_string(i) + "'s nested block is out of 32-bit reach");
-      decode::store_u32(bytes, at + decode::part_nested_at, static_cast<std::uint32_t>(static_cast<std::int32_t>(offset)));
+      io::store_u32(bytes, at + decode::part_nested_at, static_cast<std::uint32_t>(static_cast<std::int32_t>(offset)));
     }
     if (bytes == *sec) continue;
     for (std::size_t j = 0; j < nb.slot_segment.size(); ++j)
