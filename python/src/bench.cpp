@@ -1,4 +1,4 @@
-// The C++ side of scripts/bench_python: the library's own decode (decode_clip, every key into
+// The C++ side of scripts/bench/python: the library's own decode (decode_clip, every key into
 // the editable clip) timed in this process, so the module's decode compares with it in one run.
 #include "errors.hpp"
 #include "handle.hpp"

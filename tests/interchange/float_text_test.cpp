@@ -1,5 +1,5 @@
 // float_text must write what std::to_chars writes, character for character: the JSON
-// documents are pinned byte for byte (docs/json-format.md). scripts/check_float_text
+// documents are pinned byte for byte (docs/json-format.md). scripts/bench/check_float_text
 // compares every finite float; this runs a sample of each region on every ctest.
 #include "interchange/float_text.hpp"
 

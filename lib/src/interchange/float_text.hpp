@@ -1,6 +1,6 @@
 // Internal: the shortest decimal text of a float, character for character what
 // std::to_chars(first, last, float) writes (checked on every bit pattern by
-// scripts/check_float_text; a sample runs in ctest), about three times faster: the digits
+// scripts/bench/check_float_text; a sample runs in ctest), about three times faster: the digits
 // come from the Dragonbox algorithm (fmt, libfmt-dev), the layout is the standard's.
 #pragma once
 

@@ -2,6 +2,7 @@
 // Fields come in the order the format documents; the layout rules are the writer's.
 #include <mab/json.hpp>
 
+#include "container/header_fields.hpp"
 #include "decode/clip_parts.hpp"
 #include "interchange/json_motion.hpp"
 #include "interchange/json_writer.hpp"
@@ -12,6 +13,7 @@
 #include <new>
 #include <optional>
 #include <thread>
+#include <type_traits>
 
 namespace mab {
 
@@ -54,55 +56,48 @@ std::string_view size_rule_name(SizeRule r) {
   return "verbatim";
 }
 
+// A header's members from its field table (container/header_fields.hpp), in file order.
+struct HeaderMembers {
+  Writer& w;
+
+  template <class T>
+  Status operator()(const container::FieldInfo& f, const T& value) {
+    w.key(f.key);
+    if constexpr (container::is_byte_array<T>) {
+      hex_bytes(w, value);
+    } else if constexpr (std::is_integral_v<T>) {
+      if (f.json == container::JsonForm::hex64) hex_u64(w, value);
+      else if constexpr (std::is_signed_v<T>) w.sint(value);
+      else w.uint(value);
+    } else if constexpr (std::is_signed_v<typename T::value_type>) {
+      w.scalar_array([&] {
+        for (const auto v : value) w.sint(v);
+      });
+    } else {
+      w.uint_array(value);
+    }
+    return {};
+  }
+
+  template <class H, class Check>
+  Status check(const H&, Check&&) {
+    return {};
+  }
+};
+
 void ani_header(Writer& w, const AniHeader& h) {
   w.object([&] {
     w.key("shape"), w.string(shape_name(h.shape));
-    w.key("skeleton_bone_crc"), hex_u64(w, h.skeleton_bone_crc);
-    w.key("skeleton_path_id"), hex_u64(w, h.skeleton_path_id);
-    w.key("signature"), hex_bytes(w, h.signature);
-    w.key("flags"), w.uint(h.flags);
-    w.key("animation_data_size"), w.uint(h.animation_data_size);
-    w.key("duration_bits"), w.uint(h.duration_bits);
-    w.key("frame_rate_bits"), w.uint(h.frame_rate_bits);
-    w.key("bone_count_field"), w.uint(h.bone_count_field);
-    w.key("data_counts"), w.uint_array(h.data_counts);
-    w.key("counts_padding"), w.uint(h.counts_padding);
-    w.key("offsets"), w.uint_array(h.offsets);
-    w.key("padding_ps3"), w.uint(h.padding_ps3);
-    w.key("last_frame"), w.uint(h.last_frame);
-    w.key("tail_padding"), w.uint(h.tail_padding);
+    (void)container::ani_header_fields(h, HeaderMembers{w});
   });
 }
 
 void fc4_header(Writer& w, const Fc4Header& h) {
-  w.object([&] {
-    w.key("unknown_10"), hex_bytes(w, h.unknown_10);
-    w.key("signature"), hex_bytes(w, h.signature);
-    w.key("flags"), w.uint(h.flags);
-    w.key("bone_count"), w.uint(h.bone_count);
-    w.key("unknown_1e"), w.uint(h.unknown_1e);
-    w.key("duration_bits"), w.uint(h.duration_bits);
-    w.key("unknown_24"), w.uint(h.unknown_24);
-    w.key("flag_table_offset"), w.uint(h.flag_table_offset);
-    w.key("hash_table_offset"), w.uint(h.hash_table_offset);
-    w.key("unknown_30"), hex_bytes(w, h.unknown_30);
-    w.key("section_offsets"), w.uint_array(h.section_offsets);
-  });
+  w.object([&] { (void)container::fc4_header_fields(h, HeaderMembers{w}); });
 }
 
 void legacy_header(Writer& w, const LegacyHeader& h) {
-  w.object([&] {
-    w.key("mask_words"), w.uint(h.mask_words);
-    w.key("masks"), w.uint_array(h.masks);
-    w.key("trajectory_reference_bits"), w.uint_array(h.trajectory_reference_bits);
-    w.key("per_loop_rotation_bits"), w.uint_array(h.per_loop_rotation_bits);
-    w.key("tag"), hex_bytes(w, h.tag);
-    w.key("duration_bits"), w.uint(h.duration_bits);
-    w.key("sections"), w.scalar_array([&] {
-      for (const auto v : h.sections) w.sint(v);
-    });
-    w.key("pointer_slot"), w.uint(h.pointer_slot);
-  });
+  w.object([&] { (void)container::legacy_header_fields(h, HeaderMembers{w}); });
 }
 
 void block(Writer& w, const Block& b) {
@@ -151,11 +146,7 @@ void container_json(Writer& w, const Container& c) {
   w.object([&] {
     w.key("variant"), w.string(c.variant ? c.variant->short_name : std::string_view());
     w.key("header");
-    w.object([&] {
-      w.key("magic_word"), w.uint(c.header.magic_word);
-      w.key("checksum"), w.uint(c.header.checksum);
-      w.key("reserved"), hex_bytes(w, c.header.reserved);
-    });
+    w.object([&] { (void)container::outer_header_fields(c.header, HeaderMembers{w}); });
     w.key("original_size"), w.uint(c.original_size);
     if (c.is_opaque()) {
       w.key("opaque_body"), hex_bytes(w, c.opaque_body);

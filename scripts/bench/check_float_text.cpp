@@ -1,5 +1,5 @@
 // Exhaustive check of lib/src/interchange/float_text.cpp: every finite float, with and
-// without point_zero, against std::to_chars. Run by scripts/check_float_text (about 100 s
+// without point_zero, against std::to_chars. Run by scripts/bench/check_float_text (about 100 s
 // on 2 cores); a sample runs in ctest (tests/interchange/float_text_test.cpp).
 #include "interchange/float_text.hpp"
 

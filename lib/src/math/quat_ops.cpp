@@ -1,4 +1,6 @@
-// Rotation arithmetic on the vocabulary type (quat.hpp). Depends on nothing else.
+// Rotation arithmetic on the vocabulary type (quat.hpp), below the codec that measures its
+// error with it (quat48, requantise) and the edits and interchange that compose rotations.
+// Depends on nothing else.
 #include <mab/quat.hpp>
 
 #include <algorithm>
