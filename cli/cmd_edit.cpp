@@ -67,6 +67,7 @@ void setup(CLI::App& app, int& exit_code) {
     std::string file, output;
     std::optional<std::size_t> block;
     bool in_place = false;
+    std::optional<double> max_error;
     std::vector<std::string> scratch;
   };
   auto o = std::make_shared<Opts>();
@@ -75,6 +76,12 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--block", o->block, "Block to edit (Far Cry 5 files hold several; default 0)");
   cmd->add_flag("--in-place", o->in_place,
                 "Allow -o to name FILE itself (FILE is kept as FILE.bak, or FILE.bak.1, .bak.2, ... when that exists)");
+  cmd->add_option("--max-error", o->max_error,
+                  "largest angular error in degrees of a re-quantised key (default 0.01, as mab import): a changed "
+                  "bone keeps its bit depth unless that misses the bound, then gets the smallest depth meeting it; "
+                  "what no depth brings within it is refused, nothing written")
+      ->type_name("FLOAT")
+      ->check(CLI::PositiveNumber);
   // (name, values per use, the values' names in --help, help)
   static const std::vector<std::tuple<std::string, int, std::string, std::string>> ops = {
       {"--speed", 1, "FLOAT", "play FLOAT times as fast (0.5 = half speed); keys that meet are dropped"},
@@ -88,11 +95,13 @@ void setup(CLI::App& app, int& exit_code) {
       {"--set-constant", 2, "BONE QUAT", "BONE holds QUAT for the whole clip"},
       {"--copy-track", 2, "FROM.mab BONE", "BONE's track from another clip, resampled onto this clip's times"},
       {"--remove-bone", 1, "BONE", "drop BONE from the clip"},
+      {"--rename-bone", 2, "BONE NEW", "give BONE the hash of NEW (a name, or a 0x hash); its keys keep their codes"},
       {"--add-bone", 2, "NAME QUAT", "a new constant bone (hash = CRC-32 of NAME)"},
-      {"--bits", 2, "BONE INT", "re-quantise BONE at INT bits per value (1..16)"},
-      {"--max-error", 1, "FLOAT",
-       "re-quantise every animated bone at the smallest depth within FLOAT degrees (without it, changed "
-       "bones keep their depth unless it misses 0.01 degree)"},
+      {"--bits", 2, "BONE INT",
+       "re-quantise BONE at INT bits per value (1..16), kept as asked: refused if it misses --max-error"},
+      {"--requantise", 0, "",
+       "re-quantise every animated bone, unchanged ones too, at the smallest depth meeting --max-error (smaller "
+       "files for a looser bound)"},
       {"--reduce", 1, "FLOAT",
        "drop shared key times while every bone stays within FLOAT degrees of the interpolation"},
   };
@@ -114,7 +123,8 @@ void setup(CLI::App& app, int& exit_code) {
       "Examples (from the source folder; corpus/ holds synthetic clips):\n"
       "  mab edit corpus/wd2/long_k40.mab -o slow.mab --speed 0.5\n"
       "  mab edit corpus/wd2/long_k40.mab -o fixed.mab --trim 0.2 1.0 --loop-fix --rotate-bone Root 0,0,1@15\n"
-      "  mab edit corpus/wd2/long_k40.mab -o small.mab --reduce 0.05 --max-error 0.02\n"
+      "  mab edit corpus/wd2/long_k40.mab -o small.mab --reduce 0.05 --requantise --max-error 0.02\n"
+      "  mab edit corpus/wd2/long_k40.mab -o renamed.mab --rename-bone Root Bip01\n"
       "Operations run in the order given; the report lists what each did, the chunks reused and\n"
       "re-quantised and the largest error.\n"
       "Exit status: 0 written; 1 the clip or an edit is refused; 2 usage or I/O error (nothing written then).");
@@ -140,7 +150,10 @@ void setup(CLI::App& app, int& exit_code) {
       plan.push_back(std::move(op));
     }
     if (plan.empty()) {
-      std::fprintf(stderr, "mab: edit: no operation given (see mab edit --help)\n");
+      std::fprintf(stderr, "mab: edit: no operation given%s (see mab edit --help)\n",
+                   o->max_error ? ": --max-error bounds what the operations re-quantise; --requantise re-quantises "
+                                  "every bone at it"
+                                : "");
       return;
     }
     auto c = mab::cli::load_container("edit", exit_code, o->file);
@@ -161,12 +174,10 @@ void setup(CLI::App& app, int& exit_code) {
       return;
     }
     mab::Clip clip = d->clip;
-    // Changed bones keep their depth unless it misses 0.01 degree (or --max-error).
-    mab::EncodeOptions eo;
-    eo.raise_depth = true;
+    // The error policy mab import shares (issue 25).
+    mab::EncodeOptions eo = mab::edit_policy(o->max_error.value_or(mab::default_max_error_deg));
     mab::edit::Notes notes;
     std::vector<fs::path> inputs{o->file};
-    const std::size_t keys_before = clip.key_count();
     // A value that does not parse is a usage error; one the clip cannot take is refused.
     auto fail = [&](const Op& op, const std::string& why, int status = mab::cli::exit_refused) {
       exit_code = status;
@@ -245,11 +256,11 @@ void setup(CLI::App& app, int& exit_code) {
         if (*n != std::floor(*n) || *n < 1 || *n > 16)
           return fail(op, "a bit depth is a whole number 1..16", mab::cli::exit_usage);
         st = mab::edit::set_bits(clip, *b, static_cast<unsigned>(*n));
-      } else if (op.name == "--max-error") {
-        const auto e = need_number(0);
-        if (!e) return;
-        if (!(*e > 0)) return fail(op, "the bound must be positive", mab::cli::exit_usage);
-        eo.max_error_deg = *e;
+      } else if (op.name == "--rename-bone") {
+        const auto b = need_bone(0);
+        if (!b) return;
+        st = mab::edit::rename_bone(clip, *b, op.args[1]);
+      } else if (op.name == "--requantise") {
         eo.requantise_all = true;
       } else if (op.name == "--reduce") {
         const auto e = need_number(0);
@@ -274,14 +285,16 @@ void setup(CLI::App& app, int& exit_code) {
     mab::EncodeReport rep;
     auto out = mab::encode_clip(*d, clip, eo, &rep);
     if (!out) {
-      std::fprintf(stderr, "mab: edit: %s: %s; nothing written\n", o->file.c_str(), out.error().message().c_str());
+      // The error policy's refusal (edit_policy) says it already, in mab import's words.
+      const std::string why = out.error().message();
+      std::fprintf(stderr, "mab: edit: %s: %s%s\n", o->file.c_str(), why.c_str(),
+                   why.find("nothing written") == std::string::npos ? "; nothing written" : "");
       return;
     }
     const auto origin = mab::cli::mab_origin(o->file, *out);
     if (!mab::cli::write_output("edit", exit_code, inputs, o->output, o->in_place, *out)) return;
     mab::cli::print_mab_written(o->output, *out, origin);
     for (const auto& n : notes) std::printf("  %s\n", n.c_str());
-    std::printf("  keys              %zu -> %zu\n", keys_before, clip.key_count());
     mab::cli::print_encode_report(rep, "(re-quantised keys against the edited rotations)");
     if (auto rc = mab::read_container(*out)) {
       std::size_t errors = 0;

@@ -261,10 +261,34 @@ std::optional<GltfSkeleton> load_skeleton(std::string_view cmd, int& exit_code, 
 }
 
 void print_encode_report(const mab::EncodeReport& rep, std::string_view error_note) {
+  // Issue 25: the timeline, the bone table and the depths as the edit left them, then the error
+  // against the bound every command shares (edit_policy).
+  std::printf("  key times         %zu -> %zu (%zu added, %zu removed)\n", rep.key_times_before, rep.key_times_after,
+              rep.key_times_added, rep.key_times_removed);
+  {
+    std::vector<std::string> renamed, parts;
+    for (const auto& [from, to] : rep.bones_renamed) renamed.push_back(hex(from, 8) + " -> " + hex(to, 8));
+    if (!renamed.empty()) parts.push_back(std::to_string(renamed.size()) + " renamed (" + short_list(renamed) + ")");
+    if (!rep.bones_added.empty())
+      parts.push_back(std::to_string(rep.bones_added.size()) + " added (" + short_list(rep.bones_added) + ")");
+    if (!rep.bones_removed.empty())
+      parts.push_back(std::to_string(rep.bones_removed.size()) + " removed (" + short_list(rep.bones_removed) + ")");
+    std::string line;
+    for (const auto& part : parts) line += (line.empty() ? "" : "; ") + part;
+    if (!line.empty()) std::printf("  bones             %s\n", line.c_str());
+  }
+  constexpr std::size_t depth_lines = 8;
+  for (std::size_t i = 0; i < rep.depth_changes.size() && i < depth_lines; ++i) {
+    const auto& d = rep.depth_changes[i];
+    std::printf("  bit depth         %s %u -> %u bits (%s)\n", hex(d.hash, 8).c_str(), d.before, d.after,
+                d.requested ? "as the edit asks" : "chosen to meet --max-error");
+  }
+  if (rep.depth_changes.size() > depth_lines)
+    std::printf("  bit depth         ... and %zu more bone(s) at another depth\n", rep.depth_changes.size() - depth_lines);
   std::printf("  rotation chunks   %zu reused, %zu re-quantised\n", rep.chunks_reused, rep.chunks_requantised);
   std::printf("  constant bones    %zu reused, %zu encoded\n", rep.constants_reused, rep.constants_encoded);
-  std::printf("  max angular error %.6f degrees%s%.*s\n", rep.max_error_deg, error_note.empty() ? "" : " ",
-              static_cast<int>(error_note.size()), error_note.data());
+  std::printf("  max angular error %.6f degrees (--max-error %g)%s%.*s\n", rep.max_error_deg, rep.max_error_bound,
+              error_note.empty() ? "" : " ", static_cast<int>(error_note.size()), error_note.data());
   // Issue 16: translations and other sections decoded beyond the rotations (docs/motion.md).
   if (rep.translation_chunks_reused + rep.translation_chunks_requantised > 0)
     std::printf("  translation chunks %zu reused, %zu re-quantised (%zu scale(s) widened), max error %.6g units\n",

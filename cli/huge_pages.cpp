@@ -11,7 +11,7 @@ namespace mab::cli {
 namespace {
 
 // Commands that hold a whole clip (or two, or a parsed document) in fresh memory and gained
-// from huge pages in scripts/bench_cli. Not export (it streams: the JSON export took 1.19x
+// from huge pages in scripts/bench/cli. Not export (it streams: the JSON export took 1.19x
 // as long with them) nor dump (no gain).
 bool grows_with_input(std::string_view command) {
   for (std::string_view c : {"convert", "diff", "edit", "import"})
@@ -19,7 +19,7 @@ bool grows_with_input(std::string_view command) {
   return false;
 }
 
-// Below this, the second start costs more than the page faults it saves (scripts/bench_cli).
+// Below this, the second start costs more than the page faults it saves (scripts/bench/cli).
 constexpr off_t large_input = 256 * 1024;
 
 bool names_a_large_file(int argc, char** argv) {

@@ -1,10 +1,10 @@
 // Transparent huge pages for the commands that touch memory in proportion to the clip.
 //
 // On a machine where the first touch of a fresh 4 KiB page is slow (12-18 us on the
-// development VM, scripts/bench_cli prints it), page faults were most of the time of `mab
+// development VM, scripts/bench/cli prints it), page faults were most of the time of `mab
 // import` (7,200 faults of a 7 MB document: 9.6x `mab verify`) and a third of `mab edit`'s.
 // glibc's malloc asks for huge pages when its tunable glibc.malloc.hugetlb=1 is set, which
-// took `import` from 103.9 to 52.5 ms there (7,198 -> 2,126 faults; README, Performance);
+// took `import` from 103.9 to 52.5 ms there (7,198 -> 2,126 faults; docs/performance.md);
 // where the kernel has THP off, nothing changes but a second start.
 #pragma once
 

@@ -20,10 +20,9 @@ namespace {
 // The encoder policy of the module, in one place: the one `mab edit` uses (a changed bone
 // keeps its bit depth unless that misses max_error_deg; `requantise_all` is
 // `mab edit --max-error`). When the library gains one shared policy, call it here.
+// The library's one error policy (mab::edit_policy, as mab import and mab edit use it).
 mab::EncodeOptions encode_policy(double max_error_deg, bool requantise_all) {
-  mab::EncodeOptions o;
-  o.max_error_deg = checked_max_error(max_error_deg);
-  o.raise_depth = true;
+  mab::EncodeOptions o = mab::edit_policy(checked_max_error(max_error_deg));
   o.requantise_all = requantise_all;
   return o;
 }

@@ -227,10 +227,9 @@ mab::LegacyClip legacy_from_state(const mab::LegacyClip& base, const py::dict& s
 }
 
 // The encoder bound of the module for legacy tracks, in one place (see encode_policy in ani.cpp).
+// The library's one error policy for Far Cry 2/3 (mab::legacy_edit_policy).
 mab::LegacyEncodeOptions legacy_policy(double max_error_deg) {
-  mab::LegacyEncodeOptions o;
-  o.max_error_deg = checked_max_error(max_error_deg);
-  return o;
+  return mab::legacy_edit_policy(checked_max_error(max_error_deg));
 }
 
 const mab::LegacyRotationTrack* find_track(const mab::LegacyClip& c, std::uint32_t bone) {

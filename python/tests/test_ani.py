@@ -120,7 +120,14 @@ def test_a_key_at_a_new_time_lands(where):
             clip.encode()
         assert e.value.field == "hashTableOffset"
         return
-    data, rep = clip.encode()
+    try:
+        data, rep = clip.encode()
+    except mabkit.MabError as e:
+        # A 33-degree jump inside one chunk can miss the default 0.01 degrees even at the
+        # finest depth (fc5/parts_nested block 1: 0.0153 at 16 bits); the encoder refuses
+        # rather than writing it, naming the bound that takes it. That bound lands the key.
+        assert e.field == "max_error" and "accepts it" in str(e)
+        data, rep = clip.encode(max_error=0.05)
     assert rep.keys_added == [new_time] and rep.keys_after == before.key_count + 1
     after = mabkit.read(data).blocks[block].decode()
     assert list(after.key_times) == list(clip.key_times)
@@ -265,9 +272,10 @@ OPS = [
     (["--set-constant", "BONE", Q], lambda c, bone: c.set_constant(bone, QV)),
     (["--remove-bone", "BONE"], lambda c, bone: c.remove_bone(bone)),
     (["--add-bone", "Prop_Gun", Q], lambda c, bone: c.add_bone("Prop_Gun", QV)),
-    (["--bits", "BONE", "BITS"], lambda c, bone: c.set_bits(bone, other_depth(c, bone))),
+    # A depth the edit asks for is held to the bound (issue 25's one policy): a loose bound here.
+    (["--bits", "BONE", "BITS", "--max-error", "5"], lambda c, bone: c.set_bits(bone, other_depth(c, bone))),
     (["--reduce", "40"], lambda c, bone: c.reduce(40)),
-    (["--max-error", "0.05"], None),
+    (["--requantise", "--max-error", "0.05"], None),
     (["--copy-track", "SOURCE", "BONE"], lambda c, bone: c.copy_track(decode(copy_source(c)), bone)),
 ]
 
@@ -305,7 +313,8 @@ def test_edit_operations_write_what_mab_edit_writes(path, op, mab_cli, tmp_path)
     else:
         try:
             apply(clip, bone)
-            data, _ = clip.encode()
+            data, _ = clip.encode(**({"max_error": float(args[args.index("--max-error") + 1])}
+                                     if "--max-error" in args else {}))
         except mabkit.MabError as e:
             assert run.returncode != 0, f"the CLI succeeded where Python raised {e!r}"
             pytest.skip(f"refused by both: {e}")

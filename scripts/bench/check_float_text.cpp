@@ -1,7 +1,7 @@
-// Exhaustive check of lib/src/interchange/float_text.cpp: every finite float, with and
+// Exhaustive check of lib/src/interchange/json/float_text.cpp: every finite float, with and
 // without point_zero, against std::to_chars. Run by scripts/bench/check_float_text (about 100 s
-// on 2 cores); a sample runs in ctest (tests/interchange/float_text_test.cpp).
-#include "interchange/float_text.hpp"
+// on 2 cores); a sample runs in ctest (tests/interchange/json/float_text_test.cpp).
+#include "interchange/json/float_text.hpp"
 
 #include <atomic>
 #include <bit>

@@ -147,7 +147,7 @@ TEST(EncodeMotion, ConstantTranslationsAndRootMotionEdits) {
     for (std::size_t k = 0; k < rm.rotations.size(); ++k) {
       const double err = mab::angular_error_deg(back.clip.root_motion.rotations[k], rm.rotations[k]);
       if (k == 1) {
-        EXPECT_LE(err, 0.0086 + 1e-6);  // README "Error bounds": 6-byte quaternion
+        EXPECT_LE(err, 0.0086 + 1e-6);  // docs/library.md "Error bounds": 6-byte quaternion
       } else {
         EXPECT_EQ(back.clip.root_motion.rotations[k], rm.rotations[k]);
       }

@@ -30,6 +30,15 @@ Quat sample_bone(const Clip& clip, const ClipBone& b, double t) noexcept;
 // `from`'s key times must increase.
 void resample_motion(Clip& clip, const Clip& from);
 
+// A bone given as a name or a hash, for a bone the clip does not have yet: "0x" and hex digits
+// is a hash (no name), anything else a name whose CRC-32 is the hash (D11). invalid_argument
+// for an empty text or a "0x" without eight hex digits at most.
+struct BoneId {
+  std::uint32_t hash = 0;
+  std::string name;  // empty for a hash
+};
+Result<BoneId> parse_bone_id(std::string_view name_or_hash);
+
 namespace edit {
 
 // What an edit did, for the user: one line each.
@@ -53,11 +62,16 @@ Status rotate_bone(Clip& clip, std::size_t bone, const Quat& q);
 // The bone becomes constant with rotation q.
 Status set_constant(Clip& clip, std::size_t bone, const Quat& q);
 // The track of bone `hash` from `from`, resampled onto this clip's key times (by seconds);
-// added (with the source's flags) if this clip has no such bone.
+// added (with the source's flags) if this clip has no such bone; an animated bone it has keeps its
+// bit depth.
 Status copy_track(Clip& clip, const Clip& from, std::uint32_t hash, Notes* notes = nullptr);
 Status remove_bone(Clip& clip, std::size_t bone);
 // A new constant bone named `name` (hash = CRC-32 of the name); an error if the hash exists.
 Status add_bone(Clip& clip, std::string name, const Quat& q);
+// Gives the bone another hash (and name), keeping its data and, once encoded, its exact codes:
+// ClipBone::renamed_from remembers the original hash (issue 25). `to` is a name or a hash as
+// parse_bone_id reads it; an error if another bone already has that hash.
+Status rename_bone(Clip& clip, std::size_t bone, std::string_view to);
 // The bit depth (1..16) an animated bone is re-quantised at.
 Status set_bits(Clip& clip, std::size_t bone, unsigned nbits);
 

@@ -4,6 +4,7 @@
 // bone ids, each rotation track with its own sparse frames, so it has its own type here).
 #pragma once
 
+#include <mab/codec_file.hpp>
 #include <mab/container.hpp>
 #include <mab/edit.hpp>
 #include <mab/limits.hpp>
@@ -200,7 +201,15 @@ struct LegacyEncodeOptions {
   // gets another key only where leaving a frame to interpolation would miss the edited rotation
   // by more than this many degrees (spec 13 sparse keys).
   double max_error_deg = 0.01;
+  // Nothing is encoded when a rewritten track ends up further than max_error_deg from the edit
+  // (invalid_argument, field "max_error"): the sparse writer keys every frame that needs it, so
+  // only a bound below a 6-byte key's own rounding (up to about 0.008 degrees) can be missed.
+  bool refuse_above_max_error = false;
 };
+
+// The error policy of edit_policy (codec_file.hpp, issue 25) for Far Cry 2/3 clips: there is no
+// bit depth to raise; the bound is the sparse key writer's, and a miss is refused.
+LegacyEncodeOptions legacy_edit_policy(double max_error_deg = default_max_error_deg);
 
 struct LegacyEncodeReport {
   std::size_t sections_kept = 0;       // array sections whose bytes are the original's

@@ -2,6 +2,7 @@
 // others are rebuilt with the layout decode_legacy_clip reads.
 #include <mab/legacy.hpp>
 
+#include "encode/error_policy.hpp"
 #include "io/byte_reader.hpp"
 
 #include <algorithm>
@@ -570,6 +571,9 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
     for (const auto& other : original.blocks)
       rep.moved_clips += other.original_base > original.blocks[block].original_base;
   MAB_TRY(follow_moved_clips(original, out, rep));
+  if (options.refuse_above_max_error && rep.max_error_deg > options.max_error_deg)
+    return encode::max_error_refusal("a rewritten rotation track (Far Cry 2/3 keys are 6-byte quaternions: no depth "
+                                     "to raise)", rep.max_error_deg, options.max_error_deg);
   if (report != nullptr) *report = rep;
   return out;
 }

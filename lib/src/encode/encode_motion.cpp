@@ -91,7 +91,7 @@ Result<TranslationEntry> encode_translation_track(const DecodedClip& original, c
   const auto keys = static_cast<std::uint32_t>(edited.key_count());
   const std::size_t chunks = chunk_count(keys);
   const ClipBone& eb = edited.bones[i];
-  const int o = original_index(orig, i, eb.hash);
+  const int o = original_index(orig, i, eb);
   const int os = o >= 0 ? orig_slot[static_cast<std::size_t>(o)] : -1;
   const ClipBone* ob = os >= 0 ? &orig.bones[static_cast<std::size_t>(o)] : nullptr;
   const auto oi = static_cast<std::size_t>(std::max(os, 0));

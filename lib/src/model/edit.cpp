@@ -152,6 +152,19 @@ Result<std::size_t> find_bone(const Clip& clip, std::string_view arg) {
                     "no bone \"" + std::string(arg) + "\" (hash " + hex32(by_name) + ") in the clip");
 }
 
+Result<BoneId> parse_bone_id(std::string_view arg) {
+  if (arg.empty()) return bad("bone", "a bone needs a name or a hash");
+  if (arg.size() > 2 && arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X')) {
+    const std::string_view digits = arg.substr(2);
+    std::uint32_t v = 0;
+    const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), v, 16);
+    if (digits.size() > 8 || r.ec != std::errc() || r.ptr != digits.data() + digits.size())
+      return bad("bone", "\"" + std::string(arg) + "\" is not a hash (\"0x\" and at most 8 hex digits)");
+    return BoneId{v, {}};
+  }
+  return BoneId{crc32(arg), std::string(arg)};
+}
+
 Quat sample_bone(const Clip& c, const ClipBone& b, double t) noexcept {
   if (b.kind() == BoneKind::constant) return b.constant;
   if (b.kind() != BoneKind::animated || b.keys.empty() || c.key_times.size() != b.keys.size()) return Quat{};
@@ -336,9 +349,14 @@ Status copy_track(Clip& c, const Clip& from, std::uint32_t hash, Notes* notes) {
     ClipBone& old = c.bones[static_cast<std::size_t>(dst)];
     const std::uint8_t keep_high = old.flags & 0xC0;
     nb.flags = static_cast<std::uint8_t>((nb.flags & 0x3F) | keep_high);  // bits 0x40/0x80: not ours (spec 5.3)
+    // The bone keeps its own depth, which the error policy raises if the copied track needs
+    // it (a changed depth would read as the user's request, issue 25).
+    if (old.kind() == BoneKind::animated && nb.kind() == BoneKind::animated)
+      nb.flags = static_cast<std::uint8_t>((nb.flags & 0xF0) | (old.flags & 0x0F));
     // The rotation track is copied; the bone's own translations stay (issue 16).
     nb.translations = std::move(old.translations);
     nb.constant_translation = old.constant_translation;
+    nb.renamed_from = old.renamed_from;
     old = std::move(nb);
   } else {
     c.bones.push_back(std::move(nb));
@@ -362,6 +380,21 @@ Status add_bone(Clip& c, std::string name, const Quat& q) {
   b.set_kind(BoneKind::constant);
   b.constant = quat_normalised(q);
   c.bones.push_back(std::move(b));
+  return {};
+}
+
+Status rename_bone(Clip& c, std::size_t bone, std::string_view to) {
+  MAB_TRY(check_bone(c, bone));
+  MAB_ASSIGN(BoneId id, parse_bone_id(to));
+  ClipBone& b = c.bones[bone];
+  if (id.hash == b.hash) return bad("rename-bone", "the bone already has hash " + hex32(id.hash));
+  if (const int other = c.find_bone(id.hash); other >= 0)
+    return bad("rename-bone", "the clip already has a bone with hash " + hex32(id.hash) + " (bone " +
+                                  std::to_string(other) + ")");
+  if (!b.renamed_from) b.renamed_from = b.hash;
+  if (*b.renamed_from == id.hash) b.renamed_from.reset();  // renamed back
+  b.hash = id.hash;
+  b.name = std::move(id.name);
   return {};
 }
 
