@@ -113,7 +113,7 @@ Result<ParsedDocument> parse_document(std::string_view text, const Limits& limit
   }
   if (const auto motion = maybe(root, "motion")) {
     if (!doc.clip) return perr(at(top, "motion"), "motion belongs to a decoded clip; a document without \"clip\" has none");
-    MAB_ASSIGN(doc.motion, interchange::parse_motion(motion->dump(), limits));
+    MAB_ASSIGN(doc.motion, interchange::parse_motion(*motion, at(top, "motion"), limits));
   }
   if (const auto legacy = maybe(root, "legacy_clip")) {
     if (doc.block >= doc.container.blocks.size() || doc.container.blocks[doc.block].legacy() == nullptr)

@@ -2,6 +2,12 @@
 // document reader (json_import.cpp), its container, clip and legacy parts and the "motion"
 // reader (json_motion.cpp): one parser (simdjson), one way to name a JSON path in an error.
 // Every value is type- and range-checked before use; errors are parse_error naming the path.
+//
+// Reading a document is simdjson's alone. nlohmann/json stays where it earns its place, never to
+// read a mabkit-clip document: json_import.cpp hands it a text simdjson rejected, only for its
+// syntax error with line, column and byte; json_writer.cpp and gltf_document.cpp let it escape
+// and check the UTF-8 of non-ASCII names; tinygltf parses and writes glTF with it; the CLI builds
+// its small --json reports (info, verify, diff, survey, crc-search) with it.
 #pragma once
 
 #include <mab/container.hpp>
@@ -295,6 +301,29 @@ Status read_u_vector(const Val& obj, const Path& path, std::string_view key, std
                      std::vector<T>& out) {
   out.resize(size);
   return read_u_elements(obj, path, key, size, out);
+}
+
+// An array member of at most `max` elements; more is limit_exceeded (the "motion" lists, whose
+// elements are allocated as they are read).
+inline Result<Val> need_array(const Val& obj, const Path& path, std::string_view key, std::size_t max) {
+  MAB_ASSIGN(const Val a, need(obj, path, key));
+  if (!a.is_array()) return perr(at(path, key), "expected an array, found " + describe(a));
+  if (a.size() > max)
+    return make_error(ErrorCode::limit_exceeded, no_offset, at(path, key).str(),
+                      std::to_string(a.size()) + " elements, limit " + std::to_string(max));
+  return a;
+}
+
+template <std::size_t N>
+Result<std::array<float, N>> read_floats(const Val& j, const Path& path) {
+  if (!j.is_array() || j.size() != N)
+    return perr(path, "expected an array of " + std::to_string(N) + " numbers, found " + describe(j));
+  std::array<float, N> out{};
+  MAB_TRY(each(j, [&](std::size_t i, const Val& v) -> Status {
+    MAB_ASSIGN(out[i], read_float(v, at(path, i)));
+    return {};
+  }));
+  return out;
 }
 
 inline Result<Quat> read_quat(const Val& j, const Path& path) {
