@@ -2,17 +2,17 @@
 // file header, each block's header, bones, segments and links.
 #include "interchange/json/json_import_parts.hpp"
 
+#include "container/header_fields.hpp"
+
+#include <initializer_list>
 #include <string>
+#include <tuple>
+#include <type_traits>
 #include <vector>
 
 namespace mab::interchange::json_in {
 
 namespace {
-
-struct ShapeCounts {
-  std::size_t counts, offsets;
-};
-ShapeCounts shape_counts(AniShape s) { return s == AniShape::wd1 ? ShapeCounts{7, 11} : ShapeCounts{10, 12}; }
 
 AniShape shape_for(Game g) {
   return g == Game::watch_dogs ? AniShape::wd1 : g == Game::far_cry_5 ? AniShape::fc5 : AniShape::wdl;
@@ -22,12 +22,55 @@ std::string_view shape_name(AniShape s) {
   return s == AniShape::wd1 ? "wd1" : s == AniShape::fc5 ? "fc5" : "wdl";
 }
 
+// Reads a header's members by its field table (container/header_fields.hpp: the same list the
+// binary reader and writer and the JSON export use), in file order, each checked against its
+// member's type; `after(info)` runs after each field for checks the JSON needs at once (a
+// count that sizes a later field). Fields the layout does not store are in the JSON all the same.
+template <class After>
+class JsonFields {
+ public:
+  JsonFields(const Val& obj, const Path& path, After after) : obj_(obj), path_(path), after_(std::move(after)) {}
+
+  template <class T>
+  Status operator()(const container::FieldInfo& f, T& value) {
+    if constexpr (container::is_byte_array<T>) {
+      MAB_ASSIGN(value, read_hex_fixed<std::tuple_size_v<T>>(obj_, path_, f.key));
+    } else if constexpr (std::is_integral_v<T>) {
+      MAB_ASSIGN(value, read_u_field<T>(obj_, path_, f.key));
+    } else if constexpr (requires { value.resize(f.count); }) {
+      MAB_TRY(read_u_vector(obj_, path_, f.key, f.count, value));
+    } else {
+      MAB_TRY(read_u_array(obj_, path_, f.key, value));
+    }
+    return after_(f);
+  }
+
+  template <class H, class Check>
+  Status check(const H&, Check&&) {
+    return {};  // the binary reader's checks; the written file is read back instead (check_reads_back)
+  }
+
+ private:
+  const Val& obj_;
+  const Path& path_;
+  After after_;
+};
+
+// The member names a header object may hold: its fields' keys and `extra`.
+template <class H, class Visit>
+std::vector<std::string_view> member_keys(Visit&& visit, std::initializer_list<std::string_view> extra = {}) {
+  H h{};
+  container::FieldKeys keys;
+  (void)visit(h, keys);
+  keys.keys.insert(keys.keys.end(), extra.begin(), extra.end());
+  return std::move(keys.keys);
+}
+
+constexpr auto no_check = [](const container::FieldInfo&) -> Status { return {}; };
+
 Result<AniHeader> read_ani_header(const Val& j, const Path& path, const VariantInfo& variant) {
-  MAB_TRY(check_object(j, path,
-                       {"shape", "skeleton_bone_crc", "skeleton_path_id", "signature", "flags",
-                        "animation_data_size", "duration_bits", "frame_rate_bits", "bone_count_field",
-                        "data_counts", "counts_padding", "offsets", "padding_ps3", "last_frame",
-                        "tail_padding"}));
+  const auto visit = [](auto& h, auto&& v) { return container::ani_header_fields(h, v); };
+  MAB_TRY(check_object(j, path, member_keys<AniHeader>(visit, {"shape"})));
   AniHeader h;
   h.shape = shape_for(variant.game);
   MAB_ASSIGN(const Val shape, need(j, path, "shape"));
@@ -35,73 +78,35 @@ Result<AniHeader> read_ani_header(const Val& j, const Path& path, const VariantI
   if (shape_text != shape_name(h.shape))
     return perr(at(path, "shape"), "variant " + std::string(variant.short_name) + " has the \"" +
                                        std::string(shape_name(h.shape)) + "\" shape, not \"" + shape_text + "\"");
-  const auto counts = shape_counts(h.shape);
-  MAB_ASSIGN(h.skeleton_bone_crc, read_u_field<std::uint64_t>(j, path, "skeleton_bone_crc"));
-  if (h.shape == AniShape::wd1 && h.skeleton_bone_crc > 0xFFFFFFFFu)
-    return perr(at(path, "skeleton_bone_crc"), "Watch Dogs stores a 32-bit value here");
-  MAB_ASSIGN(h.skeleton_path_id, read_u_field<std::uint64_t>(j, path, "skeleton_path_id"));
-  MAB_ASSIGN(h.signature, read_hex_fixed<3>(j, path, "signature"));
-  MAB_ASSIGN(h.flags, read_u_field<std::uint8_t>(j, path, "flags"));
-  MAB_ASSIGN(h.animation_data_size, read_u_field<std::uint32_t>(j, path, "animation_data_size"));
-  MAB_ASSIGN(h.duration_bits, read_u_field<std::uint32_t>(j, path, "duration_bits"));
-  MAB_ASSIGN(h.frame_rate_bits, read_u_field<std::uint32_t>(j, path, "frame_rate_bits"));
-  MAB_ASSIGN(h.bone_count_field, read_u_field<std::uint16_t>(j, path, "bone_count_field"));
-  MAB_TRY(read_u_vector(j, path, "data_counts", counts.counts, h.data_counts));
-  MAB_ASSIGN(h.counts_padding, read_u_field<std::uint16_t>(j, path, "counts_padding"));
-  MAB_TRY(read_u_vector(j, path, "offsets", counts.offsets, h.offsets));
-  MAB_ASSIGN(h.padding_ps3, read_u_field<std::uint32_t>(j, path, "padding_ps3"));
-  MAB_ASSIGN(h.last_frame, read_u_field<std::uint16_t>(j, path, "last_frame"));
-  MAB_ASSIGN(h.tail_padding, read_u_field<std::uint16_t>(j, path, "tail_padding"));
+  MAB_TRY(visit(h, JsonFields(j, path, [&](const container::FieldInfo& f) -> Status {
+    // WD1's CRC is a u32 in the file (width 4): a larger value would not write back.
+    if (f.width != 0 && f.key == "skeleton_bone_crc" && h.skeleton_bone_crc > 0xFFFFFFFFu)
+      return perr(at(path, f.key), "Watch Dogs stores a 32-bit value here");
+    return {};
+  })));
   return h;
 }
 
 Result<Fc4Header> read_fc4_header(const Val& j, const Path& path) {
-  MAB_TRY(check_object(j, path,
-                       {"unknown_10", "signature", "flags", "bone_count", "unknown_1e", "duration_bits",
-                        "unknown_24", "flag_table_offset", "hash_table_offset", "unknown_30",
-                        "section_offsets"}));
+  const auto visit = [](auto& h, auto&& v) { return container::fc4_header_fields(h, v); };
+  MAB_TRY(check_object(j, path, member_keys<Fc4Header>(visit)));
   Fc4Header h;
-  MAB_ASSIGN(h.unknown_10, read_hex_fixed<8>(j, path, "unknown_10"));
-  MAB_ASSIGN(h.signature, read_hex_fixed<3>(j, path, "signature"));
-  MAB_ASSIGN(h.flags, read_u_field<std::uint8_t>(j, path, "flags"));
-  MAB_ASSIGN(h.bone_count, read_u_field<std::uint16_t>(j, path, "bone_count"));
-  MAB_ASSIGN(h.unknown_1e, read_u_field<std::uint16_t>(j, path, "unknown_1e"));
-  MAB_ASSIGN(h.duration_bits, read_u_field<std::uint32_t>(j, path, "duration_bits"));
-  MAB_ASSIGN(h.unknown_24, read_u_field<std::uint32_t>(j, path, "unknown_24"));
-  MAB_ASSIGN(h.flag_table_offset, read_u_field<std::uint32_t>(j, path, "flag_table_offset"));
-  MAB_ASSIGN(h.hash_table_offset, read_u_field<std::uint32_t>(j, path, "hash_table_offset"));
-  MAB_ASSIGN(h.unknown_30, read_hex_fixed<16>(j, path, "unknown_30"));
-  MAB_TRY(read_u_array(j, path, "section_offsets", h.section_offsets));
+  MAB_TRY(visit(h, JsonFields(j, path, no_check)));
   return h;
 }
 
 Result<LegacyHeader> read_legacy_header(const Val& j, const Path& path, const VariantInfo& variant) {
-  MAB_TRY(check_object(j, path,
-                       {"mask_words", "masks", "trajectory_reference_bits", "per_loop_rotation_bits", "tag",
-                        "duration_bits", "sections", "pointer_slot"}));
+  const auto visit = [](auto& h, auto&& v) { return container::legacy_header_fields(h, v); };
+  MAB_TRY(check_object(j, path, member_keys<LegacyHeader>(visit)));
   LegacyHeader h;
   const std::uint32_t want_words = variant.game == Game::far_cry_2 ? 5 : 9;  // FC3 and Blood Dragon: 9
-  MAB_ASSIGN(h.mask_words, read_u_field<std::uint32_t>(j, path, "mask_words"));
-  if (h.mask_words != want_words)
-    return perr(at(path, "mask_words"), std::string(variant.short_name) + " clips have " +
-                                            std::to_string(want_words) + "-word masks");
-  MAB_TRY(read_u_vector(j, path, "masks", 4 * std::size_t{h.mask_words}, h.masks));
-  MAB_TRY(read_u_array(j, path, "trajectory_reference_bits", h.trajectory_reference_bits));
-  MAB_TRY(read_u_array(j, path, "per_loop_rotation_bits", h.per_loop_rotation_bits));
-  MAB_ASSIGN(h.tag, read_hex_fixed<4>(j, path, "tag"));
-  MAB_ASSIGN(h.duration_bits, read_u_field<std::uint32_t>(j, path, "duration_bits"));
-  {
-    MAB_ASSIGN(const Val s, need(j, path, "sections"));
-    const Path p = at(path, "sections");
-    MAB_TRY(check_size(s, p, h.sections.size()));
-    MAB_TRY(each(s, [&](std::size_t i, const Val& v) -> Status {
-      MAB_ASSIGN(const std::int64_t n, read_int(v, at(p, i), std::numeric_limits<std::int32_t>::min(),
-                                                std::numeric_limits<std::int32_t>::max()));
-      h.sections[i] = static_cast<std::int32_t>(n);
-      return {};
-    }));
-  }
-  MAB_ASSIGN(h.pointer_slot, read_u_field<std::uint32_t>(j, path, "pointer_slot"));
+  MAB_TRY(visit(h, JsonFields(j, path, [&](const container::FieldInfo& f) -> Status {
+    // mask_words sizes the masks that follow: checked before they are read.
+    if (f.key == "mask_words" && h.mask_words != want_words)
+      return perr(at(path, "mask_words"), std::string(variant.short_name) + " clips have " +
+                                              std::to_string(want_words) + "-word masks");
+    return {};
+  })));
   return h;
 }
 
@@ -266,10 +271,9 @@ Result<Container> read_container_json(const Val& j, const Path& path, const Limi
 
   MAB_ASSIGN(const Val header, need(j, path, "header"));
   const Path hp = at(path, "header");
-  MAB_TRY(check_object(header, hp, {"magic_word", "checksum", "reserved"}));
-  MAB_ASSIGN(c.header.magic_word, read_u_field<std::uint32_t>(header, hp, "magic_word"));
-  MAB_ASSIGN(c.header.checksum, read_u_field<std::uint32_t>(header, hp, "checksum"));
-  MAB_ASSIGN(c.header.reserved, read_hex_fixed<8>(header, hp, "reserved"));
+  const auto visit = [](auto& h, auto&& v) { return container::outer_header_fields(h, v); };
+  MAB_TRY(check_object(header, hp, member_keys<OuterHeader>(visit)));
+  MAB_TRY(visit(c.header, JsonFields(header, hp, no_check)));
   MAB_ASSIGN(c.original_size, read_u_field<std::uint64_t>(j, path, "original_size"));
 
   std::uint64_t budget = limits.max_file_size;

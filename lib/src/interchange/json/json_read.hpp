@@ -23,8 +23,10 @@
 #include <initializer_list>
 #include <limits>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 namespace mab::interchange::json_in {
@@ -122,7 +124,7 @@ inline std::string describe(const Val& j) {
 
 // Objects must hold only known fields, each once, so a misspelt or repeated field is an
 // error, not ignored.
-inline Status check_object(const Val& j, const Path& path, std::initializer_list<std::string_view> known) {
+inline Status check_object(const Val& j, const Path& path, std::span<const std::string_view> known) {
   if (!j.is_object()) return perr(path, "expected an object, found " + describe(j));
   const auto obj = j.object();
   for (auto it = obj.begin(); it != obj.end(); ++it) {
@@ -132,6 +134,9 @@ inline Status check_object(const Val& j, const Path& path, std::initializer_list
       if (prev.key() == k) return perr(at(path, k), "the field appears twice");
   }
   return {};
+}
+inline Status check_object(const Val& j, const Path& path, std::initializer_list<std::string_view> known) {
+  return check_object(j, path, std::span<const std::string_view>(known.begin(), known.size()));
 }
 
 inline std::optional<Val> maybe(const Val& obj, std::string_view key) {
@@ -280,13 +285,25 @@ Result<std::array<std::uint8_t, N>> read_hex_fixed(const Val& obj, const Path& p
   return out;
 }
 
+// An integer element of a header array: unsigned ones as read_u, signed ones (the legacy
+// section offsets) within their type's range.
+template <class T>
+Result<T> read_element(const Val& j, const Path& path) {
+  if constexpr (std::is_signed_v<T>) {
+    MAB_ASSIGN(const std::int64_t v, read_int(j, path, std::numeric_limits<T>::min(), std::numeric_limits<T>::max()));
+    return static_cast<T>(v);
+  } else {
+    return read_u<T>(j, path);
+  }
+}
+
 template <class Out>
 Status read_u_elements(const Val& obj, const Path& path, std::string_view key, std::size_t size, Out& out) {
   MAB_ASSIGN(const Val j, need(obj, path, key));
   const Path p = at(path, key);
   MAB_TRY(check_size(j, p, size));
   return each(j, [&](std::size_t i, const Val& v) -> Status {
-    MAB_ASSIGN(out[i], read_u<typename Out::value_type>(v, at(p, i)));
+    MAB_ASSIGN(out[i], read_element<typename Out::value_type>(v, at(p, i)));
     return {};
   });
 }
