@@ -16,7 +16,7 @@
 
 #include <mab/container.hpp>
 
-#include "io/byte_reader.hpp"
+#include "io/bytes.hpp"
 
 #include <array>
 #include <cstdint>

@@ -3,7 +3,7 @@
 // truncated, never a large allocation.
 #include <mab/legacy.hpp>
 
-#include "io/byte_reader.hpp"
+#include "io/bytes.hpp"
 
 #include <algorithm>
 #include <bit>

@@ -7,7 +7,7 @@
 #include "encode/encode_common.hpp"
 #include "encode/encode_motion.hpp"
 #include "encode/error_policy.hpp"
-#include "io/byte_reader.hpp"
+#include "io/bytes.hpp"
 
 #include <algorithm>
 #include <cstdio>

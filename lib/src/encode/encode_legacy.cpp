@@ -3,7 +3,7 @@
 #include <mab/legacy.hpp>
 
 #include "encode/error_policy.hpp"
-#include "io/byte_reader.hpp"
+#include "io/bytes.hpp"
 
 #include <algorithm>
 #include <array>

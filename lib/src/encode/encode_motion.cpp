@@ -5,7 +5,7 @@
 
 #include "decode/motion_layout.hpp"
 #include "encode/encode_common.hpp"
-#include "io/byte_reader.hpp"
+#include "io/bytes.hpp"
 
 #include <algorithm>
 #include <cmath>

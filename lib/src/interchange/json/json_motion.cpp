@@ -13,36 +13,8 @@ namespace mab::interchange {
 
 namespace {
 
-using json_out::Writer;
+using namespace json_out;  // Writer and the value helpers both document writers share
 using namespace json_in;
-
-void hash_text(Writer& w, std::uint32_t v) {
-  char buf[11];
-  std::snprintf(buf, sizeof buf, "0x%08X", v);
-  w.string(std::string_view(buf, 10));
-}
-
-void vec3(Writer& w, const Vec3& v) {
-  w.scalar_array([&] {
-    for (const float f : v) w.float_value(f);
-  });
-}
-
-void quat(Writer& w, const Quat& q) {
-  w.scalar_array([&] {
-    for (unsigned i = 0; i < 4; ++i) w.float_value(q[i]);
-  });
-}
-
-template <class T, class F>
-void list(Writer& w, const std::vector<T>& items, F&& item) {
-  w.array([&] {
-    for (const auto& it : items) {
-      if (w.full()) return;
-      item(it);
-    }
-  });
-}
 
 Status check_bone(const Clip& clip, std::size_t bone, std::uint32_t hash, const std::string& path) {
   if (bone >= clip.bones.size())
@@ -172,7 +144,7 @@ void write_motion(Writer& w, const Clip& c, const BlockEvidence& e) {
           if (c.bones[i].translations.empty()) continue;
           w.object([&] {
             w.key("bone"), w.uint(i);
-            w.key("hash"), hash_text(w, c.bones[i].hash);
+            w.key("hash"), hex_u32(w, c.bones[i].hash);
             w.key("keys"), list(w, c.bones[i].translations, [&](const Vec3& v) { vec3(w, v); });
           });
         }
@@ -186,7 +158,7 @@ void write_motion(Writer& w, const Clip& c, const BlockEvidence& e) {
           if (!c.bones[i].constant_translation) continue;
           w.object([&] {
             w.key("bone"), w.uint(i);
-            w.key("hash"), hash_text(w, c.bones[i].hash);
+            w.key("hash"), hex_u32(w, c.bones[i].hash);
             w.key("translation"), vec3(w, *c.bones[i].constant_translation);
           });
         }
@@ -206,8 +178,8 @@ void write_motion(Writer& w, const Clip& c, const BlockEvidence& e) {
         w.object([&] {
           w.key("start"), w.float_value(p.start);
           w.key("end"), w.float_value(p.end);
-          w.key("parent"), hash_text(w, p.parent_hash);
-          w.key("attachment"), hash_text(w, p.attachment_hash);
+          w.key("parent"), hex_u32(w, p.parent_hash);
+          w.key("attachment"), hex_u32(w, p.attachment_hash);
           w.key("type"), w.uint(p.type);
           w.key("nested_block");
           if (p.nested_block >= 0)

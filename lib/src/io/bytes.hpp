@@ -1,6 +1,6 @@
-// Bounds-checked little-endian reader over an untrusted byte span.
-// Every read names its field; a failed read returns an Error with the field's
-// absolute file offset, so a report points at the exact byte.
+// Little-endian bytes: a bounds-checked reader over an untrusted span (every read names its
+// field; a failed read returns an Error with the field's absolute file offset, so a report points
+// at the exact byte), the writer that appends to a vector, and patching in place.
 #pragma once
 
 #include <mab/result.hpp>
