@@ -48,37 +48,43 @@ Result<std::vector<Vec3>> read_vec3s(const Val& a, const Path& path) {
   return out;
 }
 
-Result<std::vector<ParsedMotion::Track>> read_translations(const Val& a, const Path& path, const Limits& limits) {
-  std::vector<ParsedMotion::Track> out;
+// A "translations" or "constant_translations" list: each entry's members, its bone reference,
+// then its value (read_value).
+template <class Entry, class ReadValue>
+Result<std::vector<Entry>> read_bone_entries(const Val& a, const Path& path, const Limits& limits,
+                                             std::initializer_list<std::string_view> members, ReadValue&& read_value) {
+  std::vector<Entry> out;
   MAB_TRY(each(a, [&](std::size_t i, const Val& t) -> Status {
     const Path p = at(path, i);
-    MAB_TRY(check_object(t, p, {"bone", "hash", "keys"}));
-    ParsedMotion::Track tr;
-    tr.path = p.str();
-    MAB_TRY(read_bone_ref(t, p, limits, tr.bone, tr.hash));
-    MAB_ASSIGN(const Val keys, need_array(t, p, "keys", limits.max_keys));
-    MAB_ASSIGN(tr.keys, read_vec3s(keys, at(p, "keys")));
-    out.push_back(std::move(tr));
+    MAB_TRY(check_object(t, p, members));
+    Entry e;
+    e.path = p.str();
+    MAB_TRY(read_bone_ref(t, p, limits, e.bone, e.hash));
+    MAB_TRY(read_value(t, p, e));
+    out.push_back(std::move(e));
     return {};
   }));
   return out;
 }
 
+Result<std::vector<ParsedMotion::Track>> read_translations(const Val& a, const Path& path, const Limits& limits) {
+  return read_bone_entries<ParsedMotion::Track>(
+      a, path, limits, {"bone", "hash", "keys"}, [&](const Val& t, const Path& p, ParsedMotion::Track& tr) -> Status {
+        MAB_ASSIGN(const Val keys, need_array(t, p, "keys", limits.max_keys));
+        MAB_ASSIGN(tr.keys, read_vec3s(keys, at(p, "keys")));
+        return {};
+      });
+}
+
 Result<std::vector<ParsedMotion::Constant>> read_constant_translations(const Val& a, const Path& path,
                                                                       const Limits& limits) {
-  std::vector<ParsedMotion::Constant> out;
-  MAB_TRY(each(a, [&](std::size_t i, const Val& t) -> Status {
-    const Path p = at(path, i);
-    MAB_TRY(check_object(t, p, {"bone", "hash", "translation"}));
-    ParsedMotion::Constant ct;
-    ct.path = p.str();
-    MAB_TRY(read_bone_ref(t, p, limits, ct.bone, ct.hash));
-    MAB_ASSIGN(const Val v, need(t, p, "translation"));
-    MAB_ASSIGN(ct.value, read_floats<3>(v, at(p, "translation")));
-    out.push_back(std::move(ct));
-    return {};
-  }));
-  return out;
+  return read_bone_entries<ParsedMotion::Constant>(
+      a, path, limits, {"bone", "hash", "translation"},
+      [&](const Val& t, const Path& p, ParsedMotion::Constant& ct) -> Status {
+        MAB_ASSIGN(const Val v, need(t, p, "translation"));
+        MAB_ASSIGN(ct.value, read_floats<3>(v, at(p, "translation")));
+        return {};
+      });
 }
 
 Result<RootMotion> read_root_motion(const Val& j, const Path& p, const Limits& limits) {
