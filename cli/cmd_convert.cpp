@@ -11,15 +11,54 @@
 
 namespace {
 
+struct Options {
+  std::string file, output, to;
+  std::size_t block = 0;
+  bool drop = false, in_place = false;
+};
+
+int run(const Options& o) {
+  int status = mab::cli::exit_ok;
+  auto c = mab::cli::load_container("convert", status, o.file);
+  if (!c) return status;
+  if (c->variant != nullptr && c->variant->layout == mab::LayoutKind::legacy) {
+    // Spec 1, 13: the two families share the 6-byte quaternion and nothing above it.
+    std::fprintf(stderr,
+                 "mab: convert: %s: %s is a Far Cry 2/3 ('AnD') clip; conversion between these and the 'aNi' games "
+                 "(Watch Dogs, Far Cry 5) is not supported: a legacy clip names bones by skeleton id, not by "
+                 "name hash, gives each track its own sparse keys instead of one shared timeline, and nothing "
+                 "public maps one family's skeletons onto the other's. Edit it through mab export / mab import "
+                 "(JSON or glTF) instead\n",
+                 o.file.c_str(), std::string(c->variant->short_name).c_str());
+    return mab::cli::exit_refused;
+  }
+  mab::ConvertOptions opt;
+  opt.drop_unmappable = o.drop;
+  mab::ConvertReport rep;
+  auto out = mab::convert_clip(*c, o.block, mab::find_variant(o.to)->game, opt, &rep);
+  if (!out) {
+    std::fprintf(stderr, "mab: convert: %s: %s\n", o.file.c_str(), out.error().message().c_str());
+    return mab::cli::exit_refused;
+  }
+  const auto origin = mab::cli::mab_origin(o.file, *out);
+  if (!mab::cli::write_output("convert", status, {o.file}, o.output, o.in_place, *out)) return status;
+  mab::cli::print_mab_written(o.output, *out, origin);
+  std::printf("  game              %s -> %s\n", c->variant->short_name.data(), o.to.c_str());
+  std::printf("  key times         %g -> %g per second; %zu key(s) merged, keys moved by up to %.3g ms\n",
+              rep.source_rate, rep.target_rate, rep.keys_merged, 1000 * rep.max_time_shift_s);
+  std::printf("  rotation chunks   %zu re-quantised, max angular error %.6f degrees\n", rep.encode.chunks_requantised,
+              rep.encode.max_error_deg);
+  for (const auto& s : rep.carried) std::printf("  carried           %s\n", s.c_str());
+  for (const auto& s : rep.dropped) std::printf("  dropped           %s\n", s.c_str());
+  if (!rep.defaults.empty()) std::printf("  defaults (the source has no value for these):\n");
+  for (const auto& d : rep.defaults) std::printf("    %-36s %-12s %s\n", d.field.c_str(), d.value.c_str(), d.why.c_str());
+  return mab::cli::exit_ok;
+}
+
 void setup(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("convert", "Rewrap a clip in another game's header and section layout (Watch Dogs 1, "
                                             "2, Legion, Far Cry 5), keeping its rotations and its times in seconds");
-  struct Opts {
-    std::string file, output, to;
-    std::size_t block = 0;
-    bool drop = false, in_place = false;
-  };
-  auto o = std::make_shared<Opts>();
   cmd->add_option("FILE", o->file, "The .mab to convert")->required();
   cmd->add_option("--to", o->to, "The target game: wd1, wd2, wdl or fc5 (any case)")
       ->required()
@@ -39,43 +78,7 @@ void setup(CLI::App& app, int& exit_code) {
       "come out with the same codes. Fields the source lacks get the defaults listed; sections are copied\n"
       "into the slot of the same name, and one the target has no slot for is refused by name.\n"
       "Exit status: 0 written; 1 the clip is refused; 2 usage or I/O error (nothing is written then).");
-  cmd->callback([o, &exit_code] {
-    auto c = mab::cli::load_container("convert", exit_code, o->file);
-    if (!c) return;
-    exit_code = mab::cli::exit_refused;
-    if (c->variant != nullptr && c->variant->layout == mab::LayoutKind::legacy) {
-      // Spec 1, 13: the two families share the 6-byte quaternion and nothing above it.
-      std::fprintf(stderr,
-                   "mab: convert: %s: %s is a Far Cry 2/3 ('AnD') clip; conversion between these and the 'aNi' games "
-                   "(Watch Dogs, Far Cry 5) is not supported: a legacy clip names bones by skeleton id, not by "
-                   "name hash, gives each track its own sparse keys instead of one shared timeline, and nothing "
-                   "public maps one family's skeletons onto the other's. Edit it through mab export / mab import "
-                   "(JSON or glTF) instead\n",
-                   o->file.c_str(), std::string(c->variant->short_name).c_str());
-      return;
-    }
-    mab::ConvertOptions opt;
-    opt.drop_unmappable = o->drop;
-    mab::ConvertReport rep;
-    auto out = mab::convert_clip(*c, o->block, mab::find_variant(o->to)->game, opt, &rep);
-    if (!out) {
-      std::fprintf(stderr, "mab: convert: %s: %s\n", o->file.c_str(), out.error().message().c_str());
-      return;
-    }
-    const auto origin = mab::cli::mab_origin(o->file, *out);
-    if (!mab::cli::write_output("convert", exit_code, {o->file}, o->output, o->in_place, *out)) return;
-    mab::cli::print_mab_written(o->output, *out, origin);
-    std::printf("  game              %s -> %s\n", c->variant->short_name.data(), o->to.c_str());
-    std::printf("  key times         %g -> %g per second; %zu key(s) merged, keys moved by up to %.3g ms\n",
-                rep.source_rate, rep.target_rate, rep.keys_merged, 1000 * rep.max_time_shift_s);
-    std::printf("  rotation chunks   %zu re-quantised, max angular error %.6f degrees\n", rep.encode.chunks_requantised,
-                rep.encode.max_error_deg);
-    for (const auto& s : rep.carried) std::printf("  carried           %s\n", s.c_str());
-    for (const auto& s : rep.dropped) std::printf("  dropped           %s\n", s.c_str());
-    if (!rep.defaults.empty()) std::printf("  defaults (the source has no value for these):\n");
-    for (const auto& d : rep.defaults) std::printf("    %-36s %-12s %s\n", d.field.c_str(), d.value.c_str(), d.why.c_str());
-    exit_code = 0;
-  });
+  cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 
 }  // namespace

@@ -31,20 +31,19 @@ bool usage_ok(const Options& o) {
   return why == nullptr;
 }
 
-void run(const Options& o, int& exit_code) {
+int run(const Options& o) {
   using namespace mab::checksum;
-  exit_code = mab::cli::exit_usage;
   auto spec = parse_spec(o.spec);
   if (!spec) {
     std::fprintf(stderr, "mab: crc-apply: --algo: %s\n", spec.error().message().c_str());
-    return;
+    return mab::cli::exit_usage;
   }
-  if (!usage_ok(o)) return;
+  if (!usage_ok(o)) return mab::cli::exit_usage;
   const int digits = static_cast<int>(spec->field.length * 2);
-  exit_code = mab::cli::exit_ok;
+  int status = mab::cli::exit_ok;  // the largest status of any file
   auto fail = [&](const std::string& f, const mab::Error& e) {
     std::fprintf(stderr, "mab: crc-apply: %s: %s\n", f.c_str(), e.message().c_str());
-    exit_code = std::max(exit_code, mab::cli::exit_status(e));
+    status = std::max(status, mab::cli::exit_status(e));
   };
   for (const auto& f : o.files) {
     auto bytes = mab::read_file(f);
@@ -63,7 +62,7 @@ void run(const Options& o, int& exit_code) {
     if (o.check) {
       const bool ok = *old_value == *new_value;
       std::printf("%s: %s %s\n", f.c_str(), ok ? "ok" : "MISMATCH", ok ? from.c_str() : (from + " expected " + to).c_str());
-      if (!ok) exit_code = std::max(exit_code, mab::cli::exit_refused);
+      if (!ok) status = std::max(status, mab::cli::exit_refused);
       continue;
     }
     if (*old_value == *new_value && o.output.empty()) {
@@ -79,15 +78,16 @@ void run(const Options& o, int& exit_code) {
       continue;
     }
     const std::string& out = o.output.empty() ? f : o.output;
-    int status = mab::cli::exit_ok;
-    if (!mab::cli::write_output("crc-apply", status, {f}, out, o.in_place, *bytes)) {
-      exit_code = std::max(exit_code, status);
+    int write_status = mab::cli::exit_ok;
+    if (!mab::cli::write_output("crc-apply", write_status, {f}, out, o.in_place, *bytes)) {
+      status = std::max(status, write_status);
       continue;
     }
     std::printf("%s: %s -> %s%s%s (%zu bytes, as before: only the field at %s changed)\n", f.c_str(), from.c_str(),
                 to.c_str(), out == f ? "" : ", written to ", out == f ? "" : out.c_str(), bytes->size(),
                 mab::cli::hex(spec->field.offset).c_str());
   }
+  return status;
 }
 
 void setup(CLI::App& app, int& exit_code) {
@@ -115,7 +115,7 @@ void setup(CLI::App& app, int& exit_code) {
               "  mab crc-apply --check --algo 'algo=CRC-32/ISO-HDLC range=0x8..eof field=0x4:4:le' fixed.mab\n"
               "  mab crc-apply --algo 'algo=CRC-32/ISO-HDLC range=0x8..eof field=0x4:4:le' --in-place fixed.mab\n"
               "Exit status: 0 done; 1 --check found a mismatch, or a file is refused; 2 usage or I/O error.");
-  cmd->callback([o, &exit_code] { run(*o, exit_code); });
+  cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 
 }  // namespace

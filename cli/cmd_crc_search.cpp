@@ -63,21 +63,9 @@ std::string tried_summary(const mab::checksum::SearchStats& st) {
   return s;
 }
 
-void run(const Options& o, int& exit_code) {
-  using namespace mab::checksum;
-  if (o.files.size() < 3) {
-    std::fprintf(stderr, "mab: crc-search: need at least 3 files, got %zu\n", o.files.size());
-    exit_code = 2;
-    return;
-  }
-  auto field = parse_field(o.field);
-  if (!field) {
-    std::fprintf(stderr, "mab: crc-search: --field: %s\n", field.error().message().c_str());
-    exit_code = 2;
-    return;
-  }
-  SearchOptions so;
-  so.field = *field;
+mab::checksum::SearchOptions search_options(const Options& o, const mab::checksum::FieldSpec& field) {
+  mab::checksum::SearchOptions so;
+  so.field = field;
   so.both_endians = o.field.find(":le") == std::string::npos && o.field.find(":be") == std::string::npos;
   so.max_ranges = o.max_ranges;
   so.threads = o.threads;
@@ -88,47 +76,35 @@ void run(const Options& o, int& exit_code) {
   so.min_evidence_bits = o.min_evidence;
   so.max_results = o.max_results;
   if (!o.quiet) so.progress = [](const std::string& s) { std::fprintf(stderr, "%s\n", s.c_str()); };
+  return so;
+}
 
-  std::vector<InputFile> inputs;
-  for (const auto& f : o.files) {
-    auto bytes = mab::read_file(f);
-    if (!bytes) {
-      std::fprintf(stderr, "mab: crc-search: %s: %s\n", f.c_str(), bytes.error().message().c_str());
-      exit_code = 2;
-      return;
-    }
-    inputs.push_back(InputFile{f, std::move(bytes).value()});
-  }
-  auto report = search(inputs, so);
-  if (!report) {
-    std::fprintf(stderr, "mab: crc-search: %s\n", report.error().message().c_str());
-    exit_code = 2;
-    return;
-  }
-  const auto& st = report->stats;
-  exit_code = report->matches.empty() ? 1 : 0;
-  if (o.json) {
-    nlohmann::json j;
-    j["files"] = o.files;
-    j["field"] = to_string(so.field);
-    j["both_endians"] = so.both_endians;
-    j["matches"] = nlohmann::json::array();
-    for (std::size_t i = 0; i < report->matches.size(); ++i) j["matches"].push_back(match_json(report->matches[i], i + 1));
-    j["stats"] = {{"ranges", st.ranges},
-                  {"standard_ranges", st.standard_ranges},
-                  {"algorithms", st.algorithms},
-                  {"candidates", st.candidates},
-                  {"free_init_candidates", st.free_init_candidates},
-                  {"solver_systems", st.solver_systems},
-                  {"solver_polynomials", st.solver_polynomials},
-                  {"weak_matches", st.weak_matches},
-                  {"suppressed", st.suppressed},
-                  {"notes", st.notes},
-                  {"seconds", std::round(st.seconds * 1000) / 1000}};
-    std::printf("%s\n", j.dump(2).c_str());
-    return;
-  }
-  if (report->matches.empty()) {
+void print_json(const Options& o, const mab::checksum::SearchOptions& so, const mab::checksum::SearchReport& report) {
+  const auto& st = report.stats;
+  nlohmann::json j;
+  j["files"] = o.files;
+  j["field"] = mab::checksum::to_string(so.field);
+  j["both_endians"] = so.both_endians;
+  j["matches"] = nlohmann::json::array();
+  for (std::size_t i = 0; i < report.matches.size(); ++i) j["matches"].push_back(match_json(report.matches[i], i + 1));
+  j["stats"] = {{"ranges", st.ranges},
+                {"standard_ranges", st.standard_ranges},
+                {"algorithms", st.algorithms},
+                {"candidates", st.candidates},
+                {"free_init_candidates", st.free_init_candidates},
+                {"solver_systems", st.solver_systems},
+                {"solver_polynomials", st.solver_polynomials},
+                {"weak_matches", st.weak_matches},
+                {"suppressed", st.suppressed},
+                {"notes", st.notes},
+                {"seconds", std::round(st.seconds * 1000) / 1000}};
+  std::printf("%s\n", j.dump(2).c_str());
+}
+
+void print_text(const mab::checksum::SearchOptions& so, const mab::checksum::SearchReport& report) {
+  using namespace mab::checksum;
+  const auto& st = report.stats;
+  if (report.matches.empty()) {
     std::printf("no match in %zu files (field %s%s).\n", st.files, to_string(so.field).c_str(),
                 so.both_endians ? ", both byte orders" : "");
     std::printf("tried: %s.\n", tried_summary(st).c_str());
@@ -136,10 +112,10 @@ void run(const Options& o, int& exit_code) {
       std::printf("%zu algorithms matched every file but with too little evidence to count: add more files.\n",
                   st.weak_matches);
   } else {
-    std::printf("%zu match%s in %zu files (%.2f s):\n", report->matches.size(), report->matches.size() == 1 ? "" : "es",
+    std::printf("%zu match%s in %zu files (%.2f s):\n", report.matches.size(), report.matches.size() == 1 ? "" : "es",
                 st.files, st.seconds);
-    for (std::size_t i = 0; i < report->matches.size(); ++i) {
-      const auto& m = report->matches[i];
+    for (std::size_t i = 0; i < report.matches.size(); ++i) {
+      const auto& m = report.matches[i];
       std::printf("%zu. %s over %s, field %s-endian  [%s; evidence %.0f bits]\n", i + 1, m.spec.algo.name().c_str(),
                   m.range_label.c_str(), m.spec.field.endian == Endian::little ? "little" : "big",
                   std::string(method_name(m.method)).c_str(), m.evidence_bits);
@@ -151,6 +127,37 @@ void run(const Options& o, int& exit_code) {
     if (st.suppressed) std::printf("%zu equivalent or lower-ranked variants not shown.\n", st.suppressed);
   }
   for (const auto& n : st.notes) std::printf("note: %s\n", n.c_str());
+}
+
+int run(const Options& o) {
+  using namespace mab::checksum;
+  if (o.files.size() < 3) {
+    std::fprintf(stderr, "mab: crc-search: need at least 3 files, got %zu\n", o.files.size());
+    return mab::cli::exit_usage;
+  }
+  auto field = parse_field(o.field);
+  if (!field) {
+    std::fprintf(stderr, "mab: crc-search: --field: %s\n", field.error().message().c_str());
+    return mab::cli::exit_usage;
+  }
+  const SearchOptions so = search_options(o, *field);
+  std::vector<InputFile> inputs;
+  for (const auto& f : o.files) {
+    auto bytes = mab::read_file(f);
+    if (!bytes) {
+      std::fprintf(stderr, "mab: crc-search: %s: %s\n", f.c_str(), bytes.error().message().c_str());
+      return mab::cli::exit_usage;
+    }
+    inputs.push_back(InputFile{f, std::move(bytes).value()});
+  }
+  auto report = search(inputs, so);
+  if (!report) {
+    std::fprintf(stderr, "mab: crc-search: %s\n", report.error().message().c_str());
+    return mab::cli::exit_usage;
+  }
+  if (o.json) print_json(o, so, *report);
+  else print_text(so, *report);
+  return report->matches.empty() ? mab::cli::exit_refused : mab::cli::exit_ok;
 }
 
 void setup(CLI::App& app, int& exit_code) {
@@ -182,7 +189,7 @@ void setup(CLI::App& app, int& exit_code) {
               "corpus/wd1/one_bone_k8.mab -o c.mab\n"
               "  mab crc-search -q a.mab b.mab c.mab\n"
               "then, on an edited file: mab crc-apply --algo 'SPEC' --in-place edited.mab");
-  cmd->callback([o, &exit_code] { run(*o, exit_code); });
+  cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 
 }  // namespace

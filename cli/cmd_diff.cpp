@@ -126,15 +126,48 @@ void print_table(const mab::ClipDiff& d, bool legacy, bool all) {
   if (!d.rotation_kind_differs.empty()) std::printf("rotated in one clip only: %s\n", list(d.rotation_kind_differs).c_str());
 }
 
+struct Options {
+  std::string a, b;
+  std::size_t block = 0;
+  bool json = false, all = false;
+};
+
+int run(const Options& o) {
+  // Every error exits 2: 1 means the clips differ.
+  constexpr int error = mab::cli::exit_usage;
+  const auto a = load(o.a, o.block);
+  if (!a) return error;
+  const auto b = load(o.b, o.block);
+  if (!b) return error;
+  const bool legacy = a->legacy.has_value();
+  if (legacy != b->legacy.has_value()) {
+    std::fprintf(stderr,
+                 "mab: diff: %s is a Far Cry 2/3 clip and %s an 'aNi' clip: they cannot be compared (one names "
+                 "bones by skeleton id, the other by name hash)\n",
+                 (legacy ? o.a : o.b).c_str(), (legacy ? o.b : o.a).c_str());
+    return error;
+  }
+  mab::ClipDiff d;
+  if (legacy) {
+    d = mab::diff_legacy_clips(*a->legacy, *b->legacy);
+  } else {
+    auto r = mab::diff_clips(a->ani->clip, b->ani->clip);
+    if (!r) {
+      std::fprintf(stderr, "mab: diff: %s\n", r.error().message().c_str());
+      return error;
+    }
+    d = std::move(r).value();
+  }
+  const bool same = d.max_deg == 0 && d.only_in_a.empty() && d.only_in_b.empty() && d.rotation_kind_differs.empty();
+  if (o.json) print_json(d, o.a, o.b, legacy, same);
+  else print_table(d, legacy, o.all);
+  return same ? mab::cli::exit_ok : mab::cli::exit_refused;
+}
+
 void setup(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("diff", "Compare the rotations of two clips bone by bone: largest and mean angle "
                                          "and the time where they differ most");
-  struct Opts {
-    std::string a, b;
-    std::size_t block = 0;
-    bool json = false, all = false;
-  };
-  auto o = std::make_shared<Opts>();
   cmd->add_option("A", o->a, "The first clip: a .mab, or a mabkit JSON document (mab export)")->required();
   cmd->add_option("B", o->b, "The second clip, the same way")->required();
   cmd->add_option("--block", o->block, "The block of both .mab files to compare (default 0; a JSON document holds one)");
@@ -153,36 +186,7 @@ void setup(CLI::App& app, int& exit_code) {
       "compared. Far Cry 2/3 clips compare only with Far Cry 2/3 clips. A JSON document's clip is compared\n"
       "as the document states it, before re-quantisation.\n"
       "Exit status: 0 when the clips' rotations are identical, 1 when they differ, 2 on an error.");
-  cmd->callback([o, &exit_code] {
-    exit_code = 2;
-    const auto a = load(o->a, o->block);
-    if (!a) return;
-    const auto b = load(o->b, o->block);
-    if (!b) return;
-    const bool legacy = a->legacy.has_value();
-    if (legacy != b->legacy.has_value()) {
-      std::fprintf(stderr,
-                   "mab: diff: %s is a Far Cry 2/3 clip and %s an 'aNi' clip: they cannot be compared (one names "
-                   "bones by skeleton id, the other by name hash)\n",
-                   (legacy ? o->a : o->b).c_str(), (legacy ? o->b : o->a).c_str());
-      return;
-    }
-    mab::ClipDiff d;
-    if (legacy) {
-      d = mab::diff_legacy_clips(*a->legacy, *b->legacy);
-    } else {
-      auto r = mab::diff_clips(a->ani->clip, b->ani->clip);
-      if (!r) {
-        std::fprintf(stderr, "mab: diff: %s\n", r.error().message().c_str());
-        return;
-      }
-      d = std::move(r).value();
-    }
-    const bool same = d.max_deg == 0 && d.only_in_a.empty() && d.only_in_b.empty() && d.rotation_kind_differs.empty();
-    if (o->json) print_json(d, o->a, o->b, legacy, same);
-    else print_table(d, legacy, o->all);
-    exit_code = same ? 0 : 1;
-  });
+  cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 
 }  // namespace

@@ -230,17 +230,177 @@ int dump_legacy(const std::string& file, const mab::Container& c, std::size_t bl
   return 0;
 }
 
+struct Options {
+  std::string file;
+  std::vector<std::string> bones;
+  std::string keys;
+  std::size_t block = 0;
+};
+
+constexpr const char* k_range_usage = "expected A:B, A:, :B or A with A <= B";
+
+int run_legacy(const Options& o, const mab::Container& c) {
+  std::optional<KeyRange> range;
+  if (!o.keys.empty()) {
+    range = parse_range(o.keys);
+    if (!range) {
+      std::fprintf(stderr, "mab: dump: --keys %s: %s\n", o.keys.c_str(), k_range_usage);
+      return mab::cli::exit_usage;
+    }
+  }
+  return dump_legacy(o.file, c, o.block, o.bones, range);
+}
+
+// The bones --bone names (every bone without it), in clip order; nullopt after printing the
+// first name that matches none.
+std::optional<std::vector<std::size_t>> select_bones(const Options& o, const mab::Clip& clip) {
+  std::vector<std::size_t> selected;
+  for (std::size_t i = 0; i < clip.bones.size(); ++i) {
+    bool keep = o.bones.empty();
+    for (const auto& arg : o.bones) keep = keep || bone_matches(clip.bones[i], arg);
+    if (keep) selected.push_back(i);
+  }
+  for (const auto& arg : o.bones) {
+    const bool found =
+        std::any_of(clip.bones.begin(), clip.bones.end(), [&](const auto& b) { return bone_matches(b, arg); });
+    if (!found) {
+      std::fprintf(stderr, "mab: dump: %s: no bone matches \"%s\"\n", o.file.c_str(), arg.c_str());
+      return std::nullopt;
+    }
+  }
+  return selected;
+}
+
+// The keys --keys names, within the clip's; nullopt after printing why (status: the exit status).
+std::optional<KeyRange> select_keys(const Options& o, std::size_t key_count, int& status) {
+  KeyRange range;
+  if (!o.keys.empty()) {
+    const auto r = parse_range(o.keys);
+    if (!r) {
+      std::fprintf(stderr, "mab: dump: --keys %s: %s\n", o.keys.c_str(), k_range_usage);
+      status = mab::cli::exit_usage;
+      return std::nullopt;
+    }
+    range = *r;
+  }
+  if ((key_count == 0 || range.first >= key_count) && !o.keys.empty()) {
+    std::fprintf(stderr, "mab: dump: %s: --keys %s: the clip has keys 0 to %zu\n", o.file.c_str(), o.keys.c_str(),
+                 key_count ? key_count - 1 : 0);
+    status = mab::cli::exit_refused;
+    return std::nullopt;
+  }
+  range.last = std::min(range.last, key_count ? key_count - 1 : 0);
+  return range;
+}
+
+// One row per key and animated bone: the key's columns and each bone's padded label are
+// formatted once, the quaternions by append_fixed6, and the text leaves in large writes.
+void print_animated(const mab::Clip& clip, const std::vector<std::size_t>& animated, std::size_t width,
+                    const KeyRange& range) {
+  std::printf("\nanimated bones\n  %5s %10s  %-*s %10s %10s %10s %10s\n", "key", "time (s)", static_cast<int>(width),
+              "bone", "x", "y", "z", "w");
+  std::vector<std::string> labels;
+  for (const std::size_t i : animated) {
+    std::string l = label(clip.bones[i]);
+    if (l.size() < width) l.append(width - l.size(), ' ');
+    labels.push_back(std::move(l));
+  }
+  std::string out;
+  constexpr std::size_t flush_at = 1 << 20;
+  out.reserve(flush_at + 4096);
+  std::fflush(stdout);
+  for (std::size_t k = range.first; k <= range.last; ++k) {
+    const double t = clip.key_seconds(k);
+    char prefix[96];
+    const int n = std::isfinite(t) ? std::snprintf(prefix, sizeof prefix, "  %5zu %10.6f  ", k, t)
+                                   : std::snprintf(prefix, sizeof prefix, "  %5zu %10s  ", k, "-");
+    const std::size_t prefix_size = n > 0 ? std::min(static_cast<std::size_t>(n), sizeof prefix - 1) : 0;
+    for (std::size_t j = 0; j < animated.size(); ++j) {
+      out.append(prefix, prefix_size);
+      out += labels[j];
+      append_quat(out, clip.bones[animated[j]].keys[k]);
+    }
+    if (out.size() >= flush_at) {
+      std::fwrite(out.data(), 1, out.size(), stdout);
+      out.clear();
+    }
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
+// An 'aNi' clip (or a JSON document's): a summary, the constant bones, then the keys.
+int dump_clip(const Options& o, const mab::Result<mab::DecodedClip>& d) {
+  if (!d) {
+    std::fprintf(stderr, "mab: dump: %s: %s\n", o.file.c_str(), d.error().message().c_str());
+    return mab::cli::exit_refused;
+  }
+  const mab::Clip& clip = d->clip;
+  const auto selected = select_bones(o, clip);
+  if (!selected) return mab::cli::exit_refused;
+  int status = mab::cli::exit_ok;
+  const std::size_t key_count = clip.key_count();
+  const auto range = select_keys(o, key_count, status);
+  if (!range) return status;
+
+  std::size_t n_const = 0, n_anim = 0, width = 10;
+  std::vector<std::size_t> constants, animated, none;
+  for (const auto& b : clip.bones) {
+    n_const += b.kind() == mab::BoneKind::constant;
+    n_anim += b.kind() == mab::BoneKind::animated;
+  }
+  for (const std::size_t i : *selected) {
+    width = std::max(width, label(clip.bones[i]).size());
+    switch (clip.bones[i].kind()) {
+      case mab::BoneKind::constant: constants.push_back(i); break;
+      case mab::BoneKind::animated: animated.push_back(i); break;
+      case mab::BoneKind::none: none.push_back(i); break;
+    }
+  }
+  const auto& c = d->container;
+  std::printf("%s: %s (%s), block %zu of %zu\n", o.file.c_str(), std::string(c.variant->game_name).c_str(),
+              std::string(c.variant->short_name).c_str(), d->block, c.blocks.size());
+  std::printf("  %zu keys at %g key-time units per second, duration %.6f s\n", key_count, clip.key_rate,
+              static_cast<double>(clip.duration));
+  std::printf("  %zu bones: %zu constant, %zu animated, %zu without rotation\n", clip.bones.size(), n_const, n_anim,
+              clip.bones.size() - n_const - n_anim);
+  const int w = static_cast<int>(width);
+  if (!constants.empty()) {
+    std::printf("\nconstant bones\n  %-*s %10s %10s %10s %10s\n", w, "bone", "x", "y", "z", "w");
+    for (const std::size_t i : constants) {
+      std::printf("  %-*s", w, label(clip.bones[i]).c_str());
+      print_quat(clip.bones[i].constant);
+    }
+  }
+  if (!none.empty()) {
+    std::printf("\nbones without rotation:");
+    for (const std::size_t i : none) std::printf(" %s", label(clip.bones[i]).c_str());
+    std::printf("\n");
+  }
+  if (!animated.empty() && key_count > 0) print_animated(clip, animated, width, *range);
+  return mab::cli::exit_ok;
+}
+
+int run(const Options& o) {
+  // A JSON document is larger than the file it stands for (hex, decimal floats).
+  mab::Limits limits;
+  limits.max_file_size = 4 * mab::default_limits.max_file_size;
+  auto bytes = mab::read_file(o.file, limits);
+  if (!bytes) {
+    std::fprintf(stderr, "mab: dump: %s\n", bytes.error().message().c_str());
+    return mab::cli::exit_status(bytes.error());
+  }
+  if (looks_like_json(*bytes))
+    return dump_clip(o, mab::import_json(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size())));
+  auto c = mab::read_container(*bytes);
+  if (c && o.block < c->blocks.size() && c->blocks[o.block].legacy() != nullptr) return run_legacy(o, *c);
+  return dump_clip(o, c ? mab::decode_clip(std::move(c).value(), o.block) : mab::Result<mab::DecodedClip>(c.error()));
+}
+
 void setup(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
       "dump", "Print the decoded rotations of FILE (a .mab or a JSON from `mab export`): constant "
               "bones once, then per key its time in seconds and each animated bone's quaternion");
-  struct Opts {
-    std::string file;
-    std::vector<std::string> bones;
-    std::string keys;
-    std::size_t block = 0;
-  };
-  auto o = std::make_shared<Opts>();
   cmd->add_option("FILE", o->file, "A .mab, or a JSON document from `mab export`")->required();
   cmd->add_option("--bone", o->bones, "Only this bone: a name, or its hash (0xB6C65665); repeatable");
   cmd->add_option("--keys", o->keys, "Only keys A to B inclusive: A:B, A:, :B or A (key indices)");
@@ -255,152 +415,7 @@ void setup(CLI::App& app, int& exit_code) {
       "Far Cry 2/3 clips: tracks by bone id (--bone 12), stored keys with their frames (--keys is a\n"
       "frame range), translations and root motion per frame.\n"
       "Exit status: 0 printed; 1 the file, a --bone or --keys is refused; 2 usage or I/O error.");
-  cmd->callback([o, &exit_code] {
-    exit_code = 1;
-    // A JSON document is larger than the file it stands for (hex, decimal floats).
-    mab::Limits limits;
-    limits.max_file_size = 4 * mab::default_limits.max_file_size;
-    auto bytes = mab::read_file(o->file, limits);
-    if (!bytes) {
-      std::fprintf(stderr, "mab: dump: %s\n", bytes.error().message().c_str());
-      exit_code = mab::cli::exit_status(bytes.error());
-      return;
-    }
-    std::optional<mab::DecodedClip> d;
-    if (looks_like_json(*bytes)) {
-      auto r = mab::import_json(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size()));
-      if (!r) {
-        std::fprintf(stderr, "mab: dump: %s: %s\n", o->file.c_str(), r.error().message().c_str());
-        return;
-      }
-      d = std::move(r).value();
-    } else {
-      auto c = mab::read_container(*bytes);
-      if (c && o->block < c->blocks.size() && c->blocks[o->block].legacy() != nullptr) {
-        std::optional<KeyRange> range;
-        if (!o->keys.empty()) {
-          range = parse_range(o->keys);
-          if (!range) {
-            std::fprintf(stderr, "mab: dump: --keys %s: expected A:B, A:, :B or A with A <= B\n", o->keys.c_str());
-            exit_code = mab::cli::exit_usage;
-            return;
-          }
-        }
-        exit_code = dump_legacy(o->file, *c, o->block, o->bones, range);
-        return;
-      }
-      auto r = c ? mab::decode_clip(std::move(c).value(), o->block) : mab::Result<mab::DecodedClip>(c.error());
-      if (!r) {
-        std::fprintf(stderr, "mab: dump: %s: %s\n", o->file.c_str(), r.error().message().c_str());
-        return;
-      }
-      d = std::move(r).value();
-    }
-    const mab::Clip& clip = d->clip;
-
-    std::vector<std::size_t> selected;
-    for (std::size_t i = 0; i < clip.bones.size(); ++i) {
-      bool keep = o->bones.empty();
-      for (const auto& arg : o->bones) keep = keep || bone_matches(clip.bones[i], arg);
-      if (keep) selected.push_back(i);
-    }
-    for (const auto& arg : o->bones) {
-      const bool found = std::any_of(clip.bones.begin(), clip.bones.end(),
-                                     [&](const auto& b) { return bone_matches(b, arg); });
-      if (!found) {
-        std::fprintf(stderr, "mab: dump: %s: no bone matches \"%s\"\n", o->file.c_str(), arg.c_str());
-        return;
-      }
-    }
-    KeyRange range;
-    if (!o->keys.empty()) {
-      const auto r = parse_range(o->keys);
-      if (!r) {
-        std::fprintf(stderr, "mab: dump: --keys %s: expected A:B, A:, :B or A with A <= B\n", o->keys.c_str());
-        exit_code = mab::cli::exit_usage;
-        return;
-      }
-      range = *r;
-    }
-    const std::size_t key_count = clip.key_count();
-    if (key_count == 0 || range.first >= key_count) {
-      if (!o->keys.empty()) {
-        std::fprintf(stderr, "mab: dump: %s: --keys %s: the clip has keys 0 to %zu\n", o->file.c_str(),
-                     o->keys.c_str(), key_count ? key_count - 1 : 0);
-        return;
-      }
-    }
-    range.last = std::min(range.last, key_count ? key_count - 1 : 0);
-
-    std::size_t n_const = 0, n_anim = 0, width = 10;
-    std::vector<std::size_t> constants, animated, none;
-    for (const auto& b : clip.bones) {
-      n_const += b.kind() == mab::BoneKind::constant;
-      n_anim += b.kind() == mab::BoneKind::animated;
-    }
-    for (const std::size_t i : selected) {
-      width = std::max(width, label(clip.bones[i]).size());
-      switch (clip.bones[i].kind()) {
-        case mab::BoneKind::constant: constants.push_back(i); break;
-        case mab::BoneKind::animated: animated.push_back(i); break;
-        case mab::BoneKind::none: none.push_back(i); break;
-      }
-    }
-    const auto& c = d->container;
-    std::printf("%s: %s (%s), block %zu of %zu\n", o->file.c_str(), std::string(c.variant->game_name).c_str(),
-                std::string(c.variant->short_name).c_str(), d->block, c.blocks.size());
-    std::printf("  %zu keys at %g key-time units per second, duration %.6f s\n", key_count, clip.key_rate,
-                static_cast<double>(clip.duration));
-    std::printf("  %zu bones: %zu constant, %zu animated, %zu without rotation\n", clip.bones.size(), n_const,
-                n_anim, clip.bones.size() - n_const - n_anim);
-    const int w = static_cast<int>(width);
-    if (!constants.empty()) {
-      std::printf("\nconstant bones\n  %-*s %10s %10s %10s %10s\n", w, "bone", "x", "y", "z", "w");
-      for (const std::size_t i : constants) {
-        std::printf("  %-*s", w, label(clip.bones[i]).c_str());
-        print_quat(clip.bones[i].constant);
-      }
-    }
-    if (!none.empty()) {
-      std::printf("\nbones without rotation:");
-      for (const std::size_t i : none) std::printf(" %s", label(clip.bones[i]).c_str());
-      std::printf("\n");
-    }
-    if (!animated.empty() && key_count > 0) {
-      std::printf("\nanimated bones\n  %5s %10s  %-*s %10s %10s %10s %10s\n", "key", "time (s)", w, "bone", "x",
-                  "y", "z", "w");
-      // One row per key and bone: the key's columns and each bone's padded label are formatted
-      // once, the quaternions by append_fixed6, and the text leaves in large writes.
-      std::vector<std::string> labels;
-      for (const std::size_t i : animated) {
-        std::string l = label(clip.bones[i]);
-        if (l.size() < width) l.append(width - l.size(), ' ');
-        labels.push_back(std::move(l));
-      }
-      std::string out;
-      constexpr std::size_t flush_at = 1 << 20;
-      out.reserve(flush_at + 4096);
-      std::fflush(stdout);
-      for (std::size_t k = range.first; k <= range.last; ++k) {
-        const double t = clip.key_seconds(k);
-        char prefix[96];
-        const int n = std::isfinite(t) ? std::snprintf(prefix, sizeof prefix, "  %5zu %10.6f  ", k, t)
-                                       : std::snprintf(prefix, sizeof prefix, "  %5zu %10s  ", k, "-");
-        const std::size_t prefix_size = n > 0 ? std::min(static_cast<std::size_t>(n), sizeof prefix - 1) : 0;
-        for (std::size_t j = 0; j < animated.size(); ++j) {
-          out.append(prefix, prefix_size);
-          out += labels[j];
-          append_quat(out, clip.bones[animated[j]].keys[k]);
-        }
-        if (out.size() >= flush_at) {
-          std::fwrite(out.data(), 1, out.size(), stdout);
-          out.clear();
-        }
-      }
-      std::fwrite(out.data(), 1, out.size(), stdout);
-    }
-    exit_code = 0;
-  });
+  cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 
 }  // namespace

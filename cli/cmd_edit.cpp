@@ -13,6 +13,8 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <tuple>
+#include <vector>
 
 namespace {
 
@@ -59,18 +61,252 @@ struct Op {
   std::vector<std::string> args;
 };
 
+// The operations: (name, values per use, the values' names in --help, help).
+const std::vector<std::tuple<std::string, int, std::string, std::string>> ops = {
+    {"--speed", 1, "FLOAT", "play FLOAT times as fast (0.5 = half speed); keys that meet are dropped"},
+    {"--trim", 2, "START END",
+     "keep START..END seconds (two FLOATs), keys interpolated at both ends, shifted to start at 0"},
+    {"--reverse", 0, "", "play backwards"},
+    {"--loop-fix", 0, "", "make the last key equal the first, for a seamless loop"},
+    {"--resample", 1, "FLOAT",
+     "keys every 1/FLOAT seconds (FLOAT keys per second) from the first to the last, sampled by slerp"},
+    {"--rotate-bone", 2, "BONE QUAT", "pre-multiply every rotation of BONE by QUAT"},
+    {"--set-constant", 2, "BONE QUAT", "BONE holds QUAT for the whole clip"},
+    {"--copy-track", 2, "FROM.mab BONE", "BONE's track from another clip, resampled onto this clip's times"},
+    {"--remove-bone", 1, "BONE", "drop BONE from the clip"},
+    {"--rename-bone", 2, "BONE NEW", "give BONE the hash of NEW (a name, or a 0x hash); its keys keep their codes"},
+    {"--add-bone", 2, "NAME QUAT", "a new constant bone (hash = CRC-32 of NAME)"},
+    {"--bits", 2, "BONE INT",
+     "re-quantise BONE at INT bits per value (1..16), kept as asked: refused if it misses --max-error"},
+    {"--requantise", 0, "",
+     "re-quantise every animated bone, unchanged ones too, at the smallest depth meeting --max-error (smaller "
+     "files for a looser bound)"},
+    {"--reduce", 1, "FLOAT",
+     "drop shared key times while every bone stays within FLOAT degrees of the interpolation"},
+};
+
+struct Options {
+  std::string file, output;
+  std::optional<std::size_t> block;
+  bool in_place = false;
+  std::optional<double> max_error, max_translation_error;
+  std::vector<std::string> scratch;  // CLI11's store for the operations' values (see plan_of)
+  std::vector<Op> plan;
+};
+
+// The operations in command-line order: CLI11 records each value it takes.
+std::vector<Op> plan_of(const CLI::App& cmd) {
+  std::vector<Op> plan;
+  std::map<const CLI::Option*, std::size_t> used;
+  for (const CLI::Option* opt : cmd.parse_order()) {
+    const std::string name = "--" + opt->get_single_name();
+    int n = -1;
+    for (const auto& [op, count, values, help] : ops)
+      if (op == name) n = count;
+    if (n < 0) continue;
+    const std::size_t k = used[opt]++;
+    const std::size_t per = n == 0 ? 1 : static_cast<std::size_t>(n);
+    if (k % per != 0) continue;
+    Op op{name, {}};
+    if (n > 0) {
+      const auto& res = opt->results();
+      for (std::size_t i = k; i < k + per && i < res.size(); ++i) op.args.push_back(res[i]);
+    }
+    plan.push_back(std::move(op));
+  }
+  return plan;
+}
+
+// A value that does not parse is a usage error; one the clip cannot take is refused.
+int fail(const Op& op, const std::string& why, int status = mab::cli::exit_refused) {
+  std::string args;
+  for (const auto& a : op.args) args += " " + a;
+  std::fprintf(stderr, "mab: edit: %s%s: %s; nothing written\n", op.name.c_str(), args.c_str(), why.c_str());
+  return status;
+}
+
+// --copy-track FROM.mab BONE.
+int copy_track(const Op& op, mab::Clip& clip, mab::edit::Notes& notes, std::vector<fs::path>& inputs) {
+  auto fb = mab::read_file(op.args[0]);
+  if (!fb) return fail(op, fb.error().message(), mab::cli::exit_status(fb.error()));
+  auto fc = mab::read_container(*fb);
+  if (!fc) return fail(op, fc.error().message());
+  auto fd = mab::decode_clip(std::move(fc).value());
+  if (!fd) return fail(op, fd.error().message());
+  auto b = mab::find_bone(fd->clip, op.args[1]);
+  if (!b) return fail(op, "the source clip: " + b.error().detail);
+  const mab::Status st = mab::edit::copy_track(clip, fd->clip, fd->clip.bones[*b].hash, &notes);
+  inputs.push_back(op.args[0]);
+  return st ? mab::cli::exit_ok : fail(op, st.error().message());
+}
+
+// --reduce FLOAT, with its lines of the report.
+int reduce(const Op& op, double bound, mab::Clip& clip, mab::edit::Notes& notes) {
+  auto r = mab::edit::reduce(clip, bound);
+  if (!r) return fail(op, r.error().message());
+  char line[160];
+  std::snprintf(line, sizeof line, "--reduce %g: %zu keys -> %zu, dropped keys within %.6f degrees of the slerp",
+                bound, r->keys_before, r->keys_after, r->max_error_deg);
+  notes.push_back(line);
+  if (r->max_translation_error > 0 || r->max_root_rotation_error_deg > 0) {
+    // Translations and root motion follow the kept keys (issue 16); the bound is in degrees.
+    std::snprintf(line, sizeof line,
+                  "--reduce: translations and root motion follow: dropped keys within %.6g units and "
+                  "%.6f degrees (root rotation) of the interpolation",
+                  r->max_translation_error, r->max_root_rotation_error_deg);
+    notes.push_back(line);
+  }
+  return mab::cli::exit_ok;
+}
+
+// One operation on the clip: exit_ok, or the status after saying why it failed.
+int apply(const Op& op, mab::Clip& clip, mab::EncodeOptions& eo, mab::edit::Notes& notes,
+          std::vector<fs::path>& inputs) {
+  int status = mab::cli::exit_ok;
+  auto need_number = [&](std::size_t i) -> std::optional<double> {
+    auto v = number(op.args.at(i));
+    if (!v) status = fail(op, "\"" + op.args.at(i) + "\" is not a number", mab::cli::exit_usage);
+    return v;
+  };
+  auto need_bone = [&](std::size_t i) -> std::optional<std::size_t> {
+    auto b = mab::find_bone(clip, op.args.at(i));
+    if (!b) {
+      status = fail(op, b.error().detail);
+      return std::nullopt;
+    }
+    return *b;
+  };
+  auto need_quat = [&](std::size_t i) -> std::optional<mab::Quat> {
+    auto q = quat_arg(op.args.at(i));
+    if (!q)
+      status = fail(op, "\"" + op.args.at(i) + "\" is not a quaternion x,y,z,w or a turn ax,ay,az@deg",
+                    mab::cli::exit_usage);
+    return q;
+  };
+  mab::Status st;
+  if (op.name == "--speed") {
+    const auto f = need_number(0);
+    if (!f) return status;
+    st = mab::edit::speed(clip, *f, &notes);
+  } else if (op.name == "--trim") {
+    const auto a = need_number(0), b = need_number(1);
+    if (!a || !b) return status;
+    st = mab::edit::trim(clip, *a, *b, &notes);
+  } else if (op.name == "--reverse") {
+    st = mab::edit::reverse(clip);
+  } else if (op.name == "--loop-fix") {
+    st = mab::edit::loop_fix(clip);
+  } else if (op.name == "--resample") {
+    const auto f = need_number(0);
+    if (!f) return status;
+    st = mab::edit::resample(clip, *f, &notes);
+  } else if (op.name == "--rotate-bone" || op.name == "--set-constant") {
+    const auto b = need_bone(0);
+    if (!b) return status;
+    const auto q = need_quat(1);
+    if (!q) return status;
+    st = op.name == "--rotate-bone" ? mab::edit::rotate_bone(clip, *b, *q) : mab::edit::set_constant(clip, *b, *q);
+  } else if (op.name == "--copy-track") {
+    return copy_track(op, clip, notes, inputs);
+  } else if (op.name == "--remove-bone") {
+    const auto b = need_bone(0);
+    if (!b) return status;
+    st = mab::edit::remove_bone(clip, *b);
+  } else if (op.name == "--add-bone") {
+    const auto q = need_quat(1);
+    if (!q) return status;
+    st = mab::edit::add_bone(clip, op.args[0], *q);
+  } else if (op.name == "--bits") {
+    const auto b = need_bone(0);
+    if (!b) return status;
+    const auto n = need_number(1);
+    if (!n) return status;
+    if (*n != std::floor(*n) || *n < 1 || *n > 16)
+      return fail(op, "a bit depth is a whole number 1..16", mab::cli::exit_usage);
+    st = mab::edit::set_bits(clip, *b, static_cast<unsigned>(*n));
+  } else if (op.name == "--rename-bone") {
+    const auto b = need_bone(0);
+    if (!b) return status;
+    st = mab::edit::rename_bone(clip, *b, op.args[1]);
+  } else if (op.name == "--requantise") {
+    eo.requantise_all = true;
+  } else if (op.name == "--reduce") {
+    const auto e = need_number(0);
+    if (!e) return status;
+    return reduce(op, *e, clip, notes);
+  }
+  return st ? mab::cli::exit_ok : fail(op, st.error().message());
+}
+
+// The file's block to edit, decoded; nullopt (status set) after saying why it cannot be.
+std::optional<mab::DecodedClip> load_clip(const Options& o, int& status) {
+  auto c = mab::cli::load_container("edit", status, o.file);
+  if (!c) return std::nullopt;
+  status = mab::cli::exit_refused;
+  const std::size_t block = o.block.value_or(0);
+  if (block < c->blocks.size() && c->blocks[block].legacy() != nullptr) {
+    std::fprintf(stderr,
+                 "mab: edit: %s: Far Cry 2/3 clips are not edited by mab edit yet: export them (mab export FILE -o "
+                 "clip.json or clip.glb), edit, and mab import; trims: the library's trim_legacy_clip "
+                 "(docs/legacy.md)\n",
+                 o.file.c_str());
+    return std::nullopt;
+  }
+  auto d = mab::decode_clip(std::move(c).value(), block);
+  if (!d) {
+    std::fprintf(stderr, "mab: edit: %s: %s\n", o.file.c_str(), d.error().message().c_str());
+    return std::nullopt;
+  }
+  return std::move(d).value();
+}
+
+int run(const Options& o) {
+  if (o.plan.empty()) {
+    std::fprintf(stderr, "mab: edit: no operation given%s (see mab edit --help)\n",
+                 o.max_error ? ": --max-error bounds what the operations re-quantise; --requantise re-quantises "
+                               "every bone at it"
+                             : "");
+    return mab::cli::exit_usage;
+  }
+  int status = mab::cli::exit_usage;
+  const auto d = load_clip(o, status);
+  if (!d) return status;
+  mab::Clip clip = d->clip;
+  // The error policy mab import shares (issue 25).
+  mab::EncodeOptions eo = mab::edit_policy(o.max_error.value_or(mab::default_max_error_deg));
+  eo.max_translation_error = o.max_translation_error.value_or(mab::default_max_translation_error);
+  eo.refuse_above_max_translation_error = o.max_translation_error.has_value();
+  mab::edit::Notes notes;
+  std::vector<fs::path> inputs{o.file};
+  for (const Op& op : o.plan)
+    if (const int st = apply(op, clip, eo, notes, inputs); st != mab::cli::exit_ok) return st;
+  mab::EncodeReport rep;
+  auto out = mab::encode_clip(*d, clip, eo, &rep);
+  if (!out) {
+    // The error policy's refusal (edit_policy) says it already, in mab import's words.
+    const std::string why = out.error().message();
+    std::fprintf(stderr, "mab: edit: %s: %s%s\n", o.file.c_str(), why.c_str(),
+                 why.find("nothing written") == std::string::npos ? "; nothing written" : "");
+    return mab::cli::exit_refused;
+  }
+  const auto origin = mab::cli::mab_origin(o.file, *out);
+  if (!mab::cli::write_output("edit", status, inputs, o.output, o.in_place, *out)) return status;
+  mab::cli::print_mab_written(o.output, *out, origin);
+  for (const auto& n : notes) std::printf("  %s\n", n.c_str());
+  mab::cli::print_encode_report(rep, "(re-quantised keys against the edited rotations)");
+  if (auto rc = mab::read_container(*out)) {
+    std::size_t errors = 0;
+    for (const auto& f : mab::validate(*rc)) errors += f.severity == mab::Severity::error;
+    if (errors) std::fprintf(stderr, "mab: edit: warning: %zu structural error(s); see `mab info`\n", errors);
+  }
+  return mab::cli::exit_ok;
+}
+
 void setup(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "edit", "Edit a clip without a 3D tool: timing, bone tracks, key reduction; operations are applied in "
               "the order given and only what they change is re-quantised");
-  struct Opts {
-    std::string file, output;
-    std::optional<std::size_t> block;
-    bool in_place = false;
-    std::optional<double> max_error, max_translation_error;
-    std::vector<std::string> scratch;
-  };
-  auto o = std::make_shared<Opts>();
+  auto o = std::make_shared<Options>();
   cmd->add_option("FILE", o->file, "The .mab to edit")->required();
   cmd->add_option("-o,--output", o->output, "The .mab to write")->required();
   cmd->add_option("--block", o->block, "Block to edit (Far Cry 5 files hold several; default 0)");
@@ -82,32 +318,13 @@ void setup(CLI::App& app, int& exit_code) {
                   "what no depth brings within it is refused, nothing written")
       ->type_name("FLOAT")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-translation-error", o->max_translation_error, "largest error in file units of a re-quantised translation key (default 0.001): a bone whose translation chunks are re-quantised (edited, or regrouped by a key time added or removed) keeps its depth unless that misses the bound, then gets a finer one, 16 bits at most (its error reported); given, what 16 bits miss is refused")
+  cmd->add_option("--max-translation-error", o->max_translation_error,
+                  "largest error in file units of a re-quantised translation key (default 0.001): a bone whose "
+                  "translation chunks are re-quantised (edited, or regrouped by a key time added or removed) keeps "
+                  "its depth unless that misses the bound, then gets a finer one, 16 bits at most (its error "
+                  "reported); given, what 16 bits miss is refused")
       ->type_name("UNITS")
       ->check(CLI::PositiveNumber);
-  // (name, values per use, the values' names in --help, help)
-  static const std::vector<std::tuple<std::string, int, std::string, std::string>> ops = {
-      {"--speed", 1, "FLOAT", "play FLOAT times as fast (0.5 = half speed); keys that meet are dropped"},
-      {"--trim", 2, "START END",
-       "keep START..END seconds (two FLOATs), keys interpolated at both ends, shifted to start at 0"},
-      {"--reverse", 0, "", "play backwards"},
-      {"--loop-fix", 0, "", "make the last key equal the first, for a seamless loop"},
-      {"--resample", 1, "FLOAT",
-       "keys every 1/FLOAT seconds (FLOAT keys per second) from the first to the last, sampled by slerp"},
-      {"--rotate-bone", 2, "BONE QUAT", "pre-multiply every rotation of BONE by QUAT"},
-      {"--set-constant", 2, "BONE QUAT", "BONE holds QUAT for the whole clip"},
-      {"--copy-track", 2, "FROM.mab BONE", "BONE's track from another clip, resampled onto this clip's times"},
-      {"--remove-bone", 1, "BONE", "drop BONE from the clip"},
-      {"--rename-bone", 2, "BONE NEW", "give BONE the hash of NEW (a name, or a 0x hash); its keys keep their codes"},
-      {"--add-bone", 2, "NAME QUAT", "a new constant bone (hash = CRC-32 of NAME)"},
-      {"--bits", 2, "BONE INT",
-       "re-quantise BONE at INT bits per value (1..16), kept as asked: refused if it misses --max-error"},
-      {"--requantise", 0, "",
-       "re-quantise every animated bone, unchanged ones too, at the smallest depth meeting --max-error (smaller "
-       "files for a looser bound)"},
-      {"--reduce", 1, "FLOAT",
-       "drop shared key times while every bone stays within FLOAT degrees of the interpolation"},
-  };
   for (const auto& [name, n, values, help] : ops) {
     if (n == 0) {
       cmd->add_flag(name, help)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
@@ -132,181 +349,8 @@ void setup(CLI::App& app, int& exit_code) {
       "re-quantised and the largest error.\n"
       "Exit status: 0 written; 1 the clip or an edit is refused; 2 usage or I/O error (nothing written then).");
   cmd->callback([o, cmd, &exit_code] {
-    exit_code = mab::cli::exit_usage;
-    // The operations in command-line order: CLI11 records each value it takes.
-    std::vector<Op> plan;
-    std::map<const CLI::Option*, std::size_t> used;
-    for (const CLI::Option* opt : cmd->parse_order()) {
-      const std::string name = "--" + opt->get_single_name();
-      int n = -1;
-      for (const auto& [op, count, values, help] : ops)
-        if (op == name) n = count;
-      if (n < 0) continue;
-      const std::size_t k = used[opt]++;
-      const std::size_t per = n == 0 ? 1 : static_cast<std::size_t>(n);
-      if (k % per != 0) continue;
-      Op op{name, {}};
-      if (n > 0) {
-        const auto& res = opt->results();
-        for (std::size_t i = k; i < k + per && i < res.size(); ++i) op.args.push_back(res[i]);
-      }
-      plan.push_back(std::move(op));
-    }
-    if (plan.empty()) {
-      std::fprintf(stderr, "mab: edit: no operation given%s (see mab edit --help)\n",
-                   o->max_error ? ": --max-error bounds what the operations re-quantise; --requantise re-quantises "
-                                  "every bone at it"
-                                : "");
-      return;
-    }
-    auto c = mab::cli::load_container("edit", exit_code, o->file);
-    if (!c) return;
-    exit_code = mab::cli::exit_refused;
-    const std::size_t block = o->block.value_or(0);
-    if (block < c->blocks.size() && c->blocks[block].legacy() != nullptr) {
-      std::fprintf(stderr,
-                   "mab: edit: %s: Far Cry 2/3 clips are not edited by mab edit yet: export them (mab export FILE -o "
-                   "clip.json or clip.glb), edit, and mab import; trims: the library's trim_legacy_clip "
-                   "(docs/legacy.md)\n",
-                   o->file.c_str());
-      return;
-    }
-    auto d = mab::decode_clip(std::move(c).value(), block);
-    if (!d) {
-      std::fprintf(stderr, "mab: edit: %s: %s\n", o->file.c_str(), d.error().message().c_str());
-      return;
-    }
-    mab::Clip clip = d->clip;
-    // The error policy mab import shares (issue 25).
-    mab::EncodeOptions eo = mab::edit_policy(o->max_error.value_or(mab::default_max_error_deg));
-    eo.max_translation_error = o->max_translation_error.value_or(mab::default_max_translation_error);
-    eo.refuse_above_max_translation_error = o->max_translation_error.has_value();
-    mab::edit::Notes notes;
-    std::vector<fs::path> inputs{o->file};
-    // A value that does not parse is a usage error; one the clip cannot take is refused.
-    auto fail = [&](const Op& op, const std::string& why, int status = mab::cli::exit_refused) {
-      exit_code = status;
-      std::string args;
-      for (const auto& a : op.args) args += " " + a;
-      std::fprintf(stderr, "mab: edit: %s%s: %s; nothing written\n", op.name.c_str(), args.c_str(), why.c_str());
-    };
-    for (const Op& op : plan) {
-      mab::Status st;
-      auto need_number = [&](std::size_t i) -> std::optional<double> {
-        auto v = number(op.args.at(i));
-        if (!v) fail(op, "\"" + op.args.at(i) + "\" is not a number", mab::cli::exit_usage);
-        return v;
-      };
-      auto need_bone = [&](std::size_t i) -> std::optional<std::size_t> {
-        auto b = mab::find_bone(clip, op.args.at(i));
-        if (!b) {
-          fail(op, b.error().detail);
-          return std::nullopt;
-        }
-        return *b;
-      };
-      auto need_quat = [&](std::size_t i) -> std::optional<mab::Quat> {
-        auto q = quat_arg(op.args.at(i));
-        if (!q)
-          fail(op, "\"" + op.args.at(i) + "\" is not a quaternion x,y,z,w or a turn ax,ay,az@deg",
-               mab::cli::exit_usage);
-        return q;
-      };
-      if (op.name == "--speed") {
-        const auto f = need_number(0);
-        if (!f) return;
-        st = mab::edit::speed(clip, *f, &notes);
-      } else if (op.name == "--trim") {
-        const auto a = need_number(0), b = need_number(1);
-        if (!a || !b) return;
-        st = mab::edit::trim(clip, *a, *b, &notes);
-      } else if (op.name == "--reverse") {
-        st = mab::edit::reverse(clip);
-      } else if (op.name == "--loop-fix") {
-        st = mab::edit::loop_fix(clip);
-      } else if (op.name == "--resample") {
-        const auto f = need_number(0);
-        if (!f) return;
-        st = mab::edit::resample(clip, *f, &notes);
-      } else if (op.name == "--rotate-bone" || op.name == "--set-constant") {
-        const auto b = need_bone(0);
-        if (!b) return;
-        const auto q = need_quat(1);
-        if (!q) return;
-        st = op.name == "--rotate-bone" ? mab::edit::rotate_bone(clip, *b, *q) : mab::edit::set_constant(clip, *b, *q);
-      } else if (op.name == "--copy-track") {
-        auto fb = mab::read_file(op.args[0]);
-        if (!fb) return fail(op, fb.error().message(), mab::cli::exit_status(fb.error()));
-        auto fc = mab::read_container(*fb);
-        if (!fc) return fail(op, fc.error().message());
-        auto fd = mab::decode_clip(std::move(fc).value());
-        if (!fd) return fail(op, fd.error().message());
-        auto b = mab::find_bone(fd->clip, op.args[1]);
-        if (!b) return fail(op, "the source clip: " + b.error().detail);
-        st = mab::edit::copy_track(clip, fd->clip, fd->clip.bones[*b].hash, &notes);
-        inputs.push_back(op.args[0]);
-      } else if (op.name == "--remove-bone") {
-        const auto b = need_bone(0);
-        if (!b) return;
-        st = mab::edit::remove_bone(clip, *b);
-      } else if (op.name == "--add-bone") {
-        const auto q = need_quat(1);
-        if (!q) return;
-        st = mab::edit::add_bone(clip, op.args[0], *q);
-      } else if (op.name == "--bits") {
-        const auto b = need_bone(0);
-        if (!b) return;
-        const auto n = need_number(1);
-        if (!n) return;
-        if (*n != std::floor(*n) || *n < 1 || *n > 16)
-          return fail(op, "a bit depth is a whole number 1..16", mab::cli::exit_usage);
-        st = mab::edit::set_bits(clip, *b, static_cast<unsigned>(*n));
-      } else if (op.name == "--rename-bone") {
-        const auto b = need_bone(0);
-        if (!b) return;
-        st = mab::edit::rename_bone(clip, *b, op.args[1]);
-      } else if (op.name == "--requantise") {
-        eo.requantise_all = true;
-      } else if (op.name == "--reduce") {
-        const auto e = need_number(0);
-        if (!e) return;
-        auto r = mab::edit::reduce(clip, *e);
-        if (!r) return fail(op, r.error().message());
-        char line[160];
-        std::snprintf(line, sizeof line, "--reduce %g: %zu keys -> %zu, dropped keys within %.6f degrees of the slerp",
-                      *e, r->keys_before, r->keys_after, r->max_error_deg);
-        notes.push_back(line);
-        if (r->max_translation_error > 0 || r->max_root_rotation_error_deg > 0) {
-          // Translations and root motion follow the kept keys (issue 16); the bound is in degrees.
-          std::snprintf(line, sizeof line,
-                        "--reduce: translations and root motion follow: dropped keys within %.6g units and "
-                        "%.6f degrees (root rotation) of the interpolation",
-                        r->max_translation_error, r->max_root_rotation_error_deg);
-          notes.push_back(line);
-        }
-      }
-      if (!st) return fail(op, st.error().message());
-    }
-    mab::EncodeReport rep;
-    auto out = mab::encode_clip(*d, clip, eo, &rep);
-    if (!out) {
-      // The error policy's refusal (edit_policy) says it already, in mab import's words.
-      const std::string why = out.error().message();
-      std::fprintf(stderr, "mab: edit: %s: %s%s\n", o->file.c_str(), why.c_str(),
-                   why.find("nothing written") == std::string::npos ? "; nothing written" : "");
-      return;
-    }
-    const auto origin = mab::cli::mab_origin(o->file, *out);
-    if (!mab::cli::write_output("edit", exit_code, inputs, o->output, o->in_place, *out)) return;
-    mab::cli::print_mab_written(o->output, *out, origin);
-    for (const auto& n : notes) std::printf("  %s\n", n.c_str());
-    mab::cli::print_encode_report(rep, "(re-quantised keys against the edited rotations)");
-    if (auto rc = mab::read_container(*out)) {
-      std::size_t errors = 0;
-      for (const auto& f : mab::validate(*rc)) errors += f.severity == mab::Severity::error;
-      if (errors) std::fprintf(stderr, "mab: edit: warning: %zu structural error(s); see `mab info`\n", errors);
-    }
-    exit_code = 0;
+    o->plan = plan_of(*cmd);
+    exit_code = run(*o);
   });
 }
 

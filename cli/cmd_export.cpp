@@ -50,17 +50,135 @@ std::vector<std::string> names_matching_no_bone(const mab::Container& c, const s
   return out;
 }
 
+struct Options {
+  std::string file, output, format, names, skeleton;
+  std::optional<std::size_t> block;
+  bool in_place = false, codes = false;
+  std::uint32_t json_version = mab::json_format_version;
+};
+
+// The output format: --format, else the output's extension; empty after printing why the
+// options do not fit it.
+std::string output_format(const Options& o) {
+  std::string format = o.format;
+  if (format.empty())
+    format = mab::cli::has_extension(o.output, ".glb") ? "glb" : mab::cli::has_extension(o.output, ".gltf") ? "gltf" : "json";
+  const char* why = nullptr;
+  if (format == "json" && (!o.names.empty() || !o.skeleton.empty()))
+    why = "--names and --skeleton are for glTF output (-o FILE.gltf or .glb)";
+  else if (format != "json" && o.block)
+    why = "--block is for JSON; a glTF holds one animation per block";
+  else if (format != "json" && (o.codes || o.json_version != mab::json_format_version))
+    why = "--codes and --json-version are for JSON output";
+  if (why == nullptr) return format;
+  std::fprintf(stderr, "mab: export: %s\n", why);
+  return {};
+}
+
+int export_json(const Options& o, const mab::Container& c) {
+  const std::size_t block = o.block.value_or(0);
+  // A file kept opaque has no block, and its document (block 0) is the container's.
+  if (o.block && block >= std::max<std::size_t>(c.blocks.size(), 1)) {
+    std::fprintf(stderr, "mab: export: %s: no block %zu (the file has %zu)\n", o.file.c_str(), block, c.blocks.size());
+    return mab::cli::exit_usage;
+  }
+  // Streamed: the document (7 MB for a 100-bone, 1,000-key clip) is never held whole, nor
+  // are the clip's floats (export_block_json decodes each bone's keys as it writes them).
+  mab::JsonExportOptions jo;
+  jo.version = o.json_version;
+  jo.codes = o.codes;
+  mab::JsonExportReport report;
+  auto produce = [&](const mab::JsonSink& sink) { return mab::export_block_json(c, block, sink, jo, &report); };
+  int status = mab::cli::exit_ok;
+  if (!mab::cli::write_output_stream("export", status, {o.file}, o.output, o.in_place, o.file, produce)) return status;
+  if (!report.clip && !report.legacy_clip)
+    std::fprintf(stderr, "mab: export: note: %s: clip not decoded (%s); exported the container only\n", o.file.c_str(),
+                 report.clip_absent.c_str());
+  return mab::cli::exit_ok;
+}
+
+// What a glTF export wrote, named and left out.
+void print_gltf_report(const Options& o, const mab::Container& c, const mab::GltfExportOptions& go,
+                       const mab::GltfExportReport& rep, std::size_t bytes) {
+  const bool legacy_file = c.variant != nullptr && c.variant->layout == mab::LayoutKind::legacy;
+  std::FILE* info = stdout;  // standard error when the glTF itself went to standard output
+  std::fprintf(info, "wrote %s (%zu bytes): %zu animation(s), %zu rotation channels, %zu keys, %zu nodes\n",
+               o.output.c_str(), bytes, rep.animations, rep.channels - rep.translation_channels, rep.keys, rep.nodes);
+  if (rep.translation_channels != 0)
+    std::fprintf(info, "  translations      %zu channel(s) (bones and root motion)\n", rep.translation_channels);
+  if (legacy_file)
+    std::fprintf(info, "  named             bone_<id> (Far Cry 2/3 store skeleton ids, not names)\n");
+  else if (!go.names.empty() || go.skeleton != nullptr)
+    std::fprintf(info, "  named             %zu bone(s) (the rest are bone_0xHASH)\n", rep.named);
+  else
+    std::fprintf(info, "  named             none: give --names FILE (one bone name per line) for names\n");
+  if (legacy_file && !go.names.empty())
+    std::fprintf(info, "  --names           not used: Far Cry 2/3 bones have ids, not name hashes\n");
+  else if (const auto unmatched = names_matching_no_bone(c, go.names); !unmatched.empty())
+    std::fprintf(info, "  --names           %zu of %zu name(s) match no bone of the file: %s\n", unmatched.size(),
+                 go.names.size(), mab::cli::short_list(unmatched).c_str());
+  for (const auto& s : rep.skipped_blocks) std::fprintf(info, "  skipped block %zu  %s\n", s.block, s.reason.c_str());
+  if (rep.scene_fps > 0)
+    std::fprintf(info, "  Blender           set the scene frame rate to %g fps before importing: every key is then "
+                       "a whole frame (docs/gltf.md)\n", rep.scene_fps);
+  if (go.skeleton != nullptr) {
+    if (!rep.bones_without_node.empty())
+      std::fprintf(info, "  not in skeleton   %zu bone(s), added under the skeleton root: %s\n",
+                   rep.bones_without_node.size(), mab::cli::short_list(rep.bones_without_node).c_str());
+    if (!rep.nodes_without_bone.empty())
+      std::fprintf(info, "  not in the clip   %zu skeleton joint(s) keep their rest pose: %s\n",
+                   rep.nodes_without_bone.size(), mab::cli::short_list(rep.nodes_without_bone).c_str());
+  }
+}
+
+int export_gltf_file(const Options& o, const mab::Container& c, bool binary) {
+  std::vector<fs::path> inputs{o.file};
+  mab::GltfExportOptions go;
+  go.binary = binary;
+  go.rig_name = fs::path(o.file).stem().string();
+  if (go.rig_name.empty()) go.rig_name = "mabkit_rig";
+  if (!o.names.empty()) {
+    auto names = read_names(o.names);
+    if (!names) {
+      std::fprintf(stderr, "mab: export: --names: %s\n", names.error().message().c_str());
+      return mab::cli::exit_status(names.error());
+    }
+    go.names = std::move(names).value();
+    inputs.push_back(o.names);
+  }
+  int status = mab::cli::exit_ok;
+  std::optional<mab::GltfSkeleton> skeleton;
+  if (!o.skeleton.empty()) {
+    skeleton = mab::cli::load_skeleton("export", status, o.skeleton);
+    if (!skeleton) return status;
+    go.skeleton = &*skeleton;
+    inputs.push_back(o.skeleton);
+  }
+  mab::GltfExportReport rep;
+  auto out = mab::export_gltf(c, go, &rep);
+  if (!out) {
+    std::fprintf(stderr, "mab: export: %s: %s\n", o.file.c_str(), out.error().message().c_str());
+    return mab::cli::exit_refused;
+  }
+  if (!mab::cli::write_output("export", status, inputs, o.output, o.in_place, *out)) return status;
+  print_gltf_report(o, c, go, rep, out->size());
+  return mab::cli::exit_ok;
+}
+
+int run(const Options& o) {
+  const std::string format = output_format(o);
+  if (format.empty()) return mab::cli::exit_usage;
+  int status = mab::cli::exit_ok;
+  const auto c = mab::cli::load_container("export", status, o.file);
+  if (!c) return status;
+  return format == "json" ? export_json(o, *c) : export_gltf_file(o, *c, format == "glb");
+}
+
 void setup(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
       "export", "Write FILE as lossless JSON (the container and the editable clip; --codes adds the exact rotation codes) or as a glTF 2.0 "
                 "animation for Blender and other tools; `mab import` turns either back into a .mab");
-  struct Opts {
-    std::string file, output, format, names, skeleton;
-    std::optional<std::size_t> block;
-    bool in_place = false, codes = false;
-    std::uint32_t json_version = mab::json_format_version;
-  };
-  auto o = std::make_shared<Opts>();
   cmd->add_option("FILE", o->file, "The .mab to export")->required();
   cmd->add_option("-o,--output", o->output,
                   "File to write: .json, .gltf or .glb (the format follows the extension), or - for standard output")
@@ -99,112 +217,7 @@ void setup(CLI::App& app, int& exit_code) {
       "bone and one animation per block whose rotations decode (docs/gltf.md).\n"
       "-o: a link is kept and the file it leads to replaced; a FIFO or device (/dev/null) is written to.\n"
       "Exit status: 0 written; 1 the file is refused; 2 usage or I/O error (nothing is written then).");
-  cmd->callback([o, &exit_code] {
-    exit_code = mab::cli::exit_usage;
-    std::string format = o->format;
-    if (format.empty())
-      format = mab::cli::has_extension(o->output, ".glb") ? "glb" : mab::cli::has_extension(o->output, ".gltf") ? "gltf" : "json";
-    if (format == "json" && (!o->names.empty() || !o->skeleton.empty())) {
-      std::fprintf(stderr, "mab: export: --names and --skeleton are for glTF output (-o FILE.gltf or .glb)\n");
-      return;
-    }
-    if (format != "json" && o->block) {
-      std::fprintf(stderr, "mab: export: --block is for JSON; a glTF holds one animation per block\n");
-      return;
-    }
-    if (format != "json" && (o->codes || o->json_version != mab::json_format_version)) {
-      std::fprintf(stderr, "mab: export: --codes and --json-version are for JSON output\n");
-      return;
-    }
-    auto c = mab::cli::load_container("export", exit_code, o->file);
-    if (!c) return;
-    exit_code = mab::cli::exit_refused;
-    std::vector<fs::path> inputs{o->file};
-    if (format == "json") {
-      const std::size_t block = o->block.value_or(0);
-      // A file kept opaque has no block, and its document (block 0) is the container's.
-      if (o->block && block >= std::max<std::size_t>(c->blocks.size(), 1)) {
-        std::fprintf(stderr, "mab: export: %s: no block %zu (the file has %zu)\n", o->file.c_str(), block,
-                     c->blocks.size());
-        exit_code = mab::cli::exit_usage;
-        return;
-      }
-      // Streamed: the document (7 MB for a 100-bone, 1,000-key clip) is never held whole, nor
-      // are the clip's floats (export_block_json decodes each bone's keys as it writes them).
-      mab::JsonExportOptions jo;
-      jo.version = o->json_version;
-      jo.codes = o->codes;
-      mab::JsonExportReport report;
-      auto produce = [&](const mab::JsonSink& sink) { return mab::export_block_json(*c, block, sink, jo, &report); };
-      if (!mab::cli::write_output_stream("export", exit_code, inputs, o->output, o->in_place, o->file, produce)) return;
-      if (!report.clip && !report.legacy_clip)
-        std::fprintf(stderr, "mab: export: note: %s: clip not decoded (%s); exported the container only\n",
-                     o->file.c_str(), report.clip_absent.c_str());
-      exit_code = 0;
-      return;
-    }
-
-    const bool legacy_file = c->variant != nullptr && c->variant->layout == mab::LayoutKind::legacy;
-    mab::GltfExportOptions go;
-    go.binary = format == "glb";
-    go.rig_name = fs::path(o->file).stem().string();
-    if (go.rig_name.empty()) go.rig_name = "mabkit_rig";
-    if (!o->names.empty()) {
-      auto names = read_names(o->names);
-      if (!names) {
-        std::fprintf(stderr, "mab: export: --names: %s\n", names.error().message().c_str());
-        exit_code = mab::cli::exit_status(names.error());
-        return;
-      }
-      go.names = std::move(names).value();
-      inputs.push_back(o->names);
-    }
-    std::optional<mab::GltfSkeleton> skeleton;
-    if (!o->skeleton.empty()) {
-      skeleton = mab::cli::load_skeleton("export", exit_code, o->skeleton);
-      if (!skeleton) return;
-      go.skeleton = &*skeleton;
-      inputs.push_back(o->skeleton);
-    }
-    mab::GltfExportReport rep;
-    auto out = mab::export_gltf(*c, go, &rep);
-    if (!out) {
-      std::fprintf(stderr, "mab: export: %s: %s\n", o->file.c_str(), out.error().message().c_str());
-      return;
-    }
-    if (!mab::cli::write_output("export", exit_code, inputs, o->output, o->in_place, *out)) return;
-    exit_code = 0;
-    std::FILE* info = stdout;  // standard error when the glTF itself went to standard output
-    std::fprintf(info, "wrote %s (%zu bytes): %zu animation(s), %zu rotation channels, %zu keys, %zu nodes\n",
-                 o->output.c_str(), out->size(), rep.animations, rep.channels - rep.translation_channels, rep.keys,
-                 rep.nodes);
-    if (rep.translation_channels != 0)
-      std::fprintf(info, "  translations      %zu channel(s) (bones and root motion)\n", rep.translation_channels);
-    if (legacy_file)
-      std::fprintf(info, "  named             bone_<id> (Far Cry 2/3 store skeleton ids, not names)\n");
-    else if (!go.names.empty() || skeleton)
-      std::fprintf(info, "  named             %zu bone(s) (the rest are bone_0xHASH)\n", rep.named);
-    else
-      std::fprintf(info, "  named             none: give --names FILE (one bone name per line) for names\n");
-    if (legacy_file && !go.names.empty())
-      std::fprintf(info, "  --names           not used: Far Cry 2/3 bones have ids, not name hashes\n");
-    else if (const auto unmatched = names_matching_no_bone(*c, go.names); !unmatched.empty())
-      std::fprintf(info, "  --names           %zu of %zu name(s) match no bone of the file: %s\n", unmatched.size(),
-                   go.names.size(), mab::cli::short_list(unmatched).c_str());
-    for (const auto& s : rep.skipped_blocks)
-      std::fprintf(info, "  skipped block %zu  %s\n", s.block, s.reason.c_str());
-    if (rep.scene_fps > 0)
-      std::fprintf(info, "  Blender           set the scene frame rate to %g fps before importing: every key is then "
-                         "a whole frame (docs/gltf.md)\n", rep.scene_fps);
-    if (skeleton) {
-      if (!rep.bones_without_node.empty())
-        std::fprintf(info, "  not in skeleton   %zu bone(s), added under the skeleton root: %s\n",
-                     rep.bones_without_node.size(), mab::cli::short_list(rep.bones_without_node).c_str());
-      if (!rep.nodes_without_bone.empty())
-        std::fprintf(info, "  not in the clip   %zu skeleton joint(s) keep their rest pose: %s\n",
-                     rep.nodes_without_bone.size(), mab::cli::short_list(rep.nodes_without_bone).c_str());
-    }
-  });
+  cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 
 }  // namespace

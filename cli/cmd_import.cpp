@@ -120,20 +120,231 @@ void warn_structure(const std::string& output, std::span<const std::uint8_t> byt
   }
 }
 
+struct Options {
+  std::string file, output, template_file, game, animation, skeleton, rotations = "auto";
+  std::optional<std::size_t> block;
+  bool choose_depth = false, keep_times = false, in_place = false;
+  bool template_times = false, accept_resample = false, allow_no_op = false, allow_other_clip = false;
+  std::optional<double> max_error, max_translation_error, reduce;
+  double match_tolerance = 1e-3;
+};
+
+// A "mabkit-clip" document: the options it takes, import_json_bytes, the report.
+int import_json(const Options& o, const mab::PaddedJson& data, std::vector<fs::path> inputs) {
+  if (o.keep_times || o.block || !o.animation.empty() || o.reduce || o.template_times || o.accept_resample ||
+      o.allow_no_op) {
+    std::fprintf(stderr, "mab: import: --keep-times, --template-times, --accept-resample, --allow-no-op, "
+                         "--block, --animation and --reduce are for glTF input (use `mab edit --reduce` on a "
+                         ".mab)\n");
+    return mab::cli::exit_usage;
+  }
+  int status = mab::cli::exit_refused;
+  mab::JsonImportOptions options;
+  options.encode = mab::edit_policy(o.max_error.value_or(mab::default_max_error_deg));
+  options.encode.max_translation_error = o.max_translation_error.value_or(mab::default_max_translation_error);
+  options.encode.refuse_above_max_translation_error = o.max_translation_error.has_value();
+  options.encode.choose_depth = o.choose_depth;
+  options.allow_other_clip = o.allow_other_clip;
+  std::optional<mab::Container> tmpl;
+  if (!o.template_file.empty()) {
+    tmpl = mab::cli::load_container("import", status, o.template_file, "--template");
+    if (!tmpl) return status;
+    options.template_file = &*tmpl;
+    inputs.push_back(o.template_file);
+  }
+  auto imported = mab::import_json_bytes(data, mab::default_limits, options);
+  if (!imported) {
+    std::fprintf(stderr, "mab: import: %s: %s\n", o.file.c_str(), imported.error().message().c_str());
+    return mab::cli::exit_refused;
+  }
+  if (imported->legacy_encoded && o.choose_depth) {
+    std::fprintf(stderr, "mab: import: %s: --choose-depth: Far Cry 2/3 keys are 6-byte quaternions, there is no "
+                         "depth to choose\n", o.file.c_str());
+    return mab::cli::exit_usage;
+  }
+  if (!mab::cli::write_output("import", status, inputs, o.output, o.in_place, imported->bytes)) return status;
+  mab::cli::print_mab_written(o.output, imported->bytes,
+                              {"the document's original", imported->original_size, imported->identical});
+  if (imported->legacy_encoded)
+    print_legacy_encode(imported->legacy_report, options.encode.max_error_deg);
+  else if (imported->clip_encoded)
+    mab::cli::print_encode_report(imported->report, "");
+  else
+    std::printf("  container only (no clip in the document): written as stored\n");
+  warn_structure(o.output, imported->bytes);
+  return mab::cli::exit_ok;
+}
+
+// The glTF options of the command line; nullopt after printing why they do not go together.
+std::optional<mab::GltfImportOptions> gltf_options(const Options& o) {
+  if (o.choose_depth) {
+    std::fprintf(stderr, "mab: import: --choose-depth is for JSON; glTF import picks depths by --max-error\n");
+    return std::nullopt;
+  }
+  if (o.keep_times && o.template_times) {
+    std::fprintf(stderr, "mab: import: --keep-times (the glTF's own key times) and --template-times (the "
+                         "template's) exclude each other\n");
+    return std::nullopt;
+  }
+  if (o.template_file.empty() == o.game.empty()) {
+    std::fprintf(stderr, "mab: import: a glTF needs either --template ORIG.mab (to write back into a clip) or "
+                         "--game wd1|wd2|wdl|fc5 (to build a new one)\n");
+    return std::nullopt;
+  }
+  mab::GltfImportOptions opt;
+  if (o.max_error) opt.max_error_deg = *o.max_error;
+  opt.max_translation_error = o.max_translation_error;
+  opt.match_tolerance_deg = o.match_tolerance;
+  opt.keep_times = o.keep_times;
+  opt.template_times = o.template_times;
+  opt.accept_resample = o.accept_resample;
+  opt.allow_no_op = o.allow_no_op;
+  opt.allow_other_clip = o.allow_other_clip;
+  opt.reduce_deg = o.reduce;
+  opt.block = o.block;
+  if (!o.animation.empty()) {
+    const bool digits = std::all_of(o.animation.begin(), o.animation.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (digits && o.animation.size() < 9)
+      opt.animation = static_cast<std::size_t>(std::stoul(o.animation));
+    else
+      opt.animation_name = o.animation;
+  }
+  if (o.file != "-") opt.resource_dir = fs::path(o.file).parent_path().empty() ? fs::path(".") : fs::path(o.file).parent_path();
+  opt.rotations = o.rotations == "local"           ? mab::GltfRotations::local
+                  : o.rotations == "rest-relative" ? mab::GltfRotations::rest_relative
+                                                   : mab::GltfRotations::automatic;
+  if (o.template_file.empty()) opt.game = mab::find_variant(o.game)->game;
+  return opt;
+}
+
+// A Far Cry 2/3 animation's lines of the report.
+void print_legacy_animation(const mab::GltfAnimationImport& a, const mab::GltfImportOptions& opt) {
+  std::printf("  tracks            %zu rotation track(s) matched, %zu changed%s%s\n", a.bones_matched,
+              a.bones_changed.size(), a.tracks_changed.empty() ? "" : ": ",
+              mab::cli::short_list(a.tracks_changed).c_str());
+  std::printf("  rotation frames   %zu as in the template (within %g degrees; largest %.2g), %zu changed\n",
+              a.keys_matched, opt.match_tolerance_deg, a.max_matched_deviation_deg, a.keys_changed);
+  std::printf("  translation frames %zu as in the template, %zu changed\n", a.translations_matched,
+              a.translations_changed);
+  if (!a.nodes_unmatched.empty())
+    std::fprintf(stderr, "mab: import: note: %zu channel(s) match no track of the clip and were not imported: %s\n",
+                 a.nodes_unmatched.size(), mab::cli::short_list(a.nodes_unmatched).c_str());
+  print_timing(a);
+  print_legacy_encode(a.legacy_encode, opt.max_error_deg);
+}
+
+// An 'aNi' animation's lines: keys, bones against the template (or new), what was left out.
+void print_ani_animation(const mab::GltfAnimationImport& a, const Options& o, const mab::GltfImportOptions& opt,
+                         bool has_template) {
+  if (o.reduce)
+    std::printf("  key reduction     %zu keys -> %zu, dropped keys within %.6f degrees of the slerp\n",
+                a.keys_before_reduce, a.keys, a.reduce_error_deg);
+  if (o.keep_times || !has_template)
+    std::printf("  key times         rounded to %g per second: keys moved by up to %.3g ms\n", a.key_rate,
+                1000 * a.max_time_shift_s);
+  if (has_template) {
+    std::printf("  bones             %zu matched, %zu changed%s%s\n", a.bones_matched, a.bones_changed.size(),
+                a.bones_changed.empty() ? "" : ": ", mab::cli::short_list(a.bones_changed).c_str());
+    std::printf("  keys              %zu as in the template (within %g degrees; largest %.2g), %zu changed\n",
+                a.keys_matched, opt.match_tolerance_deg, a.max_matched_deviation_deg, a.keys_changed);
+    if (!a.bones_kept.empty())
+      std::printf("  kept              %zu bone(s) without a channel, as they were\n", a.bones_kept.size());
+    if (!a.bones_resampled.empty())
+      std::printf("  interpolated      %zu bone(s) not edited, their keys at the new key times interpolated%s\n",
+                  a.bones_resampled.size(),
+                  o.keep_times ? "" : " (the 8-key chunks from the first new time on are re-quantised)");
+    if (!a.constant_to_animated.empty())
+      std::printf("  now animated      %s (constant in the template)\n", mab::cli::short_list(a.constant_to_animated).c_str());
+  } else {
+    std::printf("  bones             %zu new\n", a.bones_changed.size());
+  }
+  if (!a.nodes_unmatched.empty())
+    std::fprintf(stderr, "mab: import: note: %zu animated node(s) match no bone and were not imported: %s\n",
+                 a.nodes_unmatched.size(), mab::cli::short_list(a.nodes_unmatched).c_str());
+  if (!a.no_rotation_track.empty())
+    std::fprintf(stderr,
+                 "mab: import: note: %zu bone(s) have no rotation track in the template; their channels "
+                 "were not imported: %s\n",
+                 a.no_rotation_track.size(), mab::cli::short_list(a.no_rotation_track).c_str());
+  mab::cli::print_encode_report(a.encode, "");
+}
+
+void print_gltf_report(const mab::GltfImportReport& rep, const Options& o, const mab::GltfImportOptions& opt,
+                       bool has_template) {
+  for (const auto& a : rep.animations) {
+    if (a.legacy) {
+      std::printf("  animation %zu \"%s\" -> clip %zu: sampled at its %zu frames (%g fps)\n", a.animation,
+                  a.animation_name.c_str(), a.block, a.keys, a.key_rate);
+    } else
+    std::printf("  animation %zu \"%s\" -> block %zu: %zu keys (%s)\n", a.animation, a.animation_name.c_str(),
+                a.block, a.keys,
+                !has_template || o.keep_times ? "the glTF's key times"
+                : a.times_added.empty()        ? "the template's key times"
+                                               : "the template's key times and the added ones");
+    print_timing(a);
+    if (a.legacy)
+      print_legacy_animation(a, opt);
+    else
+      print_ani_animation(a, o, opt, has_template);
+  }
+  for (const auto& line : rep.notes) std::printf("  note              %s\n", line.c_str());
+  for (const auto& line : rep.ignored_channels) std::fprintf(stderr, "mab: import: warning: %s\n", line.c_str());
+  if (!rep.defaults.empty()) {
+    std::printf("  new clip defaults (no source for these fields):\n");
+    for (const auto& d : rep.defaults)
+      std::printf("    %-36s %-12s %s\n", d.field.c_str(), d.value.c_str(), d.why.c_str());
+  }
+}
+
+// A glTF animation: into --template's clip, or a new clip of --game.
+int import_gltf_file(const Options& o, const mab::PaddedJson& data, std::vector<fs::path> inputs) {
+  auto opt = gltf_options(o);
+  if (!opt) return mab::cli::exit_usage;
+  int status = mab::cli::exit_usage;
+  std::optional<mab::GltfSkeleton> skeleton;
+  if (!o.skeleton.empty()) {
+    skeleton = mab::cli::load_skeleton("import", status, o.skeleton);
+    if (!skeleton) return status;
+    opt->skeleton = &*skeleton;
+    inputs.push_back(o.skeleton);
+  }
+  std::optional<mab::Container> tmpl;
+  if (!o.template_file.empty()) {
+    tmpl = mab::cli::load_container("import", status, o.template_file, "--template");
+    if (!tmpl) return status;
+    inputs.push_back(o.template_file);
+  }
+  auto imported = mab::import_gltf(data.bytes(), tmpl ? &*tmpl : nullptr, *opt);
+  if (!imported) {
+    std::fprintf(stderr, "mab: import: %s: %s\n", o.file.c_str(), imported.error().message().c_str());
+    return mab::cli::exit_refused;
+  }
+  const auto origin = tmpl ? mab::cli::mab_origin(o.template_file, imported->bytes) : mab::cli::MabOrigin{};
+  if (!mab::cli::write_output("import", status, inputs, o.output, o.in_place, imported->bytes)) return status;
+  mab::cli::print_mab_written(o.output, imported->bytes, origin);
+  print_gltf_report(imported->report, o, *opt, tmpl.has_value());
+  warn_structure(o.output, imported->bytes);
+  return mab::cli::exit_ok;
+}
+
+int run(const Options& o) {
+  auto data = read_input(o.file);
+  if (!data) {
+    std::fprintf(stderr, "mab: import: %s\n", data.error().message().c_str());
+    return mab::cli::exit_status(data.error());
+  }
+  std::vector<fs::path> inputs;
+  if (o.file != "-") inputs.push_back(o.file);
+  const bool gltf = !o.game.empty() || looks_like_gltf(o.file, data->bytes());
+  return gltf ? import_gltf_file(o, *data, std::move(inputs)) : import_json(o, *data, std::move(inputs));
+}
+
 void setup(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand(
       "import", "Turn a JSON document from `mab export`, or a glTF animation (from mab, Blender or any tool), "
                 "back into a .mab: unchanged keys keep their exact bytes, changed ones are re-quantised and "
                 "their error reported");
-  struct Opts {
-    std::string file, output, template_file, game, animation, skeleton, rotations = "auto";
-    std::optional<std::size_t> block;
-    bool choose_depth = false, keep_times = false, in_place = false;
-    bool template_times = false, accept_resample = false, allow_no_op = false, allow_other_clip = false;
-    std::optional<double> max_error, max_translation_error, reduce;
-    double match_tolerance = 1e-3;
-  };
-  auto o = std::make_shared<Opts>();
+  auto o = std::make_shared<Options>();
   cmd->add_option("INPUT", o->file, "A JSON document from `mab export`, or a .gltf/.glb (- for standard input)")
       ->required();
   cmd->add_option("-o,--output", o->output, "The .mab to write")->required();
@@ -169,7 +380,11 @@ void setup(CLI::App& app, int& exit_code) {
                   "what no depth brings within it is refused, nothing written. Far Cry 2/3: a frame of an edited "
                   "track gets its own stored key where interpolation would miss by more")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-translation-error", o->max_translation_error, "largest error in file units of a re-quantised translation key (default 0.001): a bone whose translation chunks are re-quantised (edited, or regrouped by a key time added or removed) keeps its depth unless that misses the bound, then gets a finer one, 16 bits at most (its error reported); given, what 16 bits miss is refused")
+  cmd->add_option("--max-translation-error", o->max_translation_error,
+                  "largest error in file units of a re-quantised translation key (default 0.001): a bone whose "
+                  "translation chunks are re-quantised (edited, or regrouped by a key time added or removed) keeps "
+                  "its depth unless that misses the bound, then gets a finer one, 16 bits at most (its error "
+                  "reported); given, what 16 bits miss is refused")
       ->type_name("UNITS")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--reduce", o->reduce,
@@ -212,196 +427,7 @@ void setup(CLI::App& app, int& exit_code) {
       "JSON: bones are the file's, by hash: rename one with \"rename_to\", add one with \"new\": true\n"
       "(docs/json-format.md, \"Bone identity\").\n"
       "Exit status: 0 written; 1 the input or an edit is refused; 2 usage or I/O error (nothing is written then).");
-  cmd->callback([o, &exit_code] {
-    exit_code = mab::cli::exit_usage;
-    auto data = read_input(o->file);
-    if (!data) {
-      std::fprintf(stderr, "mab: import: %s\n", data.error().message().c_str());
-      exit_code = mab::cli::exit_status(data.error());
-      return;
-    }
-    const bool gltf = !o->game.empty() || looks_like_gltf(o->file, data->bytes());
-    std::vector<fs::path> inputs;
-    if (o->file != "-") inputs.push_back(o->file);
-
-    if (!gltf) {
-      if (o->keep_times || o->block || !o->animation.empty() || o->reduce || o->template_times ||
-          o->accept_resample || o->allow_no_op) {
-        std::fprintf(stderr, "mab: import: --keep-times, --template-times, --accept-resample, --allow-no-op, "
-                             "--block, --animation and --reduce are for glTF input (use `mab edit --reduce` on a "
-                             ".mab)\n");
-        return;
-      }
-      exit_code = mab::cli::exit_refused;
-      mab::JsonImportOptions options;
-      options.encode = mab::edit_policy(o->max_error.value_or(mab::default_max_error_deg));
-      options.encode.max_translation_error = o->max_translation_error.value_or(mab::default_max_translation_error);
-      options.encode.refuse_above_max_translation_error = o->max_translation_error.has_value();
-      options.encode.choose_depth = o->choose_depth;
-      options.allow_other_clip = o->allow_other_clip;
-      std::optional<mab::Container> tmpl;
-      if (!o->template_file.empty()) {
-        tmpl = mab::cli::load_container("import", exit_code, o->template_file, "--template");
-        if (!tmpl) return;
-        exit_code = mab::cli::exit_refused;
-        options.template_file = &*tmpl;
-        inputs.push_back(o->template_file);
-      }
-      auto imported = mab::import_json_bytes(*data, mab::default_limits, options);
-      if (!imported) {
-        std::fprintf(stderr, "mab: import: %s: %s\n", o->file.c_str(), imported.error().message().c_str());
-        return;
-      }
-      const auto& rep = imported->report;
-      if (imported->legacy_encoded && o->choose_depth) {
-        std::fprintf(stderr, "mab: import: %s: --choose-depth: Far Cry 2/3 keys are 6-byte quaternions, there is no "
-                             "depth to choose\n", o->file.c_str());
-        exit_code = mab::cli::exit_usage;
-        return;
-      }
-      if (!mab::cli::write_output("import", exit_code, inputs, o->output, o->in_place, imported->bytes)) return;
-      mab::cli::print_mab_written(o->output, imported->bytes,
-                                  {"the document's original", imported->original_size, imported->identical});
-      if (imported->legacy_encoded)
-        print_legacy_encode(imported->legacy_report, options.encode.max_error_deg);
-      else if (imported->clip_encoded)
-        mab::cli::print_encode_report(rep, "");
-      else
-        std::printf("  container only (no clip in the document): written as stored\n");
-      warn_structure(o->output, imported->bytes);
-      exit_code = 0;
-      return;
-    }
-
-    if (o->choose_depth) {
-      std::fprintf(stderr, "mab: import: --choose-depth is for JSON; glTF import picks depths by --max-error\n");
-      return;
-    }
-    if (o->keep_times && o->template_times) {
-      std::fprintf(stderr, "mab: import: --keep-times (the glTF's own key times) and --template-times (the "
-                           "template's) exclude each other\n");
-      return;
-    }
-    if (o->template_file.empty() == o->game.empty()) {
-      std::fprintf(stderr, "mab: import: a glTF needs either --template ORIG.mab (to write back into a clip) or "
-                           "--game wd1|wd2|wdl|fc5 (to build a new one)\n");
-      return;
-    }
-    mab::GltfImportOptions opt;
-    if (o->max_error) opt.max_error_deg = *o->max_error;
-    opt.max_translation_error = o->max_translation_error;
-    opt.match_tolerance_deg = o->match_tolerance;
-    opt.keep_times = o->keep_times;
-    opt.template_times = o->template_times;
-    opt.accept_resample = o->accept_resample;
-    opt.allow_no_op = o->allow_no_op;
-    opt.allow_other_clip = o->allow_other_clip;
-    opt.reduce_deg = o->reduce;
-    opt.block = o->block;
-    if (!o->animation.empty()) {
-      const bool digits = std::all_of(o->animation.begin(), o->animation.end(), [](char c) { return c >= '0' && c <= '9'; });
-      if (digits && o->animation.size() < 9)
-        opt.animation = static_cast<std::size_t>(std::stoul(o->animation));
-      else
-        opt.animation_name = o->animation;
-    }
-    if (o->file != "-") opt.resource_dir = fs::path(o->file).parent_path().empty() ? fs::path(".") : fs::path(o->file).parent_path();
-    opt.rotations = o->rotations == "local"           ? mab::GltfRotations::local
-                    : o->rotations == "rest-relative" ? mab::GltfRotations::rest_relative
-                                                      : mab::GltfRotations::automatic;
-    std::optional<mab::GltfSkeleton> skeleton;
-    if (!o->skeleton.empty()) {
-      skeleton = mab::cli::load_skeleton("import", exit_code, o->skeleton);
-      if (!skeleton) return;
-      opt.skeleton = &*skeleton;
-      inputs.push_back(o->skeleton);
-    }
-    std::optional<mab::Container> tmpl;
-    if (!o->template_file.empty()) {
-      tmpl = mab::cli::load_container("import", exit_code, o->template_file, "--template");
-      if (!tmpl) return;
-      inputs.push_back(o->template_file);
-    } else {
-      opt.game = mab::find_variant(o->game)->game;
-    }
-    exit_code = mab::cli::exit_refused;
-    auto imported = mab::import_gltf(data->bytes(), tmpl ? &*tmpl : nullptr, opt);
-    if (!imported) {
-      std::fprintf(stderr, "mab: import: %s: %s\n", o->file.c_str(), imported.error().message().c_str());
-      return;
-    }
-    const auto& rep = imported->report;
-    const auto origin = tmpl ? mab::cli::mab_origin(o->template_file, imported->bytes) : mab::cli::MabOrigin{};
-    if (!mab::cli::write_output("import", exit_code, inputs, o->output, o->in_place, imported->bytes)) return;
-    mab::cli::print_mab_written(o->output, imported->bytes, origin);
-    for (const auto& a : rep.animations) {
-      if (a.legacy) {
-        std::printf("  animation %zu \"%s\" -> clip %zu: sampled at its %zu frames (%g fps)\n", a.animation,
-                    a.animation_name.c_str(), a.block, a.keys, a.key_rate);
-      } else
-      std::printf("  animation %zu \"%s\" -> block %zu: %zu keys (%s)\n", a.animation, a.animation_name.c_str(),
-                  a.block, a.keys,
-                  !tmpl || o->keep_times ? "the glTF's key times"
-                  : a.times_added.empty() ? "the template's key times"
-                                          : "the template's key times and the added ones");
-      print_timing(a);
-      if (a.legacy) {
-        std::printf("  tracks            %zu rotation track(s) matched, %zu changed%s%s\n", a.bones_matched,
-                    a.bones_changed.size(), a.tracks_changed.empty() ? "" : ": ",
-                    mab::cli::short_list(a.tracks_changed).c_str());
-        std::printf("  rotation frames   %zu as in the template (within %g degrees; largest %.2g), %zu changed\n",
-                    a.keys_matched, opt.match_tolerance_deg, a.max_matched_deviation_deg, a.keys_changed);
-        std::printf("  translation frames %zu as in the template, %zu changed\n", a.translations_matched,
-                    a.translations_changed);
-        if (!a.nodes_unmatched.empty())
-          std::fprintf(stderr, "mab: import: note: %zu channel(s) match no track of the clip and were not imported: %s\n",
-                       a.nodes_unmatched.size(), mab::cli::short_list(a.nodes_unmatched).c_str());
-        print_timing(a);
-        print_legacy_encode(a.legacy_encode, opt.max_error_deg);
-        continue;
-      }
-      if (o->reduce)
-        std::printf("  key reduction     %zu keys -> %zu, dropped keys within %.6f degrees of the slerp\n",
-                    a.keys_before_reduce, a.keys, a.reduce_error_deg);
-      if (o->keep_times || !tmpl)
-        std::printf("  key times         rounded to %g per second: keys moved by up to %.3g ms\n", a.key_rate,
-                    1000 * a.max_time_shift_s);
-      if (tmpl) {
-        std::printf("  bones             %zu matched, %zu changed%s%s\n", a.bones_matched, a.bones_changed.size(),
-                    a.bones_changed.empty() ? "" : ": ", mab::cli::short_list(a.bones_changed).c_str());
-        std::printf("  keys              %zu as in the template (within %g degrees; largest %.2g), %zu changed\n",
-                    a.keys_matched, opt.match_tolerance_deg, a.max_matched_deviation_deg, a.keys_changed);
-        if (!a.bones_kept.empty())
-          std::printf("  kept              %zu bone(s) without a channel, as they were\n", a.bones_kept.size());
-        if (!a.bones_resampled.empty())
-          std::printf("  interpolated      %zu bone(s) not edited, their keys at the new key times interpolated%s\n",
-                      a.bones_resampled.size(),
-                      o->keep_times ? "" : " (the 8-key chunks from the first new time on are re-quantised)");
-        if (!a.constant_to_animated.empty())
-          std::printf("  now animated      %s (constant in the template)\n", mab::cli::short_list(a.constant_to_animated).c_str());
-      } else {
-        std::printf("  bones             %zu new\n", a.bones_changed.size());
-      }
-      if (!a.nodes_unmatched.empty())
-        std::fprintf(stderr, "mab: import: note: %zu animated node(s) match no bone and were not imported: %s\n",
-                     a.nodes_unmatched.size(), mab::cli::short_list(a.nodes_unmatched).c_str());
-      if (!a.no_rotation_track.empty())
-        std::fprintf(stderr,
-                     "mab: import: note: %zu bone(s) have no rotation track in the template; their channels "
-                     "were not imported: %s\n",
-                     a.no_rotation_track.size(), mab::cli::short_list(a.no_rotation_track).c_str());
-      mab::cli::print_encode_report(a.encode, "");
-    }
-    for (const auto& line : rep.notes) std::printf("  note              %s\n", line.c_str());
-    for (const auto& line : rep.ignored_channels) std::fprintf(stderr, "mab: import: warning: %s\n", line.c_str());
-    if (!rep.defaults.empty()) {
-      std::printf("  new clip defaults (no source for these fields):\n");
-      for (const auto& d : rep.defaults)
-        std::printf("    %-36s %-12s %s\n", d.field.c_str(), d.value.c_str(), d.why.c_str());
-    }
-    warn_structure(o->output, imported->bytes);
-    exit_code = 0;
-  });
+  cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 
 }  // namespace

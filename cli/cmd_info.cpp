@@ -241,15 +241,64 @@ std::optional<mab::Error> other_format(const std::filesystem::path& path, std::s
   return mab::make_error(mab::ErrorCode::unsupported_version, 0, "magic", "this is " + what);
 }
 
+struct Options {
+  std::vector<std::string> files;
+  bool json = false;
+  bool strict_layout = false;
+};
+
+int run(const Options& o) {
+  std::vector<std::string> missing;
+  const auto files = mab::cli::collect_inputs(o.files, missing);
+  int status = missing.empty() ? mab::cli::exit_ok : mab::cli::exit_usage;
+  for (const auto& m : missing) std::fprintf(stderr, "mab: info: %s: no such file or directory\n", m.c_str());
+  nlohmann::json all = nlohmann::json::array();
+  for (const auto& path : files) {
+    auto bytes = mab::read_file(path);
+    const auto wrong = bytes ? other_format(path, *bytes) : std::nullopt;
+    auto c = !bytes  ? mab::Result<mab::Container>(bytes.error())
+             : wrong ? mab::Result<mab::Container>(*wrong)
+                     : mab::read_container(*bytes);
+    if (!c) {
+      status = std::max(status, mab::cli::exit_status(c.error()));
+      if (o.json)
+        all.push_back({{"path", path.string()}, {"error", mab::cli::to_json(c.error())}});
+      else
+        std::fprintf(stderr, "mab: info: %s: %s\n", path.c_str(),
+                     (wrong ? c.error().detail : c.error().message()).c_str());
+      continue;
+    }
+    const auto pl = mab::place(*c);
+    if (!pl) {
+      status = std::max(status, mab::cli::exit_refused);
+      std::fprintf(stderr, "mab: info: %s: %s\n", path.c_str(), pl.error().message().c_str());
+      continue;
+    }
+    const auto findings = mab::validate(*c);
+    mab::DecodeOptions options;
+    options.strict_layout = o.strict_layout;
+    options.keys = false;  // evidence and counts only: the keys' floats are not shown
+    if (o.json) {
+      auto j = mab::cli::summary_json(*c, *pl);
+      j["path"] = path.string();
+      for (std::size_t k = 0; k < c->blocks.size(); ++k)
+        if (c->blocks[k].ani() || c->blocks[k].fc4()) j["blocks"][k]["motion"] = motion_json(*c, k, options);
+      nlohmann::json fj = nlohmann::json::array();
+      for (const auto& f : findings) fj.push_back(mab::cli::to_json(f));
+      j["findings"] = std::move(fj);
+      all.push_back(std::move(j));
+    } else {
+      print_text(path.string(), *c, *pl, findings, options);
+    }
+  }
+  if (o.json) std::cout << all.dump(2) << "\n";
+  return status;
+}
+
 void setup(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("info", "Show game, version, layout confidence, duration, frame rate, "
                                           "bones, keys and the section table of each FILE");
-  struct Opts {
-    std::vector<std::string> files;
-    bool json = false;
-    bool strict_layout = false;
-  };
-  auto o = std::make_shared<Opts>();
   cmd->add_option("FILE", o->files, "Files or directories (*.mab, recursive)")->required();
   cmd->add_flag("--json", o->json, "Print one JSON document (an array, one object per file)");
   cmd->add_flag("--strict-layout", o->strict_layout,
@@ -262,53 +311,7 @@ void setup(CLI::App& app, int& exit_code) {
               "A glTF or JSON file is named for what it is, with the command that reads it.\n"
               "Exit status: 0 every file was read; 1 a file is refused (not a .mab, or damaged); 2 a file\n"
               "is missing or unreadable.");
-  cmd->callback([o, &exit_code] {
-    std::vector<std::string> missing;
-    const auto files = mab::cli::collect_inputs(o->files, missing);
-    int status = missing.empty() ? mab::cli::exit_ok : mab::cli::exit_usage;
-    for (const auto& m : missing) std::fprintf(stderr, "mab: info: %s: no such file or directory\n", m.c_str());
-    nlohmann::json all = nlohmann::json::array();
-    for (const auto& path : files) {
-      auto bytes = mab::read_file(path);
-      const auto wrong = bytes ? other_format(path, *bytes) : std::nullopt;
-      auto c = !bytes  ? mab::Result<mab::Container>(bytes.error())
-               : wrong ? mab::Result<mab::Container>(*wrong)
-                       : mab::read_container(*bytes);
-      if (!c) {
-        status = std::max(status, mab::cli::exit_status(c.error()));
-        if (o->json)
-          all.push_back({{"path", path.string()}, {"error", mab::cli::to_json(c.error())}});
-        else
-          std::fprintf(stderr, "mab: info: %s: %s\n", path.c_str(),
-                       (wrong ? c.error().detail : c.error().message()).c_str());
-        continue;
-      }
-      const auto pl = mab::place(*c);
-      if (!pl) {
-        status = std::max(status, mab::cli::exit_refused);
-        std::fprintf(stderr, "mab: info: %s: %s\n", path.c_str(), pl.error().message().c_str());
-        continue;
-      }
-      const auto findings = mab::validate(*c);
-      mab::DecodeOptions options;
-      options.strict_layout = o->strict_layout;
-      options.keys = false;  // evidence and counts only: the keys' floats are not shown
-      if (o->json) {
-        auto j = mab::cli::summary_json(*c, *pl);
-        j["path"] = path.string();
-        for (std::size_t k = 0; k < c->blocks.size(); ++k)
-          if (c->blocks[k].ani() || c->blocks[k].fc4()) j["blocks"][k]["motion"] = motion_json(*c, k, options);
-        nlohmann::json fj = nlohmann::json::array();
-        for (const auto& f : findings) fj.push_back(mab::cli::to_json(f));
-        j["findings"] = std::move(fj);
-        all.push_back(std::move(j));
-      } else {
-        print_text(path.string(), *c, *pl, findings, options);
-      }
-    }
-    if (o->json) std::cout << all.dump(2) << "\n";
-    exit_code = status;
-  });
+  cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 
 }  // namespace

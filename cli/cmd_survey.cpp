@@ -195,17 +195,160 @@ std::vector<cli::survey_report::CrcResult> crc_survey(const std::vector<std::str
   return out;
 }
 
+struct Options {
+  std::vector<std::string> dirs;
+  unsigned jobs = 0;
+  std::string json, csv, html;
+  bool crc = false, quiet = false, verbose = false;
+  unsigned json_every = 1;
+};
+
+// The per-file reports (--csv, --json), opened before the walk, so one that cannot be written
+// stops the survey at once.
+struct Reports {
+  std::unique_ptr<cli::OutputStream> csv, json;
+  std::size_t json_rows = 0;
+};
+
+bool open_reports(const Options& o, Reports& r) {
+  if (!o.csv.empty()) {
+    r.csv = cli::OutputStream::open("survey", o.csv);
+    if (!r.csv) return false;
+    *r.csv << cli::survey_report::csv_header();
+  }
+  if (!o.json.empty()) {
+    r.json = cli::OutputStream::open("survey", o.json);
+    if (!r.json) return false;
+    *r.json << "{\"format\": \"mabkit-survey\", \"version\": 1, \"files\": [\n";
+  }
+  return true;
+}
+
+// The summary's end of the reports and the --html page; false after printing what failed.
+bool finish_reports(const Options& o, Reports& r, const cli::survey_report::Summary& sum) {
+  bool ok = true;
+  if (r.csv && !r.csv->commit()) ok = false;
+  if (r.json) {
+    *r.json << "\n],\n\"summary\": " << cli::survey_report::json_summary(sum) << "\n}\n";
+    if (!r.json->commit()) ok = false;
+  }
+  if (!o.html.empty()) {
+    const std::string page = cli::survey_report::html(sum);
+    const auto* p = reinterpret_cast<const std::uint8_t*>(page.data());
+    if (auto st = write_file_atomic(o.html, {p, page.size()}); !st) {
+      std::fprintf(stderr, "mab: survey: %s\n", st.error().message().c_str());
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+// What the workers gather over the walk.
+struct Gathered {
+  std::vector<survey::Stats> stats;  // one per worker, merged at the end
+  std::vector<survey::FileResult> failures;
+  std::map<std::string, std::vector<std::string>> crc_samples;
+  std::vector<std::string> walk_problems;
+};
+
+// Waits until the walk is done and every file it found surveyed, or Ctrl-C; on a terminal, a
+// progress line with the rate and the time left.
+void wait_for_workers(const Queue& queue, std::mutex& out_mutex, const std::atomic<std::size_t>& done, bool tty,
+                      std::chrono::steady_clock::time_point start) {
+  while (true) {
+    bool finished = true;
+    {
+      std::unique_lock lock(out_mutex);
+      finished = queue.walk_done() && done == queue.found();
+    }
+    if (finished || g_stop) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    if (tty) {
+      const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double rate = static_cast<double>(done) / std::max(t, 1e-3);
+      std::string line = "\r  " + std::to_string(done) + "/" + std::to_string(queue.found()) +
+                         (queue.walk_done() ? "" : "+") + " files, " + std::to_string(static_cast<int>(rate)) + " files/s";
+      if (queue.walk_done() && rate > 0) line += ", " + eta(static_cast<double>(queue.found() - done) / rate) + " left";
+      std::fprintf(stderr, "%s   ", line.c_str());
+    }
+  }
+}
+
+// One thread walks the folders into a bounded queue, `jobs` workers survey the files and write
+// their rows; Ctrl-C (SIGINT, SIGTERM) stops both.
+Gathered survey_files(const Options& o, unsigned jobs, Reports& reports, std::chrono::steady_clock::time_point start) {
+  Gathered g;
+  g.stats.resize(jobs);
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  Queue queue;
+  std::mutex out_mutex;
+  std::atomic<std::size_t> done{0};
+  survey::Options so;
+  so.json_every = o.json_every;
+  std::thread walker([&] {
+    walk(o.dirs, g.walk_problems, [&](const std::string& p) { queue.push(p); });
+    queue.close();
+  });
+  std::vector<std::thread> workers;
+  for (unsigned w = 0; w < jobs; ++w) {
+    workers.emplace_back([&, w] {
+      while (auto path = queue.pop()) {
+        survey::FileResult r;
+        auto bytes = read_file(*path, so.limits);
+        if (!bytes) r = survey::unreadable(*path, bytes.error(), g.stats[w]);
+        else r = survey::survey_file(*bytes, *path, g.stats[w], so);
+        std::lock_guard lock(out_mutex);
+        if (reports.csv) *reports.csv << cli::survey_report::csv_row(r);
+        if (reports.json) *reports.json << (reports.json_rows++ ? ",\n" : "") << cli::survey_report::json_row(r);
+        if ((!r.round_trip || !r.sane) && g.failures.size() < 50) g.failures.push_back(r);
+        if (o.crc && r.parsed && g.crc_samples[r.variant].size() < 12) g.crc_samples[r.variant].push_back(r.path);
+        if (o.verbose)
+          std::printf("%s  %s  (%s%s)\n", r.round_trip && r.sane ? "PASS" : "FAIL", r.path.c_str(), r.variant.c_str(),
+                      r.first_error.empty() ? (r.sane ? "" : (", " + r.sanity).c_str()) : (", " + r.first_error).c_str());
+        ++done;
+      }
+    });
+  }
+  const bool tty = ::isatty(STDERR_FILENO) && !o.quiet;
+  wait_for_workers(queue, out_mutex, done, tty, start);
+  if (g_stop) queue.wake();
+  walker.join();
+  for (auto& t : workers) t.join();
+  std::signal(SIGINT, SIG_DFL);
+  std::signal(SIGTERM, SIG_DFL);
+  if (tty) std::fprintf(stderr, "\r%60s\r", "");
+  return g;
+}
+
+int run(const Options& o) {
+  g_stop = false;
+  const unsigned jobs = o.jobs ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
+  Reports reports;
+  if (!open_reports(o, reports)) return cli::exit_usage;
+  const auto start = std::chrono::steady_clock::now();
+  const Gathered g = survey_files(o, jobs, reports, start);
+  survey::Stats all;
+  for (const auto& s : g.stats) all.merge(s);
+  cli::survey_report::Summary sum;
+  sum.stats = &all;
+  sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  sum.jobs = jobs;
+  sum.interrupted = g_stop;
+  sum.walk_problems = g.walk_problems;
+  sum.failures = g.failures;
+  sum.roots = o.dirs;
+  if (o.crc && !g_stop) sum.crc = crc_survey(o.dirs, g.crc_samples, o.quiet);
+  const bool ok = finish_reports(o, reports, sum);
+  cli::survey_report::print_table(stdout, sum);
+  if (!ok) return cli::exit_usage;
+  return all.round_trips == all.files && !sum.interrupted && all.files > 0 ? cli::exit_ok : cli::exit_refused;
+}
+
 void setup(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("survey", "Survey a whole extracted game folder: which files round-trip, which "
                                            "decode sanely, and statistics of what is not understood yet");
-  struct Opts {
-    std::vector<std::string> dirs;
-    unsigned jobs = 0;
-    std::string json, csv, html;
-    bool crc = false, quiet = false, verbose = false;
-    unsigned json_every = 1;
-  };
-  auto o = std::make_shared<Opts>();
   cmd->add_option("DIR", o->dirs, "Folders (searched recursively for *.mab) or files")->required();
   cmd->add_option("-j,--jobs", o->jobs, "Worker threads (default: every core)");
   cmd->add_option("--json", o->json, "Write one JSON document: a row per file, then the summary and histograms");
@@ -228,111 +371,7 @@ void setup(CLI::App& app, int& exit_code) {
       "depths, cflags, sections, counts, key counts and durations, with example files for rare values.\n"
       "Ctrl-C stops and reports what was surveyed. Exit status: 0 when every file round-tripped,\n"
       "1 when some did not (or the survey was interrupted), 2 on a usage or output error.");
-  cmd->callback([o, &exit_code] {
-    exit_code = 2;
-    g_stop = false;
-    const unsigned jobs = o->jobs ? o->jobs : std::max(1u, std::thread::hardware_concurrency());
-    // Opened before the walk, so a report that cannot be written stops the survey at once.
-    std::unique_ptr<cli::OutputStream> csv, json;
-    if (!o->csv.empty()) {
-      csv = cli::OutputStream::open("survey", o->csv);
-      if (!csv) return;
-      *csv << cli::survey_report::csv_header();
-    }
-    if (!o->json.empty()) {
-      json = cli::OutputStream::open("survey", o->json);
-      if (!json) return;
-      *json << "{\"format\": \"mabkit-survey\", \"version\": 1, \"files\": [\n";
-    }
-    const auto start = std::chrono::steady_clock::now();
-    std::signal(SIGINT, on_interrupt);
-    std::signal(SIGTERM, on_interrupt);
-    Queue queue;
-    std::vector<std::string> problems;
-    std::mutex out_mutex;
-    std::vector<survey::FileResult> failures;
-    std::map<std::string, std::vector<std::string>> crc_samples;
-    std::atomic<std::size_t> done{0}, rows{0};
-    std::vector<survey::Stats> stats(jobs);
-    survey::Options so;
-    so.json_every = o->json_every;
-    std::thread walker([&] {
-      walk(o->dirs, problems, [&](const std::string& p) { queue.push(p); });
-      queue.close();
-    });
-    std::vector<std::thread> workers;
-    for (unsigned w = 0; w < jobs; ++w) {
-      workers.emplace_back([&, w] {
-        while (auto path = queue.pop()) {
-          survey::FileResult r;
-          auto bytes = read_file(*path, so.limits);
-          if (!bytes) r = survey::unreadable(*path, bytes.error(), stats[w]);
-          else r = survey::survey_file(*bytes, *path, stats[w], so);
-          std::lock_guard lock(out_mutex);
-          if (csv) *csv << cli::survey_report::csv_row(r);
-          if (json) *json << (rows++ ? ",\n" : "") << cli::survey_report::json_row(r);
-          if ((!r.round_trip || !r.sane) && failures.size() < 50) failures.push_back(r);
-          if (o->crc && r.parsed && crc_samples[r.variant].size() < 12) crc_samples[r.variant].push_back(r.path);
-          if (o->verbose)
-            std::printf("%s  %s  (%s%s)\n", r.round_trip && r.sane ? "PASS" : "FAIL", r.path.c_str(), r.variant.c_str(),
-                        r.first_error.empty() ? (r.sane ? "" : (", " + r.sanity).c_str()) : (", " + r.first_error).c_str());
-          ++done;
-        }
-      });
-    }
-    const bool tty = ::isatty(STDERR_FILENO) && !o->quiet;
-    while (true) {
-      bool finished = true;
-      {
-        std::unique_lock lock(out_mutex);
-        finished = queue.walk_done() && done == queue.found();
-      }
-      if (finished || g_stop) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-      if (tty) {
-        const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const double rate = static_cast<double>(done) / std::max(t, 1e-3);
-        std::string line = "\r  " + std::to_string(done) + "/" + std::to_string(queue.found()) +
-                           (queue.walk_done() ? "" : "+") + " files, " + std::to_string(static_cast<int>(rate)) + " files/s";
-        if (queue.walk_done() && rate > 0) line += ", " + eta(static_cast<double>(queue.found() - done) / rate) + " left";
-        std::fprintf(stderr, "%s   ", line.c_str());
-      }
-    }
-    if (g_stop) queue.wake();
-    walker.join();
-    for (auto& t : workers) t.join();
-    std::signal(SIGINT, SIG_DFL);
-    std::signal(SIGTERM, SIG_DFL);
-    if (tty) std::fprintf(stderr, "\r%60s\r", "");
-    survey::Stats all;
-    for (const auto& s : stats) all.merge(s);
-    cli::survey_report::Summary sum;
-    sum.stats = &all;
-    sum.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    sum.jobs = jobs;
-    sum.interrupted = g_stop;
-    sum.walk_problems = problems;
-    sum.failures = failures;
-    sum.roots = o->dirs;
-    if (o->crc && !g_stop) sum.crc = crc_survey(o->dirs, crc_samples, o->quiet);
-    bool ok = true;
-    if (csv && !csv->commit()) ok = false;
-    if (json) {
-      *json << "\n],\n\"summary\": " << cli::survey_report::json_summary(sum) << "\n}\n";
-      if (!json->commit()) ok = false;
-    }
-    if (!o->html.empty()) {
-      const std::string page = cli::survey_report::html(sum);
-      const auto* p = reinterpret_cast<const std::uint8_t*>(page.data());
-      if (auto st = write_file_atomic(o->html, {p, page.size()}); !st) {
-        std::fprintf(stderr, "mab: survey: %s\n", st.error().message().c_str());
-        ok = false;
-      }
-    }
-    cli::survey_report::print_table(stdout, sum);
-    if (!ok) return;
-    exit_code = all.round_trips == all.files && !sum.interrupted && all.files > 0 ? 0 : 1;
-  });
+  cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 
 }  // namespace

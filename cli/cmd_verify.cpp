@@ -80,15 +80,53 @@ Outcome verify_one(const std::filesystem::path& path, bool strict) {
   return o;
 }
 
+struct Options {
+  std::vector<std::string> paths;
+  bool json = false, strict = false, quiet = false;
+};
+
+int run(const Options& o) {
+  std::vector<std::string> missing;
+  const auto files = mab::cli::collect_inputs(o.paths, missing);
+  std::size_t passed = 0, failed = missing.size(), unreadable = missing.size();
+  nlohmann::json report = nlohmann::json::array();
+  for (const auto& m : missing) {
+    if (o.json) report.push_back({{"path", m}, {"status", "fail"}, {"stage", "read"}});
+    else std::printf("FAIL  %s  read: no such file or directory\n", m.c_str());
+  }
+  for (const auto& path : files) {
+    Outcome r = verify_one(path, o.strict);
+    (r.pass ? passed : failed)++;
+    unreadable += !r.pass && r.json.contains("error") && r.json["error"]["code"] == "io_error";
+    if (o.json) {
+      report.push_back(std::move(r.json));
+    } else if (r.pass) {
+      if (!o.quiet) {
+        std::printf("PASS  %s  (%s, identical, %zu warnings)\n", path.c_str(), r.variant.c_str(), r.warnings);
+        for (const auto& w : r.warning_lines) std::printf("      %s\n", w.c_str());
+      }
+    } else {
+      std::printf("FAIL  %s  %s\n", path.c_str(), r.reason.c_str());
+    }
+    std::fflush(stdout);
+  }
+  if (o.json) {
+    std::cout << nlohmann::json{{"files", report}, {"passed", passed}, {"failed", failed}}.dump(2) << "\n";
+  } else {
+    std::printf("%zu passed, %zu failed\n", passed, failed);
+  }
+  if (files.empty() && missing.empty()) {
+    std::fprintf(stderr, "mab: verify: no .mab files found\n");
+    return mab::cli::exit_usage;
+  }
+  return unreadable ? mab::cli::exit_usage : failed ? mab::cli::exit_refused : mab::cli::exit_ok;
+}
+
 void setup(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
       "verify",
       "Check that each file parses, writes back byte for byte and passes the structural checks");
-  struct Opts {
-    std::vector<std::string> paths;
-    bool json = false, strict = false, quiet = false;
-  };
-  auto o = std::make_shared<Opts>();
   cmd->add_option("PATH", o->paths, "Files, or directories searched recursively for *.mab")->required();
   cmd->add_flag("--json", o->json, "Print a JSON report instead of text");
   cmd->add_flag("--strict", o->strict, "Count warnings as failures");
@@ -103,43 +141,7 @@ void setup(CLI::App& app, int& exit_code) {
       "Examples (from the source folder; corpus/ holds synthetic clips):\n"
       "  mab verify corpus\n"
       "  mab verify --strict -q corpus/wd2 corpus/fc5/three_blocks.mab");
-  cmd->callback([o, &exit_code] {
-    std::vector<std::string> missing;
-    const auto files = mab::cli::collect_inputs(o->paths, missing);
-    std::size_t passed = 0, failed = missing.size(), unreadable = missing.size();
-    nlohmann::json report = nlohmann::json::array();
-    for (const auto& m : missing) {
-      if (o->json) report.push_back({{"path", m}, {"status", "fail"}, {"stage", "read"}});
-      else std::printf("FAIL  %s  read: no such file or directory\n", m.c_str());
-    }
-    for (const auto& path : files) {
-      Outcome r = verify_one(path, o->strict);
-      (r.pass ? passed : failed)++;
-      unreadable += !r.pass && r.json.contains("error") && r.json["error"]["code"] == "io_error";
-      if (o->json) {
-        report.push_back(std::move(r.json));
-      } else if (r.pass) {
-        if (!o->quiet) {
-          std::printf("PASS  %s  (%s, identical, %zu warnings)\n", path.c_str(), r.variant.c_str(), r.warnings);
-          for (const auto& w : r.warning_lines) std::printf("      %s\n", w.c_str());
-        }
-      } else {
-        std::printf("FAIL  %s  %s\n", path.c_str(), r.reason.c_str());
-      }
-      std::fflush(stdout);
-    }
-    if (o->json) {
-      std::cout << nlohmann::json{{"files", report}, {"passed", passed}, {"failed", failed}}.dump(2) << "\n";
-    } else {
-      std::printf("%zu passed, %zu failed\n", passed, failed);
-    }
-    if (files.empty() && missing.empty()) {
-      std::fprintf(stderr, "mab: verify: no .mab files found\n");
-      exit_code = mab::cli::exit_usage;
-      return;
-    }
-    exit_code = unreadable ? mab::cli::exit_usage : failed ? mab::cli::exit_refused : mab::cli::exit_ok;
-  });
+  cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 
 }  // namespace

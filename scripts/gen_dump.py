@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A synthetic "game dump" for `mab survey`: many clips with a game-like mix of sizes and
-variants, written by scripts/gen_corpus.py's builders (field by field from the spec,
+variants, written by the corpus generator's builders (scripts/corpus/) (field by field from the spec,
 independently of the library), plus a manifest of what was put in.
 
     scripts/gen_dump.py OUT_DIR [--files 12500] [--seed 1] [--jobs 2]
@@ -16,17 +16,15 @@ counts the survey measures: bone flag bytes, bit depths of animated bones, 'aNi'
 and blocks. tests/survey/ checks the survey against it on a small dump.
 """
 import argparse
-import importlib.util
 import json
 import math
 import multiprocessing
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-_spec = importlib.util.spec_from_file_location("gen_corpus", os.path.join(HERE, "gen_corpus.py"))
-gc = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(gc)
+from corpus.ani_writer import Clip, build_fc4, build_fc5, build_wd, make_bones, outer_header, random_kinds, wd_unit
+from corpus.base import seeded_rng
+from corpus.legacy_writer import build_legacy
 
 MIX = [("wd1", 40), ("wdl", 18), ("wd2", 10), ("fc5", 15), ("fc4", 3), ("fc2", 8), ("fc3", 4), ("fc3bd", 1),
        ("primal", 1)]
@@ -52,32 +50,32 @@ def shape(rng):
 
 def kinds(rng, n):
     # Real clips keep many bones constant or without rotation (props, fingers at rest).
-    return gc.random_kinds(rng, n, 0.35, 0.45)
+    return random_kinds(rng, n, 0.35, 0.45)
 
 
 def one_clip(args):
     seed, index = args
-    rng = gc.seeded_rng("dump", seed, index)
+    rng = seeded_rng("dump", seed, index)
     variant = pick(rng, MIX)
     info = {"variant": variant, "blocks": []}
 
     def ani_clip(unit, rate, n, k, need_section=False):
         ks = kinds(rng, n)
         if need_section and not any(x in ("a", "c") for x in ks):
-            ks[0] = "a"  # an FC5 block followed by another must end in a section (gen_corpus)
-        bones = gc.make_bones(rng, ks)
-        clip = gc.Clip(rng, bones, k, unit, rate, "sparse" if rng.randrange(4) == 0 else "linear")
+            ks[0] = "a"  # an FC5 block followed by another must end in a section (ani_writer.build_fc5)
+        bones = make_bones(rng, ks)
+        clip = Clip(rng, bones, k, unit, rate, "sparse" if rng.randrange(4) == 0 else "linear")
         info["blocks"].append({"flags": [b["flags"] for b in bones],
                                "nbits": [b["nbits"] for b in bones if b["kind"] == "a"]})
         return clip
 
     if variant in ("wd1", "wdl", "wd2"):
         n, k = shape(rng)
-        unit, rate = gc.wd_unit(variant)
+        unit, rate = wd_unit(variant)
         clip = ani_clip(unit, rate, n, k)
         flags = 7 if rng.randrange(10) == 0 else 3
         info["blocks"][-1]["ani_flags"] = flags
-        data, _, _ = gc.build_wd(variant, rng, clip, ani_flags=flags,
+        data, _, _ = build_wd(variant, rng, clip, ani_flags=flags,
                                  count_high=0x8000 if variant == "wd1" and rng.randrange(16) == 0 else 0)
     elif variant == "fc5":
         blocks = []
@@ -88,22 +86,22 @@ def one_clip(args):
             flags = 3 if b == 0 else 0x0F
             info["blocks"][-1]["ani_flags"] = flags
             blocks.append({"clip": clip, "ani_flags": flags})
-        data, _, _, _ = gc.build_fc5(rng, blocks)
+        data, _, _, _ = build_fc5(rng, blocks)
     elif variant == "fc4":
         # u16 section offsets (spec 4.4): a Far Cry 4 file stays under 64 KiB.
         n, k = shape(rng)
         clip = ani_clip(1, 30.0, min(n, 60), min(k, 150))
         info["blocks"][-1]["ani_flags"] = 3
-        data, _, _, _ = gc.build_fc4(rng, clip)
+        data, _, _, _ = build_fc4(rng, clip)
     elif variant in ("fc2", "fc3"):
         specs = []
         for _ in range(1 + (rng.randrange(2) if rng.randrange(3) == 0 else 0)):
             specs.append({"slots": sorted(rng.sample([0, 1, 2, 3, 4, 5], rng.randint(1, 4))),
                           "last": rng.randint(0, 60), "bits": (rng.randint(0, 30), rng.randint(0, 8), rng.randint(0, 4),
                                                                rng.randint(0, 2))})
-        data, _, _ = gc.build_legacy(variant, rng, specs, rng.randint(1, 3))
+        data, _, _ = build_legacy(variant, rng, specs, rng.randint(1, 3))
     else:
-        hdr, _, _ = gc.outer_header(rng, variant)
+        hdr, _, _ = outer_header(rng, variant)
         data = bytearray(hdr + bytes(rng.getrandbits(8) for _ in range(rng.randint(16, 4096))))
     info["size"] = len(data)
     folder = "%s/%03d" % (variant, index // 250)

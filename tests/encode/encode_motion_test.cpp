@@ -7,6 +7,7 @@
 #include <mab/validate.hpp>
 
 #include "decode/motion_layout.hpp"
+#include "io/bytes.hpp"
 #include "support/corpus.hpp"
 
 #include <gtest/gtest.h>
@@ -348,7 +349,7 @@ TEST(EncodeMotion, OpaquePartArrayIsKeptWhenBlocksMove) {
   const auto slot = static_cast<std::size_t>(mab::decode::motion_layout(b).parts);
   std::vector<std::uint8_t>& array = *b.section_mut(slot);
   const std::size_t at = mab::decode::part_header_size(main.motion.part_header) + mab::decode::part_nested_at;
-  mab::decode::store_u32(array, at, mab::decode::load_u32(array, at) - static_cast<std::uint32_t>(shift));
+  mab::io::store_u32(array, at, mab::decode::load_u32(array, at) - static_cast<std::uint32_t>(shift));
   const std::vector<std::uint8_t> opaque_array = array;
   auto input = mab::write_container(*c);
   ASSERT_TRUE(input.ok());

@@ -1,5 +1,6 @@
 // Internal: every header field of the container declared once (issue 27), in file order, for
-// the binary reader and writer (layouts.hpp), the JSON export and, later, the JSON import.
+// the binary reader and writer (layouts.hpp), the JSON export and the JSON import
+// (interchange/json/json_container_read.cpp).
 //
 // Each header has one visit function, `<header>_fields(h, visitor)`, that names its fields in
 // file order (ozz's archive idea: one list, many directions). A visitor is called as
@@ -15,7 +16,7 @@
 
 #include <mab/container.hpp>
 
-#include "io/byte_reader.hpp"
+#include "io/bytes.hpp"
 
 #include <array>
 #include <cstdint>

@@ -3,7 +3,7 @@
 
 #include <mab/container.hpp>
 
-#include "io/byte_reader.hpp"
+#include "io/bytes.hpp"
 
 #include <optional>
 #include <string>

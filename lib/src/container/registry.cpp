@@ -1,7 +1,7 @@
 // Variant registry keyed by magic (spec section 2).
 #include <mab/variant.hpp>
 
-#include "io/byte_reader.hpp"
+#include "io/bytes.hpp"
 
 #include <array>
 #include <cstdio>

@@ -1,7 +1,7 @@
 // Structural validation. Every finding names its field and absolute offset.
 #include <mab/validate.hpp>
 
-#include "io/byte_reader.hpp"
+#include "io/bytes.hpp"
 #include "layouts.hpp"
 
 #include <algorithm>

@@ -4,7 +4,7 @@
 #include "decode/clip_layout.hpp"
 #include "decode/clip_parts.hpp"
 #include "decode/motion_layout.hpp"
-#include "io/byte_reader.hpp"
+#include "io/bytes.hpp"
 
 #include <algorithm>
 #include <cmath>

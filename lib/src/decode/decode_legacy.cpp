@@ -3,7 +3,7 @@
 // truncated, never a large allocation.
 #include <mab/legacy.hpp>
 
-#include "io/byte_reader.hpp"
+#include "io/bytes.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -266,6 +266,134 @@ Result<std::vector<LegacyEvent>> event_chain(const Section& s) {
   }
 }
 
+// A section's bytes, with its field name and file offset for errors.
+Section section_of(const Block& b, const PlacedBlock& pb, std::size_t slot) {
+  Section s;
+  s.bytes = b.section(slot);
+  s.field = b.slot_field_name(slot);
+  const int seg = slot < b.slot_segment.size() ? b.slot_segment[slot] : -1;
+  if (seg >= 0) s.offset = pb.base + pb.segments[static_cast<std::size_t>(seg)].offset;
+  return s;
+}
+
+// Slots 0-5 (spec 13): the track arrays, each opening with a count, lastFrame and rate.
+struct ArraySections {
+  std::array<Section, 6> sections;
+  std::array<LegacyArrayHeader, 6> headers{};
+  std::size_t timing = 6;  // the slot whose frames and rate are the clip's; 6: none
+};
+
+bool constant_slot(std::size_t slot) { return slot == 2 || slot == 4; }
+
+Result<ArraySections> read_array_headers(const Block& b, const PlacedBlock& pb) {
+  ArraySections a;
+  for (std::size_t slot = 0; slot < 6; ++slot) {
+    a.sections[slot] = section_of(b, pb, slot);
+    if (a.sections[slot].bytes.empty()) continue;
+    MAB_TRY(need(a.sections[slot], 0, array_header_size, "the array header"));
+    a.headers[slot] = raw_header(a.sections[slot]);
+  }
+  return a;
+}
+
+// The clip's frames and rate: a timed section's (JB-DOC: constant sections store 0 and 0).
+Status read_clip_timing(ArraySections& a, bool f32_rate, LegacyClip& clip) {
+  for (const std::size_t slot : {0u, 1u, 3u, 5u, 2u, 4u})
+    if (a.timing == 6 && !a.sections[slot].bytes.empty() && !(constant_slot(slot) && a.headers[slot].untimed()))
+      a.timing = slot;
+  if (a.timing < 6) {
+    MAB_TRY(read_rate(a.sections[a.timing], a.headers[a.timing], f32_rate));
+    clip.last_frame = a.headers[a.timing].last_frame;
+    clip.frame_rate = a.headers[a.timing].frame_rate;
+  }
+  return {};
+}
+
+// One section's header against the clip: its timing, the key limit and its track count.
+Status check_array_header(const ArraySections& a, std::size_t slot, LegacyArrayHeader& h, const LegacyClip& clip,
+                          std::size_t mask_bones, bool f32_rate, const Limits& limits) {
+  const Section& s = a.sections[slot];
+  if (!(constant_slot(slot) && h.untimed())) {
+    MAB_TRY(read_rate(s, h, f32_rate));
+    const std::string first = a.sections[a.timing].field;
+    if (h.last_frame != clip.last_frame)
+      return inconsistent(s, 2, "lastFrame " + std::to_string(h.last_frame) + " differs from the clip's " +
+                                    std::to_string(clip.last_frame) + " (" + first + ")");
+    if (h.frame_rate != clip.frame_rate) return inconsistent(s, 4, "frame rate differs from the clip's (" + first + ")");
+  }
+  if (std::size_t{h.last_frame} + 1 > limits.max_keys)
+    return make_error(ErrorCode::limit_exceeded, s.offset, s.field, "lastFrame exceeds the key limit");
+  const std::size_t frames = std::size_t{clip.last_frame} + 1;
+  // Slots 0 and 1 hold one track of a value per frame; 2-5 a track per bone of their mask
+  // (spec 13). The trajectory's count is its track count, 1 (JB-DOC), or lastFrame + 1.
+  const std::size_t want = slot < 2 ? frames : mask_bones;
+  if (slot < 2 ? h.count != 1 && h.count != want : h.count != want)
+    return inconsistent(s, 0, "count " + std::to_string(h.count) + ", expected " +
+                                  (slot < 2 ? "1 (one track, JB-DOC) or " + std::to_string(want) + " (lastFrame + 1)"
+                                            : std::to_string(want) + " (bits set in the section's mask)"));
+  return {};
+}
+
+// The tracks of one array section into the clip; h.data_size is set to where they end.
+Status read_array_tracks(const Section& s, std::size_t slot, LegacyArrayHeader& h,
+                         const std::array<std::vector<std::uint32_t>, 4>& masks, LegacyClip& clip) {
+  const std::size_t frames = std::size_t{clip.last_frame} + 1;
+  const std::size_t at = array_header_size;
+  switch (slot) {
+    case 0:
+      MAB_TRY(need(s, at, 12 * frames, "trajectory translation"));
+      for (std::size_t i = 0; i < frames; ++i) clip.trajectory_translation.push_back(read_vec3(s.bytes, at + 12 * i));
+      h.data_size = static_cast<std::uint32_t>(at + 12 * frames);
+      break;
+    case 1:
+      MAB_TRY(need(s, at, 6 * frames, "trajectory rotation"));
+      for (std::size_t i = 0; i < frames; ++i) {
+        clip.trajectory_rotation_codes.push_back(read_code(s.bytes, at + 6 * i));
+        clip.trajectory_rotation.push_back(decode_quat48(clip.trajectory_rotation_codes.back()));
+      }
+      h.data_size = static_cast<std::uint32_t>(at + 6 * frames);
+      break;
+    case 2:
+      MAB_TRY(need(s, at, 6 * std::size_t{h.count}, "constant rotations"));
+      for (std::size_t i = 0; i < h.count; ++i) {
+        LegacyConstantRotation r;
+        r.bone = masks[0][i];
+        r.code = read_code(s.bytes, at + 6 * i);
+        r.rotation = decode_quat48(r.code);
+        clip.constant_rotations.push_back(r);
+      }
+      h.data_size = static_cast<std::uint32_t>(at + 6 * std::size_t{h.count});
+      break;
+    case 3:
+      MAB_TRY(keyframed(s, h, masks[1], clip.rotations));
+      break;
+    case 4:
+      MAB_TRY(need(s, at, 12 * std::size_t{h.count}, "constant translations"));
+      for (std::size_t i = 0; i < h.count; ++i)
+        clip.constant_translations.push_back({masks[2][i], read_vec3(s.bytes, at + 12 * i)});
+      h.data_size = static_cast<std::uint32_t>(at + 12 * std::size_t{h.count});
+      break;
+    case 5: {
+      // Dense and frame-major: frame f's values for every track, then frame f + 1.
+      const std::size_t tracks = h.count;
+      MAB_TRY(need(s, at, 12 * tracks * frames, "animated translations"));
+      clip.translations.resize(tracks);
+      for (std::size_t t = 0; t < tracks; ++t) {
+        clip.translations[t].bone = masks[3][t];
+        clip.translations[t].frames.reserve(frames);
+      }
+      for (std::size_t f = 0; f < frames; ++f)
+        for (std::size_t t = 0; t < tracks; ++t)
+          clip.translations[t].frames.push_back(read_vec3(s.bytes, at + 12 * (f * tracks + t)));
+      h.data_size = static_cast<std::uint32_t>(at + 12 * tracks * frames);
+      break;
+    }
+    default:
+      break;
+  }
+  return {};
+}
+
 }  // namespace
 
 Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, const Limits& limits) {
@@ -277,17 +405,7 @@ Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, con
   if (lh->masks.size() != 4 * std::size_t{lh->mask_words})
     return make_error(ErrorCode::bad_value, b.original_base, "masks", "mask words do not match the layout");
   MAB_ASSIGN(const Placement pl, place(c));
-  const PlacedBlock& pb = pl.blocks[block];
   const bool f32_rate = c.variant != nullptr && c.variant->game != Game::far_cry_2;
-
-  auto section = [&](std::size_t slot) {
-    Section s;
-    s.bytes = b.section(slot);
-    s.field = b.slot_field_name(slot);
-    const int seg = slot < b.slot_segment.size() ? b.slot_segment[slot] : -1;
-    if (seg >= 0) s.offset = pb.base + pb.segments[static_cast<std::size_t>(seg)].offset;
-    return s;
-  };
 
   LegacyClip clip;
   clip.block = block;
@@ -295,102 +413,15 @@ Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, con
   std::array<std::vector<std::uint32_t>, 4> masks;
   for (std::size_t m = 0; m < 4; ++m) masks[m] = bones_of(*lh, m);
 
-  std::array<Section, 6> sections;
-  std::array<LegacyArrayHeader, 6> headers{};
+  MAB_ASSIGN(ArraySections arrays, read_array_headers(b, pl.blocks[block]));
+  MAB_TRY(read_clip_timing(arrays, f32_rate, clip));
   for (std::size_t slot = 0; slot < 6; ++slot) {
-    sections[slot] = section(slot);
-    if (sections[slot].bytes.empty()) continue;
-    MAB_TRY(need(sections[slot], 0, array_header_size, "the array header"));
-    headers[slot] = raw_header(sections[slot]);
-  }
-  auto constant_slot = [](std::size_t slot) { return slot == 2 || slot == 4; };
-  // The clip's frames and rate: a timed section's (JB-DOC: constant sections store 0 and 0).
-  std::size_t timing = 6;
-  for (const std::size_t slot : {0u, 1u, 3u, 5u, 2u, 4u})
-    if (timing == 6 && !sections[slot].bytes.empty() && !(constant_slot(slot) && headers[slot].untimed())) timing = slot;
-  if (timing < 6) {
-    MAB_TRY(read_rate(sections[timing], headers[timing], f32_rate));
-    clip.last_frame = headers[timing].last_frame;
-    clip.frame_rate = headers[timing].frame_rate;
-  }
-
-  for (std::size_t slot = 0; slot < 6; ++slot) {
-    const Section& s = sections[slot];
+    const Section& s = arrays.sections[slot];
     if (s.bytes.empty()) continue;
-    LegacyArrayHeader h = headers[slot];
-    if (!(constant_slot(slot) && h.untimed())) {
-      MAB_TRY(read_rate(s, h, f32_rate));
-      const std::string first = sections[timing].field;
-      if (h.last_frame != clip.last_frame)
-        return inconsistent(s, 2, "lastFrame " + std::to_string(h.last_frame) + " differs from the clip's " +
-                                      std::to_string(clip.last_frame) + " (" + first + ")");
-      if (h.frame_rate != clip.frame_rate)
-        return inconsistent(s, 4, "frame rate differs from the clip's (" + first + ")");
-    }
-    if (std::size_t{h.last_frame} + 1 > limits.max_keys)
-      return make_error(ErrorCode::limit_exceeded, s.offset, s.field, "lastFrame exceeds the key limit");
-    const std::size_t frames = std::size_t{clip.last_frame} + 1;
-    // Slots 0 and 1 hold one track of a value per frame; 2-5 a track per bone of their mask
-    // (spec 13). The trajectory's count is its track count, 1 (JB-DOC), or lastFrame + 1.
-    const std::size_t want = slot < 2 ? frames : masks[slot - 2].size();
-    if (slot < 2 ? h.count != 1 && h.count != want : h.count != want)
-      return inconsistent(s, 0, "count " + std::to_string(h.count) + ", expected " +
-                                    (slot < 2 ? "1 (one track, JB-DOC) or " + std::to_string(want) + " (lastFrame + 1)"
-                                              : std::to_string(want) + " (bits set in the section's mask)"));
+    LegacyArrayHeader h = arrays.headers[slot];
+    MAB_TRY(check_array_header(arrays, slot, h, clip, slot < 2 ? 0 : masks[slot - 2].size(), f32_rate, limits));
     clip.present[slot] = true;
-    const std::size_t at = array_header_size;
-    switch (slot) {
-      case 0:
-        MAB_TRY(need(s, at, 12 * frames, "trajectory translation"));
-        for (std::size_t i = 0; i < frames; ++i) clip.trajectory_translation.push_back(read_vec3(s.bytes, at + 12 * i));
-        h.data_size = static_cast<std::uint32_t>(at + 12 * frames);
-        break;
-      case 1:
-        MAB_TRY(need(s, at, 6 * frames, "trajectory rotation"));
-        for (std::size_t i = 0; i < frames; ++i) {
-          clip.trajectory_rotation_codes.push_back(read_code(s.bytes, at + 6 * i));
-          clip.trajectory_rotation.push_back(decode_quat48(clip.trajectory_rotation_codes.back()));
-        }
-        h.data_size = static_cast<std::uint32_t>(at + 6 * frames);
-        break;
-      case 2:
-        MAB_TRY(need(s, at, 6 * std::size_t{h.count}, "constant rotations"));
-        for (std::size_t i = 0; i < h.count; ++i) {
-          LegacyConstantRotation r;
-          r.bone = masks[0][i];
-          r.code = read_code(s.bytes, at + 6 * i);
-          r.rotation = decode_quat48(r.code);
-          clip.constant_rotations.push_back(r);
-        }
-        h.data_size = static_cast<std::uint32_t>(at + 6 * std::size_t{h.count});
-        break;
-      case 3:
-        MAB_TRY(keyframed(s, h, masks[1], clip.rotations));
-        break;
-      case 4:
-        MAB_TRY(need(s, at, 12 * std::size_t{h.count}, "constant translations"));
-        for (std::size_t i = 0; i < h.count; ++i)
-          clip.constant_translations.push_back({masks[2][i], read_vec3(s.bytes, at + 12 * i)});
-        h.data_size = static_cast<std::uint32_t>(at + 12 * std::size_t{h.count});
-        break;
-      case 5: {
-        // Dense and frame-major: frame f's values for every track, then frame f + 1.
-        const std::size_t tracks = h.count;
-        MAB_TRY(need(s, at, 12 * tracks * frames, "animated translations"));
-        clip.translations.resize(tracks);
-        for (std::size_t t = 0; t < tracks; ++t) {
-          clip.translations[t].bone = masks[3][t];
-          clip.translations[t].frames.reserve(frames);
-        }
-        for (std::size_t f = 0; f < frames; ++f)
-          for (std::size_t t = 0; t < tracks; ++t)
-            clip.translations[t].frames.push_back(read_vec3(s.bytes, at + 12 * (f * tracks + t)));
-        h.data_size = static_cast<std::uint32_t>(at + 12 * tracks * frames);
-        break;
-      }
-      default:
-        break;
-    }
+    MAB_TRY(read_array_tracks(s, slot, h, masks, clip));
     MAB_TRY(check_end(s, h.data_size));
     clip.headers[slot] = h;
   }
@@ -415,20 +446,12 @@ Result<LegacyTags> decode_legacy_tags(const Container& c, std::size_t block) {
   const Block& b = c.blocks[block];
   MAB_ASSIGN(const Placement pl, place(c));
   const PlacedBlock& pb = pl.blocks[block];
-  auto section = [&](std::size_t slot) {
-    Section s;
-    s.bytes = b.section(slot);
-    s.field = b.slot_field_name(slot);
-    const int seg = slot < b.slot_segment.size() ? b.slot_segment[slot] : -1;
-    if (seg >= 0) s.offset = pb.base + pb.segments[static_cast<std::size_t>(seg)].offset;
-    return s;
-  };
   LegacyTags out;
-  if (const Section s6 = section(6); !s6.bytes.empty()) {
+  if (const Section s6 = section_of(b, pb, 6); !s6.bytes.empty()) {
     if (auto t = tag_table(s6, pl)) out.tag_table = std::move(t).value();
     else out.tag_table_note = t.error().message();
   }
-  if (const Section s7 = section(7); !s7.bytes.empty()) {
+  if (const Section s7 = section_of(b, pb, 7); !s7.bytes.empty()) {
     if (auto e = event_chain(s7)) out.events = std::move(e).value();
     else out.events_note = e.error().message();
   }

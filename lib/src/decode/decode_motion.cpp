@@ -446,16 +446,86 @@ void decode_root_translations(MotionOut& d, const Block& b, const PlacedBlock& p
   ev = {EvidenceLevel::opaque, 0, failures_text(failures)};
 }
 
-}  // namespace
-
 // --- Part animations (spec 12, from an approximate decompile) ---
+
+// A part array read under one header hypothesis: its entries, raw and decoded, and the nested
+// offsets they hold.
+struct PartEntries {
+  std::uint64_t count = 0;
+  std::vector<ClipPart> parts;
+  std::vector<std::array<std::uint8_t, part_entry_size>> entries;
+  std::vector<std::int32_t> nested;
+};
+
+// The count and the entries after a header of `head` bytes, or why they do not fit: every time
+// inside the clip (up to `limit`, the duration with float slack), every type one of the editor's.
+std::optional<std::string> read_part_entries(const Section& sec, std::size_t head, double limit, float duration,
+                                             PartEntries& out) {
+  if (sec.bytes.size() < head) return "the section holds " + std::to_string(sec.bytes.size()) + " bytes";
+  out.count = load_u32(sec.bytes, 0);
+  if (out.count == 0) return "the count is 0";
+  if (out.count > (sec.bytes.size() - head) / part_entry_size)
+    return "count " + std::to_string(out.count) + " needs " + std::to_string(head + part_entry_size * out.count) +
+           " bytes, the section holds " + std::to_string(sec.bytes.size());
+  if (auto p = padding_problem(sec.bytes.subspan(head + part_entry_size * out.count))) return p;
+  for (std::size_t i = 0; i < out.count; ++i) {
+    const std::size_t at = head + part_entry_size * i;
+    std::array<std::uint8_t, part_entry_size> raw;
+    std::copy_n(sec.bytes.begin() + static_cast<std::ptrdiff_t>(at), part_entry_size, raw.begin());
+    ClipPart p;
+    p.start = load_f32(raw, part_start_at);
+    p.end = load_f32(raw, part_end_at);
+    p.parent_hash = load_u32(raw, part_parent_at);
+    p.attachment_hash = load_u32(raw, part_attachment_at);
+    p.type = raw[part_type_at];
+    const std::string e = "entry " + std::to_string(i);
+    if (!std::isfinite(p.start) || !std::isfinite(p.end) || p.start < 0 || p.end < p.start || p.end > limit)
+      return e + ": times " + std::to_string(p.start) + ".." + std::to_string(p.end) + " s are not inside the clip's 0.." +
+             std::to_string(duration) + " s";
+    if (p.type < 1 || p.type > 8) return e + ": type " + std::to_string(p.type) + " is outside the editor's PartEventType 1..8";
+    out.nested.push_back(static_cast<std::int32_t>(load_u32(raw, part_nested_at)));
+    out.parts.push_back(p);
+    out.entries.push_back(raw);
+  }
+  return std::nullopt;
+}
+
+// Nested CAnimData offsets (spec 12: "measured from within the entry, so the exact base is
+// uncertain"): the first base from which every non-zero offset lands exactly on another block
+// of the file is taken, and each part names the block it lands on; none means the links are
+// not proven.
+std::optional<std::string> link_nested_blocks(const Placement& pl, std::size_t block, const Section& sec,
+                                              PartHeader header, PartEntries& pe, NestedBase& base) {
+  base = NestedBase::none;
+  if (std::none_of(pe.nested.begin(), pe.nested.end(), [](std::int32_t v) { return v != 0; })) return std::nullopt;
+  for (const NestedBase candidate : {NestedBase::entry, NestedBase::section, NestedBase::block}) {
+    bool all = true;
+    for (std::size_t i = 0; all && i < pe.nested.size(); ++i) {
+      if (pe.nested[i] == 0) continue;
+      const auto target =
+          static_cast<std::int64_t>(nested_origin(candidate, header, pl.blocks[block].base, sec.at, i)) + pe.nested[i];
+      int hit = -1;
+      for (std::size_t k = 0; k < pl.blocks.size(); ++k)
+        if (k != block && static_cast<std::int64_t>(pl.blocks[k].base) == target) hit = static_cast<int>(k);
+      all = hit >= 0;
+      pe.parts[i].nested_block = hit;
+    }
+    if (all) {
+      base = candidate;
+      return std::nullopt;
+    }
+  }
+  for (auto& p : pe.parts) p.nested_block = -1;
+  return "a nested offset lands on no block of the file from the entry, the array or the block base";
+}
+
+}  // namespace
 
 PartsRead read_parts(const Container& c, std::size_t block, const Placement& pl, float duration,
                      const DecodeOptions& options) {
   PartsRead out;
   const Block& b = c.blocks[block];
-  const PlacedBlock& pb = pl.blocks[block];
-  const Section sec = section_of(b, pb, motion_layout(b).parts);
+  const Section sec = section_of(b, pl.blocks[block], motion_layout(b).parts);
   if (!sec.present) return out;
   if (options.strict_layout) {
     out.evidence = strict_refusal("the part animation array");
@@ -470,84 +540,26 @@ PartsRead read_parts(const Container& c, std::size_t block, const Placement& pl,
   std::vector<std::pair<Candidate, std::string>> failures;
   for (const auto& cand : cands) {
     const PartHeader header = cand.number == 1 ? PartHeader::count_then_12 : PartHeader::count_only;
-    const std::size_t head = part_header_size(header);
-    std::optional<std::string> why;
-    std::uint64_t count = 0;
-    if (sec.bytes.size() < head) why = "the section holds " + std::to_string(sec.bytes.size()) + " bytes";
-    if (!why) {
-      count = load_u32(sec.bytes, 0);
-      if (count == 0) why = "the count is 0";
-      else if (count > (sec.bytes.size() - head) / part_entry_size)
-        why = "count " + std::to_string(count) + " needs " + std::to_string(head + part_entry_size * count) +
-              " bytes, the section holds " + std::to_string(sec.bytes.size());
-    }
-    if (!why) why = padding_problem(sec.bytes.subspan(head + part_entry_size * count));
-    std::vector<ClipPart> parts;
-    std::vector<std::array<std::uint8_t, part_entry_size>> entries;
-    std::vector<std::int32_t> nested;
-    for (std::size_t i = 0; !why && i < count; ++i) {
-      const std::size_t at = head + part_entry_size * i;
-      std::array<std::uint8_t, part_entry_size> raw;
-      std::copy_n(sec.bytes.begin() + static_cast<std::ptrdiff_t>(at), part_entry_size, raw.begin());
-      ClipPart p;
-      p.start = load_f32(raw, part_start_at);
-      p.end = load_f32(raw, part_end_at);
-      p.parent_hash = load_u32(raw, part_parent_at);
-      p.attachment_hash = load_u32(raw, part_attachment_at);
-      p.type = raw[part_type_at];
-      const std::string e = "entry " + std::to_string(i);
-      if (!std::isfinite(p.start) || !std::isfinite(p.end) || p.start < 0 || p.end < p.start || p.end > limit)
-        why = e + ": times " + std::to_string(p.start) + ".." + std::to_string(p.end) + " s are not inside the clip's 0.." +
-              std::to_string(duration) + " s";
-      else if (p.type < 1 || p.type > 8)
-        why = e + ": type " + std::to_string(p.type) + " is outside the editor's PartEventType 1..8";
-      nested.push_back(static_cast<std::int32_t>(load_u32(raw, part_nested_at)));
-      parts.push_back(p);
-      entries.push_back(raw);
-    }
-    // Nested CAnimData offsets (spec 12: "measured from within the entry, so the exact base is
-    // uncertain"): the first base from which every non-zero offset lands exactly on another
-    // block of the file is taken; none means the links are not proven.
+    PartEntries pe;
     NestedBase base = NestedBase::none;
-    if (!why && std::any_of(nested.begin(), nested.end(), [](std::int32_t v) { return v != 0; })) {
-      std::string tried;
-      for (const NestedBase candidate : {NestedBase::entry, NestedBase::section, NestedBase::block}) {
-        bool all = true;
-        for (std::size_t i = 0; all && i < nested.size(); ++i) {
-          if (nested[i] == 0) continue;
-          const auto target = static_cast<std::int64_t>(nested_origin(candidate, header, pb.base, sec.at, i)) + nested[i];
-          int hit = -1;
-          for (std::size_t k = 0; k < pl.blocks.size(); ++k)
-            if (k != block && static_cast<std::int64_t>(pl.blocks[k].base) == target) hit = static_cast<int>(k);
-          all = hit >= 0;
-          parts[i].nested_block = hit;
-        }
-        if (all) {
-          base = candidate;
-          break;
-        }
-      }
-      if (base == NestedBase::none) {
-        for (auto& p : parts) p.nested_block = -1;
-        why = "a nested offset lands on no block of the file from the entry, the array or the block base";
-      }
-    }
+    std::optional<std::string> why = read_part_entries(sec, part_header_size(header), limit, duration, pe);
+    if (!why) why = link_nested_blocks(pl, block, sec, header, pe, base);
     if (why) {
       failures.push_back({cand, *why});
       continue;
     }
     std::size_t linked = 0;
-    for (const auto& p : parts) linked += p.nested_block >= 0;
+    for (const auto& p : pe.parts) linked += p.nested_block >= 0;
     const char* base_text = base == NestedBase::entry     ? "the entry"
                             : base == NestedBase::section ? "the array start"
                                                           : "the block base";
     out.evidence = {EvidenceLevel::hypothesis, cand.number,
-                    cand.what + ": " + std::to_string(count) + " part(s)" +
+                    cand.what + ": " + std::to_string(pe.count) + " part(s)" +
                         (linked ? ", " + std::to_string(linked) + " nested block(s), offsets from " + base_text : "")};
     out.header = header;
     out.base = base;
-    out.parts = std::move(parts);
-    out.entries = std::move(entries);
+    out.parts = std::move(pe.parts);
+    out.entries = std::move(pe.entries);
     return out;
   }
   out.evidence = {EvidenceLevel::opaque, 0, failures_text(failures)};

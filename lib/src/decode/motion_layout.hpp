@@ -56,9 +56,6 @@ inline std::uint32_t f32_bits(float f) noexcept {
   std::memcpy(&u, &f, sizeof u);
   return u;
 }
-inline void store_u32(std::vector<std::uint8_t>& out, std::size_t pos, std::uint32_t v) {
-  for (unsigned i = 0; i < 4; ++i) out[pos + i] = static_cast<std::uint8_t>(v >> (8 * i));
-}
 
 // Part entry fields (spec 12, exact offsets uncertain there: the order here is part of the
 // hypothesis): i32 nested offset, f32 start, f32 end, u32 parent CRC, u32 attachment CRC,

@@ -7,7 +7,7 @@
 #include "encode/encode_common.hpp"
 #include "encode/encode_motion.hpp"
 #include "encode/error_policy.hpp"
-#include "io/byte_reader.hpp"
+#include "io/bytes.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -231,6 +231,93 @@ Status check_shared_runs(const DecodedClip& original, const Block& b, const std:
   return {};
 }
 
+// FC4 bone tables sit in sections whose layout is unverified (spec 4.4): no bone edits.
+Status check_fc4_bones(const Block& b, const Clip& edited) {
+  if (!b.fc4()) return {};
+  bool same = edited.bones.size() == b.bones.size();
+  for (std::size_t i = 0; same && i < b.bones.size(); ++i)
+    same = edited.bones[i].hash == b.bones[i].hash && edited.bones[i].flags == b.bones[i].flags;
+  if (!same)
+    return make_error(ErrorCode::invalid_argument, 0x2C, "hashTableOffset",
+                      "Far Cry 4 bone tables cannot be edited (layout unverified, spec 4.4)");
+  return {};
+}
+
+// Key times (spec 9.4). A file without a KeyTimes section keeps none while the
+// times stay the synthesised 0..K-1.
+Status encode_key_times(Block& b, const decode::ClipLayout& layout, const Clip& orig, const Clip& edited,
+                        std::vector<int>& rewritten) {
+  const auto old_kt = decode::key_time_bytes(b, layout);
+  const bool had = layout.key_times_slot < 0 || !old_kt.empty();
+  bool synthetic = !had;
+  for (std::size_t i = 0; synthetic && i < edited.key_count(); ++i) synthetic = edited.key_times[i] == i;
+  if (!had && synthetic) return {};
+  std::vector<std::uint8_t> kt;
+  io::ByteWriter w(kt);
+  for (auto t : edited.key_times) {
+    if (t > 0xFFFF) return make_error(ErrorCode::limit_exceeded, no_offset, "key_times", "key time above 65535");
+    w.u16(static_cast<std::uint16_t>(t));
+  }
+  if (splice_section(b, layout.key_times_slot, 2 * orig.key_count(), kt)) rewritten.push_back(layout.key_times_slot);
+  return {};
+}
+
+// The rotation stream (spec 9.2) into its section; with every animated bone removed, only
+// what followed the stream stays.
+Status write_rotations(Block& b, const decode::ClipLayout& layout, const DecodedClip& original,
+                       const RotationStream& stream, std::uint32_t keys, const std::vector<std::uint8_t>& depths,
+                       std::vector<int>& rewritten) {
+  if (!depths.empty()) {
+    MAB_ASSIGN(const auto bytes, encode_rotation_stream(stream, keys, depths));
+    const int slot = layout.rotations_slot;
+    if (b.slot_segment[static_cast<std::size_t>(slot)] >= 0) {
+      auto* sec = b.section_mut(static_cast<std::size_t>(slot));
+      if (*sec != bytes) {
+        *sec = bytes;  // the tail is part of `bytes`
+        rewritten.push_back(slot);
+      }
+    } else if (splice_section(b, slot, 0, bytes)) {
+      rewritten.push_back(slot);
+    }
+  } else if (!original.rotations.chunks.empty()) {
+    auto* sec = b.section_mut(static_cast<std::size_t>(layout.rotations_slot));
+    if (*sec != original.rotations.tail) {
+      *sec = original.rotations.tail;
+      rewritten.push_back(layout.rotations_slot);
+    }
+  }
+  return {};
+}
+
+// Header fields that depend on the clip (spec 4, 6, 7), and the block's bone table.
+void update_header(Block& b, const decode::ClipLayout& layout, const Clip& orig, const Clip& edited,
+                   std::vector<Bone> bones, std::size_t n_const, std::size_t n_anim) {
+  const std::size_t keys = edited.key_count();
+  if (auto* a = b.ani()) {
+    b.bones = std::move(bones);
+    // The counts follow the bones only where they did in the input: a count that
+    // already disagreed is kept as read, for validate to report (never a silent fix).
+    std::size_t orig_const = 0, orig_anim = 0;
+    for (const auto& ob : orig.bones) {
+      orig_const += ob.kind() == BoneKind::constant;
+      orig_anim += ob.kind() == BoneKind::animated;
+    }
+    if (a->data_counts.size() > 4) {
+      if (a->data_counts[2] == orig_const) a->data_counts[2] = static_cast<std::uint16_t>(n_const);
+      if (a->data_counts[4] == orig_anim) a->data_counts[4] = static_cast<std::uint16_t>(n_anim);
+    }
+    if (layout.has_last_frame && keys > 0) a->last_frame = static_cast<std::uint16_t>(keys - 1);
+    a->duration_bits = float_bits(encoded_duration(orig, edited));
+  } else if (b.fc4()) {
+    std::get<Fc4Header>(b.header).duration_bits = float_bits(encoded_duration(orig, edited));
+    // A re-picked bit depth lives in the flag table at the end of the file (spec 4.4);
+    // the table keeps its size, so only its first n bytes change.
+    if (auto* flags = b.section_mut(container::fc4_flag_table_slot); flags && flags->size() >= bones.size())
+      for (std::size_t i = 0; i < bones.size(); ++i) (*flags)[i] = bones[i].flags;
+    b.bones = std::move(bones);
+  }
+}
+
 }  // namespace
 
 Result<Container> encode_clip_container(const DecodedClip& original, const Clip& edited,
@@ -247,35 +334,8 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
   const Clip& orig = original.clip;
   const std::size_t keys = edited.key_count();
 
-  if (b.fc4()) {
-    // FC4 bone tables sit in sections whose layout is unverified (spec 4.4): no bone edits.
-    bool same = edited.bones.size() == b.bones.size();
-    for (std::size_t i = 0; same && i < b.bones.size(); ++i)
-      same = edited.bones[i].hash == b.bones[i].hash && edited.bones[i].flags == b.bones[i].flags;
-    if (!same)
-      return make_error(ErrorCode::invalid_argument, 0x2C, "hashTableOffset",
-                        "Far Cry 4 bone tables cannot be edited (layout unverified, spec 4.4)");
-  }
-
-  // Key times (spec 9.4). A file without a KeyTimes section keeps none while the
-  // times stay the synthesised 0..K-1.
-  {
-    const auto old_kt = decode::key_time_bytes(b, *layout);
-    const bool had = layout->key_times_slot < 0 || !old_kt.empty();
-    bool synthetic = !had;
-    for (std::size_t i = 0; synthetic && i < keys; ++i) synthetic = edited.key_times[i] == i;
-    if (had || !synthetic) {
-      std::vector<std::uint8_t> kt;
-      io::ByteWriter w(kt);
-      for (auto t : edited.key_times) {
-        if (t > 0xFFFF)
-          return make_error(ErrorCode::limit_exceeded, no_offset, "key_times", "key time above 65535");
-        w.u16(static_cast<std::uint16_t>(t));
-      }
-      if (splice_section(b, layout->key_times_slot, 2 * orig.key_count(), kt))
-        rewritten.push_back(layout->key_times_slot);
-    }
-  }
+  MAB_TRY(check_fc4_bones(b, edited));
+  MAB_TRY(encode_key_times(b, *layout, orig, edited, rewritten));
 
   // Bones and constant rotations (spec 9.1), then the animated ones (spec 9.2).
   std::vector<Bone> bones;
@@ -313,54 +373,12 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
   if (options.refuse_above_max_error && miss.error > 0)
     return encode::max_error_refusal(miss.what, miss.error, options.max_error_deg);
   report_timeline_and_bones(orig, edited, rep);
-  if (n_anim > 0) {
-    MAB_ASSIGN(const auto bytes, encode_rotation_stream(stream, static_cast<std::uint32_t>(keys), depths));
-    const int slot = layout->rotations_slot;
-    if (b.slot_segment[static_cast<std::size_t>(slot)] >= 0) {
-      auto* sec = b.section_mut(static_cast<std::size_t>(slot));
-      if (*sec != bytes) {
-        *sec = bytes;  // the tail is part of `bytes`
-        rewritten.push_back(slot);
-      }
-    } else if (splice_section(b, slot, 0, bytes)) {
-      rewritten.push_back(slot);
-    }
-  } else if (!original.rotations.chunks.empty()) {
-    // Every animated bone removed: keep only what followed the stream.
-    auto* sec = b.section_mut(static_cast<std::size_t>(layout->rotations_slot));
-    if (*sec != original.rotations.tail) {
-      *sec = original.rotations.tail;
-      rewritten.push_back(layout->rotations_slot);
-    }
-  }
+  MAB_TRY(write_rotations(b, *layout, original, stream, static_cast<std::uint32_t>(keys), depths, rewritten));
 
   // Translations, root motion and part entries, where they were decoded (issue 16).
   MAB_TRY(encode::encode_motion(original, edited, b, options, rep, rewritten));
 
-  // Header fields that depend on the clip (spec 4, 6, 7).
-  if (auto* a = b.ani()) {
-    b.bones = std::move(bones);
-    // The counts follow the bones only where they did in the input: a count that
-    // already disagreed is kept as read, for validate to report (never a silent fix).
-    std::size_t orig_const = 0, orig_anim = 0;
-    for (const auto& ob : orig.bones) {
-      orig_const += ob.kind() == BoneKind::constant;
-      orig_anim += ob.kind() == BoneKind::animated;
-    }
-    if (a->data_counts.size() > 4) {
-      if (a->data_counts[2] == orig_const) a->data_counts[2] = static_cast<std::uint16_t>(n_const);
-      if (a->data_counts[4] == orig_anim) a->data_counts[4] = static_cast<std::uint16_t>(n_anim);
-    }
-    if (layout->has_last_frame && keys > 0) a->last_frame = static_cast<std::uint16_t>(keys - 1);
-    a->duration_bits = float_bits(encoded_duration(orig, edited));
-  } else if (b.fc4()) {
-    std::get<Fc4Header>(b.header).duration_bits = float_bits(encoded_duration(orig, edited));
-    // A re-picked bit depth lives in the flag table at the end of the file (spec 4.4);
-    // the table keeps its size, so only its first n bytes change.
-    if (auto* flags = b.section_mut(container::fc4_flag_table_slot); flags && flags->size() >= bones.size())
-      for (std::size_t i = 0; i < bones.size(); ++i) (*flags)[i] = bones[i].flags;
-    b.bones = std::move(bones);
-  }
+  update_header(b, *layout, orig, edited, std::move(bones), n_const, n_anim);
   MAB_TRY(check_shared_runs(original, b, rewritten));
   // Nested-block links of part entries follow the blocks this edit moved (spec 12).
   MAB_TRY(encode::relink_parts(original.container, c, original.options, rep.warnings));

@@ -3,6 +3,7 @@
 #include <mab/legacy.hpp>
 
 #include "encode/error_policy.hpp"
+#include "io/bytes.hpp"
 
 #include <algorithm>
 #include <array>
@@ -19,26 +20,21 @@ namespace {
 
 using Bytes = std::vector<std::uint8_t>;
 
-void put16(Bytes& b, std::uint32_t v) {
-  b.push_back(static_cast<std::uint8_t>(v));
-  b.push_back(static_cast<std::uint8_t>(v >> 8));
-}
-void put32(Bytes& b, std::uint32_t v) {
-  put16(b, v & 0xFFFFu);
-  put16(b, v >> 16);
-}
 void put_code(Bytes& b, const Quat48& q) {
-  for (auto w : q) put16(b, w);
+  io::ByteWriter w(b);
+  for (auto v : q) w.u16(v);
 }
 void put_vec(Bytes& b, const Vec3& v) {
-  for (float f : v) put32(b, std::bit_cast<std::uint32_t>(f));
+  io::ByteWriter w(b);
+  for (float f : v) w.u32(std::bit_cast<std::uint32_t>(f));
 }
 
 Bytes header(std::size_t count, std::uint16_t last, std::uint32_t rate_bits) {
   Bytes b;
-  put16(b, static_cast<std::uint32_t>(count));
-  put16(b, last);
-  put32(b, rate_bits);
+  io::ByteWriter w(b);
+  w.u16(static_cast<std::uint16_t>(count));
+  w.u16(last);
+  w.u32(rate_bits);
   return b;
 }
 
@@ -233,7 +229,7 @@ Bytes keyed_section(const std::vector<Sparse>& tracks, std::uint16_t last, std::
   std::vector<std::size_t> cursor(tracks.size(), 0);
   for (std::size_t g = 0; g < groups; ++g) {
     const auto off = static_cast<std::uint32_t>(b.size());
-    for (unsigned i = 0; i < 4; ++i) b[table + 4 * g + i] = static_cast<std::uint8_t>(off >> (8 * i));
+    io::store_u32(b, table + 4 * g, off);
     std::vector<std::uint8_t> presence(tracks.size(), 0x80);
     std::vector<std::vector<Quat48>> extra(tracks.size());
     for (std::size_t t = 0; t < tracks.size(); ++t) {
@@ -253,7 +249,7 @@ Bytes keyed_section(const std::vector<Sparse>& tracks, std::uint16_t last, std::
   }
   if (layout == LegacyGroupTable::with_end) {
     const auto end = static_cast<std::uint32_t>(b.size());
-    for (unsigned i = 0; i < 4; ++i) b[table + 4 * groups + i] = static_cast<std::uint8_t>(end >> (8 * i));
+    io::store_u32(b, table + 4 * groups, end);
   }
   return b;
 }
@@ -271,10 +267,6 @@ template <class T>
 void set_mask(LegacyHeader& h, std::size_t mask, const std::vector<T>& items) {
   for (std::uint32_t w = 0; w < h.mask_words; ++w) h.masks[mask * h.mask_words + w] = 0;
   for (const auto& it : items) h.masks[mask * h.mask_words + it.bone / 32] |= 1u << (it.bone % 32);
-}
-
-void set32(Bytes& b, std::size_t at, std::uint32_t v) {
-  for (unsigned i = 0; i < 4; ++i) b[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
 }
 
 bool same_bits(float a, float b) { return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b); }
@@ -310,13 +302,13 @@ Status patch_tags(Bytes& s, const std::vector<LegacyTagRecord>& before, const st
     s[at + 2] = static_cast<std::uint8_t>(static_cast<std::uint16_t>(e.id));
     s[at + 3] = static_cast<std::uint8_t>(static_cast<std::uint16_t>(e.id) >> 8);
     std::copy(e.bytes_4.begin(), e.bytes_4.end(), s.begin() + static_cast<std::ptrdiff_t>(at + 4));
-    set32(s, at + 0x10, std::bit_cast<std::uint32_t>(e.start));
-    set32(s, at + 0x14, std::bit_cast<std::uint32_t>(e.end));
+    io::store_u32(s, at + 0x10, std::bit_cast<std::uint32_t>(e.start));
+    io::store_u32(s, at + 0x14, std::bit_cast<std::uint32_t>(e.end));
     for (std::size_t k = 0; k < 4; ++k) {
-      set32(s, at + 0x18 + 36 * k, e.names[k].hash);
+      io::store_u32(s, at + 0x18 + 36 * k, e.names[k].hash);
       std::copy(e.names[k].bytes.begin(), e.names[k].bytes.end(), s.begin() + static_cast<std::ptrdiff_t>(at + 0x1C + 36 * k));
     }
-    set32(s, at + 0xA8, e.pointer_slot);
+    io::store_u32(s, at + 0xA8, e.pointer_slot);
   }
   return {};
 }
@@ -338,8 +330,8 @@ Status patch_events(Bytes& s, const std::vector<LegacyEvent>& before, const std:
                             ": offset, size, next and the payload's length are the chain's layout, not editable");
     if (same_bits(e.time, b.time) && e.type == b.type && e.payload == b.payload) continue;
     ++changed;
-    set32(s, e.offset, std::bit_cast<std::uint32_t>(e.time));
-    set32(s, e.offset + 4, e.type);
+    io::store_u32(s, e.offset, std::bit_cast<std::uint32_t>(e.time));
+    io::store_u32(s, e.offset + 4, e.type);
     std::copy(e.payload.begin(), e.payload.end(), s.begin() + static_cast<std::ptrdiff_t>(e.offset + 12));
   }
   return {};
@@ -372,8 +364,8 @@ Status follow_moved_clips(const Container& original, Container& out, LegacyEncod
       if (now < INT32_MIN || now > INT32_MAX)
         return make_error(ErrorCode::limit_exceeded, no_offset, "tag_table",
                           "clip " + std::to_string(k) + " record " + std::to_string(i) + ": the clip offset does not fit");
-      set32(*out.blocks[k].section_mut(6), 4 + legacy_tag_record_size * i + 0x0C,
-            static_cast<std::uint32_t>(static_cast<std::int32_t>(now)));
+      io::store_u32(*out.blocks[k].section_mut(6), 4 + legacy_tag_record_size * i + 0x0C,
+                    static_cast<std::uint32_t>(static_cast<std::int32_t>(now)));
       rep.tag_offsets_updated.push_back({k, i, r.clip_offset, static_cast<std::int32_t>(now), r.clip_block});
     }
   }

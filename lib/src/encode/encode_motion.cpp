@@ -6,7 +6,7 @@
 #include "decode/motion_layout.hpp"
 #include "encode/encode_common.hpp"
 #include "encode/error_policy.hpp"
-#include "io/byte_reader.hpp"
+#include "io/bytes.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -55,17 +55,18 @@ void note(std::vector<int>& rewritten, EncodeReport& rep, const Block& b, int sl
 
 // --- JointTranslations (spec 10.1) ---
 
-Status encode_translations(const DecodedClip& original, const Clip& edited, Block& b, const decode::MotionLayout& l,
-                           const EncodeOptions& options, EncodeReport& rep, std::vector<int>& rewritten) {
+// The bones a clip translates, in bone order.
+std::vector<std::size_t> translated_bones(const Clip& c) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < c.bones.size(); ++i)
+    if (!c.bones[i].translations.empty()) out.push_back(i);
+  return out;
+}
+
+// The reading the file was decoded with selects the bones that carry translations (by their
+// flags, docs/motion.md): an edit must keep the two in agreement.
+Status check_translated_bones(const DecodedClip& original, const Clip& edited) {
   const Evidence& ev = original.evidence.translations;
-  const Clip& orig = original.clip;
-  std::vector<std::size_t> translated;
-  for (std::size_t i = 0; i < edited.bones.size(); ++i)
-    if (!edited.bones[i].translations.empty()) translated.push_back(i);
-  if (!ev.accepted()) {
-    if (!translated.empty()) return not_stored(bone_field(translated[0], "translations"), "JointTranslations", ev);
-    return {};
-  }
   const TranslationBones rule = original.motion.translation_bones;
   for (std::size_t i = 0; i < edited.bones.size(); ++i) {
     const bool selected = translation_selected(rule, edited.bones[i].flags);
@@ -76,14 +77,115 @@ Status encode_translations(const DecodedClip& original, const Clip& edited, Bloc
                             (selected ? "a translation, but it has none" : "no translation, but it has one") +
                             "; change its flags or its translations to agree");
   }
-  // The original's translated bones, in bone order, and each one's table index.
-  std::vector<int> orig_slot(orig.bones.size(), -1);
-  std::vector<std::size_t> orig_translated;
-  for (std::size_t i = 0; i < orig.bones.size(); ++i)
-    if (!orig.bones[i].translations.empty()) {
-      orig_slot[i] = static_cast<int>(orig_translated.size());
-      orig_translated.push_back(i);
+  return {};
+}
+
+// Edited bone i's track into the stream's chunks; returns its table entry. The original entry
+// while every value to re-quantise fits its scale, otherwise the smallest scale that holds the
+// whole track (all chunks then change: the scale is per bone); a chunk whose keys did not move
+// keeps its codes. orig_slot: each original bone's table index, or -1.
+Result<TranslationEntry> encode_translation_track(const DecodedClip& original, const Clip& edited, std::size_t i,
+                                                  const std::vector<int>& orig_slot, const EncodeOptions& options,
+                                                  TranslationStream& stream, EncodeReport& rep) {
+  const Clip& orig = original.clip;
+  const auto& mo = original.motion;
+  const auto keys = static_cast<std::uint32_t>(edited.key_count());
+  const std::size_t chunks = chunk_count(keys);
+  const ClipBone& eb = edited.bones[i];
+  const int o = original_index(orig, i, eb);
+  const int os = o >= 0 ? orig_slot[static_cast<std::size_t>(o)] : -1;
+  const ClipBone* ob = os >= 0 ? &orig.bones[static_cast<std::size_t>(o)] : nullptr;
+  const auto oi = static_cast<std::size_t>(std::max(os, 0));
+  auto reusable = [&](std::size_t ch, TranslationEntry e) {
+    if (!ob || !(e == mo.translation_table[oi]) || ch >= mo.translations.chunks.size()) return false;
+    const unsigned f = chunk_key_count(keys, ch);
+    if (f != chunk_key_count(static_cast<std::uint32_t>(orig.key_count()), ch)) return false;
+    for (std::size_t k = ch * keys_per_chunk; k < ch * keys_per_chunk + f; ++k)
+      if (!same_vec(eb.translations[k], ob->translations[k])) return false;
+    return true;
+  };
+  TranslationEntry entry = ob ? mo.translation_table[oi] : TranslationEntry::make(16, 0);
+  bool fits = ob != nullptr;
+  for (std::size_t ch = 0; fits && ch < chunks; ++ch)
+    fits = reusable(ch, entry) ||
+           translation_chunk_fits(std::span<const Vec3>(eb.translations).subspan(ch * keys_per_chunk, chunk_key_count(keys, ch)),
+                                  entry);
+  if (!fits) {
+    auto widened = translation_entry_for(eb.translations, ob ? entry.bit_depth() : 16u);
+    if (!widened) {
+      Error e = std::move(widened).error();
+      e.field = bone_field(i, "translations");
+      return e;
     }
+    entry = *widened;
+    if (ob) ++rep.translation_scales_widened;
+  }
+  // The bone's chunks at `e`: the original's codes where reusable, else re-quantised.
+  struct Track {
+    std::vector<TranslationChunkCodes> codes;
+    std::size_t reused = 0;
+    double max_error = 0;
+  };
+  auto quantise_track = [&](TranslationEntry e) -> Result<Track> {
+    Track t;
+    for (std::size_t ch = 0; ch < chunks; ++ch) {
+      if (reusable(ch, e)) {
+        t.codes.push_back(mo.translations.chunks[ch][oi]);
+        ++t.reused;
+        continue;
+      }
+      const std::size_t first = ch * keys_per_chunk;
+      auto q = quantise_translation_chunk(std::span<const Vec3>(eb.translations).subspan(first, chunk_key_count(keys, ch)), e);
+      if (!q) {
+        Error err = std::move(q).error();
+        err.field = bone_field(i, "translations") + "[" + std::to_string(first) + "..]";
+        return err;
+      }
+      t.codes.push_back(q->codes);
+      t.max_error = std::max(t.max_error, q->max_error);
+    }
+    return t;
+  };
+  MAB_ASSIGN(Track track, quantise_track(entry));
+  const unsigned depth_before = entry.bit_depth();
+  // Decision 21 for translations: a depth that misses the bound is raised (a new key time
+  // regroups every later chunk, spec 10.1: 8 keys a chunk, so untouched bones are
+  // re-quantised too and must stay where they were).
+  for (unsigned n = entry.bit_depth() + 1; options.raise_depth && track.max_error > options.max_translation_error && n <= 16;
+       ++n) {
+    MAB_ASSIGN(const TranslationEntry finer, translation_entry_for(eb.translations, n));
+    MAB_ASSIGN(Track again, quantise_track(finer));
+    if (!(again.max_error < track.max_error)) continue;
+    if (entry.bit_depth() == depth_before) ++rep.translation_depths_raised;
+    entry = finer;
+    track = std::move(again);
+  }
+  if (options.raise_depth && options.refuse_above_max_translation_error && track.max_error > options.max_translation_error)
+    return encode::max_translation_error_refusal(
+        encode::bone_label(eb.hash, eb.name) + " (translations at " + std::to_string(entry.bit_depth()) + " bits" +
+            (entry.bit_depth() >= 16 ? ", the finest depth)" : ")"),
+        track.max_error, options.max_translation_error);
+  for (std::size_t ch = 0; ch < chunks; ++ch) stream.chunks[ch].push_back(track.codes[ch]);
+  rep.translation_chunks_reused += track.reused;
+  rep.translation_chunks_requantised += chunks - track.reused;
+  rep.max_translation_error = std::max(rep.max_translation_error, track.max_error);
+  return entry;
+}
+
+Status encode_translations(const DecodedClip& original, const Clip& edited, Block& b, const decode::MotionLayout& l,
+                           const EncodeOptions& options, EncodeReport& rep, std::vector<int>& rewritten) {
+  const Evidence& ev = original.evidence.translations;
+  const Clip& orig = original.clip;
+  const std::vector<std::size_t> translated = translated_bones(edited);
+  if (!ev.accepted()) {
+    if (!translated.empty()) return not_stored(bone_field(translated[0], "translations"), "JointTranslations", ev);
+    return {};
+  }
+  MAB_TRY(check_translated_bones(original, edited));
+  // The original's translated bones, in bone order, and each one's table index.
+  const std::vector<std::size_t> orig_translated = translated_bones(orig);
+  std::vector<int> orig_slot(orig.bones.size(), -1);
+  for (std::size_t t = 0; t < orig_translated.size(); ++t) orig_slot[orig_translated[t]] = static_cast<int>(t);
   const auto keys = static_cast<std::uint32_t>(edited.key_count());
   bool unchanged = keys == orig.key_count() && translated.size() == orig_translated.size();
   for (std::size_t t = 0; unchanged && t < translated.size(); ++t) {
@@ -96,92 +198,12 @@ Status encode_translations(const DecodedClip& original, const Clip& edited, Bloc
     return {};
   }
   const auto& mo = original.motion;
-  const std::size_t chunks = chunk_count(keys);
   std::vector<TranslationEntry> entries;
   TranslationStream stream;
   stream.tail = mo.translations.tail;
-  stream.chunks.assign(chunks, {});
+  stream.chunks.assign(chunk_count(keys), {});
   for (const std::size_t i : translated) {
-    const ClipBone& eb = edited.bones[i];
-    const int o = original_index(orig, i, eb);
-    const int os = o >= 0 ? orig_slot[static_cast<std::size_t>(o)] : -1;
-    const ClipBone* ob = os >= 0 ? &orig.bones[static_cast<std::size_t>(o)] : nullptr;
-    const auto oi = static_cast<std::size_t>(std::max(os, 0));
-    auto reusable = [&](std::size_t ch, TranslationEntry e) {
-      if (!ob || !(e == mo.translation_table[oi]) || ch >= mo.translations.chunks.size()) return false;
-      const unsigned f = chunk_key_count(keys, ch);
-      if (f != chunk_key_count(static_cast<std::uint32_t>(orig.key_count()), ch)) return false;
-      for (std::size_t k = ch * keys_per_chunk; k < ch * keys_per_chunk + f; ++k)
-        if (!same_vec(eb.translations[k], ob->translations[k])) return false;
-      return true;
-    };
-    // The original entry while every value to re-quantise fits its scale; otherwise the
-    // smallest scale that holds the whole track (all chunks then change: the scale is per bone).
-    TranslationEntry entry = ob ? mo.translation_table[oi] : TranslationEntry::make(16, 0);
-    bool fits = ob != nullptr;
-    for (std::size_t ch = 0; fits && ch < chunks; ++ch)
-      fits = reusable(ch, entry) ||
-             translation_chunk_fits(std::span<const Vec3>(eb.translations)
-                                        .subspan(ch * keys_per_chunk, chunk_key_count(keys, ch)), entry);
-    if (!fits) {
-      auto widened = translation_entry_for(eb.translations, ob ? entry.bit_depth() : 16u);
-      if (!widened) {
-        Error e = std::move(widened).error();
-        e.field = bone_field(i, "translations");
-        return e;
-      }
-      entry = *widened;
-      if (ob) ++rep.translation_scales_widened;
-    }
-    // The bone's chunks at `e`: the original's codes where reusable, else re-quantised.
-    struct Track {
-      std::vector<TranslationChunkCodes> codes;
-      std::size_t reused = 0;
-      double max_error = 0;
-    };
-    auto quantise_track = [&](TranslationEntry e) -> Result<Track> {
-      Track t;
-      for (std::size_t ch = 0; ch < chunks; ++ch) {
-        if (reusable(ch, e)) {
-          t.codes.push_back(mo.translations.chunks[ch][oi]);
-          ++t.reused;
-          continue;
-        }
-        const std::size_t first = ch * keys_per_chunk;
-        auto q = quantise_translation_chunk(std::span<const Vec3>(eb.translations).subspan(first, chunk_key_count(keys, ch)), e);
-        if (!q) {
-          Error err = std::move(q).error();
-          err.field = bone_field(i, "translations") + "[" + std::to_string(first) + "..]";
-          return err;
-        }
-        t.codes.push_back(q->codes);
-        t.max_error = std::max(t.max_error, q->max_error);
-      }
-      return t;
-    };
-    MAB_ASSIGN(Track track, quantise_track(entry));
-    const unsigned depth_before = entry.bit_depth();
-    // Decision 21 for translations: a depth that misses the bound is raised (a new key time
-    // regroups every later chunk, spec 10.1: 8 keys a chunk, so untouched bones are
-    // re-quantised too and must stay where they were).
-    for (unsigned n = entry.bit_depth() + 1; options.raise_depth && track.max_error > options.max_translation_error && n <= 16;
-         ++n) {
-      MAB_ASSIGN(const TranslationEntry finer, translation_entry_for(eb.translations, n));
-      MAB_ASSIGN(Track again, quantise_track(finer));
-      if (!(again.max_error < track.max_error)) continue;
-      if (entry.bit_depth() == depth_before) ++rep.translation_depths_raised;
-      entry = finer;
-      track = std::move(again);
-    }
-    if (options.raise_depth && options.refuse_above_max_translation_error && track.max_error > options.max_translation_error)
-      return encode::max_translation_error_refusal(
-          encode::bone_label(eb.hash, eb.name) + " (translations at " + std::to_string(entry.bit_depth()) + " bits" +
-              (entry.bit_depth() >= 16 ? ", the finest depth)" : ")"),
-          track.max_error, options.max_translation_error);
-    for (std::size_t ch = 0; ch < chunks; ++ch) stream.chunks[ch].push_back(track.codes[ch]);
-    rep.translation_chunks_reused += track.reused;
-    rep.translation_chunks_requantised += chunks - track.reused;
-    rep.max_translation_error = std::max(rep.max_translation_error, track.max_error);
+    MAB_ASSIGN(const TranslationEntry entry, encode_translation_track(original, edited, i, orig_slot, options, stream, rep));
     entries.push_back(entry);
   }
   MAB_ASSIGN(const auto bytes, encode_translation_stream(stream, keys, entries));
@@ -347,10 +369,10 @@ Status encode_parts(const DecodedClip& original, const Clip& edited, Block& b, c
       return make_error(ErrorCode::bad_value, no_offset, "parts[" + std::to_string(i) + "]",
                         "times must be finite with 0 <= start <= end");
     const std::size_t at = head + decode::part_entry_size * i;
-    decode::store_u32(bytes, at + decode::part_start_at, f32_bits(e.start));
-    decode::store_u32(bytes, at + decode::part_end_at, f32_bits(e.end));
-    decode::store_u32(bytes, at + decode::part_parent_at, e.parent_hash);
-    decode::store_u32(bytes, at + decode::part_attachment_at, e.attachment_hash);
+    io::store_u32(bytes, at + decode::part_start_at, f32_bits(e.start));
+    io::store_u32(bytes, at + decode::part_end_at, f32_bits(e.end));
+    io::store_u32(bytes, at + decode::part_parent_at, e.parent_hash);
+    io::store_u32(bytes, at + decode::part_attachment_at, e.attachment_hash);
     bytes[at + decode::part_type_at] = e.type;
   }
   if (bytes != *sec) {
@@ -436,7 +458,7 @@ Status relink_parts(const Container& before, Container& after, const DecodeOptio
       if (offset < std::numeric_limits<std::int32_t>::min() || offset > std::numeric_limits<std::int32_t>::max())
         return make_error(ErrorCode::limit_exceeded, section_at + at, nb.slot_field_name(slot),
                           "part entry " + std::to_string(i) + "'s nested block is out of 32-bit reach");
-      decode::store_u32(bytes, at + decode::part_nested_at, static_cast<std::uint32_t>(static_cast<std::int32_t>(offset)));
+      io::store_u32(bytes, at + decode::part_nested_at, static_cast<std::uint32_t>(static_cast<std::int32_t>(offset)));
     }
     if (bytes == *sec) continue;
     for (std::size_t j = 0; j < nb.slot_segment.size(); ++j)

@@ -147,6 +147,19 @@ TEST(JsonMotion, MalformedMotionIsAParseErrorNamingItsPath) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, mab::ErrorCode::invalid_argument) << r.error().message();
   EXPECT_NE(r.error().message().find("DisplacementTranslations"), std::string::npos) << r.error().message();
+  // "motion" is read from the document's one parse with the document's helpers (issue 27): a
+  // member given twice is refused as anywhere else in the document (nlohmann kept the last).
+  {
+    std::string text = base.dump();
+    const auto at = text.find("\"motion\":{");
+    ASSERT_NE(at, std::string::npos);
+    text.insert(at + 10, "\"evidence\":{},");
+    const auto twice = mab::import_json_bytes(text);
+    ASSERT_FALSE(twice.ok());
+    EXPECT_EQ(twice.error().code, mab::ErrorCode::parse_error) << twice.error().message();
+    EXPECT_EQ(twice.error().field, "/motion/evidence") << twice.error().message();
+    EXPECT_NE(twice.error().detail.find("twice"), std::string::npos) << twice.error().message();
+  }
   // And "motion" without "clip".
   Json bare = base;
   bare.erase("clip");

@@ -3,6 +3,8 @@
 
 #include <mab/file_io.hpp>
 
+#include "io/bytes.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -186,10 +188,6 @@ void append_base64(std::string& out, std::span<const std::uint8_t> in) {
   }
 }
 
-void put32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-}
-
 Result<std::string> json_text(const tinygltf::Model& model, bool pretty) {
   std::ostringstream out;
   try {
@@ -246,17 +244,18 @@ Result<std::vector<std::uint8_t>> serialize(tinygltf::Model model, bool binary) 
     return make_error(ErrorCode::limit_exceeded, no_offset, "GLB", "a GLB holds at most 4 GiB");
   std::vector<std::uint8_t> out;
   out.reserve(total);
-  put32(out, 0x46546C67u);  // "glTF"
-  put32(out, 2);
-  put32(out, static_cast<std::uint32_t>(total));
-  put32(out, static_cast<std::uint32_t>(json.size()));
-  put32(out, 0x4E4F534Au);  // "JSON"
-  out.insert(out.end(), json.begin(), json.end());
+  io::ByteWriter w(out);
+  w.u32(0x46546C67u);  // "glTF"
+  w.u32(2);
+  w.u32(static_cast<std::uint32_t>(total));
+  w.u32(static_cast<std::uint32_t>(json.size()));
+  w.u32(0x4E4F534Au);  // "JSON"
+  w.bytes(std::span(reinterpret_cast<const std::uint8_t*>(json.data()), json.size()));
   if (!bin.empty()) {
-    put32(out, static_cast<std::uint32_t>(bin_padded));
-    put32(out, 0x004E4942u);  // "BIN\0"
-    out.insert(out.end(), bin.begin(), bin.end());
-    out.resize(total, 0);
+    w.u32(static_cast<std::uint32_t>(bin_padded));
+    w.u32(0x004E4942u);  // "BIN\0"
+    w.bytes(bin);
+    w.zeros(total - out.size());
   }
   return out;
 }

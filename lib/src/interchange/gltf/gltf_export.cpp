@@ -70,12 +70,9 @@ std::vector<float> quat_values(const std::vector<Quat>& v) {
   return out;
 }
 
-}  // namespace
-
-Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExportOptions& o,
-                                              GltfExportReport* report) {
-  if (c.variant != nullptr && c.variant->layout == LayoutKind::legacy) return gltf::export_legacy_gltf(c, o, report);
-  GltfExportReport rep;
+// Every top-level block that decodes (chained legacy clips are part of their parent); the
+// others are listed in the report. An error when none does.
+Result<std::vector<DecodedClip>> decode_blocks(const Container& c, GltfExportReport& rep) {
   std::vector<DecodedClip> clips;
   std::string first_reason;
   for (std::size_t b = 0; b < c.blocks.size(); ++b) {
@@ -93,106 +90,137 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
                       "no block of this file decodes to rotations" +
                           (first_reason.empty() ? (c.is_opaque() ? ": kept opaque: " + c.opaque_reason : std::string())
                                                 : ": " + first_reason));
+  return clips;
+}
 
-  // Names: the skeleton's node names, then the names file (D11: CRC-32 of the name).
-  std::unordered_map<std::uint32_t, std::string> names;
-  for (const auto& n : o.names) names.emplace(bone_hash(n), n);
-
-  tinygltf::Model m;
-  m.asset.version = "2.0";
-  m.asset.generator = "mabkit 0.1.0";
-  m.asset.extras = object({{"mabkit", object({{"variant", tinygltf::Value(std::string(c.variant->short_name))},
-                                              {"game", tinygltf::Value(std::string(c.variant->game_name))}})}});
-
-  // Nodes. With a skeleton: its nodes as they are, bones matched by the CRC-32 of the names.
-  std::unordered_map<std::uint32_t, std::vector<int>> nodes_of_hash;  // skeleton nodes per hash
-  int attach = -1;                                                   // parent of bones without a node
-  std::vector<bool> animated_node;
-  if (o.skeleton) {
-    const auto& sk = *o.skeleton;
-    for (std::size_t i = 0; i < sk.nodes.size(); ++i) {
-      const auto& sn = sk.nodes[i];
-      tinygltf::Node n;
-      n.name = sn.name;
-      n.children = sn.children;
-      if (sn.has_matrix) {
-        n.matrix.assign(sn.matrix.begin(), sn.matrix.end());
-      } else {
-        n.translation.assign(sn.translation.begin(), sn.translation.end());
-        n.rotation = {sn.rotation.x, sn.rotation.y, sn.rotation.z, sn.rotation.w};
-        n.scale.assign(sn.scale.begin(), sn.scale.end());
-      }
-      m.nodes.push_back(std::move(n));
-      if (!sn.name.empty()) nodes_of_hash[sn.hash].push_back(static_cast<int>(i));
-    }
-    attach = sk.skin_root >= 0 ? sk.skin_root : (sk.roots.empty() ? -1 : sk.roots.front());
-    if (attach < 0) {
-      tinygltf::Node root;
-      root.name = o.rig_name;
-      m.nodes.push_back(std::move(root));
-      attach = static_cast<int>(m.nodes.size() - 1);
-    }
-  } else {
-    tinygltf::Node root;
-    root.name = o.rig_name;
-    root.rotation.assign(std::begin(zup_to_yup), std::end(zup_to_yup));
-    m.nodes.push_back(std::move(root));
-    attach = 0;
+// The glTF model as it is built: the rig's nodes, a node per bone, the blocks' animations.
+class GltfBuilder {
+ public:
+  GltfBuilder(const Container& c, const GltfExportOptions& o) : o_(o) {
+    // Names: the skeleton's node names, then the names file (D11: CRC-32 of the name).
+    for (const auto& n : o.names) names_.emplace(bone_hash(n), n);
+    m_.asset.version = "2.0";
+    m_.asset.generator = "mabkit 0.1.0";
+    m_.asset.extras = object({{"mabkit", object({{"variant", tinygltf::Value(std::string(c.variant->short_name))},
+                                                 {"game", tinygltf::Value(std::string(c.variant->game_name))}})}});
   }
-  animated_node.assign(m.nodes.size(), false);
+
+  Result<std::vector<std::uint8_t>> build(const std::vector<DecodedClip>& clips, GltfExportReport& rep) && {
+    rep_ = &rep;
+    add_rig_nodes();
+    for (const auto& d : clips) {
+      MAB_ASSIGN(BlockAnim a, block_anim(d));
+      anims_.push_back(std::move(a));
+    }
+    list_nodes_without_bone();
+    trs_for_animated_nodes();
+    write_animations();
+    MAB_TRY(add_skin());
+    add_scene();
+    rep.nodes = m_.nodes.size();
+    return gltf::serialize(std::move(m_), o_.binary);
+  }
+
+ private:
+  // With a skeleton: its nodes as they are, bones matched by the CRC-32 of the names, and the
+  // node bones without one hang from. Without: one root turning the game's Z-up to Y-up.
+  void add_rig_nodes() {
+    if (o_.skeleton) {
+      const auto& sk = *o_.skeleton;
+      for (std::size_t i = 0; i < sk.nodes.size(); ++i) {
+        const auto& sn = sk.nodes[i];
+        tinygltf::Node n;
+        n.name = sn.name;
+        n.children = sn.children;
+        if (sn.has_matrix) {
+          n.matrix.assign(sn.matrix.begin(), sn.matrix.end());
+        } else {
+          n.translation.assign(sn.translation.begin(), sn.translation.end());
+          n.rotation = {sn.rotation.x, sn.rotation.y, sn.rotation.z, sn.rotation.w};
+          n.scale.assign(sn.scale.begin(), sn.scale.end());
+        }
+        m_.nodes.push_back(std::move(n));
+        if (!sn.name.empty()) nodes_of_hash_[sn.hash].push_back(static_cast<int>(i));
+      }
+      attach_ = sk.skin_root >= 0 ? sk.skin_root : (sk.roots.empty() ? -1 : sk.roots.front());
+      if (attach_ < 0) {
+        tinygltf::Node root;
+        root.name = o_.rig_name;
+        m_.nodes.push_back(std::move(root));
+        attach_ = static_cast<int>(m_.nodes.size() - 1);
+      }
+    } else {
+      tinygltf::Node root;
+      root.name = o_.rig_name;
+      root.rotation.assign(std::begin(zup_to_yup), std::end(zup_to_yup));
+      m_.nodes.push_back(std::move(root));
+      attach_ = 0;
+    }
+    animated_node_.assign(m_.nodes.size(), false);
+  }
+
+  // A node under the attach node, named and tagged with its hash.
+  int add_node(tinygltf::Node n) {
+    m_.nodes.push_back(std::move(n));
+    animated_node_.push_back(false);
+    const int idx = static_cast<int>(m_.nodes.size() - 1);
+    m_.nodes[static_cast<std::size_t>(attach_)].children.push_back(idx);
+    return idx;
+  }
 
   // Bone nodes: one per (hash, occurrence) over all blocks, so a bone shared by two blocks
   // (FC5 "Root") is one node, and a hash repeated inside one block still gets its own.
-  std::map<std::pair<std::uint32_t, unsigned>, int> bone_node;
-  std::vector<int> joints;
-  auto node_for = [&](std::uint32_t hash, unsigned occurrence) -> int {
+  int node_for(std::uint32_t hash, unsigned occurrence) {
     const auto key = std::make_pair(hash, occurrence);
-    if (auto it = bone_node.find(key); it != bone_node.end()) return it->second;
+    if (auto it = bone_node_.find(key); it != bone_node_.end()) return it->second;
     int idx = -1;
-    if (auto it = nodes_of_hash.find(hash); it != nodes_of_hash.end() && occurrence < it->second.size()) {
+    if (auto it = nodes_of_hash_.find(hash); it != nodes_of_hash_.end() && occurrence < it->second.size()) {
       idx = it->second[occurrence];
-      ++rep.named;
+      ++rep_->named;
     } else {
       tinygltf::Node n;
-      auto nm = names.find(hash);
-      if (nm != names.end()) {
+      auto nm = names_.find(hash);
+      if (nm != names_.end()) {
         n.name = nm->second;
-        ++rep.named;
+        ++rep_->named;
       } else {
         n.name = gltf::generated_bone_name(hash);
       }
       if (occurrence > 0) n.name += gltf::duplicate_suffix(occurrence);
       n.extras = object({{"mabkit", object({{"hash", tinygltf::Value(hash_text(hash))}})}});
-      m.nodes.push_back(std::move(n));
-      animated_node.push_back(false);
-      idx = static_cast<int>(m.nodes.size() - 1);
-      m.nodes[static_cast<std::size_t>(attach)].children.push_back(idx);
-      if (o.skeleton) rep.bones_without_node.push_back(hash);
+      idx = add_node(std::move(n));
+      if (o_.skeleton) rep_->bones_without_node.push_back(hash);
     }
-    bone_node.emplace(key, idx);
-    joints.push_back(idx);
+    bone_node_.emplace(key, idx);
+    joints_.push_back(idx);
     return idx;
-  };
+  }
 
-  std::vector<BlockAnim> anims;
-  int trajectory = -1;  // root motion node, made when a block has root motion
-  for (const auto& d : clips) {
+  // Key times in seconds, which glTF needs increasing (glTF 3.11).
+  static Result<std::vector<float>> key_seconds(const DecodedClip& d) {
     const Clip& clip = d.clip;
-    BlockAnim a;
-    a.block = d.block;
-    a.key_rate = clip.key_rate;
-    a.fps = gltf::whole_frame_rate(clip.key_times, clip.key_rate);
-    a.duration = clip.duration;
-    a.times.resize(clip.key_count());
+    std::vector<float> times(clip.key_count());
     for (std::size_t k = 0; k < clip.key_count(); ++k) {
-      a.times[k] = static_cast<float>(clip.key_times[k] / clip.key_rate);
-      if (k > 0 && !(a.times[k] > a.times[k - 1]))
+      times[k] = static_cast<float>(clip.key_times[k] / clip.key_rate);
+      if (k > 0 && !(times[k] > times[k - 1]))
         return make_error(ErrorCode::bad_value, no_offset, "KeyTimes",
                           "block " + std::to_string(d.block) + ": key " + std::to_string(k) + " (time " +
                               std::to_string(clip.key_times[k]) + ") does not come after key " +
                               std::to_string(k - 1) + " (time " + std::to_string(clip.key_times[k - 1]) +
                               "); glTF needs increasing times (glTF 3.11), `mab export -o FILE.json` keeps them");
     }
+    return times;
+  }
+
+  // A block's channels: a rotation per bone with one, its translations, its root motion.
+  Result<BlockAnim> block_anim(const DecodedClip& d) {
+    const Clip& clip = d.clip;
+    BlockAnim a;
+    a.block = d.block;
+    a.key_rate = clip.key_rate;
+    a.fps = gltf::whole_frame_rate(clip.key_times, clip.key_rate);
+    a.duration = clip.duration;
+    MAB_ASSIGN(a.times, key_seconds(d));
     std::unordered_map<std::uint32_t, unsigned> seen;
     for (const auto& bone : clip.bones) {
       const unsigned occ = seen[bone.hash]++;
@@ -201,108 +229,100 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
       // local translation, which replaces the rig's rest translation while the clip plays.
       if (!bone.translations.empty()) {
         a.motion.push_back({node, true, false, vec3_values(bone.translations)});
-        animated_node[static_cast<std::size_t>(node)] = true;
+        animated_node_[static_cast<std::size_t>(node)] = true;
       } else if (bone.constant_translation) {
         a.motion.push_back({node, true, true, vec3_values({*bone.constant_translation})});
-        animated_node[static_cast<std::size_t>(node)] = true;
+        animated_node_[static_cast<std::size_t>(node)] = true;
       }
       if (bone.kind() == BoneKind::none) continue;
-      animated_node[static_cast<std::size_t>(node)] = true;
+      animated_node_[static_cast<std::size_t>(node)] = true;
       a.channels.push_back({node, &bone});
     }
     // Root motion on a "trajectory" node beside the bones, as for Far Cry 2/3 (docs/gltf.md).
     if (!clip.root_motion.empty()) {
-      if (trajectory < 0) {
+      if (trajectory_ < 0) {
         tinygltf::Node n;
         n.name = std::string(gltf::trajectory_node_name);
-        m.nodes.push_back(std::move(n));
-        animated_node.push_back(false);
-        trajectory = static_cast<int>(m.nodes.size() - 1);
-        m.nodes[static_cast<std::size_t>(attach)].children.push_back(trajectory);
+        trajectory_ = add_node(std::move(n));
       }
-      animated_node[static_cast<std::size_t>(trajectory)] = true;
+      animated_node_[static_cast<std::size_t>(trajectory_)] = true;
       if (!clip.root_motion.rotations.empty())
-        a.motion.push_back({trajectory, false, false, quat_values(clip.root_motion.rotations)});
+        a.motion.push_back({trajectory_, false, false, quat_values(clip.root_motion.rotations)});
       if (!clip.root_motion.translations.empty())
-        a.motion.push_back({trajectory, true, false, vec3_values(clip.root_motion.translations)});
+        a.motion.push_back({trajectory_, true, false, vec3_values(clip.root_motion.translations)});
     }
     a.parts = clip.parts;
-    anims.push_back(std::move(a));
+    return a;
   }
-  if (o.skeleton)
-    for (std::size_t i = 0; i < o.skeleton->nodes.size(); ++i)
-      if (o.skeleton->nodes[i].joint && !animated_node[i] && std::find(joints.begin(), joints.end(), static_cast<int>(i)) == joints.end())
-        rep.nodes_without_bone.push_back(o.skeleton->nodes[i].name);
+
+  void list_nodes_without_bone() {
+    if (!o_.skeleton) return;
+    for (std::size_t i = 0; i < o_.skeleton->nodes.size(); ++i)
+      if (o_.skeleton->nodes[i].joint && !animated_node_[i] &&
+          std::find(joints_.begin(), joints_.end(), static_cast<int>(i)) == joints_.end())
+        rep_->nodes_without_bone.push_back(o_.skeleton->nodes[i].name);
+  }
 
   // Animated nodes need TRS, not a matrix (glTF 3.7.3.1).
-  for (std::size_t i = 0; i < m.nodes.size(); ++i) {
-    auto& n = m.nodes[i];
-    if (!animated_node[i] || n.matrix.empty()) continue;
-    const auto& sn = o.skeleton->nodes[i];
-    n.matrix.clear();
-    n.translation.assign(sn.translation.begin(), sn.translation.end());
-    n.rotation = {sn.rotation.x, sn.rotation.y, sn.rotation.z, sn.rotation.w};
-    n.scale.assign(sn.scale.begin(), sn.scale.end());
+  void trs_for_animated_nodes() {
+    for (std::size_t i = 0; i < m_.nodes.size(); ++i) {
+      auto& n = m_.nodes[i];
+      if (!animated_node_[i] || n.matrix.empty()) continue;
+      const auto& sn = o_.skeleton->nodes[i];
+      n.matrix.clear();
+      n.translation.assign(sn.translation.begin(), sn.translation.end());
+      n.rotation = {sn.rotation.x, sn.rotation.y, sn.rotation.z, sn.rotation.w};
+      n.scale.assign(sn.scale.begin(), sn.scale.end());
+    }
   }
 
-  // One buffer: every time array, then every rotation output, in two buffer views.
-  tinygltf::Buffer buffer;
-  std::vector<unsigned char>& data = buffer.data;
-  std::size_t total_keys = 0, total_times = 0;
-  for (const auto& a : anims) {
-    total_times += a.times.size() + 1;
-    for (const auto& ch : a.channels) total_keys += ch.keys();
-    for (const auto& ch : a.motion) total_keys += ch.keys();
-  }
-  data.reserve(4 * total_times + 16 * total_keys);
   struct TimeAccessors {
     int all = -1, first = -1;
   };
-  std::vector<TimeAccessors> time_acc(anims.size());
-  auto add_accessor = [&](std::size_t offset, std::size_t count, int type, int view) {
-    return gltf::add_float_accessor(m, offset, count, type, view);
-  };
-  for (std::size_t i = 0; i < anims.size(); ++i) {
-    const auto& a = anims[i];
-    if (a.channels.empty() && a.motion.empty()) continue;
-    bool any_animated = false, any_constant = false;
-    for (const auto& ch : a.channels) (ch.constant() ? any_constant : any_animated) = true;
-    for (const auto& ch : a.motion) (ch.constant ? any_constant : any_animated) = true;
-    if (any_animated) {
-      time_acc[i].all = add_accessor(data.size(), a.times.size(), TINYGLTF_TYPE_SCALAR, 0);
-      m.accessors.back().minValues = {a.times.front()};
-      m.accessors.back().maxValues = {a.times.back()};
-      append_floats(data, a.times.data(), a.times.size());
-    }
-    if (any_constant) {
-      // "constant bones as one key", at the clip's first key time.
-      const float t0 = a.times.empty() ? 0.0f : a.times.front();
-      time_acc[i].first = add_accessor(data.size(), 1, TINYGLTF_TYPE_SCALAR, 0);
-      m.accessors.back().minValues = {t0};
-      m.accessors.back().maxValues = {t0};
-      append_floats(data, &t0, 1);
-    }
-  }
-  const std::size_t times_bytes = data.size();
-  tinygltf::BufferView times_view;
-  times_view.buffer = 0;
-  times_view.byteOffset = 0;
-  times_view.byteLength = times_bytes;
-  tinygltf::BufferView rot_view;
-  rot_view.buffer = 0;
-  rot_view.byteOffset = times_bytes;
 
-  for (std::size_t i = 0; i < anims.size(); ++i) {
-    const auto& a = anims[i];
-    if (a.channels.empty() && a.motion.empty()) continue;
-    tinygltf::Animation anim;
-    anim.name = "block_" + std::to_string(a.block);
+  // Each animation's time accessors (its key times, and its first time for constants) at the
+  // start of the buffer.
+  std::vector<TimeAccessors> write_times(std::vector<unsigned char>& data) {
+    std::size_t total_keys = 0, total_times = 0;
+    for (const auto& a : anims_) {
+      total_times += a.times.size() + 1;
+      for (const auto& ch : a.channels) total_keys += ch.keys();
+      for (const auto& ch : a.motion) total_keys += ch.keys();
+    }
+    data.reserve(4 * total_times + 16 * total_keys);
+    std::vector<TimeAccessors> time_acc(anims_.size());
+    for (std::size_t i = 0; i < anims_.size(); ++i) {
+      const auto& a = anims_[i];
+      if (a.channels.empty() && a.motion.empty()) continue;
+      bool any_animated = false, any_constant = false;
+      for (const auto& ch : a.channels) (ch.constant() ? any_constant : any_animated) = true;
+      for (const auto& ch : a.motion) (ch.constant ? any_constant : any_animated) = true;
+      if (any_animated) {
+        time_acc[i].all = gltf::add_float_accessor(m_, data.size(), a.times.size(), TINYGLTF_TYPE_SCALAR, 0);
+        m_.accessors.back().minValues = {a.times.front()};
+        m_.accessors.back().maxValues = {a.times.back()};
+        append_floats(data, a.times.data(), a.times.size());
+      }
+      if (any_constant) {
+        // "constant bones as one key", at the clip's first key time.
+        const float t0 = a.times.empty() ? 0.0f : a.times.front();
+        time_acc[i].first = gltf::add_float_accessor(m_, data.size(), 1, TINYGLTF_TYPE_SCALAR, 0);
+        m_.accessors.back().minValues = {t0};
+        m_.accessors.back().maxValues = {t0};
+        append_floats(data, &t0, 1);
+      }
+    }
+    return time_acc;
+  }
+
+  // The animation's extras: block, rates, duration and its part entries (spec 12, issue 16).
+  static tinygltf::Value animation_extras(const BlockAnim& a) {
     tinygltf::Value::Object extras{{"block", tinygltf::Value(static_cast<int>(a.block))},
                                    {"key_rate", tinygltf::Value(a.key_rate)},
                                    {"fps", tinygltf::Value(a.fps)},
                                    {"duration", tinygltf::Value(static_cast<double>(a.duration))}};
     if (!a.parts.empty()) {
-      // Part entries (spec 12, issue 16): a nested block is its own animation, "block_N".
+      // A nested block is its own animation, "block_N".
       tinygltf::Value::Array parts;
       for (const auto& p : a.parts) {
         tinygltf::Value::Object e{{"start", tinygltf::Value(static_cast<double>(p.start))},
@@ -315,82 +335,131 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
       }
       extras.emplace("parts", tinygltf::Value(std::move(parts)));
     }
-    anim.extras = object({{"mabkit", tinygltf::Value(std::move(extras))}});
+    return object({{"mabkit", tinygltf::Value(std::move(extras))}});
+  }
+
+  // One animation's channels, their outputs appended after the times (view 1).
+  tinygltf::Animation animation(const BlockAnim& a, const TimeAccessors& times, std::vector<unsigned char>& data,
+                                std::size_t times_bytes) {
+    tinygltf::Animation anim;
+    anim.name = "block_" + std::to_string(a.block);
+    anim.extras = animation_extras(a);
     for (const auto& ch : a.channels) {
-      const int out = add_accessor(data.size() - times_bytes, ch.keys(), TINYGLTF_TYPE_VEC4, 1);
+      const int out = gltf::add_float_accessor(m_, data.size() - times_bytes, ch.keys(), TINYGLTF_TYPE_VEC4, 1);
       static_assert(sizeof(Quat) == 4 * sizeof(float));
       const std::size_t at = data.size();
       data.resize(at + ch.keys() * sizeof(Quat));
       write_continuous_quats(ch.constant() ? std::span<const Quat>(&ch.bone->constant, 1)
                                            : std::span<const Quat>(ch.bone->keys),
                              data.data() + at);
-      add_linear_channel(anim, ch.constant() ? time_acc[i].first : time_acc[i].all, out, ch.node, "rotation").extras =
+      add_linear_channel(anim, ch.constant() ? times.first : times.all, out, ch.node, "rotation").extras =
           object({{"mabkit", object({{"flags", tinygltf::Value(static_cast<int>(ch.bone->flags))}})}});
-      ++rep.channels;
-      rep.keys += ch.keys();
+      ++rep_->channels;
+      rep_->keys += ch.keys();
     }
     for (const auto& ch : a.motion) {
-      const int out = add_accessor(data.size() - times_bytes, ch.keys(),
-                                   ch.translation ? TINYGLTF_TYPE_VEC3 : TINYGLTF_TYPE_VEC4, 1);
+      const int out = gltf::add_float_accessor(m_, data.size() - times_bytes, ch.keys(),
+                                               ch.translation ? TINYGLTF_TYPE_VEC3 : TINYGLTF_TYPE_VEC4, 1);
       append_floats(data, ch.values.data(), ch.values.size());
-      add_linear_channel(anim, ch.constant ? time_acc[i].first : time_acc[i].all, out, ch.node,
+      add_linear_channel(anim, ch.constant ? times.first : times.all, out, ch.node,
                          ch.translation ? "translation" : "rotation");
-      ++rep.channels;
-      rep.translation_channels += ch.translation;
-      rep.keys += ch.keys();
+      ++rep_->channels;
+      rep_->translation_channels += ch.translation;
+      rep_->keys += ch.keys();
     }
-    m.animations.push_back(std::move(anim));
-  }
-  rot_view.byteLength = data.size() - times_bytes;
-  rep.animations = m.animations.size();
-
-  if (!data.empty()) {
-    // Every channel has a time accessor and an output: both views are non-empty.
-    m.bufferViews.push_back(times_view);
-    m.bufferViews.push_back(rot_view);
-    buffer.name = "mabkit";
-    m.buffers.push_back(std::move(buffer));
+    return anim;
   }
 
-  if (!joints.empty()) {
+  // One buffer: every time array, then every rotation output, in two buffer views.
+  void write_animations() {
+    tinygltf::Buffer buffer;
+    std::vector<unsigned char>& data = buffer.data;
+    const std::vector<TimeAccessors> time_acc = write_times(data);
+    const std::size_t times_bytes = data.size();
+    tinygltf::BufferView times_view;
+    times_view.buffer = 0;
+    times_view.byteOffset = 0;
+    times_view.byteLength = times_bytes;
+    tinygltf::BufferView rot_view;
+    rot_view.buffer = 0;
+    rot_view.byteOffset = times_bytes;
+    for (std::size_t i = 0; i < anims_.size(); ++i) {
+      if (anims_[i].channels.empty() && anims_[i].motion.empty()) continue;
+      m_.animations.push_back(animation(anims_[i], time_acc[i], data, times_bytes));
+    }
+    rot_view.byteLength = data.size() - times_bytes;
+    rep_->animations = m_.animations.size();
+    if (!data.empty()) {
+      // Every channel has a time accessor and an output: both views are non-empty.
+      m_.bufferViews.push_back(times_view);
+      m_.bufferViews.push_back(rot_view);
+      buffer.name = "mabkit";
+      m_.buffers.push_back(std::move(buffer));
+    }
+  }
+
+  Status add_skin() {
+    if (joints_.empty()) return {};
     tinygltf::Skin skin;
-    skin.name = o.rig_name;
-    if (o.skeleton) {
+    skin.name = o_.rig_name;
+    if (o_.skeleton) {
       // Keep the skeleton's own joints first (their order may matter to its meshes).
-      for (std::size_t i = 0; i < o.skeleton->nodes.size(); ++i)
-        if (o.skeleton->nodes[i].joint) skin.joints.push_back(static_cast<int>(i));
-      for (const int j : joints)
+      for (std::size_t i = 0; i < o_.skeleton->nodes.size(); ++i)
+        if (o_.skeleton->nodes[i].joint) skin.joints.push_back(static_cast<int>(i));
+      for (const int j : joints_)
         if (std::find(skin.joints.begin(), skin.joints.end(), j) == skin.joints.end()) skin.joints.push_back(j);
     } else {
-      skin.joints = joints;
+      skin.joints = joints_;
     }
-    skin.skeleton = gltf::common_root(m, skin.joints);
+    skin.skeleton = gltf::common_root(m_, skin.joints);
     if (skin.skeleton < 0)
       return make_error(ErrorCode::invalid_argument, no_offset, "skeleton",
                         "the skeleton's joints and the clip's bones have no common root node");
-    m.skins.push_back(std::move(skin));
+    m_.skins.push_back(std::move(skin));
+    return {};
   }
 
-  tinygltf::Scene scene;
-  scene.name = o.rig_name;
-  if (o.skeleton && !o.skeleton->roots.empty())
-    scene.nodes = o.skeleton->roots;
-  else
-    scene.nodes = {attach};
-  if (o.skeleton && std::find(scene.nodes.begin(), scene.nodes.end(), attach) == scene.nodes.end() &&
-      m.nodes.size() > o.skeleton->nodes.size() && attach == static_cast<int>(o.skeleton->nodes.size()))
-    scene.nodes.push_back(attach);
-  // Blender shows scene extras as custom properties (and writes them back when asked): the
-  // frame rate to set before importing, and the rig import reads rotations against.
-  rep.scene_fps = m.animations.empty() ? 0.0 : anims.front().fps;
-  scene.extras = object({{"mabkit", object({{"fps", tinygltf::Value(rep.scene_fps)},
-                                            {"animations", tinygltf::Value(static_cast<int>(m.animations.size()))},
-                                            {"rig", gltf::rig_record(o.skeleton)}})}});
-  m.scenes.push_back(std::move(scene));
-  m.defaultScene = 0;
-  rep.nodes = m.nodes.size();
+  void add_scene() {
+    tinygltf::Scene scene;
+    scene.name = o_.rig_name;
+    if (o_.skeleton && !o_.skeleton->roots.empty())
+      scene.nodes = o_.skeleton->roots;
+    else
+      scene.nodes = {attach_};
+    if (o_.skeleton && std::find(scene.nodes.begin(), scene.nodes.end(), attach_) == scene.nodes.end() &&
+        m_.nodes.size() > o_.skeleton->nodes.size() && attach_ == static_cast<int>(o_.skeleton->nodes.size()))
+      scene.nodes.push_back(attach_);
+    // Blender shows scene extras as custom properties (and writes them back when asked): the
+    // frame rate to set before importing, and the rig import reads rotations against.
+    rep_->scene_fps = m_.animations.empty() ? 0.0 : anims_.front().fps;
+    scene.extras = object({{"mabkit", object({{"fps", tinygltf::Value(rep_->scene_fps)},
+                                              {"animations", tinygltf::Value(static_cast<int>(m_.animations.size()))},
+                                              {"rig", gltf::rig_record(o_.skeleton)}})}});
+    m_.scenes.push_back(std::move(scene));
+    m_.defaultScene = 0;
+  }
 
-  MAB_ASSIGN(auto bytes, gltf::serialize(std::move(m), o.binary));
+  const GltfExportOptions& o_;
+  GltfExportReport* rep_ = nullptr;
+  tinygltf::Model m_;
+  std::unordered_map<std::uint32_t, std::string> names_;
+  std::unordered_map<std::uint32_t, std::vector<int>> nodes_of_hash_;  // skeleton nodes per hash
+  int attach_ = -1;                                                    // parent of bones without a node
+  std::vector<bool> animated_node_;
+  std::map<std::pair<std::uint32_t, unsigned>, int> bone_node_;
+  std::vector<int> joints_;
+  int trajectory_ = -1;  // root motion node, made when a block has root motion
+  std::vector<BlockAnim> anims_;
+};
+
+}  // namespace
+
+Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExportOptions& o,
+                                              GltfExportReport* report) {
+  if (c.variant != nullptr && c.variant->layout == LayoutKind::legacy) return gltf::export_legacy_gltf(c, o, report);
+  GltfExportReport rep;
+  MAB_ASSIGN(const std::vector<DecodedClip> clips, decode_blocks(c, rep));
+  MAB_ASSIGN(auto bytes, GltfBuilder(c, o).build(clips, rep));
   if (report) *report = std::move(rep);
   return bytes;
 }

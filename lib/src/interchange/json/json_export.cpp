@@ -20,23 +20,18 @@ namespace mab {
 namespace {
 
 using json_out::Writer;
+using json_out::hex_u32;
+using json_out::list;
+using json_out::quat;
+using json_out::vec3;
 
 void hex_bytes(Writer& w, std::span<const std::uint8_t> bytes) { w.hex_string(bytes.data(), bytes.size()); }
-
-void hex_u32(Writer& w, std::uint32_t v) {
-  static constexpr char digits[] = "0123456789ABCDEF";
-  char buf[10] = {'0', 'x'};
-  for (int i = 0; i < 8; ++i) buf[2 + i] = digits[(v >> (28 - 4 * i)) & 0x0F];
-  w.string(std::string_view(buf, sizeof buf));
-}
 
 void hex_u64(Writer& w, std::uint64_t v) {
   char buf[24];
   std::snprintf(buf, sizeof buf, "0x%016llX", static_cast<unsigned long long>(v));
   w.string(buf);
 }
-
-void quat(Writer& w, const Quat& q) { w.float_array4(q.x, q.y, q.z, q.w); }
 
 std::string_view shape_name(AniShape s) {
   switch (s) {
@@ -268,22 +263,6 @@ void codes(Writer& w, std::span<const std::array<std::uint8_t, 6>> constant_code
       });
       w.key("tail"), hex_bytes(w, rotations.tail);
     });
-  });
-}
-
-void vec3(Writer& w, const Vec3& v) {
-  w.scalar_array([&] {
-    for (const float f : v) w.float_value(f);  // a NaN or infinity is written null
-  });
-}
-
-template <class T, class F>
-void list(Writer& w, const std::vector<T>& items, F&& item) {
-  w.array([&] {
-    for (const auto& it : items) {
-      if (w.full()) return;
-      item(it);
-    }
   });
 }
 

@@ -4,6 +4,7 @@
 
 #include <mab/codec_file.hpp>
 
+#include "interchange/json/json_read.hpp"
 #include "interchange/json/json_writer.hpp"
 
 #include <optional>
@@ -41,10 +42,10 @@ struct ParsedMotion {
   std::optional<std::vector<ClipPart>> parts;
 };
 
-// `text` is the JSON of the "motion" value (any valid JSON). parse_error naming the JSON path
+// The document's "motion" value `j` at `path` (json_read.hpp). parse_error naming the JSON path
 // ("/motion/translations/0/keys/3/1") for anything malformed; counts above `limits` are
 // limit_exceeded before allocation.
-Result<ParsedMotion> parse_motion(std::string_view text, const Limits& limits);
+Result<ParsedMotion> parse_motion(const json_in::Val& j, const json_in::Path& path, const Limits& limits);
 
 // The edited clip's translations, root motion and parts: each member the document states, the
 // original's for every other (carry_original_motion). A listed bone must exist at that index

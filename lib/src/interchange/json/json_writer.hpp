@@ -16,6 +16,8 @@
 // bytes are the same as written by one thread.
 #pragma once
 
+#include <mab/quat.hpp>
+
 #include "interchange/json/float_text.hpp"
 
 #include <array>
@@ -264,6 +266,35 @@ class Writer {
   std::size_t budget_end_ = npos;
   bool full_ = false;
 };
+
+// Values both document writers (json_export.cpp, json_motion.cpp) spell the same way.
+
+// A 32-bit hash as "0x%08X".
+inline void hex_u32(Writer& w, std::uint32_t v) {
+  static constexpr char digits[] = "0123456789ABCDEF";
+  char buf[10] = {'0', 'x'};
+  for (int i = 0; i < 8; ++i) buf[2 + i] = digits[(v >> (28 - 4 * i)) & 0x0F];
+  w.string(std::string_view(buf, sizeof buf));
+}
+
+inline void vec3(Writer& w, const Vec3& v) {
+  w.scalar_array([&] {
+    for (const float f : v) w.float_value(f);  // a NaN or infinity is written null
+  });
+}
+
+inline void quat(Writer& w, const Quat& q) { w.float_array4(q.x, q.y, q.z, q.w); }
+
+// An array of items, stopped when the writer is full (a document cut at its size budget).
+template <class T, class F>
+void list(Writer& w, const std::vector<T>& items, F&& item) {
+  w.array([&] {
+    for (const auto& it : items) {
+      if (w.full()) return;
+      item(it);
+    }
+  });
+}
 
 }  // namespace mab::json_out
 

@@ -1,6 +1,6 @@
-// Bounds-checked little-endian reader over an untrusted byte span.
-// Every read names its field; a failed read returns an Error with the field's
-// absolute file offset, so a report points at the exact byte.
+// Little-endian bytes: a bounds-checked reader over an untrusted span (every read names its
+// field; a failed read returns an Error with the field's absolute file offset, so a report points
+// at the exact byte), the writer that appends to a vector, and patching in place.
 #pragma once
 
 #include <mab/result.hpp>
@@ -104,6 +104,12 @@ class ByteWriter {
   }
   std::vector<std::uint8_t>& out_;
 };
+
+// Overwrites the 4 bytes at `pos` (which the caller has checked are there) with v, little-endian:
+// a field patched after what follows it was written (an offset table, a record in place).
+inline void store_u32(std::span<std::uint8_t> out, std::size_t pos, std::uint32_t v) noexcept {
+  for (unsigned i = 0; i < 4; ++i) out[pos + i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
 
 // Overflow-safe "a + b <= limit".
 inline bool fits(std::uint64_t a, std::uint64_t b, std::uint64_t limit) noexcept {

@@ -1,4 +1,4 @@
-#include "io/byte_reader.hpp"
+#include "io/bytes.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,99 @@
+// Internal: the parts of the mabkit-clip document reader (docs/json-format.md), each in its own
+// file: the container with its headers (json_container_read.cpp), the clip and its codes
+// (json_clip_read.cpp) and the Far Cry 2/3 clip (json_legacy_import.cpp). json_import.cpp
+// parses the document, calls them and encodes the result.
+#pragma once
+
+#include <mab/codec_file.hpp>
+#include <mab/container.hpp>
+#include <mab/legacy.hpp>
+
+#include "interchange/json/json_read.hpp"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace mab::interchange::json_in {
+
+// --- container (json_container_read.cpp) ---
+
+Result<Container> read_container_json(const Val& j, const Path& path, const Limits& limits);
+
+// --- clip and codes (json_clip_read.cpp) ---
+
+// How a document bone names its bone (issue 25, docs/json-format.md "Bone identity").
+struct ParsedBoneId {
+  bool hash_given = false;          // else the hash is the name's CRC-32
+  std::optional<BoneId> rename_to;  // "rename_to": the new hash (and name)
+  bool is_new = false;              // "new": true, a bone the file lacks
+};
+
+struct ParsedClip {
+  Clip clip;
+  bool key_rate_given = false;
+  bool duration_given = false;
+  std::vector<ParsedBoneId> ids;  // per bone
+};
+
+Result<ParsedClip> read_clip(const Val& j, const Path& path, const Limits& limits);
+
+struct JsonChunkCodes {
+  std::uint8_t cflags = 0;
+  std::optional<std::uint8_t> signs;
+  std::array<std::uint16_t, 3> headers{};
+  std::array<std::vector<std::uint16_t>, 3> raw;
+};
+
+struct ParsedCodes {
+  std::vector<std::array<std::uint8_t, 6>> constant_codes;
+  std::vector<std::vector<JsonChunkCodes>> chunks;
+  std::vector<std::uint8_t> tail;
+};
+
+Result<ParsedCodes> read_codes(const Val& j, const Path& path, const Limits& limits);
+// The codes are a view of the container's bytes, so they must agree with them: a document
+// whose codes were edited on their own would otherwise be silently written without the edit.
+Status check_codes(const ParsedCodes& codes, const DecodedClip& original);
+
+// --- legacy clip (spec 13; json_legacy_import.cpp) ---
+
+// A translation component written null (a NaN or infinity, which JSON cannot hold) stands
+// for the stored value at the same place: resolved against the original decode on import.
+struct LegacyNull {
+  std::size_t slot = 0;   // 0 trajectory, 4 constant translations, 5 translations
+  std::uint32_t bone = 0;  // slots 4 and 5
+  std::size_t frame = 0;
+  unsigned component = 0;
+  std::string path;
+};
+
+// A tag record's start or end, or an event's time, written null (not finite): the stored one.
+struct LegacyTimeNull {
+  bool event = false;
+  std::size_t index = 0;
+  unsigned field = 0;  // records: 0 start, 1 end
+  std::string path;
+};
+
+struct ParsedLegacy {
+  LegacyClip clip;
+  std::optional<float> frame_rate;  // null: the stored rate
+  std::vector<LegacyNull> nulls;
+  std::vector<LegacyTimeNull> time_nulls;
+  std::vector<std::optional<std::uint64_t>> clip_blocks;  // per tag record, informational
+  // Entries marked "new": true (a track for a bone the clip has none of that kind for), per
+  // list: constant rotations, rotations, constant translations, translations.
+  std::array<std::vector<std::size_t>, 4> new_tracks;
+};
+
+Result<ParsedLegacy> read_legacy_clip(const Val& j, const Path& path);
+
+// The edited clip: nulls and a null rate replaced by the original's values. A null where
+// the original has nothing to keep is an error; so is a changed rate (stored in every array
+// header, not editable yet).
+Result<LegacyClip> resolve_legacy(const ParsedLegacy& parsed, const LegacyClip& original);
+
+}  // namespace mab::interchange::json_in
