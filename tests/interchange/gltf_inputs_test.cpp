@@ -1,0 +1,685 @@
+// glTF files as other tools write them, and as a damaged or hostile file arrives: every
+// interpolation, normalized integer and interleaved outputs, external buffers, node matrices,
+// names, and each way an accessor, a buffer view, a GLB header or a skeleton can be wrong.
+// Every input is the bytes of a glTF or GLB file (an export edited, or one written from
+// scratch by tests/support/gltf_builder.hpp), fed to the public readers.
+#include <mab/clip.hpp>
+#include <mab/gltf.hpp>
+
+#include "interchange/gltf_document.hpp"
+#include "support/cli_run.hpp"
+#include "support/corpus.hpp"
+#include "support/gltf_builder.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <fstream>
+
+namespace {
+
+using mab::test::GltfBuilder;
+using mab::test::load;
+
+constexpr int kFloat = 5126, kByte = 5120, kUByte = 5121, kShort = 5122, kUShort = 5123, kUInt = 5125;
+
+mab::Container container_of(const char* rel) {
+  auto c = mab::read_container(load(mab::test::corpus_dir() / rel));
+  EXPECT_TRUE(c.ok()) << rel;
+  return c ? std::move(c).value() : mab::Container{};
+}
+
+tinygltf::Model parse(const std::vector<std::uint8_t>& bytes) {
+  auto m = mab::gltf::parse(bytes, {}, mab::default_limits);
+  EXPECT_TRUE(m.ok()) << (m ? "" : m.error().message());
+  return m ? std::move(m).value() : tinygltf::Model{};
+}
+
+std::vector<std::uint8_t> serialize(const tinygltf::Model& m, bool binary) {
+  auto b = mab::gltf::serialize(m, binary);
+  EXPECT_TRUE(b.ok());
+  return b ? std::move(b).value() : std::vector<std::uint8_t>{};
+}
+
+// The VEC4 floats of accessor `a` of an export (tightly packed FLOAT).
+std::vector<float> floats_of(const tinygltf::Model& m, int a) {
+  const auto& acc = m.accessors[static_cast<std::size_t>(a)];
+  const auto& view = m.bufferViews[static_cast<std::size_t>(acc.bufferView)];
+  const auto& data = m.buffers[static_cast<std::size_t>(view.buffer)].data;
+  const std::size_t width = acc.type == TINYGLTF_TYPE_SCALAR ? 1 : acc.type == TINYGLTF_TYPE_VEC3 ? 3 : 4;
+  std::vector<float> out(acc.count * width);
+  std::memcpy(out.data(), data.data() + view.byteOffset + acc.byteOffset, out.size() * sizeof(float));
+  return out;
+}
+
+// Appends `bytes` to buffer 0 as a new view; its index.
+int append_view(tinygltf::Model& m, const std::vector<std::uint8_t>& bytes, int stride = 0) {
+  auto& data = m.buffers[0].data;
+  while (data.size() % 4) data.push_back(0);
+  tinygltf::BufferView v;
+  v.buffer = 0;
+  v.byteOffset = data.size();
+  v.byteLength = bytes.size();
+  v.byteStride = static_cast<std::size_t>(stride);
+  data.insert(data.end(), bytes.begin(), bytes.end());
+  m.bufferViews.push_back(v);
+  return static_cast<int>(m.bufferViews.size() - 1);
+}
+
+int append_accessor(tinygltf::Model& m, int view, int component_type, int type, std::size_t count,
+                    bool normalized = false) {
+  tinygltf::Accessor a;
+  a.bufferView = view;
+  a.componentType = component_type;
+  a.type = type;
+  a.count = count;
+  a.normalized = normalized;
+  m.accessors.push_back(a);
+  return static_cast<int>(m.accessors.size() - 1);
+}
+
+void expect_error(const mab::Result<mab::GltfImport>& r, mab::ErrorCode code, const std::string& field) {
+  ASSERT_FALSE(r.ok()) << "accepted; expected " << mab::to_string(code) << " naming " << field;
+  EXPECT_EQ(r.error().code, code) << r.error().message();
+  EXPECT_NE(r.error().message().find(field), std::string::npos) << r.error().message();
+  EXPECT_EQ(r.error().message().find('\n'), std::string::npos) << r.error().message();
+}
+
+// The clip of an import, decoded.
+mab::Clip decoded(const std::vector<std::uint8_t>& mab_bytes, std::size_t block = 0) {
+  auto c = mab::read_container(mab_bytes);
+  EXPECT_TRUE(c.ok());
+  if (!c) return {};
+  auto d = mab::decode_clip(*c, block);
+  EXPECT_TRUE(d.ok()) << (d ? "" : d.error().message());
+  return d ? std::move(d)->clip : mab::Clip{};
+}
+
+struct Template {
+  std::vector<std::uint8_t> bytes;
+  mab::Container c;
+  mab::Clip clip;
+  tinygltf::Model model;  // its export
+};
+
+Template template_of(const char* rel) {
+  Template t;
+  t.bytes = load(mab::test::corpus_dir() / rel);
+  t.c = container_of(rel);
+  t.clip = decoded(t.bytes);
+  auto g = mab::export_gltf(t.c);
+  EXPECT_TRUE(g.ok());
+  if (g) t.model = parse(*g);
+  return t;
+}
+
+// --- Interpolation: STEP, LINEAR and CUBICSPLINE samplers, as other tools write them ---
+
+// CUBICSPLINE outputs are (in-tangent, value, out-tangent) per key (glTF appendix C); zero
+// tangents keep each value.
+void make_cubic(tinygltf::Model& m) {
+  for (auto& a : m.animations)
+    for (auto& s : a.samplers) {
+      const auto v = floats_of(m, s.output);
+      std::vector<float> out;
+      for (std::size_t k = 0; k < v.size() / 4; ++k) {
+        out.insert(out.end(), {0, 0, 0, 0});
+        out.insert(out.end(), v.begin() + static_cast<std::ptrdiff_t>(4 * k), v.begin() + static_cast<std::ptrdiff_t>(4 * k + 4));
+        out.insert(out.end(), {0, 0, 0, 0});
+      }
+      s.output = append_accessor(m, append_view(m, GltfBuilder::bytes_of(out)), kFloat, TINYGLTF_TYPE_VEC4, v.size() / 4 * 3);
+      s.interpolation = "CUBICSPLINE";
+    }
+}
+
+TEST(GltfInputs, StepAndCubicSamplersAtTheTemplateTimesGiveTheTemplateBytes) {
+  const Template t = template_of("wd1/long_k100.mab");
+  for (const char* interpolation : {"STEP", "CUBICSPLINE"}) {
+    tinygltf::Model m = t.model;
+    if (std::string(interpolation) == "STEP") {
+      for (auto& a : m.animations)
+        for (auto& s : a.samplers) s.interpolation = "STEP";
+    } else {
+      make_cubic(m);
+    }
+    for (const bool binary : {false, true}) {
+      auto r = mab::import_gltf(serialize(m, binary), &t.c);
+      ASSERT_TRUE(r.ok()) << interpolation << ": " << r.error().message();
+      EXPECT_EQ(r->bytes, t.bytes) << interpolation;
+      EXPECT_EQ(r->report.animations.at(0).keys_changed, 0u) << interpolation;
+    }
+  }
+}
+
+// Every other key removed from the glTF: the template's key times between them are sampled.
+// STEP holds the earlier key; LINEAR and CUBICSPLINE with zero tangents stay on the arc
+// between the two neighbours (a weighted sum of two unit quaternions, normalised).
+TEST(GltfInputs, KeysBetweenTheFilesKeysAreInterpolatedAsTheSamplerSays) {
+  const Template t = template_of("wd1/long_k100.mab");
+  const std::size_t keys = t.clip.key_count();
+  ASSERT_GE(keys, 8u);
+  for (const char* interpolation : {"LINEAR", "STEP", "CUBICSPLINE"}) {
+    tinygltf::Model m = t.model;
+    for (auto& a : m.animations)
+      for (auto& s : a.samplers) {
+        const auto times = floats_of(m, s.input);
+        if (times.size() < 2) continue;  // a constant bone: one key
+        const auto v = floats_of(m, s.output);
+        std::vector<float> nt, nv;
+        for (std::size_t k = 0; k < times.size(); k += 2) {
+          nt.push_back(times[k]);
+          // Kept keys on one hemisphere, as exporters write them: CUBICSPLINE interpolates
+          // components as they are (LINEAR takes the shortest arc either way).
+          float sign = 1.0f;
+          if (nv.size() >= 4) {
+            const float* p = nv.data() + nv.size() - 4;
+            if (p[0] * v[4 * k] + p[1] * v[4 * k + 1] + p[2] * v[4 * k + 2] + p[3] * v[4 * k + 3] < 0) sign = -1.0f;
+          }
+          for (std::size_t c = 0; c < 4; ++c) nv.push_back(sign * v[4 * k + c]);
+        }
+        s.input = append_accessor(m, append_view(m, GltfBuilder::bytes_of(nt)), kFloat, TINYGLTF_TYPE_SCALAR, nt.size());
+        s.output = append_accessor(m, append_view(m, GltfBuilder::bytes_of(nv)), kFloat, TINYGLTF_TYPE_VEC4, nt.size());
+        s.interpolation = "LINEAR";
+      }
+    if (std::string(interpolation) == "CUBICSPLINE") make_cubic(m);
+    if (std::string(interpolation) == "STEP")
+      for (auto& a : m.animations)
+        for (auto& s : a.samplers) s.interpolation = "STEP";
+    auto r = mab::import_gltf(serialize(m, true), &t.c);
+    ASSERT_TRUE(r.ok()) << interpolation << ": " << r.error().message();
+    EXPECT_GT(r->report.animations.at(0).keys_changed, 0u) << interpolation;
+    const mab::Clip back = decoded(r->bytes);
+    ASSERT_EQ(back.bones.size(), t.clip.bones.size());
+    const double bound = r->report.max_error_deg + 1e-4;
+    for (std::size_t b = 0; b < back.bones.size(); ++b) {
+      const auto& orig = t.clip.bones[b].keys;
+      const auto& got = back.bones[b].keys;
+      if (t.clip.bones[b].kind() != mab::BoneKind::animated) continue;
+      ASSERT_EQ(got.size(), keys);
+      for (std::size_t k = 0; k < keys; ++k) {
+        const std::string what = std::string(interpolation) + " bone " + std::to_string(b) + " key " + std::to_string(k);
+        if (k % 2 == 0 || k + 1 == keys || std::string(interpolation) == "STEP") {
+          // A kept key (or, past the last kept key and for STEP, the one held).
+          const std::size_t held = k % 2 == 0 ? k : k - 1;
+          EXPECT_LE(mab::angular_error_deg(got[k], orig[held]), bound) << what;
+        } else {
+          const double ab = mab::angular_error_deg(orig[k - 1], orig[k + 1]);
+          const double via = mab::angular_error_deg(orig[k - 1], got[k]) + mab::angular_error_deg(got[k], orig[k + 1]);
+          EXPECT_LE(via, ab + 3 * bound) << what;
+        }
+      }
+    }
+  }
+}
+
+// glTF 3.11: rotation outputs may be normalized signed bytes or shorts (c = max(v / 127, -1),
+// max(v / 32767, -1)). They read back within the precision of the type.
+TEST(GltfInputs, NormalizedIntegerRotationsReadBackWithinTheirPrecision) {
+  const Template t = template_of("wd1/long_k100.mab");
+  for (const int type : {kShort, kByte}) {
+    tinygltf::Model m = t.model;
+    const double scale = type == kShort ? 32767.0 : 127.0;
+    for (auto& a : m.animations)
+      for (auto& s : a.samplers) {
+        const auto v = floats_of(m, s.output);
+        std::vector<std::uint8_t> bytes;
+        for (const float f : v) {
+          const long q = std::lround(f * scale);
+          if (type == kShort) {
+            const auto s16 = static_cast<std::int16_t>(q);
+            bytes.push_back(static_cast<std::uint8_t>(s16 & 0xFF));
+            bytes.push_back(static_cast<std::uint8_t>((s16 >> 8) & 0xFF));
+          } else {
+            bytes.push_back(static_cast<std::uint8_t>(static_cast<std::int8_t>(q)));
+          }
+        }
+        s.output = append_accessor(m, append_view(m, bytes), type, TINYGLTF_TYPE_VEC4, v.size() / 4, true);
+      }
+    auto r = mab::import_gltf(serialize(m, true), &t.c);
+    ASSERT_TRUE(r.ok()) << type << ": " << r.error().message();
+    const mab::Clip back = decoded(r->bytes);
+    // Half a step per component on a unit quaternion: at most 2 asin(sqrt(4) / (2 scale)).
+    const double precision = 2.0 * std::asin(1.0 / scale) * 180.0 / 3.14159265358979323846;
+    const double bound = r->report.max_error_deg + precision;
+    double worst = 0;
+    for (std::size_t b = 0; b < back.bones.size(); ++b)
+      for (std::size_t k = 0; k < back.bones[b].keys.size(); ++k)
+        worst = std::max(worst, mab::angular_error_deg(back.bones[b].keys[k], t.clip.bones[b].keys[k]));
+    EXPECT_LE(worst, bound) << type;
+    EXPECT_GT(worst, 0.0) << "integer outputs cannot be exact";
+  }
+  // Integers that are not normalized are not rotations, and times are always FLOAT.
+  tinygltf::Model m = t.model;
+  m.accessors[static_cast<std::size_t>(m.animations[0].samplers[0].output)].componentType = kUInt;
+  expect_error(mab::import_gltf(serialize(m, true), &t.c), mab::ErrorCode::bad_value, "/componentType");
+  m = t.model;
+  auto& out = m.accessors[static_cast<std::size_t>(m.animations[0].samplers[0].output)];
+  out.componentType = kShort;  // normalized is false
+  expect_error(mab::import_gltf(serialize(m, true), &t.c), mab::ErrorCode::bad_value, "/componentType");
+  m = t.model;
+  auto& in = m.accessors[static_cast<std::size_t>(m.animations[0].samplers[0].input)];
+  in.componentType = kUShort;
+  in.normalized = true;
+  expect_error(mab::import_gltf(serialize(m, true), &t.c), mab::ErrorCode::bad_value, "/input");
+}
+
+// Unsigned normalized outputs in a new clip: (0.6, 0, 0, 0.8) as bytes and shorts.
+TEST(GltfInputs, UnsignedNormalizedRotationsMakeANewClip) {
+  for (const int type : {kUByte, kUShort}) {
+    GltfBuilder g;
+    const auto nodes = g.flat_rig({"Spine"});
+    const int times = g.add_floats({0.0f, 0.5f}, "SCALAR");
+    std::vector<std::uint8_t> bytes;
+    const double scale = type == kUByte ? 255.0 : 65535.0;
+    for (const double c : {0.0, 0.0, 0.0, 1.0, 0.6, 0.0, 0.0, 0.8}) {
+      const auto q = static_cast<std::uint32_t>(std::lround(c * scale));
+      bytes.push_back(static_cast<std::uint8_t>(q & 0xFF));
+      if (type == kUShort) bytes.push_back(static_cast<std::uint8_t>(q >> 8));
+    }
+    const int out = g.add_accessor(g.add_view(bytes), type, "VEC4", 2, true);
+    g.add_channel(0, times, out, nodes[0], "rotation");
+    mab::GltfImportOptions o;
+    o.game = mab::Game::watch_dogs_2;
+    auto r = mab::import_gltf(g.text(), nullptr, o);
+    ASSERT_TRUE(r.ok()) << r.error().message();
+    const mab::Clip clip = decoded(r->bytes);
+    ASSERT_EQ(clip.bones.size(), 1u);
+    EXPECT_EQ(clip.bones[0].hash, mab::bone_hash("Spine"));
+    ASSERT_EQ(clip.bones[0].keys.size(), 2u);
+    const double precision = type == kUByte ? 0.5 : 0.01;
+    EXPECT_LE(mab::angular_error_deg(clip.bones[0].keys[0], mab::Quat{0, 0, 0, 1}), precision);
+    EXPECT_LE(mab::angular_error_deg(clip.bones[0].keys[1], mab::Quat{0.6f, 0, 0, 0.8f}), precision);
+  }
+}
+
+// Outputs interleaved with other data (byteStride larger than an element) read the same.
+TEST(GltfInputs, InterleavedOutputsReadWithTheirStride) {
+  const Template t = template_of("wd1/long_k100.mab");
+  tinygltf::Model m = t.model;
+  for (auto& a : m.animations)
+    for (auto& s : a.samplers) {
+      const auto v = floats_of(m, s.output);
+      std::vector<float> interleaved;
+      for (std::size_t k = 0; k < v.size() / 4; ++k) {
+        interleaved.insert(interleaved.end(), v.begin() + static_cast<std::ptrdiff_t>(4 * k), v.begin() + static_cast<std::ptrdiff_t>(4 * k + 4));
+        interleaved.insert(interleaved.end(), {9e9f, -1.0f, 123.0f, 0.5f});  // another attribute
+      }
+      s.output = append_accessor(m, append_view(m, GltfBuilder::bytes_of(interleaved), 32), kFloat,
+                                 TINYGLTF_TYPE_VEC4, v.size() / 4);
+    }
+  auto r = mab::import_gltf(serialize(m, false), &t.c);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->bytes, t.bytes);
+}
+
+// --- Accessors, buffer views and samplers that do not add up ---
+
+// A one-bone animation written from scratch, for the error cases below.
+struct OneBone {
+  GltfBuilder g;
+  int times = -1, values = -1, node = -1;
+  OneBone() {
+    node = g.flat_rig({"Spine"})[0];
+    times = g.add_floats({0.0f, 0.25f, 0.5f}, "SCALAR");
+    values = g.add_floats({0, 0, 0, 1, 0, 0, 0.38268343f, 0.9238795f, 0, 0, 0.70710677f, 0.70710677f}, "VEC4");
+    g.add_channel(0, times, values, node, "rotation");
+  }
+  nlohmann::json& accessor(int i) { return g.j["accessors"][static_cast<std::size_t>(i)]; }
+  nlohmann::json& sampler() { return g.j["animations"][0]["samplers"][0]; }
+  mab::Result<mab::GltfImport> import() const {
+    mab::GltfImportOptions o;
+    o.game = mab::Game::watch_dogs;
+    return mab::import_gltf(g.text(), nullptr, o);
+  }
+};
+
+TEST(GltfInputs, TheOneBoneDocumentImports) {
+  OneBone d;
+  auto r = d.import();
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  const mab::Clip clip = decoded(r->bytes);
+  ASSERT_EQ(clip.bones.size(), 1u);
+  ASSERT_EQ(clip.key_count(), 3u);
+  EXPECT_EQ(clip.key_times, (std::vector<std::uint32_t>{0, 30, 60}));  // 120 ticks/s (D7)
+  EXPECT_LE(mab::angular_error_deg(clip.bones[0].keys[2], {0, 0, 0.70710677f, 0.70710677f}), 0.01);
+  // The same document as GLB.
+  mab::GltfImportOptions o;
+  o.game = mab::Game::watch_dogs;
+  auto glb = mab::import_gltf(d.g.glb(), nullptr, o);
+  ASSERT_TRUE(glb.ok()) << glb.error().message();
+  EXPECT_EQ(glb->bytes, r->bytes);
+}
+
+TEST(GltfInputs, AccessorsThatDoNotFitTheirDataAreRefused) {
+  using mab::ErrorCode;
+  {
+    OneBone d;
+    d.accessor(d.values)["type"] = "VEC3";
+    expect_error(d.import(), ErrorCode::bad_value, "/accessors/1/type");
+  }
+  {
+    OneBone d;
+    d.accessor(d.times)["type"] = "VEC2";
+    expect_error(d.import(), ErrorCode::bad_value, "/accessors/0/type");
+  }
+  {
+    OneBone d;  // sparse storage (glTF 3.6.2.3) is not read
+    const int idx = d.g.add_view(GltfBuilder::bytes_of(std::vector<std::uint16_t>{1, 0}));
+    const int val = d.g.add_view(GltfBuilder::bytes_of(std::vector<float>{0, 0, 0, 1}));
+    d.accessor(d.values)["sparse"] = {{"count", 1},
+                                      {"indices", {{"bufferView", idx}, {"componentType", kUShort}}},
+                                      {"values", {{"bufferView", val}}}};
+    expect_error(d.import(), ErrorCode::not_decodable, "/accessors/1/sparse");
+  }
+  {
+    OneBone d;
+    d.accessor(d.values)["bufferView"] = 7;
+    expect_error(d.import(), ErrorCode::out_of_bounds, "/accessors/1/bufferView");
+  }
+  {
+    OneBone d;
+    d.g.j["bufferViews"][1]["buffer"] = 3;
+    expect_error(d.import(), ErrorCode::out_of_bounds, "/bufferViews/1/buffer");
+  }
+  {
+    OneBone d;  // a view past the end of its buffer
+    d.g.j["bufferViews"][1]["byteLength"] = 4096;
+    auto r = d.import();
+    ASSERT_FALSE(r.ok());
+    EXPECT_TRUE(r.error().code == ErrorCode::out_of_bounds || r.error().code == ErrorCode::parse_error)
+        << r.error().message();
+  }
+  {
+    OneBone d;
+    d.g.j["bufferViews"][1]["byteStride"] = 8;  // a VEC4 of floats is 16 bytes
+    auto r = d.import();
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message().find("byteStride"), std::string::npos) << r.error().message();
+  }
+  {
+    OneBone d;
+    d.accessor(d.values)["byteOffset"] = 2;
+    d.accessor(d.values)["count"] = 2;
+    expect_error(d.import(), ErrorCode::bad_value, "/accessors/1/byteOffset");
+  }
+  {
+    OneBone d;
+    d.accessor(d.values)["count"] = 4;
+    expect_error(d.import(), ErrorCode::out_of_bounds, "/accessors/1");
+  }
+  {
+    OneBone d;
+    d.accessor(d.values)["byteOffset"] = 16;
+    expect_error(d.import(), ErrorCode::out_of_bounds, "/accessors/1");
+  }
+  {
+    OneBone d;  // outputs for two keys, three times
+    d.accessor(d.values)["count"] = 2;
+    expect_error(d.import(), ErrorCode::count_mismatch, "/output");
+  }
+  {
+    OneBone d;  // CUBICSPLINE needs three outputs a key
+    d.sampler()["interpolation"] = "CUBICSPLINE";
+    auto r = d.import();
+    expect_error(r, ErrorCode::count_mismatch, "/output");
+    EXPECT_NE(r.error().message().find("CUBICSPLINE"), std::string::npos);
+  }
+  {
+    OneBone d;
+    d.accessor(d.times)["count"] = 0;
+    d.accessor(d.values)["count"] = 0;
+    expect_error(d.import(), ErrorCode::bad_value, "/input");
+  }
+}
+
+TEST(GltfInputs, TimesAndValuesThatAreNotNumbersAreRefused) {
+  using mab::ErrorCode;
+  for (const float bad_time : {std::nanf(""), -0.5f, INFINITY}) {
+    OneBone d;
+    d.g.bin.clear();
+    d.g.j.erase("bufferViews");
+    d.g.j.erase("accessors");
+    const int times = d.g.add_floats({0.0f, bad_time, 0.5f}, "SCALAR");
+    const int values = d.g.add_floats({0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1}, "VEC4");
+    d.sampler()["input"] = times;
+    d.sampler()["output"] = values;
+    expect_error(d.import(), ErrorCode::bad_value, "/input");
+  }
+  OneBone d;
+  d.g.bin.clear();
+  d.g.j.erase("bufferViews");
+  d.g.j.erase("accessors");
+  d.sampler()["input"] = d.g.add_floats({0.0f, 0.25f, 0.5f}, "SCALAR");
+  d.sampler()["output"] = d.g.add_floats({0, 0, 0, 1, 0, 0, std::nanf(""), 1, 0, 0, 0, 1}, "VEC4");
+  auto r = d.import();
+  expect_error(r, ErrorCode::bad_value, "/output");
+  EXPECT_NE(r.error().message().find("not finite"), std::string::npos);
+}
+
+// glTF 3.6.2.1: an accessor without a buffer view is zeros. Times of zeros are one key; a
+// count nothing backs is capped.
+TEST(GltfInputs, AccessorsWithoutABufferViewAreZeros) {
+  OneBone d;
+  d.accessor(d.times).erase("bufferView");
+  d.accessor(d.times)["count"] = 1;
+  d.accessor(d.values)["count"] = 1;
+  auto r = d.import();
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  const mab::Clip clip = decoded(r->bytes);
+  ASSERT_EQ(clip.key_count(), 1u);
+  EXPECT_EQ(clip.key_times[0], 0u);
+  OneBone big;
+  big.accessor(big.times).erase("bufferView");
+  big.accessor(big.times)["count"] = (1 << 24) + 1;
+  expect_error(big.import(), mab::ErrorCode::limit_exceeded, "/count");
+}
+
+// --- Channels, animations and options ---
+
+TEST(GltfInputs, ChannelsOtherThanRotationAreCountedOrRefused) {
+  OneBone d;
+  const int w = d.g.add_floats({0.5f, 0.5f, 0.5f}, "SCALAR");
+  d.g.add_channel(0, d.times, w, d.node, "weights");
+  auto r = d.import();
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  ASSERT_EQ(r->report.ignored_channels.size(), 1u);
+  EXPECT_NE(r->report.ignored_channels[0].find("morph weight"), std::string::npos) << r->report.ignored_channels[0];
+  OneBone bad;
+  bad.g.add_channel(0, bad.times, bad.values, bad.node, "colour");
+  auto e = bad.import();
+  ASSERT_FALSE(e.ok());
+  EXPECT_NE(e.error().message().find("colour"), std::string::npos) << e.error().message();
+}
+
+TEST(GltfInputs, AnimationsArePickedByNameOrRefusedWithTheNamesThereAre) {
+  OneBone d;
+  d.g.j["animations"][0]["name"] = "walk";
+  d.g.add_channel(1, d.times, d.values, d.node, "rotation");
+  d.g.j["animations"][1]["name"] = "run";
+  mab::GltfImportOptions o;
+  o.game = mab::Game::watch_dogs;
+  o.animation_name = "run";
+  auto r = mab::import_gltf(d.g.text(), nullptr, o);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  ASSERT_EQ(r->report.animations.size(), 1u);
+  EXPECT_EQ(r->report.animations[0].animation, 1u);
+  o.animation_name = "jump";
+  r = mab::import_gltf(d.g.text(), nullptr, o);
+  expect_error(r, mab::ErrorCode::not_found, "/animations");
+  EXPECT_NE(r.error().message().find("\"walk\", \"run\""), std::string::npos) << r.error().message();
+  // Tolerances must be positive.
+  o.animation_name.clear();
+  o.max_error_deg = 0;
+  expect_error(mab::import_gltf(d.g.text(), nullptr, o), mab::ErrorCode::invalid_argument, "tolerance");
+  o.max_error_deg = 0.01;
+  o.match_tolerance_deg = std::nan("");
+  expect_error(mab::import_gltf(d.g.text(), nullptr, o), mab::ErrorCode::invalid_argument, "tolerance");
+}
+
+TEST(GltfInputs, ANewClipNeedsRotationsThatFitTheFormat) {
+  {
+    OneBone d;  // a translation channel only
+    d.g.j["animations"][0]["channels"][0]["target"]["path"] = "translation";
+    d.g.j["accessors"][1]["type"] = "VEC3";
+    d.g.j["accessors"][1]["count"] = 3;
+    expect_error(d.import(), mab::ErrorCode::not_found, "/animations/0");
+  }
+  {
+    OneBone d;  // 1000 s at 120 ticks a second is past the u16 key times (spec 9.4)
+    d.g.bin.clear();
+    d.g.j.erase("bufferViews");
+    d.g.j.erase("accessors");
+    d.sampler()["input"] = d.g.add_floats({0.0f, 1000.0f}, "SCALAR");
+    d.sampler()["output"] = d.g.add_floats({0, 0, 0, 1, 0, 0, 0, 1}, "VEC4");
+    expect_error(d.import(), mab::ErrorCode::limit_exceeded, "key_times");
+  }
+  {
+    OneBone d;  // more rotated nodes than the bone limit
+    mab::GltfImportOptions o;
+    o.game = mab::Game::watch_dogs;
+    o.limits.max_bones = 2;
+    for (const char* name : {"Neck", "Head"}) {
+      const int n = d.g.add_node(name);
+      d.g.j["nodes"][0]["children"].push_back(n);
+      d.g.add_channel(0, d.times, d.values, n, "rotation");
+    }
+    expect_error(mab::import_gltf(d.g.text(), nullptr, o), mab::ErrorCode::limit_exceeded, "bones");
+    o.limits.max_bones = 4095;
+    o.limits.max_keys = 2;
+    expect_error(mab::import_gltf(d.g.text(), nullptr, o), mab::ErrorCode::limit_exceeded, "key_times");
+  }
+}
+
+// --- GLB headers (glTF 4.4) ---
+
+TEST(GltfInputs, BrokenGlbHeadersAreRefusedWithTheirField) {
+  using mab::ErrorCode;
+  const OneBone d;
+  const auto glb = d.g.glb();
+  mab::GltfImportOptions o;
+  o.game = mab::Game::watch_dogs;
+  auto set32 = [](std::vector<std::uint8_t>& b, std::size_t at, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) b[at + static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(v >> (8 * i));
+  };
+  const std::uint32_t json_len = std::uint32_t{glb[12]} | std::uint32_t{glb[13]} << 8 | std::uint32_t{glb[14]} << 16 |
+                                 std::uint32_t{glb[15]} << 24;
+  const std::size_t bin_at = 20 + json_len;
+  struct Case {
+    const char* what;
+    std::vector<std::uint8_t> bytes;
+    ErrorCode code;
+    const char* field;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"16 bytes", {glb.begin(), glb.begin() + 16}, ErrorCode::truncated, "GLB header"});
+  auto b = glb;
+  set32(b, 16, 0x12345678u);
+  cases.push_back({"chunk 0 not JSON", b, ErrorCode::bad_value, "GLB chunk 0 type"});
+  b = glb;
+  set32(b, 12, 0);
+  cases.push_back({"empty JSON chunk", b, ErrorCode::out_of_bounds, "GLB chunk 0 length"});
+  b = glb;
+  set32(b, 12, static_cast<std::uint32_t>(glb.size()));
+  cases.push_back({"JSON chunk past the end", b, ErrorCode::out_of_bounds, "GLB chunk 0 length"});
+  b = {glb.begin(), glb.begin() + static_cast<std::ptrdiff_t>(bin_at + 4)};
+  set32(b, 8, static_cast<std::uint32_t>(b.size()));
+  cases.push_back({"BIN header cut", b, ErrorCode::truncated, "GLB chunk 1"});
+  b = glb;
+  set32(b, bin_at + 4, 0x4E4F534Au);
+  cases.push_back({"chunk 1 not BIN", b, ErrorCode::bad_value, "GLB chunk 1 type"});
+  b = glb;
+  set32(b, bin_at, static_cast<std::uint32_t>(glb.size()));
+  cases.push_back({"BIN past the end", b, ErrorCode::out_of_bounds, "GLB chunk 1 length"});
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.what);
+    expect_error(mab::import_gltf(c.bytes, nullptr, o), c.code, c.field);
+    auto sk = mab::read_gltf_skeleton(c.bytes);
+    ASSERT_FALSE(sk.ok());
+    EXPECT_EQ(sk.error().code, c.code);
+  }
+  // Above the caller's file size limit, before anything is parsed.
+  o.limits.max_file_size = glb.size() - 1;
+  expect_error(mab::import_gltf(glb, nullptr, o), ErrorCode::limit_exceeded, "glTF");
+  // A GLB whose JSON is not JSON.
+  o.limits = mab::default_limits;
+  b = glb;
+  b[20] = '[';
+  auto r = mab::import_gltf(b, nullptr, o);
+  expect_error(r, ErrorCode::parse_error, "GLB");
+}
+
+// --- External buffers: read from the resource folder only ---
+
+class GltfExternalBuffers : public ::testing::Test {
+ protected:
+  std::filesystem::path dir;
+  void SetUp() override { dir = mab::test::test_temp_dir("mab_gltf_ext"); }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+  void write(const std::filesystem::path& p, const std::vector<std::uint8_t>& b) {
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  }
+};
+
+TEST_F(GltfExternalBuffers, ARelativeBufferInTheFolderIsRead) {
+  const OneBone d;
+  write(dir / "rig" / "anim.bin", d.g.bin);
+  const auto text = d.g.text("anim.bin");
+  write(dir / "rig" / "anim.gltf", text);
+  mab::GltfImportOptions o;
+  o.game = mab::Game::watch_dogs;
+  o.resource_dir = dir / "rig";
+  auto r = mab::import_gltf(text, nullptr, o);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  auto embedded = d.import();
+  ASSERT_TRUE(embedded.ok());
+  EXPECT_EQ(r->bytes, embedded->bytes);
+  auto sk = mab::read_gltf_skeleton(text, dir / "rig");
+  ASSERT_TRUE(sk.ok()) << sk.error().message();
+  EXPECT_EQ(sk->nodes.size(), 2u);
+  // The CLI passes the file's folder.
+  const auto out = dir / "out.mab";
+  const auto run = mab::test::run_mab("import " + (dir / "rig" / "anim.gltf").string() + " --game wd1 -o " + out.string(), "2>&1");
+  EXPECT_EQ(run.status, 0) << run.out;
+  EXPECT_EQ(load(out), embedded->bytes);
+}
+
+TEST_F(GltfExternalBuffers, BuffersOutsideTheFolderOrMissingAreRefused) {
+  const OneBone d;
+  write(dir / "secret.bin", d.g.bin);
+  write(dir / "rig" / "big.bin", std::vector<std::uint8_t>(4096, 0));
+  mab::GltfImportOptions o;
+  o.game = mab::Game::watch_dogs;
+  o.resource_dir = dir / "rig";
+  for (const std::string& uri :
+       std::vector<std::string>{"../secret.bin", (dir / "secret.bin").string(), "sub/../../secret.bin", "missing.bin", "."}) {
+    SCOPED_TRACE(uri);
+    auto r = mab::import_gltf(d.g.text(uri), nullptr, o);
+    ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().code, mab::ErrorCode::parse_error) << r.error().message();
+  }
+  // Without a resource folder no file is opened at all.
+  o.resource_dir.clear();
+  write(dir / "anim.bin", d.g.bin);
+  EXPECT_FALSE(mab::import_gltf(d.g.text("anim.bin"), nullptr, o).ok());
+  // A buffer file above the size limit is refused by the reader's cap.
+  o.resource_dir = dir / "rig";
+  o.limits.max_file_size = 1024;
+  auto r = mab::import_gltf(d.g.text("big.bin"), nullptr, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message().find("limit"), std::string::npos) << r.error().message();
+}
+
+// Images are never decoded: a document with one imports as without it.
+TEST(GltfInputs, ImagesAreLeftUndecoded) {
+  OneBone d;
+  d.g.j["images"] = {{{"uri", "data:image/png;base64,iVBORw0KGgo="}}};
+  auto with = d.import();
+  ASSERT_TRUE(with.ok()) << with.error().message();
+  auto without = OneBone().import();
+  ASSERT_TRUE(without.ok());
+  EXPECT_EQ(with->bytes, without->bytes);
+}
+
+}  // namespace
