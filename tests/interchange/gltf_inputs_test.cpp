@@ -5,8 +5,10 @@
 // scratch by tests/support/gltf_builder.hpp), fed to the public readers.
 #include <mab/clip.hpp>
 #include <mab/gltf.hpp>
+#include <mab/json.hpp>
 
 #include "interchange/gltf_document.hpp"
+#include "interchange/gltf_names.hpp"
 #include "support/cli_run.hpp"
 #include "support/corpus.hpp"
 #include "support/gltf_builder.hpp"
@@ -16,6 +18,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
 
 namespace {
 
@@ -680,6 +683,244 @@ TEST(GltfInputs, ImagesAreLeftUndecoded) {
   auto without = OneBone().import();
   ASSERT_TRUE(without.ok());
   EXPECT_EQ(with->bytes, without->bytes);
+}
+
+// --- Skeletons: node matrices and broken trees ---
+
+// A skeleton file of a root and one child given by a column-major `matrix`.
+std::vector<std::uint8_t> matrix_rig(const std::vector<double>& matrix) {
+  GltfBuilder g;
+  const int child = g.flat_rig({"Bone"})[0];
+  g.j["nodes"][static_cast<std::size_t>(child)]["matrix"] = matrix;
+  return g.text();
+}
+
+// Shepperd's method picks the largest of w, x, y, z: a half turn about each axis reaches
+// each of its branches; a mirror (negative determinant) becomes a negative x scale.
+TEST(GltfInputs, NodeMatricesDecomposeIntoTheirRotationAndScale) {
+  struct Case {
+    std::vector<double> m;
+    mab::Quat r;
+    std::array<double, 3> s;
+  };
+  const std::vector<Case> cases = {
+      {{1, 0, 0, 0, 0, -1, 0, 0, 0, 0, -1, 0, 1, 2, 3, 1}, {1, 0, 0, 0}, {1, 1, 1}},
+      {{-1, 0, 0, 0, 0, 1, 0, 0, 0, 0, -1, 0, 0, 0, 0, 1}, {0, 1, 0, 0}, {1, 1, 1}},
+      {{-2, 0, 0, 0, 0, -2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 1}, {0, 0, 1, 0}, {2, 2, 2}},
+      {{-1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, {0, 0, 0, 1}, {-1, 1, 1}},
+      {{0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}, {0, 0, 0.70710677f, 0.70710677f}, {1, 1, 1}},
+  };
+  for (const auto& c : cases) {
+    auto sk = mab::read_gltf_skeleton(matrix_rig(c.m));
+    ASSERT_TRUE(sk.ok()) << sk.error().message();
+    ASSERT_EQ(sk->nodes.size(), 2u);
+    const auto& n = sk->nodes[1];
+    EXPECT_TRUE(n.has_matrix);
+    EXPECT_LE(mab::angular_error_deg(n.rotation, c.r), 1e-4) << n.rotation.x << " " << n.rotation.y << " "
+                                                            << n.rotation.z << " " << n.rotation.w;
+    for (std::size_t i = 0; i < 3; ++i) EXPECT_NEAR(n.scale[i], c.s[i], 1e-9) << i;
+    EXPECT_EQ(n.parent, 0);
+  }
+  auto sk = mab::read_gltf_skeleton(matrix_rig({1, 0, 0, 0, 0, -1, 0, 0, 0, 0, -1, 0, 1, 2, 3, 1}));
+  ASSERT_TRUE(sk.ok());
+  EXPECT_EQ(sk->nodes[1].translation, (std::array<double, 3>{1, 2, 3}));
+  // A zero scale on one axis: the other two axes still give the rotation (a quarter turn
+  // about Z here). Regression: the zero column made Shepperd's formula invent a half turn.
+  sk = mab::read_gltf_skeleton(matrix_rig({0, 0, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}));
+  ASSERT_TRUE(sk.ok());
+  EXPECT_LE(mab::angular_error_deg(sk->nodes[1].rotation, {0, 0, 0.70710677f, 0.70710677f}), 1e-4);
+  EXPECT_EQ(sk->nodes[1].scale, (std::array<double, 3>{0, 1, 1}));
+  // A zero matrix has no rotation at all: identity, not a half turn about Z.
+  sk = mab::read_gltf_skeleton(matrix_rig(std::vector<double>(16, 0.0)));
+  ASSERT_TRUE(sk.ok());
+  EXPECT_EQ(sk->nodes[1].rotation, (mab::Quat{}));
+}
+
+TEST(GltfInputs, SkeletonsThatAreNotTreesOrIndexNothingAreRefused) {
+  using mab::ErrorCode;
+  auto expect_sk_error = [](const GltfBuilder& g, ErrorCode code, const std::string& field) {
+    auto sk = mab::read_gltf_skeleton(g.text());
+    ASSERT_FALSE(sk.ok()) << field;
+    EXPECT_EQ(sk.error().code, code) << sk.error().message();
+    EXPECT_NE(sk.error().message().find(field), std::string::npos) << sk.error().message();
+  };
+  {
+    GltfBuilder g;  // a cycle: Bone's child is the root
+    const int b = g.flat_rig({"Bone"})[0];
+    g.j["nodes"][static_cast<std::size_t>(b)]["children"] = {0};
+    expect_sk_error(g, ErrorCode::bad_value, "/nodes");
+  }
+  {
+    GltfBuilder g;  // two parents
+    const auto n = g.flat_rig({"A", "B"});
+    g.j["nodes"][static_cast<std::size_t>(n[0])]["children"] = {n[1]};
+    expect_sk_error(g, ErrorCode::bad_value, "/nodes");
+  }
+  {
+    GltfBuilder g;
+    g.flat_rig({"A"});
+    g.j["skins"] = {{{"joints", {1, 9}}}};
+    expect_sk_error(g, ErrorCode::out_of_bounds, "/skins/0/joints");
+  }
+  {
+    GltfBuilder g;
+    g.flat_rig({"A"});
+    g.j["skins"] = {{{"joints", {1}}, {"skeleton", 5}}};
+    expect_sk_error(g, ErrorCode::out_of_bounds, "/skins/0/skeleton");
+  }
+  {
+    GltfBuilder g;
+    g.flat_rig({"A"});
+    g.j["scenes"][0]["nodes"] = {0, 4};
+    expect_sk_error(g, ErrorCode::out_of_bounds, "/scenes/0/nodes");
+  }
+  {
+    GltfBuilder g;  // more nodes than a skeleton may have
+    g.j["nodes"] = nlohmann::json::array();
+    for (int i = 0; i <= (1 << 16); ++i) g.j["nodes"].push_back(nlohmann::json::object());
+    expect_sk_error(g, ErrorCode::limit_exceeded, "/nodes");
+  }
+  // No scene: every parentless node is a root; the skin's joints and root are read.
+  GltfBuilder g;
+  g.flat_rig({"A", "B"});
+  g.add_node("Loose");
+  g.j.erase("scenes");
+  g.j.erase("scene");
+  g.j["skins"] = {{{"joints", {1, 2}}, {"skeleton", 0}}};
+  auto sk = mab::read_gltf_skeleton(g.text());
+  ASSERT_TRUE(sk.ok()) << sk.error().message();
+  EXPECT_EQ(sk->roots, (std::vector<int>{0, 3}));
+  EXPECT_EQ(sk->skin_root, 0);
+  EXPECT_TRUE(sk->nodes[1].joint);
+  EXPECT_FALSE(sk->nodes[3].joint);
+  // A scene listing a child node: only parentless nodes are roots.
+  g.j["scenes"] = {{{"nodes", {1}}}};
+  sk = mab::read_gltf_skeleton(g.text());
+  ASSERT_TRUE(sk.ok());
+  EXPECT_EQ(sk->roots, (std::vector<int>{0, 3}));
+}
+
+// --- Names: how nodes find their bones (docs/gltf.md, "Names") ---
+
+// Bones names of wd1/long_k100.mab (scripts/gen_corpus.py BASE_NAMES).
+const std::vector<std::string> kNames = {"Root", "Pelvis", "Spine"};
+
+// The export's bone nodes (those with a mabkit hash), with `rename` applied and the hash
+// removed unless `keep_hash`.
+std::vector<std::uint8_t> renamed(const Template& t, const std::function<std::string(const std::string&)>& rename,
+                                  bool keep_hash = false, bool named = false) {
+  mab::GltfExportOptions o;
+  if (named) o.names = kNames;
+  tinygltf::Model m = parse(*mab::export_gltf(t.c, o));
+  for (auto& n : m.nodes) {
+    if (!n.extras.IsObject() || !n.extras.Has("mabkit")) continue;
+    n.name = rename(n.name);
+    if (!keep_hash) n.extras = tinygltf::Value();
+  }
+  return serialize(m, true);
+}
+
+TEST(GltfInputs, NodesFindTheirBonesByHashNameGeneratedNameOrSuffixedName) {
+  const Template t = template_of("wd1/long_k100.mab");
+  auto same = [](const std::string& s) { return s; };
+  struct Case {
+    const char* what;
+    std::vector<std::uint8_t> bytes;
+  };
+  const std::vector<Case> matching = {
+      {"bone names", renamed(t, same, false, true)},
+      {"Blender's .001 suffix on names", renamed(t, [](const std::string& s) { return s + ".001"; }, false, true)},
+      {"generated names", renamed(t, same)},
+      {"generated names, lower case", renamed(t, [](const std::string& s) {
+         std::string l = s;
+         for (std::size_t i = 7; i < l.size(); ++i) l[i] = static_cast<char>(std::tolower(l[i]));
+         return l;
+       })},
+      {"generated names, 0X", renamed(t, [](const std::string& s) { return "bone_0X" + s.substr(7); })},
+      {"hash kept, names gone", renamed(t, [](const std::string&) { return std::string("x"); }, true)},
+  };
+  for (const auto& c : matching) {
+    auto r = mab::import_gltf(c.bytes, &t.c);
+    ASSERT_TRUE(r.ok()) << c.what << ": " << r.error().message();
+    EXPECT_EQ(r->bytes, t.bytes) << c.what;
+    EXPECT_TRUE(r->report.animations.at(0).nodes_unmatched.empty()) << c.what;
+    EXPECT_TRUE(r->report.animations.at(0).bones_kept.empty()) << c.what;
+  }
+  // Names that identify nothing: their nodes are listed, their bones kept as they were.
+  for (const auto& rename : std::vector<std::function<std::string(const std::string&)>>{
+           [](const std::string& s) { return s.substr(0, s.size() - 1); },            // 7 hex digits
+           [](const std::string& s) { return s.substr(0, 7) + "ZZZZZZZZ"; },          // not hex
+           [](const std::string& s) { return "bona" + s.substr(4); },                 // not the prefix
+           [](const std::string& s) { return s + ".001"; },                           // a generated name's copy
+           [](const std::string& s) { return s + ".00a"; }}) {
+    auto r = mab::import_gltf(renamed(t, rename), &t.c);
+    ASSERT_TRUE(r.ok()) << r.error().message();
+    EXPECT_EQ(r->bytes, t.bytes);
+    const auto& a = r->report.animations.at(0);
+    EXPECT_EQ(a.nodes_unmatched.size(), a.bones_kept.size());
+    EXPECT_FALSE(a.bones_kept.empty()) << rename("bone_0x12345678");
+  }
+}
+
+// The hash in extras may be text or a number; anything else is no hash, and the name decides.
+TEST(GltfInputs, ExtrasHashesAsTextOrNumber) {
+  const Template t = template_of("wd1/long_k100.mab");
+  for (const int form : {0, 1, 2, 3, 4}) {
+    tinygltf::Model m = t.model;
+    for (auto& n : m.nodes) {
+      if (!n.extras.IsObject() || !n.extras.Has("mabkit")) continue;
+      const auto h = *mab::gltf::hash_from_value(n.extras.Get("mabkit").Get("hash"));
+      tinygltf::Value::Object o;
+      if (form == 0) o["hash"] = tinygltf::Value(static_cast<double>(h));
+      if (form == 1) o["hash"] = tinygltf::Value(std::string("0x") + "ZZ");
+      if (form == 2) o["hash"] = tinygltf::Value(std::string("12"));
+      if (form == 3) o["hash"] = tinygltf::Value(-1.5);
+      if (form == 4) o["hash"] = tinygltf::Value(true);
+      tinygltf::Value::Object ex;
+      ex["mabkit"] = tinygltf::Value(o);
+      n.extras = tinygltf::Value(ex);
+      if (form != 0) n.name = "renamed";  // the hash is all that could match
+    }
+    auto r = mab::import_gltf(serialize(m, false), &t.c);
+    ASSERT_TRUE(r.ok()) << form << ": " << r.error().message();
+    EXPECT_EQ(r->bytes, t.bytes) << form;
+    EXPECT_EQ(r->report.animations.at(0).bones_kept.empty(), form == 0) << form;
+  }
+}
+
+// Two bones with one hash (a validate warning, kept as the file has them): export names the
+// second ".dup1", and import puts each node back on its own bone.
+TEST(GltfInputs, BonesSharingAHashComeBackToTheirOwnPlaces) {
+  const auto path = mab::test::corpus_dir() / "wd1" / "long_k100.mab";
+  const mab::Container c = container_of("wd1/long_k100.mab");
+  auto json = mab::export_json(*mab::decode_clip(c));
+  ASSERT_TRUE(json.ok());
+  auto doc = nlohmann::json::parse(*json);
+  doc["clip"]["bones"][2]["hash"] = doc["clip"]["bones"][1]["hash"];
+  doc.erase("codes");
+  auto dup = mab::import_json_bytes(doc.dump());
+  ASSERT_TRUE(dup.ok()) << dup.error().message();
+  const mab::Container dc = *mab::read_container(dup->bytes);
+  ASSERT_EQ(dc.blocks[0].bones[1].hash, dc.blocks[0].bones[2].hash);
+  for (const bool named : {false, true}) {
+    mab::GltfExportOptions o;
+    if (named) o.names = kNames;
+    auto g = mab::export_gltf(dc, o);
+    ASSERT_TRUE(g.ok()) << g.error().message();
+    const tinygltf::Model m = parse(*g);
+    int dups = 0;
+    for (const auto& n : m.nodes) dups += n.name.size() > 5 && n.name.substr(n.name.size() - 5) == ".dup1";
+    EXPECT_EQ(dups, 1);
+    auto r = mab::import_gltf(*g, &dc);
+    ASSERT_TRUE(r.ok()) << r.error().message();
+    EXPECT_EQ(r->bytes, dup->bytes);
+    // Without the hashes in extras, the names alone place them.
+    tinygltf::Model bare = m;
+    for (auto& n : bare.nodes) n.extras = tinygltf::Value();
+    r = mab::import_gltf(serialize(bare, true), &dc);
+    ASSERT_TRUE(r.ok()) << r.error().message();
+    EXPECT_EQ(r->bytes, dup->bytes) << (named ? "named" : "generated names");
+  }
 }
 
 }  // namespace
