@@ -6,6 +6,7 @@
 #include <mab/clip.hpp>
 #include <mab/gltf.hpp>
 #include <mab/json.hpp>
+#include <mab/legacy.hpp>
 
 #include "interchange/gltf_document.hpp"
 #include "interchange/gltf_names.hpp"
@@ -15,6 +16,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -921,6 +923,162 @@ TEST(GltfInputs, BonesSharingAHashComeBackToTheirOwnPlaces) {
     ASSERT_TRUE(r.ok()) << r.error().message();
     EXPECT_EQ(r->bytes, dup->bytes) << (named ? "named" : "generated names");
   }
+}
+
+// --- Far Cry 2/3: every frame sampled from what the file keys ---
+
+int node_named(const tinygltf::Model& m, const std::string& name) {
+  for (std::size_t i = 0; i < m.nodes.size(); ++i)
+    if (m.nodes[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+tinygltf::AnimationSampler* sampler_of(tinygltf::Model& m, int node, const std::string& path) {
+  for (auto& ch : m.animations[0].channels)
+    if (ch.target_node == node && ch.target_path == path)
+      return &m.animations[0].samplers[static_cast<std::size_t>(ch.sampler)];
+  return nullptr;
+}
+
+// Every other frame of each translation channel removed: the frames between are interpolated
+// as the sampler says (LINEAR and CUBICSPLINE with zero tangents: the midpoint; STEP: held).
+TEST(GltfInputs, FarCryTranslationsBetweenTheFilesKeysFollowTheSampler) {
+  const auto path = mab::test::corpus_dir() / "fc2" / "all_arrays.mab";
+  const mab::Container c = container_of("fc2/all_arrays.mab");
+  const auto orig = mab::decode_legacy_clip(c, 0);
+  ASSERT_TRUE(orig.ok());
+  ASSERT_FALSE(orig->translations.empty());
+  const tinygltf::Model exported = parse(*mab::export_gltf(c));
+  for (const std::string interpolation : {"LINEAR", "STEP", "CUBICSPLINE"}) {
+    tinygltf::Model m = exported;
+    for (const auto& t : orig->translations) {
+      auto* s = sampler_of(m, node_named(m, "bone_" + std::to_string(t.bone)), "translation");
+      ASSERT_NE(s, nullptr);
+      const auto times = floats_of(m, s->input);
+      const auto v = floats_of(m, s->output);
+      std::vector<float> nt, nv;
+      for (std::size_t k = 0; k < times.size(); k += 2) {
+        nt.push_back(times[k]);
+        if (interpolation == "CUBICSPLINE") nv.insert(nv.end(), {0, 0, 0});
+        nv.insert(nv.end(), v.begin() + static_cast<std::ptrdiff_t>(3 * k), v.begin() + static_cast<std::ptrdiff_t>(3 * k + 3));
+        if (interpolation == "CUBICSPLINE") nv.insert(nv.end(), {0, 0, 0});
+      }
+      s->input = append_accessor(m, append_view(m, GltfBuilder::bytes_of(nt)), kFloat, TINYGLTF_TYPE_SCALAR, nt.size());
+      s->output = append_accessor(m, append_view(m, GltfBuilder::bytes_of(nv)), kFloat, TINYGLTF_TYPE_VEC3, nv.size() / 3);
+      s->interpolation = interpolation;
+    }
+    auto r = mab::import_gltf(serialize(m, true), &c);
+    ASSERT_TRUE(r.ok()) << interpolation << ": " << r.error().message();
+    const auto back = mab::decode_legacy_clip(*mab::read_container(r->bytes), 0);
+    ASSERT_TRUE(back.ok());
+    ASSERT_EQ(back->translations.size(), orig->translations.size());
+    for (std::size_t i = 0; i < orig->translations.size(); ++i) {
+      const auto& a = orig->translations[i].frames;
+      const auto& b = back->translations[i].frames;
+      ASSERT_EQ(a.size(), b.size());
+      for (std::size_t f = 0; f < a.size(); ++f)
+        for (std::size_t x = 0; x < 3; ++x) {
+          double expected = a[f][x];
+          if (f % 2 == 1 && interpolation == "STEP") expected = a[f - 1][x];
+          else if (f % 2 == 1 && f + 1 < a.size()) expected = 0.5 * (double{a[f - 1][x]} + a[f + 1][x]);
+          else if (f % 2 == 1) expected = a[f - 1][x];  // past the last key: held
+          EXPECT_NEAR(b[f][x], expected, 1e-4 * std::max(1.0, std::abs(expected)))
+              << interpolation << " track " << i << " frame " << f << " axis " << x;
+        }
+    }
+  }
+}
+
+// A constant value that now varies becomes a track; one on a bone that also has a track of
+// the same kind (its own "_constant" node) cannot vary and is refused by name.
+TEST(GltfInputs, FarCryConstantsThatNowVaryBecomeTracks) {
+  const mab::Container c = container_of("fc2/all_arrays.mab");
+  const auto orig = *mab::decode_legacy_clip(c, 0);
+  const tinygltf::Model exported = parse(*mab::export_gltf(c));
+  const std::size_t frames = std::size_t{orig.last_frame} + 1;
+  std::vector<float> times(frames);
+  for (std::size_t f = 0; f < frames; ++f) times[f] = static_cast<float>(static_cast<double>(f) / orig.frame_rate);
+  auto vary = [&](tinygltf::Model& m, const std::string& node, const std::string& path) {
+    auto* s = sampler_of(m, node_named(m, node), path);
+    ASSERT_NE(s, nullptr) << node;
+    std::vector<float> v;
+    for (std::size_t f = 0; f < frames; ++f) {
+      const double a = 0.05 * static_cast<double>(f);
+      if (path == "rotation")
+        v.insert(v.end(), {0, static_cast<float>(std::sin(a)), 0, static_cast<float>(std::cos(a))});
+      else
+        v.insert(v.end(), {static_cast<float>(f), 1.0f, 2.0f});
+    }
+    s->input = append_accessor(m, append_view(m, GltfBuilder::bytes_of(times)), kFloat, TINYGLTF_TYPE_SCALAR, frames);
+    s->output = append_accessor(m, append_view(m, GltfBuilder::bytes_of(v)), kFloat,
+                                path == "rotation" ? TINYGLTF_TYPE_VEC4 : TINYGLTF_TYPE_VEC3, frames);
+  };
+  auto doubled = [](const auto& constants, const auto& tracks, std::uint32_t bone) {
+    for (const auto& t : tracks)
+      if (t.bone == bone) return true;
+    (void)constants;
+    return false;
+  };
+  // A constant rotation and a constant translation of bones without a track of that kind.
+  std::uint32_t rot_bone = 0xFFFFFFFF, tr_bone = 0xFFFFFFFF;
+  for (const auto& r : orig.constant_rotations)
+    if (!doubled(orig.constant_rotations, orig.rotations, r.bone)) rot_bone = r.bone;
+  for (const auto& t : orig.constant_translations)
+    if (!doubled(orig.constant_translations, orig.translations, t.bone)) tr_bone = t.bone;
+  ASSERT_NE(rot_bone, 0xFFFFFFFFu);
+  ASSERT_NE(tr_bone, 0xFFFFFFFFu);
+  tinygltf::Model m = exported;
+  vary(m, "bone_" + std::to_string(rot_bone), "rotation");
+  vary(m, "bone_" + std::to_string(tr_bone), "translation");
+  auto r = mab::import_gltf(serialize(m, true), &c);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  const auto back = *mab::decode_legacy_clip(*mab::read_container(r->bytes), 0);
+  EXPECT_EQ(back.constant_rotations.size() + 1, orig.constant_rotations.size());
+  EXPECT_EQ(back.rotations.size(), orig.rotations.size() + 1);
+  EXPECT_EQ(back.constant_translations.size() + 1, orig.constant_translations.size());
+  ASSERT_EQ(back.translations.size(), orig.translations.size() + 1);
+  for (const auto& t : back.translations)
+    if (t.bone == tr_bone)
+      for (std::size_t f = 0; f < frames; ++f) EXPECT_EQ(t.frames[f], (mab::Vec3{static_cast<float>(f), 1.0f, 2.0f}));
+  for (const auto& t : back.rotations)
+    if (t.bone == rot_bone)
+      for (std::size_t f = 0; f < frames; ++f) {
+        const double a = 0.05 * static_cast<double>(f);
+        EXPECT_LE(mab::angular_error_deg(mab::legacy_rotation_at(t, static_cast<std::uint32_t>(f)),
+                                         {0, static_cast<float>(std::sin(a)), 0, static_cast<float>(std::cos(a))}),
+                  r->report.max_error_deg + 1e-3);
+      }
+  // The trajectory's rotation edited at every frame.
+  m = exported;
+  vary(m, "trajectory", "rotation");
+  r = mab::import_gltf(serialize(m, true), &c);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  const auto traj = *mab::decode_legacy_clip(*mab::read_container(r->bytes), 0);
+  for (std::size_t f = 0; f < frames; ++f) {
+    const double a = 0.05 * static_cast<double>(f);
+    EXPECT_LE(mab::angular_error_deg(traj.trajectory_rotation[f], {0, static_cast<float>(std::sin(a)), 0, static_cast<float>(std::cos(a))}),
+              0.01);
+  }
+  // A bone with a translation track given a constant translation too (through the JSON
+  // document, as a user would): its "_constant" node imports unedited and cannot vary.
+  auto doc = nlohmann::json::parse(*mab::export_json(c, orig));
+  const std::uint32_t keyed = orig.translations.front().bone;
+  doc["legacy_clip"]["constant_translations"].push_back({{"bone", keyed}, {"translation", {1, 2, 3}}});
+  auto& list = doc["legacy_clip"]["constant_translations"];
+  std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a["bone"] < b["bone"]; });
+  auto both = mab::import_json_bytes(doc.dump());
+  ASSERT_TRUE(both.ok()) << both.error().message();
+  const mab::Container bc = *mab::read_container(both->bytes);
+  const tinygltf::Model bm = parse(*mab::export_gltf(bc));
+  const std::string constant_node = "bone_" + std::to_string(keyed) + "_constant";
+  ASSERT_GE(node_named(bm, constant_node), 0);
+  r = mab::import_gltf(serialize(bm, true), &bc);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->bytes, both->bytes);
+  m = bm;
+  vary(m, constant_node, "translation");
+  expect_error(mab::import_gltf(serialize(m, true), &bc), mab::ErrorCode::invalid_argument,
+               constant_node + " translation");
 }
 
 }  // namespace
