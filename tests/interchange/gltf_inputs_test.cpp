@@ -758,6 +758,13 @@ TEST(GltfInputs, SkeletonsThatAreNotTreesOrIndexNothingAreRefused) {
     g.j["nodes"][static_cast<std::size_t>(n[0])]["children"] = {n[1]};
     expect_sk_error(g, ErrorCode::bad_value, "/nodes");
   }
+  for (const int child : {9, 1, -2}) {
+    GltfBuilder g;  // a child that does not exist, the node itself, a negative index
+    const int b = g.flat_rig({"Bone"})[0];
+    g.j["nodes"][static_cast<std::size_t>(b)]["children"] = {child};
+    auto sk = mab::read_gltf_skeleton(g.text());
+    ASSERT_FALSE(sk.ok()) << child;
+  }
   {
     GltfBuilder g;
     g.flat_rig({"A"});
@@ -854,7 +861,11 @@ TEST(GltfInputs, NodesFindTheirBonesByHashNameGeneratedNameOrSuffixedName) {
            [](const std::string& s) { return s.substr(0, 7) + "ZZZZZZZZ"; },          // not hex
            [](const std::string& s) { return "bona" + s.substr(4); },                 // not the prefix
            [](const std::string& s) { return s + ".001"; },                           // a generated name's copy
-           [](const std::string& s) { return s + ".00a"; }}) {
+           [](const std::string& s) { return s + ".00a"; },
+           [](const std::string& s) { return s + ".dup"; },                            // no occurrence
+           [](const std::string& s) { return s + ".dup0"; },
+           [](const std::string& s) { return s + ".dupx"; },
+           [](const std::string& s) { return s + ".dup1x"; }}) {
     auto r = mab::import_gltf(renamed(t, rename), &t.c);
     ASSERT_TRUE(r.ok()) << r.error().message();
     EXPECT_EQ(r->bytes, t.bytes);
@@ -867,7 +878,7 @@ TEST(GltfInputs, NodesFindTheirBonesByHashNameGeneratedNameOrSuffixedName) {
 // The hash in extras may be text or a number; anything else is no hash, and the name decides.
 TEST(GltfInputs, ExtrasHashesAsTextOrNumber) {
   const Template t = template_of("wd1/long_k100.mab");
-  for (const int form : {0, 1, 2, 3, 4}) {
+  for (const int form : {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) {
     tinygltf::Model m = t.model;
     for (auto& n : m.nodes) {
       if (!n.extras.IsObject() || !n.extras.Has("mabkit")) continue;
@@ -878,15 +889,20 @@ TEST(GltfInputs, ExtrasHashesAsTextOrNumber) {
       if (form == 2) o["hash"] = tinygltf::Value(std::string("12"));
       if (form == 3) o["hash"] = tinygltf::Value(-1.5);
       if (form == 4) o["hash"] = tinygltf::Value(true);
+      if (form == 5) o["hash"] = tinygltf::Value(4294967296.0);
+      if (form == 6) o["hash"] = tinygltf::Value(std::string("1x12"));
+      if (form == 7) o["hash"] = tinygltf::Value(std::string("0y12"));
+      if (form == 8) o["hash"] = tinygltf::Value(std::string("0x12 "));
+      if (form == 9) o["hash"] = tinygltf::Value(std::string("0X") + mab::gltf::hash_text(h).substr(2));
       tinygltf::Value::Object ex;
       ex["mabkit"] = tinygltf::Value(o);
       n.extras = tinygltf::Value(ex);
-      if (form != 0) n.name = "renamed";  // the hash is all that could match
+      if (form != 0 && form != 9) n.name = "renamed";  // the hash is all that could match
     }
     auto r = mab::import_gltf(serialize(m, false), &t.c);
     ASSERT_TRUE(r.ok()) << form << ": " << r.error().message();
     EXPECT_EQ(r->bytes, t.bytes) << form;
-    EXPECT_EQ(r->report.animations.at(0).bones_kept.empty(), form == 0) << form;
+    EXPECT_EQ(r->report.animations.at(0).bones_kept.empty(), form == 0 || form == 9) << form;
   }
 }
 
