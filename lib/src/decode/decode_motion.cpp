@@ -450,6 +450,17 @@ void decode_root_translations(MotionOut& d, const Block& b, const PlacedBlock& p
 
 // --- Part animations (spec 12, from an approximate decompile) ---
 
+std::optional<std::string> part_problem(const ClipPart& p, float duration) {
+  // Times of a part lie in the clip: [0, duration], with float slack for a duration computed
+  // in another precision.
+  const double limit = std::isfinite(duration) && duration > 0 ? double{duration} * (1 + 1e-6) + 1e-6 : 1e-6;
+  if (!std::isfinite(p.start) || !std::isfinite(p.end) || p.start < 0 || p.end < p.start || p.end > limit)
+    return "times " + std::to_string(p.start) + ".." + std::to_string(p.end) + " s are not inside the clip's 0.." +
+           std::to_string(duration) + " s";
+  if (p.type < 1 || p.type > 8) return "type " + std::to_string(p.type) + " is outside the editor's PartEventType 1..8";
+  return std::nullopt;
+}
+
 PartsRead read_parts(const Container& c, std::size_t block, const Placement& pl, float duration,
                      const DecodeOptions& options) {
   PartsRead out;
@@ -461,9 +472,6 @@ PartsRead read_parts(const Container& c, std::size_t block, const Placement& pl,
     out.evidence = strict_refusal("the part animation array");
     return out;
   }
-  // Times of a part lie in the clip: [0, duration], with float slack for a duration computed
-  // in another precision.
-  const double limit = std::isfinite(duration) && duration > 0 ? double{duration} * (1 + 1e-6) + 1e-6 : 1e-6;
   const Candidate cands[] = {
       {EvidenceLevel::hypothesis, 1, "u32 count, 12 bytes, 32-byte entries from +16"},
       {EvidenceLevel::hypothesis, 2, "u32 count, 32-byte entries from +4"}};
@@ -495,12 +503,7 @@ PartsRead read_parts(const Container& c, std::size_t block, const Placement& pl,
       p.parent_hash = load_u32(raw, part_parent_at);
       p.attachment_hash = load_u32(raw, part_attachment_at);
       p.type = raw[part_type_at];
-      const std::string e = "entry " + std::to_string(i);
-      if (!std::isfinite(p.start) || !std::isfinite(p.end) || p.start < 0 || p.end < p.start || p.end > limit)
-        why = e + ": times " + std::to_string(p.start) + ".." + std::to_string(p.end) + " s are not inside the clip's 0.." +
-              std::to_string(duration) + " s";
-      else if (p.type < 1 || p.type > 8)
-        why = e + ": type " + std::to_string(p.type) + " is outside the editor's PartEventType 1..8";
+      if (auto problem = part_problem(p, duration)) why = "entry " + std::to_string(i) + ": " + *problem;
       nested.push_back(static_cast<std::int32_t>(load_u32(raw, part_nested_at)));
       parts.push_back(p);
       entries.push_back(raw);
