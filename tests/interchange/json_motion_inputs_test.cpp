@@ -120,6 +120,11 @@ TEST(JsonMotionInputs, ValuesTheSectionCannotHoldAreRefusedByName) {
       // 1e4 units is the plausibility bound a decoder proves a reading with (spec 10.1).
       {kRoot, [](Json& d) { d["motion"]["constant_translations"][0]["translation"][0] = 2e4; }, ErrorCode::bad_value,
        "bones[1].constant_translation"},
+      // Plausible, but past the largest TranslationTable scale (2^24 - 1 steps, about 5000 units).
+      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["keys"][4][0] = 6000.0; }, ErrorCode::bad_value,
+       "bones[0].translations"},
+      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["keys"][4][0] = 2e4; }, ErrorCode::bad_value,
+       "bones[0].translations"},
       {kRoot, [](Json& d) { d["motion"]["root_motion"]["translations"][3][2] = -3e38; }, ErrorCode::bad_value,
        "root_motion.translations[3]"},
       // The float maximum itself parses (a value just above it rounds down to it), and is refused.
