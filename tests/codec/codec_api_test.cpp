@@ -1,5 +1,7 @@
-// The translation codec's public calls given shapes they do not write (translation_codec.hpp):
-// each is refused with invalid_argument or bad_value naming the field, never written.
+// The rotation and translation codecs' public calls given shapes they do not write
+// (rotation_codec.hpp, translation_codec.hpp): each is refused with invalid_argument or
+// bad_value naming the field, never written.
+#include <mab/rotation_codec.hpp>
 #include <mab/translation_codec.hpp>
 
 #include <gtest/gtest.h>
@@ -67,6 +69,47 @@ TEST(TranslationApi, ChunksOfTheWrongSizeOrDepthAreNotQuantised) {
   const std::vector<mab::Vec3> inf{{INFINITY, 0, 0}};
   EXPECT_FALSE(mab::translation_chunk_fits(inf, kEntry));
   EXPECT_FALSE(mab::quantise_translation_chunk(inf, kEntry).ok());
+}
+
+TEST(TranslationApi, AStreamWithoutAFileOffsetReportsNone) {
+  // Decoded from memory (no place in a file): errors carry no offset rather than a made-up one.
+  const std::vector<std::uint8_t> cut{8, 0, 0};
+  auto r = mab::decode_translation_stream(cut, 8, std::vector<mab::TranslationEntry>{kEntry}, mab::no_offset);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().offset, mab::no_offset) << r.error().message();
+}
+
+TEST(RotationApi, TracksAndStreamsOfTheWrongShapeAreRefused) {
+  const std::vector<mab::Quat> keys(9, mab::Quat{});
+  auto t = mab::quantise_track(keys, 5);
+  ASSERT_TRUE(t.ok());
+  std::vector<mab::QuantisedTrack> tracks{*t};
+  auto s = mab::build_rotation_stream(tracks, 9);
+  ASSERT_TRUE(s.ok());
+  auto wrong = mab::build_rotation_stream(tracks, 17);  // the track has 2 chunks, 17 keys need 3
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.error().field, "tracks[0]");
+  tracks[0].nbits = 17;
+  EXPECT_FALSE(mab::build_rotation_stream(tracks, 9).ok());
+  EXPECT_FALSE(mab::quantise_track(keys, 0).ok());
+
+  const std::vector<std::uint8_t> depths{5};
+  std::vector<mab::Quat> out(9);
+  std::vector<std::span<mab::Quat>> spans{out};
+  ASSERT_TRUE(mab::decode_rotations_into(*s, 9, depths, spans).ok());
+  auto refused = [](mab::Status st, const std::string& field) {
+    ASSERT_FALSE(st.ok()) << field;
+    EXPECT_EQ(st.error().code, mab::ErrorCode::invalid_argument) << st.error().message();
+    EXPECT_EQ(st.error().field, field) << st.error().message();
+  };
+  const std::vector<std::uint8_t> two_depths{5, 5};
+  refused(mab::decode_rotations_into(*s, 9, two_depths, spans), "JointRotations.chunk[0]");
+  std::vector<std::span<mab::Quat>> none;
+  refused(mab::decode_rotations_into(*s, 9, depths, none), "tracks");
+  std::vector<mab::Quat> short_track(8);
+  std::vector<std::span<mab::Quat>> short_spans{short_track};
+  refused(mab::decode_rotations_into(*s, 9, depths, short_spans), "tracks");
+  refused(mab::decode_rotations_into(*s, 17, depths, spans), "JointRotations.chunks");
 }
 
 }  // namespace
