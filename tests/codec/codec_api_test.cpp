@@ -73,7 +73,7 @@ TEST(TranslationApi, ChunksOfTheWrongSizeOrDepthAreNotQuantised) {
 
 TEST(TranslationApi, AStreamWithoutAFileOffsetReportsNone) {
   // Decoded from memory (no place in a file): errors carry no offset rather than a made-up one.
-  const std::vector<std::uint8_t> cut{8, 0, 0};
+  const std::vector<std::uint8_t> cut{8, 0, 0, 0};  // a table of 8 bytes, cut after its size
   auto r = mab::decode_translation_stream(cut, 8, std::vector<mab::TranslationEntry>{kEntry}, mab::no_offset);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().offset, mab::no_offset) << r.error().message();
