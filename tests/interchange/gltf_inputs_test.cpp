@@ -1097,4 +1097,99 @@ TEST(GltfInputs, FarCryConstantsThatNowVaryBecomeTracks) {
                constant_node + " translation");
 }
 
+// --- Export with a skeleton file, and values glTF cannot hold ---
+
+// Skeleton files often give nodes as matrices; glTF forbids animating those (3.7.3.1), so an
+// animated bone's node is written as the TRS of its matrix, and a node nothing animates keeps it.
+TEST(GltfInputs, ExportTurnsTheMatrixOfAnAnimatedSkeletonNodeIntoTrs) {
+  const mab::Container c = container_of("wd1/long_k100.mab");
+  GltfBuilder g;
+  const auto n = g.flat_rig({"Root", "Pelvis", "Spine", "Prop"});
+  const std::vector<double> quarter_z{0, 1, 0, 0, -1, 0, 0, 0, 0, 0, 1, 0, 1, 2, 3, 1};
+  for (const int i : n) g.j["nodes"][static_cast<std::size_t>(i)]["matrix"] = quarter_z;
+  g.j["skins"] = {{{"joints", n}}};
+  auto sk = mab::read_gltf_skeleton(g.text());
+  ASSERT_TRUE(sk.ok()) << sk.error().message();
+  mab::GltfExportOptions o;
+  o.skeleton = &*sk;
+  auto out = mab::export_gltf(c, o);
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  const tinygltf::Model m = parse(*out);
+  for (const char* name : {"Root", "Pelvis", "Spine"}) {
+    const auto& node = m.nodes[static_cast<std::size_t>(node_named(m, name))];
+    EXPECT_TRUE(node.matrix.empty()) << name;
+    ASSERT_EQ(node.rotation.size(), 4u) << name;
+    EXPECT_NEAR(node.rotation[2], 0.70710678, 1e-6) << name;
+    EXPECT_EQ(node.translation, (std::vector<double>{1, 2, 3})) << name;
+  }
+  EXPECT_EQ(m.nodes[static_cast<std::size_t>(node_named(m, "Prop"))].matrix, quarter_z);
+  // And it imports back with the same skeleton to the template's bytes.
+  mab::GltfImportOptions io;
+  io.skeleton = &*sk;
+  auto back = mab::import_gltf(*out, &c, io);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(back->bytes, load(mab::test::corpus_dir() / "wd1" / "long_k100.mab"));
+}
+
+TEST(GltfInputs, SkeletonsWithoutNodesOrWithSeparateTrees) {
+  const mab::Container c = container_of("wd1/long_k100.mab");
+  // No nodes at all: the bones hang from a rig node of their own.
+  GltfBuilder empty;
+  auto sk = mab::read_gltf_skeleton(empty.text());
+  ASSERT_TRUE(sk.ok()) << sk.error().message();
+  mab::GltfExportOptions o;
+  o.skeleton = &*sk;
+  mab::GltfExportReport rep;
+  auto out = mab::export_gltf(c, o, &rep);
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  EXPECT_EQ(rep.bones_without_node.size(), 3u);
+  const tinygltf::Model m = parse(*out);
+  const int rig = node_named(m, "mabkit_rig");
+  ASSERT_GE(rig, 0);
+  EXPECT_EQ(m.scenes[0].nodes, std::vector<int>{rig});
+  EXPECT_EQ(m.nodes[static_cast<std::size_t>(rig)].children.size(), 3u);
+  // Two armatures: the skin's joints under one root, the clip's bones under another.
+  GltfBuilder two;
+  const int a = two.add_node("ArmatureA");
+  const int b = two.add_node("ArmatureB");
+  const int j = two.add_node("Joint");
+  two.j["nodes"][static_cast<std::size_t>(a)]["children"] = {j};
+  for (const char* name : {"Root", "Pelvis", "Spine"}) two.j["nodes"][static_cast<std::size_t>(b)]["children"].push_back(two.add_node(name));
+  two.j["scenes"] = {{{"nodes", {a, b}}}};
+  two.j["skins"] = {{{"joints", {j}}}};
+  sk = mab::read_gltf_skeleton(two.text());
+  ASSERT_TRUE(sk.ok()) << sk.error().message();
+  o.skeleton = &*sk;
+  auto refused = mab::export_gltf(c, o);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().field, "skeleton");
+  EXPECT_NE(refused.error().message().find("no common root"), std::string::npos) << refused.error().message();
+}
+
+// A Far Cry 2 translation that is not a number (a damaged file): glTF cannot hold it, so the
+// export is refused naming the bone and frame; the JSON form keeps it (null), byte for byte.
+TEST(GltfInputs, AFarCryValueThatIsNotANumberIsRefusedByGltfAndKeptByJson) {
+  mab::Container c = container_of("fc2/all_arrays.mab");
+  const auto orig = *mab::decode_legacy_clip(c, 0);
+  auto* sec = c.blocks[0].section_mut(5);  // AnimatedTranslations (spec 13): 16-byte array header, values
+  ASSERT_NE(sec, nullptr);
+  ASSERT_GT(sec->size(), 20u);
+  const std::uint32_t nan = 0x7FC00000u;
+  std::memcpy(sec->data() + 16, &nan, 4);
+  const auto bytes = *mab::write_container(c);
+  const mab::Container damaged = *mab::read_container(bytes);
+  auto g = mab::export_gltf(damaged);
+  ASSERT_FALSE(g.ok());
+  EXPECT_EQ(g.error().code, mab::ErrorCode::bad_value);
+  EXPECT_EQ(g.error().field, "translation of bone " + std::to_string(orig.translations.front().bone));
+  EXPECT_NE(g.error().message().find("frame 0 is not finite"), std::string::npos) << g.error().message();
+  const auto l = mab::decode_legacy_clip(damaged, 0);
+  ASSERT_TRUE(l.ok());
+  auto json = mab::export_json(damaged, *l);
+  ASSERT_TRUE(json.ok()) << json.error().message();
+  auto back = mab::import_json_bytes(*json);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(back->bytes, bytes);
+}
+
 }  // namespace
