@@ -3,14 +3,19 @@
 // delivers more than the limit, a directory given as input. Every failure is an io_error or
 // limit_exceeded naming the path; the target keeps its old contents and no temporary file is
 // left behind.
+#include <mab/codec_file.hpp>
 #include <mab/file_io.hpp>
+#include <mab/json.hpp>
+#include <mab/legacy.hpp>
 
 #include "support/cli_run.hpp"
+#include "support/corpus.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cerrno>
 #include <csignal>
+#include <functional>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mount.h>
@@ -158,6 +163,47 @@ TEST_F(OutputPaths, InputsThatAreFoldersOrEndlessPipes) {
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().code, mab::ErrorCode::limit_exceeded) << p.error().message();
   std::signal(SIGPIPE, SIG_DFL);
+}
+
+// A streamed export whose output stops taking pieces (a closed pipe, a full device behind the
+// sink): the export stops with io_error at that piece, for every kind of document, and
+// nothing after the refusal is offered.
+TEST(StreamedExport, AnOutputThatStopsTakingPiecesEndsTheExport) {
+  const auto root = mab::test::corpus_dir();
+  const mab::Container clip = mab::test::load_container(root / "wd2" / "many_bones_200.mab");
+  const mab::Container legacy = mab::test::load_container(root / "fc2" / "many_tracks.mab");
+  const mab::Container fc4 = mab::test::load_container(root / "fc4" / "mixed_k17_opaque_translations.mab");
+  const auto decoded = mab::decode_clip(clip);
+  ASSERT_TRUE(decoded.ok());
+  const auto tracks = mab::decode_legacy_clip(legacy, 0);
+  ASSERT_TRUE(tracks.ok());
+  mab::JsonExportOptions small;
+  small.piece_size = 256;  // several pieces even for a small document
+  using Export = std::function<mab::Status(const mab::JsonSink&)>;
+  const std::vector<std::pair<const char*, Export>> exports{
+      {"clip", [&](const mab::JsonSink& s) { return mab::export_json(*decoded, s, small); }},
+      {"block", [&](const mab::JsonSink& s) { return mab::export_block_json(clip, 0, s, small); }},
+      {"container", [&](const mab::JsonSink& s) { return mab::export_json(fc4, "kept", s, small); }},
+      {"legacy", [&](const mab::JsonSink& s) { return mab::export_json(legacy, *tracks, s, small); }},
+  };
+  for (const auto& [what, run] : exports) {
+    std::size_t whole = 0;
+    ASSERT_TRUE(run([&](std::string_view p) { return whole += p.size(), true; }).ok()) << what;
+    for (const std::size_t stop_after : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
+      std::size_t pieces = 0, taken = 0;
+      bool after_refusal = false;
+      const auto st = run([&](std::string_view p) {
+        if (pieces > stop_after) after_refusal = true;
+        if (pieces++ == stop_after) return false;
+        taken += p.size();
+        return true;
+      });
+      ASSERT_FALSE(st.ok()) << what << " stop after " << stop_after;
+      EXPECT_EQ(st.error().code, mab::ErrorCode::io_error) << st.error().message();
+      EXPECT_FALSE(after_refusal) << what;
+      EXPECT_LT(taken, whole) << what;
+    }
+  }
 }
 
 }  // namespace
