@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <functional>
 
 namespace {
@@ -146,6 +147,11 @@ TEST(JsonMotionInputs, ValuesTheSectionCannotHoldAreRefusedByName) {
       {kParts, [](Json& d) { d["motion"]["parts"][0]["nested_block"] = 0; }, ErrorCode::invalid_argument,
        "parts[0].nested_block"},
       // Sections the file does not have (or keeps opaque) cannot take values.
+      {kTranslations,
+       [](Json& d) {
+         d["motion"]["constant_translations"] = {{{"bone", 0}, {"hash", d["clip"]["bones"][0]["hash"]}, {"translation", {1, 2, 3}}}};
+       },
+       ErrorCode::invalid_argument, "bones[0].constant_translation"},
       {kParts,
        [](Json& d) {
          d["motion"]["root_motion"] = {{"rotations", Json::array()}};
@@ -212,6 +218,21 @@ TEST(JsonMotionInputs, RootRotationsAreNormalisedWhenStored) {
   ASSERT_TRUE(d->evidence.parts.accepted()) << d->evidence.parts.text();
   EXPECT_EQ(d->clip.parts[1].type, 7);
   EXPECT_EQ(d->clip.parts[1].end, doc["clip"]["duration"].get<float>());
+}
+
+// Through the library's own edit call: values no document can state (not finite) are refused
+// by name too.
+TEST(JsonMotionInputs, NonFiniteRootMotionGivenThroughTheApiIsRefused) {
+  auto d = mab::decode_clip(mab::test::load_container(mab::test::corpus_dir() / kRoot));
+  ASSERT_TRUE(d.ok());
+  for (unsigned c = 0; c < 4; ++c) {
+    mab::Clip edited = d->clip;
+    edited.root_motion.rotations[1][c] = std::nanf("");
+    auto r = mab::encode_clip(*d, edited);
+    ASSERT_FALSE(r.ok()) << c;
+    EXPECT_EQ(r.error().code, mab::ErrorCode::bad_value);
+    EXPECT_EQ(r.error().field, "root_motion.rotations[1]");
+  }
 }
 
 }  // namespace
