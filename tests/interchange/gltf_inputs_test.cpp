@@ -1192,4 +1192,115 @@ TEST(GltfInputs, AFarCryValueThatIsNotANumberIsRefusedByGltfAndKeptByJson) {
   EXPECT_EQ(back->bytes, bytes);
 }
 
+// --- Which animation goes into which block ---
+
+// Without the mabkit extras (another tool wrote the file), "block_N" names still place each
+// animation of a Far Cry 5 file; names that are not "block_N" go to block 0; --block picks.
+TEST(GltfInputs, AnimationsFindTheirBlockByNameWhenExtrasAreGone) {
+  const Template t = template_of("fc5/three_blocks.mab");
+  ASSERT_GE(t.c.blocks.size(), 3u);
+  tinygltf::Model m = t.model;
+  ASSERT_EQ(m.animations.size(), t.c.blocks.size());
+  for (auto& a : m.animations) a.extras = tinygltf::Value();
+  // Blender appends its own suffixes to action names.
+  for (auto& a : m.animations) a.name += "_Action";
+  auto r = mab::import_gltf(serialize(m, true), &t.c);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->bytes, t.bytes);
+  ASSERT_EQ(r->report.animations.size(), t.c.blocks.size());
+  for (std::size_t i = 0; i < r->report.animations.size(); ++i) EXPECT_EQ(r->report.animations[i].block, i);
+  // Names that are not block names: the first animation goes into block 0.
+  for (const std::string name : {"walk", "block_", "block_x", "block_99999"}) {
+    tinygltf::Model n = m;
+    for (auto& a : n.animations) a.name = name;
+    auto one = mab::import_gltf(serialize(n, true), &t.c);
+    ASSERT_TRUE(one.ok()) << name << ": " << one.error().message();
+    ASSERT_EQ(one->report.animations.size(), 1u) << name;
+    EXPECT_EQ(one->report.animations[0].block, 0u) << name;
+    EXPECT_EQ(one->report.animations[0].animation, 0u) << name;
+  }
+  // --block without --animation: the animation named for that block.
+  mab::GltfImportOptions o;
+  o.block = 2;
+  auto two = mab::import_gltf(serialize(m, true), &t.c, o);
+  ASSERT_TRUE(two.ok()) << two.error().message();
+  ASSERT_EQ(two->report.animations.size(), 1u);
+  EXPECT_EQ(two->report.animations[0].animation, 2u);
+  EXPECT_EQ(two->bytes, t.bytes);
+}
+
+// A node animated by two rotation channels (glTF forbids it, 3.11): refused, naming the channel.
+// Regression: the second channel was counted and silently ignored, with whatever edit it held.
+TEST(GltfInputs, ASecondRotationChannelOfANodeIsRefused) {
+  const Template t = template_of("wd1/long_k100.mab");
+  tinygltf::Model m = t.model;
+  auto dup = m.animations[0].channels[0];
+  m.animations[0].samplers.push_back(m.animations[0].samplers[static_cast<std::size_t>(dup.sampler)]);
+  dup.sampler = static_cast<int>(m.animations[0].samplers.size() - 1);
+  m.animations[0].channels.push_back(dup);
+  const std::string field = "/animations/0/channels/" + std::to_string(m.animations[0].channels.size() - 1) + "/target";
+  expect_error(mab::import_gltf(serialize(m, true), &t.c), mab::ErrorCode::bad_value, field);
+}
+
+// --rotations local: each node's rotation as the file writes it. On the export's own flat rig
+// (identity rests) that is the same clip.
+TEST(GltfInputs, LocalRotationsReadTheNodesAsWritten) {
+  const Template t = template_of("wd1/long_k100.mab");
+  mab::GltfImportOptions o;
+  o.rotations = mab::GltfRotations::local;
+  auto r = mab::import_gltf(serialize(t.model, true), &t.c, o);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->bytes, t.bytes);
+}
+
+// --keep-times puts the glTF's own times on the template's bones, which needs a template whose
+// times increase (a JSON document may have made them repeat).
+TEST(GltfInputs, KeepTimesNeedsATemplateWithIncreasingTimes) {
+  auto d = mab::decode_clip(mab::test::load_container(mab::test::corpus_dir() / "wd1" / "long_k100.mab"));
+  auto doc = nlohmann::json::parse(*mab::export_json(*d));
+  doc.erase("codes");
+  doc["clip"]["key_times"][5] = doc["clip"]["key_times"][4];
+  auto repeat = mab::import_json_bytes(doc.dump());
+  ASSERT_TRUE(repeat.ok()) << repeat.error().message();
+  const mab::Container rc = *mab::read_container(repeat->bytes);
+  // The export refuses times that do not increase; the glTF of the original serves.
+  const Template t = template_of("wd1/long_k100.mab");
+  mab::GltfImportOptions o;
+  o.keep_times = true;
+  auto r = mab::import_gltf(serialize(t.model, true), &rc, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().field, "KeyTimes");
+  EXPECT_NE(r.error().message().find("without --keep-times"), std::string::npos) << r.error().message();
+}
+
+// Import with a skeleton that lacks some template bones (they hang from its skin root) or has
+// no roots at all.
+TEST(GltfInputs, ImportWithASkeletonThatLacksBones) {
+  const Template t = template_of("wd1/long_k100.mab");
+  GltfBuilder g;
+  const auto n = g.flat_rig({"Root", "Other"});  // Pelvis and Spine are not in it
+  g.j["skins"] = {{{"joints", n}, {"skeleton", 0}}};
+  auto sk = mab::read_gltf_skeleton(g.text());
+  ASSERT_TRUE(sk.ok());
+  mab::GltfExportOptions eo;
+  eo.skeleton = &*sk;
+  auto out = mab::export_gltf(t.c, eo);
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  mab::GltfImportOptions io;
+  io.skeleton = &*sk;
+  auto back = mab::import_gltf(*out, &t.c, io);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(back->bytes, t.bytes);
+  GltfBuilder none;
+  auto empty = mab::read_gltf_skeleton(none.text());
+  ASSERT_TRUE(empty.ok());
+  eo.skeleton = &*empty;
+  io.skeleton = &*empty;
+  out = mab::export_gltf(t.c, eo);
+  ASSERT_TRUE(out.ok());
+  back = mab::import_gltf(*out, &t.c, io);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(back->bytes, t.bytes);
+}
+
 }  // namespace

@@ -97,9 +97,8 @@ double half_cos(const Quat& a, const Quat& b) noexcept {
 
 // The channels of one animation, by node.
 struct Channels {
-  gltf::Curves rotation;     // node -> curve (the first rotation channel of a node)
+  gltf::Curves rotation;     // node -> curve (one rotation channel a node)
   gltf::Curves translation;  // node -> curve (the first translation channel; Far Cry 2/3 use them)
-  std::size_t duplicate_rotation = 0;
 };
 
 struct Ignored {
@@ -120,7 +119,13 @@ Result<Channels> read_channels(const tinygltf::Model& m, std::size_t ai, Ignored
     const auto& node = m.nodes[static_cast<std::size_t>(ch.target_node)];
     if (ch.target_path == "rotation") {
       MAB_ASSIGN(gltf::Curve c, gltf::read_curve(m, a, ch.sampler, 4, sat));
-      if (!out.rotation.emplace(ch.target_node, std::move(c)).second) ++out.duplicate_rotation;
+      // glTF 3.11: a node and path are the target of one channel per animation. Reading the
+      // first of two would drop whatever the second holds without a word.
+      if (!out.rotation.emplace(ch.target_node, std::move(c)).second)
+        return gltf::gltf_error(ErrorCode::bad_value, cat + "/target",
+                                "node " + std::to_string(ch.target_node) +
+                                    " has a second rotation channel in this animation (glTF allows one per node and "
+                                    "path): keep the one that holds the edit");
     } else if (ch.target_path == "translation" || ch.target_path == "scale") {
       const bool tr = ch.target_path == "translation";
       MAB_ASSIGN(const gltf::Curve c, gltf::read_curve(m, a, ch.sampler, 3, sat));
