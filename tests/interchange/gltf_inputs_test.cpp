@@ -1303,4 +1303,44 @@ TEST(GltfInputs, ImportWithASkeletonThatLacksBones) {
   EXPECT_EQ(back->bytes, t.bytes);
 }
 
+// A constant whose stored code is not a unit quaternion (D3: components near their maximum,
+// the implicit one clamped to 0): glTF rotations must be unit quaternions, so the export writes
+// it normalised, and the import of that export keeps the stored code as it was.
+TEST(GltfInputs, ANonUnitStoredRotationIsExportedNormalisedAndImportedUnchanged) {
+  mab::Container c = container_of("wd1/const_only_k9.mab");
+  auto* constants = c.blocks[0].section_mut(4);
+  ASSERT_NE(constants, nullptr);
+  std::fill(constants->begin(), constants->begin() + 6, 0xFF);
+  (*constants)[5] = 0x7F;
+  const auto bytes = *mab::write_container(c);
+  const mab::Container damaged = *mab::read_container(bytes);
+  const mab::Clip clip = decoded(bytes);
+  const auto& q = clip.bones[0].constant;
+  const double n2 = double{q.x} * q.x + double{q.y} * q.y + double{q.z} * q.z + double{q.w} * q.w;
+  ASSERT_GT(std::abs(n2 - 1.0), 0.1) << "the damaged code should decode far from unit length";
+  auto g = mab::export_gltf(damaged);
+  ASSERT_TRUE(g.ok()) << g.error().message();
+  const tinygltf::Model m = parse(*g);
+  for (const auto& a : m.animations)
+    for (const auto& s : a.samplers) {
+      const auto v = floats_of(m, s.output);
+      for (std::size_t k = 0; k + 3 < v.size(); k += 4) {
+        const double len = double{v[k]} * v[k] + double{v[k + 1]} * v[k + 1] + double{v[k + 2]} * v[k + 2] +
+                           double{v[k + 3]} * v[k + 3];
+        EXPECT_NEAR(len, 1.0, 1e-5);
+      }
+    }
+  auto back = mab::import_gltf(*g, &damaged);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(back->bytes, bytes);
+}
+
+// A matrix with an infinite entry gives no direction on that axis.
+TEST(GltfInputs, AMatrixWithAnInfiniteScaleKeepsAFiniteRotation) {
+  auto sk = mab::read_gltf_skeleton(matrix_rig({1e308, 0, 0, 0, 0, 1e308, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1}));
+  ASSERT_TRUE(sk.ok()) << sk.error().message();
+  const auto& r = sk->nodes[1].rotation;
+  EXPECT_TRUE(std::isfinite(r.x) && std::isfinite(r.y) && std::isfinite(r.z) && std::isfinite(r.w));
+}
+
 }  // namespace
