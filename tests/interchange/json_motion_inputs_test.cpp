@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <cmath>
 #include <functional>
 
@@ -207,6 +208,24 @@ TEST(JsonMotionInputs, RootRotationsAreNormalisedWhenStored) {
   EXPECT_EQ(r.error().field, "parts[0]") << r.error().message();
   EXPECT_NE(r.error().message().find("340282346638528859811704183484516925440"), std::string::npos)
       << r.error().message();
+  // Hashes in lower case, and a value far outside the clip shown cut short in the message.
+  doc = exported(kRoot);
+  for (auto& c : doc["motion"]["constant_translations"]) {
+    std::string h = c["hash"].get<std::string>();
+    for (auto& ch : h) ch = static_cast<char>(std::tolower(ch));
+    c["hash"] = h;
+  }
+  EXPECT_TRUE(import(doc).ok());
+  doc["motion"]["constant_translations"][0]["translation"] = std::string(100, 'x');
+  r = import(doc);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message().find("xxx..."), std::string::npos) << r.error().message();
+  EXPECT_LT(r.error().message().size(), 200u);
+  doc = exported(kRoot);
+  doc["motion"]["root_motion"]["translations"][0][0] = -3.40282356e38;  // rounds to -FLT_MAX, then refused
+  r = import(doc);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().field, "root_motion.translations[0]");
   // An edit inside the clip lands and reads back.
   doc = exported(kParts);
   doc["motion"]["parts"][1]["end"] = doc["clip"]["duration"];
