@@ -35,8 +35,8 @@ TEST(SurveyInputs, OddClipsFailTheSanityChecksByName) {
   std::vector<Case> cases;
   cases.push_back({via_json("wd1/long_k100.mab", [](nlohmann::json& d) { d["clip"]["key_times"][3] = d["clip"]["key_times"][2]; }),
                    "key times do not increase at key 3", "wd1 key times do not increase"});
-  cases.push_back({via_json("wd1/long_k100.mab", [](nlohmann::json& d) { d["clip"]["duration"] = 60.0; }),
-                   "duration 60.000000 s disagrees with the last key", "wd1 duration disagrees with the last key"});
+  cases.push_back({via_json("wd1/long_k100.mab", [](nlohmann::json& d) { d["clip"]["duration"] = 200.0; }),
+                   "duration 200.000000 s disagrees with the last key", "wd1 duration disagrees with the last key"});
   // A constant rotation stored as FF FF FF FF FF 7F: bit 15 of w2 clear, but every stored
   // component near its maximum, so the implicit one is clamped to 0 (D3) and |q| is far from 1.
   mab::Container c = mab::test::load_container(mab::test::corpus_dir() / "wd1" / "const_only_k9.mab");
@@ -56,6 +56,27 @@ TEST(SurveyInputs, OddClipsFailTheSanityChecksByName) {
     EXPECT_EQ(stats.at(mab::survey::h::sanity).buckets.count(k.histogram), 1u) << k.histogram;
     EXPECT_EQ(stats.sane, 0u);
   }
+}
+
+// Warnings (an 'aNp' signature, C14) are counted in the row; a long clip lands in the last
+// duration bucket.
+TEST(SurveyInputs, WarningsAndLongClipsAreCounted) {
+  auto bytes = mab::test::load(mab::test::corpus_dir() / "wd1" / "long_k100.mab");
+  std::size_t sig = 0;
+  while (sig + 3 < 0x40 && !(bytes[sig] == 'a' && bytes[sig + 1] == 'N' && bytes[sig + 2] == 'i')) ++sig;
+  ASSERT_LT(sig + 3, 0x40u);
+  bytes[sig + 2] = 'p';
+  mab::survey::Stats stats;
+  const auto r = mab::survey::survey_file(bytes, "anp.mab", stats);
+  EXPECT_TRUE(r.parsed && r.round_trip && r.sane) << r.first_error << r.sanity;
+  EXPECT_GE(r.warnings, 1u);
+  EXPECT_EQ(r.errors, 0u);
+  const auto long_clip = via_json("wd1/long_k100.mab", [](nlohmann::json& d) {
+    d["clip"]["duration"] = 300.0;
+    d["clip"]["key_times"].back() = 300 * 120;
+  });
+  mab::survey::survey_file(long_clip, "long.mab", stats);
+  EXPECT_EQ(stats.at(mab::survey::h::durations).buckets.count("wd1 128.00 or more"), 1u);
 }
 
 TEST(SurveyInputs, UnreadableFilesAreCountedWithTheirError) {
