@@ -106,4 +106,33 @@ TEST(ContainerInputs, FilesAndKeyCountsOverTheCallersLimitsAreRefused) {
   EXPECT_EQ(mab::to_string(f->severity), "error");
 }
 
+TEST(ContainerInputs, MoreBlocksThanTheLimitAreRefused) {
+  const auto bytes = load(corpus_dir() / "fc5" / "three_blocks.mab");
+  ASSERT_TRUE(mab::read_container(bytes).ok());
+  mab::Limits two;
+  two.max_blocks = 2;
+  auto c = mab::read_container(bytes, two);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().code, mab::ErrorCode::limit_exceeded) << c.error().message();
+}
+
+// A Legion header whose frame rate is not a number: the clip still reads, at the default key
+// rate of 30 (D7), and validate says why.
+TEST(ContainerInputs, AFrameRateThatIsNotANumberFallsBackTo30) {
+  mab::Container c = mab::test::load_container(corpus_dir() / "wdl" / "mixed_k9.mab");
+  c.blocks[0].ani()->frame_rate_bits = 0x7FC00000u;
+  const auto bytes = *mab::write_container(c);
+  auto back = mab::read_container(bytes);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(mab::key_rate(*back, 0), 30.0);
+  auto d = mab::decode_clip(*back);
+  ASSERT_TRUE(d.ok()) << d.error().message();
+  EXPECT_EQ(d->clip.key_rate, 30.0);
+  EXPECT_EQ(*mab::encode_clip(*d, d->clip), bytes);
+  const auto findings = mab::validate(*back);
+  const auto* f = find(findings, "m_animFrameRate");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(f->severity, mab::Severity::warning);
+}
+
 }  // namespace
