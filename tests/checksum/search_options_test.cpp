@@ -82,4 +82,29 @@ TEST(SearchOptions, BadFieldsAreRefused) {
   EXPECT_EQ(method_name(Method::solver), "solver");
 }
 
+// refin != refout (no 32-bit catalogue CRC has it): found by the solver only when asked to
+// try the mixed reflections, which doubles its work.
+TEST(SearchOptions, MixedReflectionsAreSolvedOnlyWhenAsked) {
+  const char* spec = "width=32 poly=0x1f3a5c71 init=0 refin=true refout=false xorout=0 range=0x8..eof field=0x4:4:le";
+  const auto files = planted(spec, {900, 900, 700}, 35);
+  SearchOptions o = mab::test::quiet_options();
+  o.catalogue = false;
+  o.free_init = false;
+  auto plain = search(files, o);
+  ASSERT_TRUE(plain.ok()) << plain.error().message();
+  EXPECT_TRUE(plain->matches.empty());
+  o.solver_mixed_reflection = true;
+  std::size_t progress = 0;
+  o.progress = [&](const std::string&) { ++progress; };
+  auto mixed = search(files, o);
+  ASSERT_TRUE(mixed.ok()) << mixed.error().message();
+  ASSERT_FALSE(mixed->matches.empty());
+  const auto& top = mixed->matches[0];
+  EXPECT_EQ(method_name(top.method), "solver");
+  EXPECT_EQ(top.spec.algo.crc.poly, 0x1f3a5c71u);
+  EXPECT_TRUE(top.spec.algo.crc.refin);
+  EXPECT_FALSE(top.spec.algo.crc.refout);
+  EXPECT_GT(progress, 0u);
+}
+
 }  // namespace
