@@ -7,6 +7,7 @@
 
 #include "support/cli_run.hpp"
 #include "support/corpus.hpp"
+#include "support/json_edit.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -40,17 +41,10 @@ class EditInputs : public ::testing::Test {
     EXPECT_TRUE(std::filesystem::exists(out)) << args;
     return r.out;
   }
-  // corpus file `rel` exported to JSON, edited by `edit`, imported to dir/NAME.
+  // corpus file `rel` edited through its JSON document (support/json_edit.hpp), written to dir/NAME.
   std::string from_json(const char* rel, const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
-    auto d = mab::decode_clip(mab::test::load_container(corpus_dir() / rel));
-    EXPECT_TRUE(d.ok());
-    auto doc = nlohmann::json::parse(*mab::export_json(*d));
-    doc.erase("codes");
-    edit(doc);
-    auto r = mab::import_json_bytes(doc.dump());
-    EXPECT_TRUE(r.ok()) << (r ? "" : r.error().message());
     const auto p = dir / name;
-    EXPECT_TRUE(mab::write_file_atomic(p, r->bytes).ok());
+    EXPECT_TRUE(mab::write_file_atomic(p, mab::test::edited_via_json(rel, edit)).ok());
     return p.string();
   }
 };

@@ -9,6 +9,7 @@
 
 #include "support/cli_run.hpp"
 #include "support/corpus.hpp"
+#include "support/json_edit.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -49,13 +50,10 @@ TEST(ContainerInputs, AnApSignatureIsKeptWithAWarning) {
 }
 
 TEST(ContainerInputs, BonesSharingAHashAreAWarningNamingTheSecond) {
-  auto d = mab::decode_clip(mab::test::load_container(corpus_dir() / "wd1" / "long_k100.mab"));
-  auto doc = nlohmann::json::parse(*mab::export_json(*d));
-  doc.erase("codes");
-  doc["clip"]["bones"][2]["hash"] = doc["clip"]["bones"][0]["hash"];
-  auto r = mab::import_json_bytes(doc.dump());
-  ASSERT_TRUE(r.ok()) << r.error().message();
-  const auto findings = mab::validate(*mab::read_container(r->bytes));
+  const auto bytes = mab::test::edited_via_json("wd1/long_k100.mab", [](nlohmann::json& d) {
+    d["clip"]["bones"][2]["hash"] = d["clip"]["bones"][0]["hash"];
+  });
+  const auto findings = mab::validate(*mab::read_container(bytes));
   const auto* f = find(findings, "bone_hashes[2]");
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, mab::Severity::warning);

@@ -13,6 +13,7 @@
 #include "support/cli_run.hpp"
 #include "support/corpus.hpp"
 #include "support/gltf_builder.hpp"
+#include "support/json_edit.hpp"
 
 #include <gtest/gtest.h>
 
@@ -909,16 +910,10 @@ TEST(GltfInputs, ExtrasHashesAsTextOrNumber) {
 // Two bones with one hash (a validate warning, kept as the file has them): export names the
 // second ".dup1", and import puts each node back on its own bone.
 TEST(GltfInputs, BonesSharingAHashComeBackToTheirOwnPlaces) {
-  const auto path = mab::test::corpus_dir() / "wd1" / "long_k100.mab";
-  const mab::Container c = container_of("wd1/long_k100.mab");
-  auto json = mab::export_json(*mab::decode_clip(c));
-  ASSERT_TRUE(json.ok());
-  auto doc = nlohmann::json::parse(*json);
-  doc["clip"]["bones"][2]["hash"] = doc["clip"]["bones"][1]["hash"];
-  doc.erase("codes");
-  auto dup = mab::import_json_bytes(doc.dump());
-  ASSERT_TRUE(dup.ok()) << dup.error().message();
-  const mab::Container dc = *mab::read_container(dup->bytes);
+  const auto dup = mab::test::edited_via_json("wd1/long_k100.mab", [](nlohmann::json& d) {
+    d["clip"]["bones"][2]["hash"] = d["clip"]["bones"][1]["hash"];
+  });
+  const mab::Container dc = *mab::read_container(dup);
   ASSERT_EQ(dc.blocks[0].bones[1].hash, dc.blocks[0].bones[2].hash);
   for (const bool named : {false, true}) {
     mab::GltfExportOptions o;
@@ -931,13 +926,13 @@ TEST(GltfInputs, BonesSharingAHashComeBackToTheirOwnPlaces) {
     EXPECT_EQ(dups, 1);
     auto r = mab::import_gltf(*g, &dc);
     ASSERT_TRUE(r.ok()) << r.error().message();
-    EXPECT_EQ(r->bytes, dup->bytes);
+    EXPECT_EQ(r->bytes, dup);
     // Without the hashes in extras, the names alone place them.
     tinygltf::Model bare = m;
     for (auto& n : bare.nodes) n.extras = tinygltf::Value();
     r = mab::import_gltf(serialize(bare, true), &dc);
     ASSERT_TRUE(r.ok()) << r.error().message();
-    EXPECT_EQ(r->bytes, dup->bytes) << (named ? "named" : "generated names");
+    EXPECT_EQ(r->bytes, dup) << (named ? "named" : "generated names");
   }
 }
 
@@ -1256,13 +1251,10 @@ TEST(GltfInputs, LocalRotationsReadTheNodesAsWritten) {
 // --keep-times puts the glTF's own times on the template's bones, which needs a template whose
 // times increase (a JSON document may have made them repeat).
 TEST(GltfInputs, KeepTimesNeedsATemplateWithIncreasingTimes) {
-  auto d = mab::decode_clip(mab::test::load_container(mab::test::corpus_dir() / "wd1" / "long_k100.mab"));
-  auto doc = nlohmann::json::parse(*mab::export_json(*d));
-  doc.erase("codes");
-  doc["clip"]["key_times"][5] = doc["clip"]["key_times"][4];
-  auto repeat = mab::import_json_bytes(doc.dump());
-  ASSERT_TRUE(repeat.ok()) << repeat.error().message();
-  const mab::Container rc = *mab::read_container(repeat->bytes);
+  const auto repeat = mab::test::edited_via_json("wd1/long_k100.mab", [](nlohmann::json& d) {
+    d["clip"]["key_times"][5] = d["clip"]["key_times"][4];
+  });
+  const mab::Container rc = *mab::read_container(repeat);
   // The export refuses times that do not increase; the glTF of the original serves.
   const Template t = template_of("wd1/long_k100.mab");
   mab::GltfImportOptions o;

@@ -7,6 +7,7 @@
 #include <mab/survey.hpp>
 
 #include "support/corpus.hpp"
+#include "support/json_edit.hpp"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -15,16 +16,7 @@
 
 namespace {
 
-std::vector<std::uint8_t> via_json(const char* rel, const std::function<void(nlohmann::json&)>& edit) {
-  auto d = mab::decode_clip(mab::test::load_container(mab::test::corpus_dir() / rel));
-  EXPECT_TRUE(d.ok());
-  auto doc = nlohmann::json::parse(*mab::export_json(*d));
-  doc.erase("codes");
-  edit(doc);
-  auto r = mab::import_json_bytes(doc.dump());
-  EXPECT_TRUE(r.ok()) << (r ? "" : r.error().message());
-  return r ? r->bytes : std::vector<std::uint8_t>{};
-}
+using mab::test::edited_via_json;
 
 TEST(SurveyInputs, OddClipsFailTheSanityChecksByName) {
   struct Case {
@@ -33,9 +25,9 @@ TEST(SurveyInputs, OddClipsFailTheSanityChecksByName) {
     const char* histogram;  // the sanity histogram's value (variant, then kind)
   };
   std::vector<Case> cases;
-  cases.push_back({via_json("wd1/long_k100.mab", [](nlohmann::json& d) { d["clip"]["key_times"][3] = d["clip"]["key_times"][2]; }),
+  cases.push_back({edited_via_json("wd1/long_k100.mab", [](nlohmann::json& d) { d["clip"]["key_times"][3] = d["clip"]["key_times"][2]; }),
                    "key times do not increase at key 3", "wd1 key times do not increase"});
-  cases.push_back({via_json("wd1/long_k100.mab", [](nlohmann::json& d) { d["clip"]["duration"] = 200.0; }),
+  cases.push_back({edited_via_json("wd1/long_k100.mab", [](nlohmann::json& d) { d["clip"]["duration"] = 200.0; }),
                    "duration 200.000000 s disagrees with the last key", "wd1 duration disagrees with the last key"});
   // A constant rotation stored as FF FF FF FF FF 7F: bit 15 of w2 clear, but every stored
   // component near its maximum, so the implicit one is clamped to 0 (D3) and |q| is far from 1.
@@ -71,7 +63,7 @@ TEST(SurveyInputs, WarningsAndLongClipsAreCounted) {
   EXPECT_TRUE(r.parsed && r.round_trip && r.sane) << r.first_error << r.sanity;
   EXPECT_GE(r.warnings, 1u);
   EXPECT_EQ(r.errors, 0u);
-  const auto long_clip = via_json("wd1/long_k100.mab", [](nlohmann::json& d) {
+  const auto long_clip = edited_via_json("wd1/long_k100.mab", [](nlohmann::json& d) {
     d["clip"]["duration"] = 300.0;
     d["clip"]["key_times"].back() = 300 * 120;
   });
