@@ -1,5 +1,5 @@
 // Micro-benchmarks of the checksum engine and crc-search stages (Google Benchmark).
-// End-to-end timings of `mab crc-search` are in scripts/crc_bench.
+// End-to-end timings of `mab crc-search` are in scripts/bench/crc_search.
 #include <mab/checksum.hpp>
 #include <mab/crc.hpp>
 #include <mab/crc_search.hpp>

@@ -3,7 +3,7 @@
 // Bytes are bytes of the .mab: its input size for export, its output size for import.
 //   bench_gltf [benchmark flags]              the benchmarks
 //   bench_gltf --write-clip=PATH [--glb=PATH] the bench clip as a .mab (and its GLB export),
-//                                             for the process-level timings of scripts/bench_gltf
+//                                             for the process-level timings of scripts/bench/gltf
 #include <mab/codec_file.hpp>
 #include <mab/file_io.hpp>
 #include <mab/gltf.hpp>

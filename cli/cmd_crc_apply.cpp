@@ -5,41 +5,57 @@
 #include <mab/checksum.hpp>
 #include <mab/file_io.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 
 namespace {
 
 struct Options {
-  std::string spec;
+  std::string spec, output;
   std::vector<std::string> files;
-  bool check = false;
-  bool dry_run = false;
+  bool check = false, dry_run = false, in_place = false;
 };
+
+// Writing needs a place to write: FILE itself (--in-place, a backup first) or -o OUT.
+bool usage_ok(const Options& o) {
+  const bool writes = !o.check && !o.dry_run;
+  const char* why = nullptr;
+  if (!o.output.empty() && !writes)
+    why = "-o has nothing to write with --check or --dry-run";
+  else if (!o.output.empty() && o.files.size() != 1)
+    why = "-o OUT takes one FILE (use --in-place to rewrite several)";
+  else if (writes && o.output.empty() && !o.in_place)
+    why = "pass --in-place to rewrite each FILE (kept as FILE.bak, or FILE.bak.1, ... when that exists), or -o OUT";
+  if (why) std::fprintf(stderr, "mab: crc-apply: %s\n", why);
+  return why == nullptr;
+}
 
 void run(const Options& o, int& exit_code) {
   using namespace mab::checksum;
+  exit_code = mab::cli::exit_usage;
   auto spec = parse_spec(o.spec);
   if (!spec) {
-    std::fprintf(stderr, "mab crc-apply: error: --algo: %s\n", spec.error().message().c_str());
-    exit_code = 2;
+    std::fprintf(stderr, "mab: crc-apply: --algo: %s\n", spec.error().message().c_str());
     return;
   }
+  if (!usage_ok(o)) return;
   const int digits = static_cast<int>(spec->field.length * 2);
-  exit_code = 0;
+  exit_code = mab::cli::exit_ok;
+  auto fail = [&](const std::string& f, const mab::Error& e) {
+    std::fprintf(stderr, "mab: crc-apply: %s: %s\n", f.c_str(), e.message().c_str());
+    exit_code = std::max(exit_code, mab::cli::exit_status(e));
+  };
   for (const auto& f : o.files) {
     auto bytes = mab::read_file(f);
     if (!bytes) {
-      std::fprintf(stderr, "mab crc-apply: error: %s: %s\n", f.c_str(), bytes.error().message().c_str());
-      exit_code = 2;
+      fail(f, bytes.error());
       continue;
     }
     auto old_value = read_field(*bytes, spec->field);
     auto new_value = compute_field(*spec, *bytes);
     if (!old_value || !new_value) {
-      const auto& err = !old_value ? old_value.error() : new_value.error();
-      std::fprintf(stderr, "mab crc-apply: error: %s: %s\n", f.c_str(), err.message().c_str());
-      exit_code = 2;
+      fail(f, !old_value ? old_value.error() : new_value.error());
       continue;
     }
     const auto from = mab::cli::hex(*old_value, digits);
@@ -47,26 +63,30 @@ void run(const Options& o, int& exit_code) {
     if (o.check) {
       const bool ok = *old_value == *new_value;
       std::printf("%s: %s %s\n", f.c_str(), ok ? "ok" : "MISMATCH", ok ? from.c_str() : (from + " expected " + to).c_str());
-      if (!ok && exit_code == 0) exit_code = 1;
+      if (!ok) exit_code = std::max(exit_code, mab::cli::exit_refused);
       continue;
     }
-    if (*old_value == *new_value) {
-      std::printf("%s: unchanged %s\n", f.c_str(), from.c_str());
+    if (*old_value == *new_value && o.output.empty()) {
+      std::printf("%s: unchanged %s (nothing written)\n", f.c_str(), from.c_str());
       continue;
     }
-    if (!o.dry_run) {
-      if (auto st = store_field(*bytes, spec->field, *new_value); !st) {
-        std::fprintf(stderr, "mab crc-apply: error: %s: %s\n", f.c_str(), st.error().message().c_str());
-        exit_code = 2;
-        continue;
-      }
-      if (auto st = mab::write_file_atomic(f, *bytes); !st) {
-        std::fprintf(stderr, "mab crc-apply: error: %s: %s\n", f.c_str(), st.error().message().c_str());
-        exit_code = 2;
-        continue;
-      }
+    if (o.dry_run) {
+      std::printf("%s: %s -> %s (dry run)\n", f.c_str(), from.c_str(), to.c_str());
+      continue;
     }
-    std::printf("%s: %s -> %s%s\n", f.c_str(), from.c_str(), to.c_str(), o.dry_run ? " (dry run)" : "");
+    if (auto st = store_field(*bytes, spec->field, *new_value); !st) {
+      fail(f, st.error());
+      continue;
+    }
+    const std::string& out = o.output.empty() ? f : o.output;
+    int status = mab::cli::exit_ok;
+    if (!mab::cli::write_output("crc-apply", status, {f}, out, o.in_place, *bytes)) {
+      exit_code = std::max(exit_code, status);
+      continue;
+    }
+    std::printf("%s: %s -> %s%s%s (%zu bytes, as before: only the field at %s changed)\n", f.c_str(), from.c_str(),
+                to.c_str(), out == f ? "" : ", written to ", out == f ? "" : out.c_str(), bytes->size(),
+                mab::cli::hex(spec->field.offset).c_str());
   }
 }
 
@@ -78,12 +98,23 @@ void setup(CLI::App& app, int& exit_code) {
                   "Checksum spec as printed by crc-search, e.g. 'algo=CRC-32/ISO-HDLC range=0x8..eof field=0x4:4:le' "
                   "or 'width=32 poly=0x04c11db7 init=0xffffffff refin=true refout=true xorout=0xffffffff "
                   "range=0x0..eof,zeroed'")
+      ->type_name("SPEC")
       ->required();
-  cmd->add_option("FILE", o->files, "Files to update in place")->required();
+  cmd->add_option("FILE", o->files, "Files to update")->required();
+  cmd->add_option("-o,--output", o->output, "Write the updated FILE here instead (one FILE)");
+  cmd->add_flag("--in-place", o->in_place,
+                "Rewrite each FILE whose field changes (FILE is kept as FILE.bak, or FILE.bak.1, .bak.2, ... when that "
+                "exists)");
   cmd->add_flag("--check", o->check, "Only verify the stored value (exit 1 on a mismatch)");
   cmd->add_flag("-n,--dry-run", o->dry_run, "Print the new values without writing");
   cmd->footer("Ranges: START..END[,zeroed|skipped], START = offset | ani[+N], END = eof[-N] | size[-N] "
-              "(size = 0x10 + animationDataSize).");
+              "(size = 0x10 + animationDataSize).\n"
+              "Examples (from the source folder; corpus/ holds synthetic clips):\n"
+              "  mab crc-apply --algo 'algo=CRC-32/ISO-HDLC range=0x8..eof field=0x4:4:le' corpus/wd1/long_k100.mab "
+              "-o fixed.mab\n"
+              "  mab crc-apply --check --algo 'algo=CRC-32/ISO-HDLC range=0x8..eof field=0x4:4:le' fixed.mab\n"
+              "  mab crc-apply --algo 'algo=CRC-32/ISO-HDLC range=0x8..eof field=0x4:4:le' --in-place fixed.mab\n"
+              "Exit status: 0 done; 1 --check found a mismatch, or a file is refused; 2 usage or I/O error.");
   cmd->callback([o, &exit_code] { run(*o, exit_code); });
 }
 

@@ -66,13 +66,13 @@ std::string tried_summary(const mab::checksum::SearchStats& st) {
 void run(const Options& o, int& exit_code) {
   using namespace mab::checksum;
   if (o.files.size() < 3) {
-    std::fprintf(stderr, "mab crc-search: error: need at least 3 files, got %zu\n", o.files.size());
+    std::fprintf(stderr, "mab: crc-search: need at least 3 files, got %zu\n", o.files.size());
     exit_code = 2;
     return;
   }
   auto field = parse_field(o.field);
   if (!field) {
-    std::fprintf(stderr, "mab crc-search: error: --field: %s\n", field.error().message().c_str());
+    std::fprintf(stderr, "mab: crc-search: --field: %s\n", field.error().message().c_str());
     exit_code = 2;
     return;
   }
@@ -93,7 +93,7 @@ void run(const Options& o, int& exit_code) {
   for (const auto& f : o.files) {
     auto bytes = mab::read_file(f);
     if (!bytes) {
-      std::fprintf(stderr, "mab crc-search: error: %s: %s\n", f.c_str(), bytes.error().message().c_str());
+      std::fprintf(stderr, "mab: crc-search: %s: %s\n", f.c_str(), bytes.error().message().c_str());
       exit_code = 2;
       return;
     }
@@ -101,7 +101,7 @@ void run(const Options& o, int& exit_code) {
   }
   auto report = search(inputs, so);
   if (!report) {
-    std::fprintf(stderr, "mab crc-search: error: %s\n", report.error().message().c_str());
+    std::fprintf(stderr, "mab: crc-search: %s\n", report.error().message().c_str());
     exit_code = 2;
     return;
   }
@@ -172,8 +172,16 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-results", o->max_results, "Matches to show")->capture_default_str();
   cmd->add_flag("--json", o->json, "Machine-readable report on stdout");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress on stderr");
-  cmd->footer("Exit status: 0 match found, 1 no match, 2 error.\n"
-              "Example: mab crc-search a.mab b.mab c.mab   then   mab crc-apply --algo 'SPEC' edited.mab");
+  cmd->footer("Exit status: 0 match found, 1 no match, 2 usage or I/O error.\n"
+              "Examples (from the source folder): three files given a known checksum, then found again\n"
+              "  mab crc-apply --algo 'algo=CRC-32/BZIP2 range=0x10..eof field=0x4:4:le' "
+              "corpus/wd1/long_k100.mab -o a.mab\n"
+              "  mab crc-apply --algo 'algo=CRC-32/BZIP2 range=0x10..eof field=0x4:4:le' "
+              "corpus/wd1/bit15_k7.mab -o b.mab\n"
+              "  mab crc-apply --algo 'algo=CRC-32/BZIP2 range=0x10..eof field=0x4:4:le' "
+              "corpus/wd1/one_bone_k8.mab -o c.mab\n"
+              "  mab crc-search -q a.mab b.mab c.mab\n"
+              "then, on an edited file: mab crc-apply --algo 'SPEC' --in-place edited.mab");
   cmd->callback([o, &exit_code] { run(*o, exit_code); });
 }
 

@@ -1,5 +1,6 @@
 // `mab dump FILE`: the decoded rotations as a table, key by key.
 #include "command.hpp"
+#include "common.hpp"
 #include "fixed_text.hpp"
 
 #include <mab/file_io.hpp>
@@ -246,13 +247,14 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--block", o->block,
                   "Block to decode (Far Cry 5 files hold several, Far Cry 2/3 banks one per chained clip; default 0)");
   cmd->footer(
-      "Example:\n"
-      "  mab dump walk.mab --bone Root --keys 0:9\n"
+      "Examples (from the source folder; corpus/ holds synthetic clips):\n"
+      "  mab dump corpus/wd2/long_k40.mab --bone Root --keys 0:9\n"
+      "  mab dump corpus/fc2/many_tracks.mab --bone 3\n"
       "prints Root's quaternion (x y z w, 6 decimals) at keys 0 to 9 with their times in seconds.\n"
       "Bones are shown by name when known (in a JSON document), otherwise by hash.\n"
       "Far Cry 2/3 clips: tracks by bone id (--bone 12), stored keys with their frames (--keys is a\n"
       "frame range), translations and root motion per frame.\n"
-      "Exit status: 0 on success, 1 on any error.");
+      "Exit status: 0 printed; 1 the file, a --bone or --keys is refused; 2 usage or I/O error.");
   cmd->callback([o, &exit_code] {
     exit_code = 1;
     // A JSON document is larger than the file it stands for (hex, decimal floats).
@@ -261,6 +263,7 @@ void setup(CLI::App& app, int& exit_code) {
     auto bytes = mab::read_file(o->file, limits);
     if (!bytes) {
       std::fprintf(stderr, "mab: dump: %s\n", bytes.error().message().c_str());
+      exit_code = mab::cli::exit_status(bytes.error());
       return;
     }
     std::optional<mab::DecodedClip> d;
@@ -279,6 +282,7 @@ void setup(CLI::App& app, int& exit_code) {
           range = parse_range(o->keys);
           if (!range) {
             std::fprintf(stderr, "mab: dump: --keys %s: expected A:B, A:, :B or A with A <= B\n", o->keys.c_str());
+            exit_code = mab::cli::exit_usage;
             return;
           }
         }
@@ -313,6 +317,7 @@ void setup(CLI::App& app, int& exit_code) {
       const auto r = parse_range(o->keys);
       if (!r) {
         std::fprintf(stderr, "mab: dump: --keys %s: expected A:B, A:, :B or A with A <= B\n", o->keys.c_str());
+        exit_code = mab::cli::exit_usage;
         return;
       }
       range = *r;

@@ -67,38 +67,52 @@ void setup(CLI::App& app, int& exit_code) {
     std::string file, output;
     std::optional<std::size_t> block;
     bool in_place = false;
+    std::optional<double> max_error;
     std::vector<std::string> scratch;
   };
   auto o = std::make_shared<Opts>();
   cmd->add_option("FILE", o->file, "The .mab to edit")->required();
   cmd->add_option("-o,--output", o->output, "The .mab to write")->required();
   cmd->add_option("--block", o->block, "Block to edit (Far Cry 5 files hold several; default 0)");
-  cmd->add_flag("--in-place", o->in_place, "Allow -o to name FILE itself (FILE is kept as FILE.bak)");
-  // (name, values per use, help)
-  static const std::vector<std::tuple<std::string, int, std::string>> ops = {
-      {"--speed", 1, "F: play F times as fast (0.5 = half speed); keys that meet are dropped"},
-      {"--trim", 2, "START END: keep START..END seconds, keys interpolated at both ends, shifted to start at 0"},
-      {"--reverse", 0, "play backwards"},
-      {"--loop-fix", 0, "make the last key equal the first, for a seamless loop"},
-      {"--resample", 1, "FPS: keys every 1/FPS seconds from the first to the last, sampled by slerp"},
-      {"--rotate-bone", 2, "BONE QUAT: pre-multiply every rotation of BONE by QUAT"},
-      {"--set-constant", 2, "BONE QUAT: BONE holds QUAT for the whole clip"},
-      {"--copy-track", 2, "FROM.mab BONE: BONE's track from another clip, resampled onto this clip's times"},
-      {"--remove-bone", 1, "BONE: drop BONE from the clip"},
-      {"--add-bone", 2, "NAME QUAT: a new constant bone (hash = CRC-32 of NAME)"},
-      {"--bits", 2, "BONE N: re-quantise BONE at N bits per value (1..16)"},
-      {"--max-error", 1,
-       "DEG: re-quantise every animated bone at the smallest depth within DEG degrees (without it, changed "
-       "bones keep their depth unless it misses 0.01 degree)"},
-      {"--reduce", 1, "DEG: drop shared key times while every bone stays within DEG degrees of the interpolation"},
+  cmd->add_flag("--in-place", o->in_place,
+                "Allow -o to name FILE itself (FILE is kept as FILE.bak, or FILE.bak.1, .bak.2, ... when that exists)");
+  cmd->add_option("--max-error", o->max_error,
+                  "largest angular error in degrees of a re-quantised key (default 0.01, as mab import): a changed "
+                  "bone keeps its bit depth unless that misses the bound, then gets the smallest depth meeting it; "
+                  "what no depth brings within it is refused, nothing written")
+      ->type_name("FLOAT")
+      ->check(CLI::PositiveNumber);
+  // (name, values per use, the values' names in --help, help)
+  static const std::vector<std::tuple<std::string, int, std::string, std::string>> ops = {
+      {"--speed", 1, "FLOAT", "play FLOAT times as fast (0.5 = half speed); keys that meet are dropped"},
+      {"--trim", 2, "START END",
+       "keep START..END seconds (two FLOATs), keys interpolated at both ends, shifted to start at 0"},
+      {"--reverse", 0, "", "play backwards"},
+      {"--loop-fix", 0, "", "make the last key equal the first, for a seamless loop"},
+      {"--resample", 1, "FLOAT",
+       "keys every 1/FLOAT seconds (FLOAT keys per second) from the first to the last, sampled by slerp"},
+      {"--rotate-bone", 2, "BONE QUAT", "pre-multiply every rotation of BONE by QUAT"},
+      {"--set-constant", 2, "BONE QUAT", "BONE holds QUAT for the whole clip"},
+      {"--copy-track", 2, "FROM.mab BONE", "BONE's track from another clip, resampled onto this clip's times"},
+      {"--remove-bone", 1, "BONE", "drop BONE from the clip"},
+      {"--rename-bone", 2, "BONE NEW", "give BONE the hash of NEW (a name, or a 0x hash); its keys keep their codes"},
+      {"--add-bone", 2, "NAME QUAT", "a new constant bone (hash = CRC-32 of NAME)"},
+      {"--bits", 2, "BONE INT",
+       "re-quantise BONE at INT bits per value (1..16), kept as asked: refused if it misses --max-error"},
+      {"--requantise", 0, "",
+       "re-quantise every animated bone, unchanged ones too, at the smallest depth meeting --max-error (smaller "
+       "files for a looser bound)"},
+      {"--reduce", 1, "FLOAT",
+       "drop shared key times while every bone stays within FLOAT degrees of the interpolation"},
   };
-  for (const auto& [name, n, help] : ops) {
+  for (const auto& [name, n, values, help] : ops) {
     if (n == 0) {
       cmd->add_flag(name, help)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     } else {
       cmd->add_option(name, o->scratch, help)
           ->expected(n)
           ->type_size(n)
+          ->type_name(values)
           ->allow_extra_args(false)
           ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
     }
@@ -106,21 +120,23 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->footer(
       "BONE is a bone name (its CRC-32 is the hash, D11) or a hash (0xB6C65665). QUAT is x,y,z,w, or\n"
       "ax,ay,az@deg for a turn of deg degrees about an axis (0,0,1@90).\n"
-      "Examples:\n"
-      "  mab edit walk.mab -o slow.mab --speed 0.5\n"
-      "  mab edit walk.mab -o fixed.mab --trim 0.5 2.0 --loop-fix --rotate-bone \"Bip01 Head\" 0,0,1@15\n"
-      "  mab edit walk.mab -o small.mab --reduce 0.05 --max-error 0.02\n"
+      "Examples (from the source folder; corpus/ holds synthetic clips):\n"
+      "  mab edit corpus/wd2/long_k40.mab -o slow.mab --speed 0.5\n"
+      "  mab edit corpus/wd2/long_k40.mab -o fixed.mab --trim 0.2 1.0 --loop-fix --rotate-bone Root 0,0,1@15\n"
+      "  mab edit corpus/wd2/long_k40.mab -o small.mab --reduce 0.05 --requantise --max-error 0.02\n"
+      "  mab edit corpus/wd2/long_k40.mab -o renamed.mab --rename-bone Root Bip01\n"
       "Operations run in the order given; the report lists what each did, the chunks reused and\n"
-      "re-quantised and the largest error. Exit status: 0 when written, 1 on any error.");
+      "re-quantised and the largest error.\n"
+      "Exit status: 0 written; 1 the clip or an edit is refused; 2 usage or I/O error (nothing written then).");
   cmd->callback([o, cmd, &exit_code] {
-    exit_code = 1;
+    exit_code = mab::cli::exit_usage;
     // The operations in command-line order: CLI11 records each value it takes.
     std::vector<Op> plan;
     std::map<const CLI::Option*, std::size_t> used;
     for (const CLI::Option* opt : cmd->parse_order()) {
       const std::string name = "--" + opt->get_single_name();
       int n = -1;
-      for (const auto& [op, count, help] : ops)
+      for (const auto& [op, count, values, help] : ops)
         if (op == name) n = count;
       if (n < 0) continue;
       const std::size_t k = used[opt]++;
@@ -134,11 +150,15 @@ void setup(CLI::App& app, int& exit_code) {
       plan.push_back(std::move(op));
     }
     if (plan.empty()) {
-      std::fprintf(stderr, "mab: edit: no operation given (see mab edit --help)\n");
+      std::fprintf(stderr, "mab: edit: no operation given%s (see mab edit --help)\n",
+                   o->max_error ? ": --max-error bounds what the operations re-quantise; --requantise re-quantises "
+                                  "every bone at it"
+                                : "");
       return;
     }
-    auto c = mab::cli::load_container("edit", o->file);
+    auto c = mab::cli::load_container("edit", exit_code, o->file);
     if (!c) return;
+    exit_code = mab::cli::exit_refused;
     const std::size_t block = o->block.value_or(0);
     if (block < c->blocks.size() && c->blocks[block].legacy() != nullptr) {
       std::fprintf(stderr,
@@ -154,13 +174,13 @@ void setup(CLI::App& app, int& exit_code) {
       return;
     }
     mab::Clip clip = d->clip;
-    // Changed bones keep their depth unless it misses 0.01 degree (or --max-error).
-    mab::EncodeOptions eo;
-    eo.raise_depth = true;
+    // The error policy mab import shares (issue 25).
+    mab::EncodeOptions eo = mab::edit_policy(o->max_error.value_or(mab::default_max_error_deg));
     mab::edit::Notes notes;
     std::vector<fs::path> inputs{o->file};
-    const std::size_t keys_before = clip.key_count();
-    auto fail = [&](const Op& op, const std::string& why) {
+    // A value that does not parse is a usage error; one the clip cannot take is refused.
+    auto fail = [&](const Op& op, const std::string& why, int status = mab::cli::exit_refused) {
+      exit_code = status;
       std::string args;
       for (const auto& a : op.args) args += " " + a;
       std::fprintf(stderr, "mab: edit: %s%s: %s; nothing written\n", op.name.c_str(), args.c_str(), why.c_str());
@@ -169,7 +189,7 @@ void setup(CLI::App& app, int& exit_code) {
       mab::Status st;
       auto need_number = [&](std::size_t i) -> std::optional<double> {
         auto v = number(op.args.at(i));
-        if (!v) fail(op, "\"" + op.args.at(i) + "\" is not a number");
+        if (!v) fail(op, "\"" + op.args.at(i) + "\" is not a number", mab::cli::exit_usage);
         return v;
       };
       auto need_bone = [&](std::size_t i) -> std::optional<std::size_t> {
@@ -182,7 +202,9 @@ void setup(CLI::App& app, int& exit_code) {
       };
       auto need_quat = [&](std::size_t i) -> std::optional<mab::Quat> {
         auto q = quat_arg(op.args.at(i));
-        if (!q) fail(op, "\"" + op.args.at(i) + "\" is not a quaternion x,y,z,w or a turn ax,ay,az@deg");
+        if (!q)
+          fail(op, "\"" + op.args.at(i) + "\" is not a quaternion x,y,z,w or a turn ax,ay,az@deg",
+               mab::cli::exit_usage);
         return q;
       };
       if (op.name == "--speed") {
@@ -209,7 +231,7 @@ void setup(CLI::App& app, int& exit_code) {
         st = op.name == "--rotate-bone" ? mab::edit::rotate_bone(clip, *b, *q) : mab::edit::set_constant(clip, *b, *q);
       } else if (op.name == "--copy-track") {
         auto fb = mab::read_file(op.args[0]);
-        if (!fb) return fail(op, fb.error().message());
+        if (!fb) return fail(op, fb.error().message(), mab::cli::exit_status(fb.error()));
         auto fc = mab::read_container(*fb);
         if (!fc) return fail(op, fc.error().message());
         auto fd = mab::decode_clip(std::move(fc).value());
@@ -231,13 +253,14 @@ void setup(CLI::App& app, int& exit_code) {
         if (!b) return;
         const auto n = need_number(1);
         if (!n) return;
-        if (*n != std::floor(*n) || *n < 1 || *n > 16) return fail(op, "a bit depth is a whole number 1..16");
+        if (*n != std::floor(*n) || *n < 1 || *n > 16)
+          return fail(op, "a bit depth is a whole number 1..16", mab::cli::exit_usage);
         st = mab::edit::set_bits(clip, *b, static_cast<unsigned>(*n));
-      } else if (op.name == "--max-error") {
-        const auto e = need_number(0);
-        if (!e) return;
-        if (!(*e > 0)) return fail(op, "the bound must be positive");
-        eo.max_error_deg = *e;
+      } else if (op.name == "--rename-bone") {
+        const auto b = need_bone(0);
+        if (!b) return;
+        st = mab::edit::rename_bone(clip, *b, op.args[1]);
+      } else if (op.name == "--requantise") {
         eo.requantise_all = true;
       } else if (op.name == "--reduce") {
         const auto e = need_number(0);
@@ -262,13 +285,16 @@ void setup(CLI::App& app, int& exit_code) {
     mab::EncodeReport rep;
     auto out = mab::encode_clip(*d, clip, eo, &rep);
     if (!out) {
-      std::fprintf(stderr, "mab: edit: %s: %s; nothing written\n", o->file.c_str(), out.error().message().c_str());
+      // The error policy's refusal (edit_policy) says it already, in mab import's words.
+      const std::string why = out.error().message();
+      std::fprintf(stderr, "mab: edit: %s: %s%s\n", o->file.c_str(), why.c_str(),
+                   why.find("nothing written") == std::string::npos ? "; nothing written" : "");
       return;
     }
-    if (!mab::cli::write_output("edit", inputs, o->output, o->in_place, *out)) return;
-    std::printf("wrote %s (%zu bytes)\n", o->output.c_str(), out->size());
+    const auto origin = mab::cli::mab_origin(o->file, *out);
+    if (!mab::cli::write_output("edit", exit_code, inputs, o->output, o->in_place, *out)) return;
+    mab::cli::print_mab_written(o->output, *out, origin);
     for (const auto& n : notes) std::printf("  %s\n", n.c_str());
-    std::printf("  keys              %zu -> %zu\n", keys_before, clip.key_count());
     mab::cli::print_encode_report(rep, "(re-quantised keys against the edited rotations)");
     if (auto rc = mab::read_container(*out)) {
       std::size_t errors = 0;

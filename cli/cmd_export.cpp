@@ -13,32 +13,41 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <set>
 
 namespace {
 
 namespace fs = std::filesystem;
 
-// One bone name per line (D11 hashes them); blank lines and "#" comments are skipped, a
-// trailing "\r" (a file from Windows) is dropped, nothing else is trimmed: names may hold
-// spaces ("L Thigh").
+// One bone name per line (D11 hashes them); blank lines and "#" comments are skipped. A
+// UTF-8 byte order mark, "\r\n" line ends (files from Windows editors) and spaces or tabs at
+// the end of a line are dropped; spaces inside and before a name are kept ("L Thigh").
 mab::Result<std::vector<std::string>> read_names(const std::string& path) {
   auto bytes = mab::read_file(path);
   if (!bytes) return std::move(bytes).error();
+  std::string_view text(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   std::vector<std::string> names;
-  std::string line;
-  auto flush = [&] {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (!line.empty() && line.front() != '#') names.push_back(line);
-    line.clear();
-  };
-  for (const std::uint8_t b : *bytes) {
-    if (b == '\n')
-      flush();
-    else
-      line.push_back(static_cast<char>(b));
+  while (!text.empty()) {
+    const auto end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+    if (!line.empty() && line.front() != '#') names.emplace_back(line);
   }
-  flush();
   return names;
+}
+
+// The names of a --names file whose CRC-32 is the hash of no bone of the file (D11): typos,
+// or names of another skeleton.
+std::vector<std::string> names_matching_no_bone(const mab::Container& c, const std::vector<std::string>& names) {
+  std::set<std::uint32_t> hashes;
+  for (const auto& b : c.blocks)
+    for (const auto& bone : b.bones) hashes.insert(bone.hash);
+  std::vector<std::string> out;
+  for (const auto& n : names)
+    if (!hashes.count(mab::bone_hash(n))) out.push_back("\"" + n + "\"");
+  return out;
 }
 
 void setup(CLI::App& app, int& exit_code) {
@@ -57,7 +66,7 @@ void setup(CLI::App& app, int& exit_code) {
                   "File to write: .json, .gltf or .glb (the format follows the extension), or - for standard output")
       ->required();
   cmd->add_option("--format", o->format, "json, gltf or glb, whatever the output's name")
-      ->check(CLI::IsMember({"json", "gltf", "glb"}));
+      ->transform(CLI::IsMember({"json", "gltf", "glb"}, CLI::ignore_case));
   cmd->add_option("--block", o->block, "JSON: the block to export (Far Cry 5 files hold several; default 0)");
   cmd->add_option("--names", o->names,
                   "glTF: a text file with one bone name per line; bones whose hash is the CRC-32 of a name get "
@@ -72,23 +81,26 @@ void setup(CLI::App& app, int& exit_code) {
                   "JSON: the format version to write, 1 or 2 (default 2; version 1 always carries the codes, byte "
                   "for byte as mabkit wrote it before)")
       ->check(CLI::Range(mab::json_format_oldest_version, mab::json_format_version));
-  cmd->add_flag("--in-place", o->in_place, "Allow -o to name FILE itself (FILE is kept as FILE.bak)");
+  cmd->add_flag("--in-place", o->in_place,
+                "Allow -o to name FILE itself (FILE is kept as FILE.bak, or FILE.bak.1, .bak.2, ... when that exists)");
   cmd->footer(
-      "Examples:\n"
-      "  mab export walk.mab -o walk.json     # edit \"clip\" in walk.json, then\n"
+      "Examples (from the source folder; corpus/ holds synthetic clips):\n"
+      "  mab export corpus/wd2/mixed_k8.mab -o walk.json     # edit \"clip\" in walk.json, then\n"
       "  mab import walk.json -o walk2.mab    # only the edited chunks are re-quantised\n"
-      "  mab export walk.mab -o walk.glb --names bones.txt --skeleton rig.gltf\n"
+      "  mab export corpus/wd2/mixed_k8.mab -o walk.glb --names corpus/bone_names.txt\n"
       "  (edit in Blender, export as walk_edit.glb with \"Always Sample Animations\" off)\n"
-      "  mab import walk_edit.glb --template walk.mab -o walk2.mab\n"
-      "  mab export bank.mab --block 1 -o clip1.json   # Far Cry 2/3: the second clip of a bank\n"
-      "  mab export walk.mab --codes -o walk.json      # with the stored codes, to inspect them\n"
+      "  mab import walk.glb --template corpus/wd2/mixed_k8.mab -o walk2.mab\n"
+      "  mab export corpus/fc2/chain_2.mab --block 1 -o clip1.json   # Far Cry 2/3: a bank's second clip\n"
+      "  mab export corpus/wd2/mixed_k8.mab --codes -o walk.json     # with the stored codes, to inspect them\n"
+      "  mab export corpus/wd1/one_bone_k8.mab -o clip.glb --skeleton corpus/external/RiggedSimple.gltf\n"
       "JSON: Far Cry 2/3 blocks carry their tracks as \"legacy_clip\" (rotations, translations, root\n"
       "motion, by bone id); files whose tracks cannot be decoded (opaque versions, damaged streams) are\n"
       "exported as their container only, still byte for byte (docs/json-format.md). glTF: one node per\n"
       "bone and one animation per block whose rotations decode (docs/gltf.md).\n"
-      "Exit status: 0 on success, 1 on any error (nothing is written then).");
+      "-o: a link is kept and the file it leads to replaced; a FIFO or device (/dev/null) is written to.\n"
+      "Exit status: 0 written; 1 the file is refused; 2 usage or I/O error (nothing is written then).");
   cmd->callback([o, &exit_code] {
-    exit_code = 1;
+    exit_code = mab::cli::exit_usage;
     std::string format = o->format;
     if (format.empty())
       format = mab::cli::has_extension(o->output, ".glb") ? "glb" : mab::cli::has_extension(o->output, ".gltf") ? "gltf" : "json";
@@ -104,8 +116,9 @@ void setup(CLI::App& app, int& exit_code) {
       std::fprintf(stderr, "mab: export: --codes and --json-version are for JSON output\n");
       return;
     }
-    auto c = mab::cli::load_container("export", o->file);
+    auto c = mab::cli::load_container("export", exit_code, o->file);
     if (!c) return;
+    exit_code = mab::cli::exit_refused;
     std::vector<fs::path> inputs{o->file};
     if (format == "json") {
       const std::size_t block = o->block.value_or(0);
@@ -113,6 +126,7 @@ void setup(CLI::App& app, int& exit_code) {
       if (o->block && block >= std::max<std::size_t>(c->blocks.size(), 1)) {
         std::fprintf(stderr, "mab: export: %s: no block %zu (the file has %zu)\n", o->file.c_str(), block,
                      c->blocks.size());
+        exit_code = mab::cli::exit_usage;
         return;
       }
       // Streamed: the document (7 MB for a 100-bone, 1,000-key clip) is never held whole, nor
@@ -122,7 +136,7 @@ void setup(CLI::App& app, int& exit_code) {
       jo.codes = o->codes;
       mab::JsonExportReport report;
       auto produce = [&](const mab::JsonSink& sink) { return mab::export_block_json(*c, block, sink, jo, &report); };
-      if (!mab::cli::write_output_stream("export", inputs, o->output, o->in_place, o->file, produce)) return;
+      if (!mab::cli::write_output_stream("export", exit_code, inputs, o->output, o->in_place, o->file, produce)) return;
       if (!report.clip && !report.legacy_clip)
         std::fprintf(stderr, "mab: export: note: %s: clip not decoded (%s); exported the container only\n",
                      o->file.c_str(), report.clip_absent.c_str());
@@ -139,13 +153,15 @@ void setup(CLI::App& app, int& exit_code) {
       auto names = read_names(o->names);
       if (!names) {
         std::fprintf(stderr, "mab: export: --names: %s\n", names.error().message().c_str());
+        exit_code = mab::cli::exit_status(names.error());
         return;
       }
       go.names = std::move(names).value();
+      inputs.push_back(o->names);
     }
     std::optional<mab::GltfSkeleton> skeleton;
     if (!o->skeleton.empty()) {
-      skeleton = mab::cli::load_skeleton("export", o->skeleton);
+      skeleton = mab::cli::load_skeleton("export", exit_code, o->skeleton);
       if (!skeleton) return;
       go.skeleton = &*skeleton;
       inputs.push_back(o->skeleton);
@@ -156,10 +172,9 @@ void setup(CLI::App& app, int& exit_code) {
       std::fprintf(stderr, "mab: export: %s: %s\n", o->file.c_str(), out.error().message().c_str());
       return;
     }
-    if (!mab::cli::write_output("export", inputs, o->output, o->in_place, *out)) return;
+    if (!mab::cli::write_output("export", exit_code, inputs, o->output, o->in_place, *out)) return;
     exit_code = 0;
-    // The summary goes to stderr when the glTF itself goes to stdout.
-    std::FILE* info = o->output == "-" ? stderr : stdout;
+    std::FILE* info = stdout;  // standard error when the glTF itself went to standard output
     std::fprintf(info, "wrote %s (%zu bytes): %zu animation(s), %zu rotation channels, %zu keys, %zu nodes\n",
                  o->output.c_str(), out->size(), rep.animations, rep.channels - rep.translation_channels, rep.keys,
                  rep.nodes);
@@ -171,8 +186,16 @@ void setup(CLI::App& app, int& exit_code) {
       std::fprintf(info, "  named             %zu bone(s) (the rest are bone_0xHASH)\n", rep.named);
     else
       std::fprintf(info, "  named             none: give --names FILE (one bone name per line) for names\n");
+    if (legacy_file && !go.names.empty())
+      std::fprintf(info, "  --names           not used: Far Cry 2/3 bones have ids, not name hashes\n");
+    else if (const auto unmatched = names_matching_no_bone(*c, go.names); !unmatched.empty())
+      std::fprintf(info, "  --names           %zu of %zu name(s) match no bone of the file: %s\n", unmatched.size(),
+                   go.names.size(), mab::cli::short_list(unmatched).c_str());
     for (const auto& s : rep.skipped_blocks)
       std::fprintf(info, "  skipped block %zu  %s\n", s.block, s.reason.c_str());
+    if (rep.scene_fps > 0)
+      std::fprintf(info, "  Blender           set the scene frame rate to %g fps before importing: every key is then "
+                         "a whole frame (docs/gltf.md)\n", rep.scene_fps);
     if (skeleton) {
       if (!rep.bones_without_node.empty())
         std::fprintf(info, "  not in skeleton   %zu bone(s), added under the skeleton root: %s\n",

@@ -49,13 +49,15 @@ bool looks_like_gltf(const std::string& path, std::span<const std::uint8_t> data
   return head.find("\"mabkit-clip\"") == std::string_view::npos && head.find("\"asset\"") != std::string_view::npos;
 }
 
-void print_legacy_encode(const mab::LegacyEncodeReport& rep) {
+void print_legacy_encode(const mab::LegacyEncodeReport& rep, double bound) {
   std::printf("  legacy sections   %zu kept, %zu rewritten\n", rep.sections_kept, rep.sections_rewritten);
-  std::printf("  keyed rotations   %zu stored keys before, %zu after\n", rep.keys_before, rep.keys_after);
+  std::printf("  keyed rotations   %zu stored keys before, %zu after: %zu kept at their frames and codes, %zu at new "
+              "frames\n",
+              rep.keys_before, rep.keys_after, rep.keys_kept, rep.keys_added);
   if (rep.tag_records_edited != 0 || rep.events_edited != 0)
     std::printf("  tags and events   %zu tag record(s), %zu event node(s) written with new fields\n",
                 rep.tag_records_edited, rep.events_edited);
-  std::printf("  max angular error %.6f degrees\n", rep.max_error_deg);
+  std::printf("  max angular error %.6f degrees (--max-error %g)\n", rep.max_error_deg, bound);
   // JB-DOC: a tag record's clip offset counts from the record; those that reached a clip follow it.
   for (const auto& u : rep.tag_offsets_updated)
     std::printf("  tag record        clip %zu record %zu: clip offset %d -> %d (still clip %d)\n", u.block, u.record,
@@ -67,6 +69,42 @@ void print_legacy_encode(const mab::LegacyEncodeReport& rep) {
                  "clip offsets (nothing shows what they point at): check the bank in game\n",
                  static_cast<long long>(rep.size_change), rep.moved_clips, rep.tag_tables_undecoded,
                  rep.tag_offsets_kept.size());
+}
+
+// Issue 25: a resampled file, key times added for keys between the template's, and (with
+// --template-times) the changes left out.
+void print_timing(const mab::GltfAnimationImport& a) {
+  if (a.resampled_rate > 0) {
+    std::printf("  resampled         the file's channels are samples at %.6g per second, not the clip's key times; "
+                "%zu track(s) match the template at every sample and are kept exactly\n",
+                a.resampled_rate, a.resampled_kept);
+    if (a.keys_between_samples != 0)
+      std::printf("  between samples   %zu edited key(s) read from the samples around them (--accept-resample); "
+                  "estimated error up to %.6g degrees\n",
+                  a.keys_between_samples, a.resample_error);
+  }
+  if (!a.times_added.empty()) {
+    std::string times;
+    for (std::size_t i = 0; i < a.times_added.size() && i < 8; ++i)
+      times += (i ? ", " : "") + std::to_string(a.times_added[i]);
+    if (a.times_added.size() > 8) times += ", ...";
+    std::printf("  key times added   %zu for keys set between the template's (key units at %g/s: %s); moved onto "
+                "the key grid by up to %.3g ms\n",
+                a.times_added.size(), a.key_rate, times.c_str(), 1000 * a.max_added_shift_s);
+  }
+  if (!a.dropped.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < a.dropped.size() && i < 4; ++i) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " at %.3f s (%.4g off)", a.dropped[i].time_s, a.dropped[i].deviation);
+      list += (i ? "; " : "") + a.dropped[i].track + buf;
+    }
+    if (a.dropped.size() > 4) list += "; ...";
+    std::fprintf(stderr,
+                 "mab: import: warning: --template-times: %zu key(s) set between the template's key times were not "
+                 "carried (drop --template-times to add their times): %s\n",
+                 a.dropped.size(), list.c_str());
+  }
 }
 
 void warn_structure(const std::string& output, std::span<const std::uint8_t> bytes) {
@@ -91,6 +129,7 @@ void setup(CLI::App& app, int& exit_code) {
     std::string file, output, template_file, game, animation, skeleton, rotations = "auto";
     std::optional<std::size_t> block;
     bool choose_depth = false, keep_times = false, in_place = false;
+    bool template_times = false, accept_resample = false, allow_no_op = false, allow_other_clip = false;
     std::optional<double> max_error, reduce;
     double match_tolerance = 1e-3;
   };
@@ -100,70 +139,109 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("-o,--output", o->output, "The .mab to write")->required();
   cmd->add_option("--template", o->template_file,
                   "glTF: the .mab the animation was exported from (or one of the same clip): its header, "
-                  "sections and untouched bones are kept, byte for byte");
-  cmd->add_option("--game", o->game, "glTF without --template: build a new clip for this game")
-      ->check(CLI::IsMember({"wd1", "wd2", "wdl", "fc5"}));
+                  "sections and untouched bones are kept, byte for byte. JSON: the .mab the document must come "
+                  "from (refused if its container is another file's)");
+  cmd->add_option("--game", o->game,
+                  "glTF without --template: build a new clip for this game (wd1, wd2, wdl, fc5; any case)")
+      ->type_name("GAME")
+      ->transform(CLI::IsMember({"wd1", "wd2", "wdl", "fc5"}, CLI::ignore_case));
   cmd->add_option("--animation", o->animation, "glTF: the animation to import, by index or name (default: see below)");
   cmd->add_option("--block", o->block, "glTF: the template block to write (Far Cry 5 files hold several)");
   cmd->add_flag("--keep-times", o->keep_times,
                 "glTF: use the glTF's own key times, rounded to the game's key rate (WD1: 120/s, others: the "
                 "frame rate), instead of sampling at the template's");
+  cmd->add_flag("--template-times", o->template_times,
+                "glTF: sample at the template's key times only; keys set between them are listed as not carried "
+                "(default: the block gains a key time for each such key)");
+  cmd->add_flag("--accept-resample", o->accept_resample,
+                "glTF: read edited keys from a file resampled on another frame grid (Blender's default export at a "
+                "scene rate that is not the clip's) as they are; untouched bones are kept either way");
+  cmd->add_flag("--allow-no-op", o->allow_no_op,
+                "glTF: write the template as it is when the file has no animation or no node matching a bone "
+                "(refused otherwise)");
+  cmd->add_flag("--allow-other-clip", o->allow_other_clip,
+                "Write what looks like another clip's data, otherwise refused. glTF: an animation whose key range "
+                "or recorded duration is not the template's. JSON: a document that is not --template's file, or "
+                "a clip keeping none of its file's rotations, key times and duration");
   cmd->add_option("--max-error", o->max_error,
-                  "Largest angular error in degrees for re-quantised keys (default 0.01). glTF: a changed bone "
-                  "keeps its bit depth unless that misses the bound. JSON: the bound for --choose-depth; "
-                  "nothing is written if a re-quantised key is further off. Far Cry 2/3 JSON: a frame of an edited "
+                  "Largest angular error in degrees of a re-quantised key (default 0.01, as mab edit): a changed "
+                  "bone keeps its bit depth unless that misses the bound, then gets the smallest depth meeting it; "
+                  "what no depth brings within it is refused, nothing written. Far Cry 2/3: a frame of an edited "
                   "track gets its own stored key where interpolation would miss by more")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--reduce", o->reduce,
-                  "glTF: drop shared key times while every bone stays within DEG degrees of the interpolation "
+                  "glTF: drop shared key times while every bone stays within this many degrees of the interpolation "
                   "(tools that sample every frame write many keys)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("--skeleton", o->skeleton,
                   "glTF: the --skeleton the animation was exported with (bones' rest pose and parents); without "
-                  "it, the flat rig `mab export` writes when given no skeleton");
+                  "it, the skeleton the file records, or the flat rig `mab export` writes without one (a file "
+                  "shaped otherwise is refused)");
   cmd->add_option("--rotations", o->rotations,
                   "glTF: rest-relative: each joint's motion away from its rest pose, applied to the export's rig "
                   "(survives tools that re-express joints, such as Blender); local: each node's rotation as "
                   "written; auto (default): rest-relative with --template or --skeleton, else local")
-      ->check(CLI::IsMember({"auto", "rest-relative", "local"}));
+      ->transform(CLI::IsMember({"auto", "rest-relative", "local"}, CLI::ignore_case));
   cmd->add_option("--match-tolerance", o->match_tolerance,
                   "glTF: a key within this many degrees of the template's is the template's, bit for bit "
                   "(default 0.001; tools that keep floats move keys by about 1e-5)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--choose-depth", o->choose_depth,
                 "JSON: re-pick the bit depth of each edited bone, the smallest meeting --max-error");
-  cmd->add_flag("--in-place", o->in_place, "Allow -o to name an input file itself (it is kept as FILE.bak)");
+  cmd->add_flag("--in-place", o->in_place,
+                "Allow -o to name an input file itself (it is kept as FILE.bak, or FILE.bak.1, .bak.2, ... when that "
+                "exists)");
   cmd->footer(
-      "Examples:\n"
+      "Examples (from the source folder; corpus/ holds synthetic clips):\n"
+      "  mab export corpus/wd2/mixed_k8.mab -o walk.json\n"
       "  mab import walk.json -o walk2.mab --max-error 0.05\n"
-      "  mab import walk_edit.glb --template walk.mab -o walk2.mab\n"
-      "  mab import rig.gltf --game wdl -o new.mab          # a new clip from any glTF animation\n"
+      "  mab export corpus/wd2/mixed_k8.mab -o walk_edit.glb    # then edit it in Blender\n"
+      "  mab import walk_edit.glb --template corpus/wd2/mixed_k8.mab -o walk2.mab\n"
+      "  mab import corpus/external/RiggedSimple.gltf --game wdl -o new.mab    # a new clip from any glTF animation\n"
       "Each prints how many chunks were reused and re-quantised and the largest angular error.\n"
       "An unedited JSON document, or an unedited glTF export imported with its --template, gives the\n"
       "file back byte for byte. glTF: nodes are matched to bones by the CRC-32 of their names (or a\n"
       "bone_0xHASH name); without --animation every animation named block_N goes to block N, else\n"
       "the first to block 0. Translation and scale channels are listed, not stored (spec 10).\n"
-      "Exit status: 0 when written, 1 on any error (nothing is written then).");
+      "glTF with --template: a bone the file only repeats (even resampled by a tool) keeps its exact\n"
+      "keys; a key set between the template's key times gets a key time of its own; a file resampled\n"
+      "on another frame grid is refused when edited keys fall between its samples (docs/gltf.md).\n"
+      "JSON: bones are the file's, by hash: rename one with \"rename_to\", add one with \"new\": true\n"
+      "(docs/json-format.md, \"Bone identity\").\n"
+      "Exit status: 0 written; 1 the input or an edit is refused; 2 usage or I/O error (nothing is written then).");
   cmd->callback([o, &exit_code] {
-    exit_code = 1;
+    exit_code = mab::cli::exit_usage;
     auto data = read_input(o->file);
     if (!data) {
       std::fprintf(stderr, "mab: import: %s\n", data.error().message().c_str());
+      exit_code = mab::cli::exit_status(data.error());
       return;
     }
-    const bool gltf = !o->template_file.empty() || !o->game.empty() || looks_like_gltf(o->file, data->bytes());
+    const bool gltf = !o->game.empty() || looks_like_gltf(o->file, data->bytes());
     std::vector<fs::path> inputs;
     if (o->file != "-") inputs.push_back(o->file);
 
     if (!gltf) {
-      if (o->keep_times || o->block || !o->animation.empty() || o->reduce) {
-        std::fprintf(stderr, "mab: import: --keep-times, --block, --animation and --reduce are for glTF input (use "
-                             "`mab edit --reduce` on a .mab)\n");
+      if (o->keep_times || o->block || !o->animation.empty() || o->reduce || o->template_times ||
+          o->accept_resample || o->allow_no_op) {
+        std::fprintf(stderr, "mab: import: --keep-times, --template-times, --accept-resample, --allow-no-op, "
+                             "--block, --animation and --reduce are for glTF input (use `mab edit --reduce` on a "
+                             ".mab)\n");
         return;
       }
-      mab::EncodeOptions options;
-      options.choose_depth = o->choose_depth;
-      if (o->max_error) options.max_error_deg = *o->max_error;
+      exit_code = mab::cli::exit_refused;
+      mab::JsonImportOptions options;
+      options.encode = mab::edit_policy(o->max_error.value_or(mab::default_max_error_deg));
+      options.encode.choose_depth = o->choose_depth;
+      options.allow_other_clip = o->allow_other_clip;
+      std::optional<mab::Container> tmpl;
+      if (!o->template_file.empty()) {
+        tmpl = mab::cli::load_container("import", exit_code, o->template_file, "--template");
+        if (!tmpl) return;
+        exit_code = mab::cli::exit_refused;
+        options.template_file = &*tmpl;
+        inputs.push_back(o->template_file);
+      }
       auto imported = mab::import_json_bytes(*data, mab::default_limits, options);
       if (!imported) {
         std::fprintf(stderr, "mab: import: %s: %s\n", o->file.c_str(), imported.error().message().c_str());
@@ -173,21 +251,14 @@ void setup(CLI::App& app, int& exit_code) {
       if (imported->legacy_encoded && o->choose_depth) {
         std::fprintf(stderr, "mab: import: %s: --choose-depth: Far Cry 2/3 keys are 6-byte quaternions, there is no "
                              "depth to choose\n", o->file.c_str());
+        exit_code = mab::cli::exit_usage;
         return;
       }
-      const double error = imported->legacy_encoded ? imported->legacy_report.max_error_deg : rep.max_error_deg;
-      if (o->max_error && error > *o->max_error) {
-        std::fprintf(stderr, "mab: import: %s: a re-quantised key is %.6f degrees off, above --max-error %g; "
-                             "nothing written%s\n",
-                     o->file.c_str(), error, *o->max_error,
-                     imported->legacy_encoded ? " (a 6-byte quaternion alone can be 0.008 degrees off)"
-                                              : " (try --choose-depth)");
-        return;
-      }
-      if (!mab::cli::write_output("import", inputs, o->output, o->in_place, imported->bytes)) return;
-      std::printf("wrote %s (%zu bytes)\n", o->output.c_str(), imported->bytes.size());
+      if (!mab::cli::write_output("import", exit_code, inputs, o->output, o->in_place, imported->bytes)) return;
+      mab::cli::print_mab_written(o->output, imported->bytes,
+                                  {"the document's original", imported->original_size, imported->identical});
       if (imported->legacy_encoded)
-        print_legacy_encode(imported->legacy_report);
+        print_legacy_encode(imported->legacy_report, options.encode.max_error_deg);
       else if (imported->clip_encoded)
         mab::cli::print_encode_report(rep, "");
       else
@@ -201,6 +272,11 @@ void setup(CLI::App& app, int& exit_code) {
       std::fprintf(stderr, "mab: import: --choose-depth is for JSON; glTF import picks depths by --max-error\n");
       return;
     }
+    if (o->keep_times && o->template_times) {
+      std::fprintf(stderr, "mab: import: --keep-times (the glTF's own key times) and --template-times (the "
+                           "template's) exclude each other\n");
+      return;
+    }
     if (o->template_file.empty() == o->game.empty()) {
       std::fprintf(stderr, "mab: import: a glTF needs either --template ORIG.mab (to write back into a clip) or "
                            "--game wd1|wd2|wdl|fc5 (to build a new one)\n");
@@ -210,6 +286,10 @@ void setup(CLI::App& app, int& exit_code) {
     if (o->max_error) opt.max_error_deg = *o->max_error;
     opt.match_tolerance_deg = o->match_tolerance;
     opt.keep_times = o->keep_times;
+    opt.template_times = o->template_times;
+    opt.accept_resample = o->accept_resample;
+    opt.allow_no_op = o->allow_no_op;
+    opt.allow_other_clip = o->allow_other_clip;
     opt.reduce_deg = o->reduce;
     opt.block = o->block;
     if (!o->animation.empty()) {
@@ -225,27 +305,29 @@ void setup(CLI::App& app, int& exit_code) {
                                                       : mab::GltfRotations::automatic;
     std::optional<mab::GltfSkeleton> skeleton;
     if (!o->skeleton.empty()) {
-      skeleton = mab::cli::load_skeleton("import", o->skeleton);
+      skeleton = mab::cli::load_skeleton("import", exit_code, o->skeleton);
       if (!skeleton) return;
       opt.skeleton = &*skeleton;
       inputs.push_back(o->skeleton);
     }
     std::optional<mab::Container> tmpl;
     if (!o->template_file.empty()) {
-      tmpl = mab::cli::load_container("import", o->template_file, "--template");
+      tmpl = mab::cli::load_container("import", exit_code, o->template_file, "--template");
       if (!tmpl) return;
       inputs.push_back(o->template_file);
     } else {
       opt.game = mab::find_variant(o->game)->game;
     }
+    exit_code = mab::cli::exit_refused;
     auto imported = mab::import_gltf(data->bytes(), tmpl ? &*tmpl : nullptr, opt);
     if (!imported) {
       std::fprintf(stderr, "mab: import: %s: %s\n", o->file.c_str(), imported.error().message().c_str());
       return;
     }
     const auto& rep = imported->report;
-    if (!mab::cli::write_output("import", inputs, o->output, o->in_place, imported->bytes)) return;
-    std::printf("wrote %s (%zu bytes)\n", o->output.c_str(), imported->bytes.size());
+    const auto origin = tmpl ? mab::cli::mab_origin(o->template_file, imported->bytes) : mab::cli::MabOrigin{};
+    if (!mab::cli::write_output("import", exit_code, inputs, o->output, o->in_place, imported->bytes)) return;
+    mab::cli::print_mab_written(o->output, imported->bytes, origin);
     for (const auto& a : rep.animations) {
       if (a.legacy) {
         std::printf("  animation %zu \"%s\" -> clip %zu: sampled at its %zu frames (%g fps)\n", a.animation,
@@ -253,8 +335,10 @@ void setup(CLI::App& app, int& exit_code) {
       } else
       std::printf("  animation %zu \"%s\" -> block %zu: %zu keys (%s)\n", a.animation, a.animation_name.c_str(),
                   a.block, a.keys,
-                  tmpl ? (a.times_from_template ? "the template's key times" : "the glTF's key times")
-                       : "the glTF's key times");
+                  !tmpl || o->keep_times ? "the glTF's key times"
+                  : a.times_added.empty() ? "the template's key times"
+                                          : "the template's key times and the added ones");
+      print_timing(a);
       if (a.legacy) {
         std::printf("  tracks            %zu rotation track(s) matched, %zu changed%s%s\n", a.bones_matched,
                     a.bones_changed.size(), a.tracks_changed.empty() ? "" : ": ",
@@ -266,13 +350,14 @@ void setup(CLI::App& app, int& exit_code) {
         if (!a.nodes_unmatched.empty())
           std::fprintf(stderr, "mab: import: note: %zu channel(s) match no track of the clip and were not imported: %s\n",
                        a.nodes_unmatched.size(), mab::cli::short_list(a.nodes_unmatched).c_str());
-        print_legacy_encode(a.legacy_encode);
+        print_timing(a);
+        print_legacy_encode(a.legacy_encode, opt.max_error_deg);
         continue;
       }
       if (o->reduce)
         std::printf("  key reduction     %zu keys -> %zu, dropped keys within %.6f degrees of the slerp\n",
                     a.keys_before_reduce, a.keys, a.reduce_error_deg);
-      if (!a.times_from_template || !tmpl)
+      if (o->keep_times || !tmpl)
         std::printf("  key times         rounded to %g per second: keys moved by up to %.3g ms\n", a.key_rate,
                     1000 * a.max_time_shift_s);
       if (tmpl) {
@@ -283,8 +368,9 @@ void setup(CLI::App& app, int& exit_code) {
         if (!a.bones_kept.empty())
           std::printf("  kept              %zu bone(s) without a channel, as they were\n", a.bones_kept.size());
         if (!a.bones_resampled.empty())
-          std::printf("  resampled         %zu bone(s) without a channel onto the new key times\n",
-                      a.bones_resampled.size());
+          std::printf("  interpolated      %zu bone(s) not edited, their keys at the new key times interpolated%s\n",
+                      a.bones_resampled.size(),
+                      o->keep_times ? "" : " (the 8-key chunks from the first new time on are re-quantised)");
         if (!a.constant_to_animated.empty())
           std::printf("  now animated      %s (constant in the template)\n", mab::cli::short_list(a.constant_to_animated).c_str());
       } else {

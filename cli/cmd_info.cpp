@@ -6,9 +6,12 @@
 #include <mab/file_io.hpp>
 #include <mab/legacy.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <optional>
+#include <span>
 
 namespace {
 
@@ -213,6 +216,31 @@ void print_text(const std::string& path, const mab::Container& c, const mab::Pla
   }
 }
 
+// A glTF or a JSON document given to `mab info` by mistake: what it is, and the command that
+// reads it (no .mab magic is "glTF" or starts with '{', spec 2).
+std::optional<mab::Error> other_format(const std::filesystem::path& path, std::span<const std::uint8_t> bytes) {
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  const std::string p = path.string();
+  std::string what;
+  if (text.substr(0, 4) == "glTF") {
+    what = "a binary glTF 2.0 file (.glb), not a .mab; read it with mab import " + p +
+           " --template ORIGINAL.mab -o OUT.mab (or --game GAME for a new clip)";
+  } else {
+    const auto first = text.find_first_not_of(" \t\r\n\xEF\xBB\xBF");
+    if (first == std::string_view::npos || text[first] != '{') return std::nullopt;
+    const std::string_view head = text.substr(0, 4096);
+    if (head.find("\"mabkit-clip\"") != std::string_view::npos)
+      what = "a mabkit JSON document (from mab export), not a .mab; mab dump " + p + " shows its clip, mab import " +
+             p + " -o OUT.mab writes it back";
+    else if (head.find("\"asset\"") != std::string_view::npos)
+      what = "a glTF 2.0 file (.gltf), not a .mab; read it with mab import " + p +
+             " --template ORIGINAL.mab -o OUT.mab (or --game GAME for a new clip)";
+    else
+      what = "a JSON file, not a .mab";
+  }
+  return mab::make_error(mab::ErrorCode::unsupported_version, 0, "magic", "this is " + what);
+}
+
 void setup(CLI::App& app, int& exit_code) {
   auto* cmd = app.add_subcommand("info", "Show game, version, layout confidence, duration, frame rate, "
                                           "bones, keys and the section table of each FILE");
@@ -227,30 +255,38 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_flag("--strict-layout", o->strict_layout,
                 "Try no hypothesis for translations, root motion and part clips: only what a public "
                 "decoder reads is decoded, the rest is reported opaque (docs/motion.md)");
-  cmd->footer("Example: mab info corpus/wd1/many_bones.mab\n"
-              "         mab info --strict-layout corpus/fc5/parts_nested.mab\n"
-              "Exit status: 0 if every file was read, 1 otherwise.");
+  cmd->footer("Examples (from the source folder; corpus/ holds synthetic clips):\n"
+              "  mab info corpus/wd1/many_bones_150.mab\n"
+              "  mab info --strict-layout corpus/fc5/parts_nested.mab\n"
+              "  mab info --json corpus/fc2\n"
+              "A glTF or JSON file is named for what it is, with the command that reads it.\n"
+              "Exit status: 0 every file was read; 1 a file is refused (not a .mab, or damaged); 2 a file\n"
+              "is missing or unreadable.");
   cmd->callback([o, &exit_code] {
     std::vector<std::string> missing;
     const auto files = mab::cli::collect_inputs(o->files, missing);
-    int status = missing.empty() ? 0 : 1;
-    for (const auto& m : missing) std::fprintf(stderr, "mab: %s: no such file or directory\n", m.c_str());
+    int status = missing.empty() ? mab::cli::exit_ok : mab::cli::exit_usage;
+    for (const auto& m : missing) std::fprintf(stderr, "mab: info: %s: no such file or directory\n", m.c_str());
     nlohmann::json all = nlohmann::json::array();
     for (const auto& path : files) {
       auto bytes = mab::read_file(path);
-      auto c = bytes ? mab::read_container(*bytes) : mab::Result<mab::Container>(bytes.error());
+      const auto wrong = bytes ? other_format(path, *bytes) : std::nullopt;
+      auto c = !bytes  ? mab::Result<mab::Container>(bytes.error())
+               : wrong ? mab::Result<mab::Container>(*wrong)
+                       : mab::read_container(*bytes);
       if (!c) {
-        status = 1;
+        status = std::max(status, mab::cli::exit_status(c.error()));
         if (o->json)
           all.push_back({{"path", path.string()}, {"error", mab::cli::to_json(c.error())}});
         else
-          std::fprintf(stderr, "mab: %s: %s\n", path.c_str(), c.error().message().c_str());
+          std::fprintf(stderr, "mab: info: %s: %s\n", path.c_str(),
+                       (wrong ? c.error().detail : c.error().message()).c_str());
         continue;
       }
       const auto pl = mab::place(*c);
       if (!pl) {
-        status = 1;
-        std::fprintf(stderr, "mab: %s: %s\n", path.c_str(), pl.error().message().c_str());
+        status = std::max(status, mab::cli::exit_refused);
+        std::fprintf(stderr, "mab: info: %s: %s\n", path.c_str(), pl.error().message().c_str());
         continue;
       }
       const auto findings = mab::validate(*c);

@@ -16,7 +16,6 @@
 #include <cstdio>
 #include <deque>
 #include <cstring>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -220,8 +219,8 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_flag("-q,--quiet", o->quiet, "No progress line and no notes");
   cmd->add_flag("-v,--verbose", o->verbose, "One line per file, as `mab verify` prints");
   cmd->footer(
-      "Example:\n"
-      "  mab survey ~/wd_dump --json survey.json --html survey.html --crc\n"
+      "Example (from the source folder; point it at your extracted game folder instead):\n"
+      "  mab survey corpus --json survey.json --html survey.html --crc\n"
       "Per file: variant and layout confidence, byte-identical round trip, structural checks, decode\n"
       "sanity (unit quaternions, increasing key times, a duration matching the last key, every chunk\n"
       "consumed exactly), JSON export/import identity and the first error. The summary lists files\n"
@@ -233,19 +232,16 @@ void setup(CLI::App& app, int& exit_code) {
     exit_code = 2;
     g_stop = false;
     const unsigned jobs = o->jobs ? o->jobs : std::max(1u, std::thread::hardware_concurrency());
-    std::unique_ptr<std::ofstream> csv, json;
-    auto open = [](const std::string& path) {
-      auto f = std::make_unique<std::ofstream>(path + ".tmp", std::ios::binary);
-      return f;
-    };
+    // Opened before the walk, so a report that cannot be written stops the survey at once.
+    std::unique_ptr<cli::OutputStream> csv, json;
     if (!o->csv.empty()) {
-      csv = open(o->csv);
-      if (!*csv) return (void)std::fprintf(stderr, "mab: survey: cannot write %s\n", o->csv.c_str());
+      csv = cli::OutputStream::open("survey", o->csv);
+      if (!csv) return;
       *csv << cli::survey_report::csv_header();
     }
     if (!o->json.empty()) {
-      json = open(o->json);
-      if (!*json) return (void)std::fprintf(stderr, "mab: survey: cannot write %s\n", o->json.c_str());
+      json = cli::OutputStream::open("survey", o->json);
+      if (!json) return;
       *json << "{\"format\": \"mabkit-survey\", \"version\": 1, \"files\": [\n";
     }
     const auto start = std::chrono::steady_clock::now();
@@ -320,20 +316,10 @@ void setup(CLI::App& app, int& exit_code) {
     sum.roots = o->dirs;
     if (o->crc && !g_stop) sum.crc = crc_survey(o->dirs, crc_samples, o->quiet);
     bool ok = true;
-    auto finish = [&](std::unique_ptr<std::ofstream>& f, const std::string& path) {
-      f->close();
-      std::error_code ec;
-      if (!*f) ok = false;
-      else fs::rename(path + ".tmp", path, ec);
-      if (ec || !ok) {
-        std::fprintf(stderr, "mab: survey: cannot write %s\n", path.c_str());
-        ok = false;
-      }
-    };
-    if (csv) finish(csv, o->csv);
+    if (csv && !csv->commit()) ok = false;
     if (json) {
       *json << "\n],\n\"summary\": " << cli::survey_report::json_summary(sum) << "\n}\n";
-      finish(json, o->json);
+      if (!json->commit()) ok = false;
     }
     if (!o->html.empty()) {
       const std::string page = cli::survey_report::html(sum);

@@ -15,8 +15,15 @@ struct Outcome {
   std::string variant;
   std::string reason;  // first failure, one line
   std::size_t errors = 0, warnings = 0;
+  std::vector<std::string> warning_lines;
   nlohmann::json json;
 };
+
+std::string finding_line(const mab::Finding& f) {
+  std::string out = "warning: ";
+  if (f.block >= 0) out += "block " + std::to_string(f.block) + ": ";
+  return out + mab::make_error(f.code, f.offset, f.field, f.message).message();
+}
 
 Outcome verify_one(const std::filesystem::path& path, bool strict) {
   Outcome o;
@@ -48,7 +55,10 @@ Outcome verify_one(const std::filesystem::path& path, bool strict) {
                                     " bytes, output " + std::to_string(out.size()) + ")"),
                 "round-trip");
   }
-  const auto findings = mab::validate(*c);
+  // Structure, then what decoding finds (a clip whose tracks do not decode, a code with no
+  // quaternion): a file that verifies with --strict is one every command reads whole.
+  auto findings = mab::validate(*c);
+  for (auto& f : mab::validate_decode(*c)) findings.push_back(std::move(f));
   nlohmann::json fj = nlohmann::json::array();
   const mab::Finding* first_bad = nullptr;
   for (const auto& f : findings) {
@@ -59,6 +69,8 @@ Outcome verify_one(const std::filesystem::path& path, bool strict) {
     if (bad && !first_bad) first_bad = &f;
   }
   o.json["findings"] = std::move(fj);
+  for (const auto& f : findings)
+    if (f.severity == mab::Severity::warning) o.warning_lines.push_back(finding_line(f));
   if (first_bad) {
     return fail(mab::make_error(first_bad->code, first_bad->offset, first_bad->field, first_bad->message),
                 "validate");
@@ -82,13 +94,19 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_flag("--strict", o->strict, "Count warnings as failures");
   cmd->add_flag("-q,--quiet", o->quiet, "Print only failures and the summary");
   cmd->footer(
-      "Each file: read -> parse -> write -> compare bytes -> validate.\n"
-      "One line per file, then 'N passed, N failed'. Exit 0 only if every file passed.\n"
-      "Example: mab verify corpus/");
+      "Each file: read -> parse -> write -> compare bytes -> validate -> decode every block as\n"
+      "mab export does. Warnings: a clip whose tracks do not decode (Far Cry 2/3 consistency checks,\n"
+      "'aNi' rotations, translations or root motion kept as bytes), a 6-byte code with no valid\n"
+      "quaternion (named by bone and key). One line per file and its warnings, then 'N passed, N failed'.\n"
+      "Exit status: 0 every file passed (with --strict: and had no warning); 1 a file failed;\n"
+      "2 a file is missing or unreadable, or none was found.\n"
+      "Examples (from the source folder; corpus/ holds synthetic clips):\n"
+      "  mab verify corpus\n"
+      "  mab verify --strict -q corpus/wd2 corpus/fc5/three_blocks.mab");
   cmd->callback([o, &exit_code] {
     std::vector<std::string> missing;
     const auto files = mab::cli::collect_inputs(o->paths, missing);
-    std::size_t passed = 0, failed = missing.size();
+    std::size_t passed = 0, failed = missing.size(), unreadable = missing.size();
     nlohmann::json report = nlohmann::json::array();
     for (const auto& m : missing) {
       if (o->json) report.push_back({{"path", m}, {"status", "fail"}, {"stage", "read"}});
@@ -97,11 +115,14 @@ void setup(CLI::App& app, int& exit_code) {
     for (const auto& path : files) {
       Outcome r = verify_one(path, o->strict);
       (r.pass ? passed : failed)++;
+      unreadable += !r.pass && r.json.contains("error") && r.json["error"]["code"] == "io_error";
       if (o->json) {
         report.push_back(std::move(r.json));
       } else if (r.pass) {
-        if (!o->quiet)
+        if (!o->quiet) {
           std::printf("PASS  %s  (%s, identical, %zu warnings)\n", path.c_str(), r.variant.c_str(), r.warnings);
+          for (const auto& w : r.warning_lines) std::printf("      %s\n", w.c_str());
+        }
       } else {
         std::printf("FAIL  %s  %s\n", path.c_str(), r.reason.c_str());
       }
@@ -114,10 +135,10 @@ void setup(CLI::App& app, int& exit_code) {
     }
     if (files.empty() && missing.empty()) {
       std::fprintf(stderr, "mab: verify: no .mab files found\n");
-      exit_code = 1;
+      exit_code = mab::cli::exit_usage;
       return;
     }
-    exit_code = failed == 0 ? 0 : 1;
+    exit_code = unreadable ? mab::cli::exit_usage : failed ? mab::cli::exit_refused : mab::cli::exit_ok;
   });
 }
 

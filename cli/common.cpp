@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <unistd.h>
 
 namespace mab::cli {
 
@@ -32,9 +33,12 @@ std::vector<std::filesystem::path> collect_inputs(const std::vector<std::string>
   return out;
 }
 
+int exit_status(const Error& e) { return e.code == ErrorCode::io_error ? exit_usage : exit_refused; }
+
 namespace {
 
-// `out` naming one of `inputs` needs `in_place`, and then a .bak copy first.
+// `out` naming one of `inputs` needs `in_place`, and then a backup that never replaces an
+// earlier one (the first .bak is the original).
 bool may_replace(const std::string& c, const std::vector<std::filesystem::path>& inputs, const std::string& out,
                  bool in_place) {
   namespace fs = std::filesystem;
@@ -46,11 +50,13 @@ bool may_replace(const std::string& c, const std::vector<std::filesystem::path>&
                    c.c_str(), out.c_str());
       return false;
     }
-    fs::copy_file(input, fs::path(out + ".bak"), fs::copy_options::overwrite_existing, ec);
-    if (ec) {
-      std::fprintf(stderr, "mab: %s: cannot keep %s.bak: %s\n", c.c_str(), out.c_str(), ec.message().c_str());
+    auto bak = keep_backup(out);
+    if (!bak) {
+      std::fprintf(stderr, "mab: %s: nothing written: %s\n", c.c_str(), bak.error().message().c_str());
       return false;
     }
+    std::printf("kept %s as %s\n", out.c_str(), bak->c_str());
+    return true;
   }
   return true;
 }
@@ -63,112 +69,226 @@ bool write_stdout(const std::string& c, std::string_view piece) {
   return true;
 }
 
-}  // namespace
-
-bool write_output(std::string_view cmd, const std::vector<std::filesystem::path>& inputs, const std::string& out,
-                  bool in_place, std::span<const std::uint8_t> bytes) {
-  const std::string c(cmd);
-  if (out == "-") {
-    if (!write_stdout(c, {reinterpret_cast<const char*>(bytes.data()), bytes.size()})) return false;
-    if (std::fflush(stdout) != 0) {
-      std::fprintf(stderr, "mab: %s: cannot write to standard output\n", c.c_str());
-      return false;
-    }
-    return true;
-  }
-  if (!may_replace(c, inputs, out, in_place)) return false;
-  if (auto st = write_file_atomic(out, bytes); !st) {
-    std::fprintf(stderr, "mab: %s: %s\n", c.c_str(), st.error().message().c_str());
+// Standard output carried the file: what the command reports next goes to standard error.
+bool finish_stdout(const std::string& c) {
+  if (std::fflush(stdout) != 0) {
+    std::fprintf(stderr, "mab: %s: cannot write to standard output\n", c.c_str());
     return false;
   }
+  ::dup2(STDERR_FILENO, STDOUT_FILENO);
   return true;
 }
 
-bool write_output_stream(std::string_view cmd, const std::vector<std::filesystem::path>& inputs,
+}  // namespace
+
+bool write_output(std::string_view cmd, int& exit_code, const std::vector<std::filesystem::path>& inputs,
+                  const std::string& out, bool in_place, std::span<const std::uint8_t> bytes) {
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  return write_output_stream(cmd, exit_code, inputs, out, in_place, {},
+                             [&](const std::function<bool(std::string_view)>& sink) -> Status {
+                               if (!sink(text)) return make_error(ErrorCode::io_error, no_offset, out, "write failed");
+                               return {};
+                             });
+}
+
+bool write_output_stream(std::string_view cmd, int& exit_code, const std::vector<std::filesystem::path>& inputs,
                          const std::string& out, bool in_place, std::string_view source,
                          const StreamProducer& produce) {
   const std::string c(cmd), src(source);
+  // A failure of the sink was printed where it happened; one of `produce` is the input's.
+  auto produce_failed = [&](const Status& st, bool sink_failed) {
+    exit_code = sink_failed ? exit_usage : exit_status(st.error());
+    if (!sink_failed)
+      std::fprintf(stderr, "mab: %s: %s%s%s\n", c.c_str(), src.c_str(), src.empty() ? "" : ": ",
+                   st.error().message().c_str());
+    return false;
+  };
   if (out == "-") {
     bool sink_failed = false;
     const Status st = produce([&](std::string_view piece) {
       if (!write_stdout(c, piece)) sink_failed = true;
       return !sink_failed;
     });
-    if (!st) {
-      if (!sink_failed)
-        std::fprintf(stderr, "mab: %s: %s: %s\n", c.c_str(), src.c_str(), st.error().message().c_str());
-      return false;
-    }
-    if (std::fflush(stdout) != 0) {
-      std::fprintf(stderr, "mab: %s: cannot write to standard output\n", c.c_str());
-      return false;
-    }
+    if (!st) return produce_failed(st, sink_failed);
+    if (!finish_stdout(c)) return (exit_code = exit_usage, false);
     return true;
   }
-  if (!may_replace(c, inputs, out, in_place)) return false;
+  if (!may_replace(c, inputs, out, in_place)) return (exit_code = exit_usage, false);
   auto file = AtomicFile::open(out);
   if (!file) {
     std::fprintf(stderr, "mab: %s: %s\n", c.c_str(), file.error().message().c_str());
-    return false;
+    return (exit_code = exit_usage, false);
   }
-  std::optional<Error> write_error;
+  bool sink_failed = false;
   const Status st = produce([&](std::string_view piece) {
     if (auto w = file->write(piece); !w) {
-      write_error = w.error();
+      std::fprintf(stderr, "mab: %s: %s\n", c.c_str(), w.error().message().c_str());
+      sink_failed = true;
       return false;
     }
     return true;
   });
   // On failure `file` is dropped uncommitted: its temporary goes, `out` keeps its contents.
-  if (!st) {
-    if (write_error)
-      std::fprintf(stderr, "mab: %s: %s\n", c.c_str(), write_error->message().c_str());
-    else
-      std::fprintf(stderr, "mab: %s: %s: %s\n", c.c_str(), src.c_str(), st.error().message().c_str());
-    return false;
-  }
+  if (!st) return produce_failed(st, sink_failed);
   if (auto done = file->commit(); !done) {
     std::fprintf(stderr, "mab: %s: %s\n", c.c_str(), done.error().message().c_str());
+    return (exit_code = exit_usage, false);
+  }
+  return true;
+}
+
+struct OutputStream::Buffer : std::streambuf {
+  std::string cmd;
+  std::optional<AtomicFile> file;
+  std::string pending;
+  bool failed = false;
+
+  bool hand_over() {
+    if (failed) return false;
+    if (pending.empty()) return true;
+    if (auto st = file->write(pending); !st) {
+      std::fprintf(stderr, "mab: %s: %s\n", cmd.c_str(), st.error().message().c_str());
+      failed = true;
+      return false;
+    }
+    pending.clear();
+    return true;
+  }
+  int_type overflow(int_type ch) override {
+    if (traits_type::eq_int_type(ch, traits_type::eof())) return traits_type::not_eof(ch);
+    pending.push_back(traits_type::to_char_type(ch));
+    if (pending.size() >= k_piece && !hand_over()) return traits_type::eof();
+    return ch;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    pending.append(s, static_cast<std::size_t>(n));
+    if (pending.size() >= k_piece && !hand_over()) return 0;
+    return n;
+  }
+  static constexpr std::size_t k_piece = 1 << 14;
+};
+
+OutputStream::OutputStream(std::unique_ptr<Buffer> buffer) : std::ostream(buffer.get()), buffer_(std::move(buffer)) {}
+OutputStream::~OutputStream() = default;
+
+std::unique_ptr<OutputStream> OutputStream::open(std::string_view cmd, const std::string& path) {
+  auto f = AtomicFile::open(path);
+  if (!f) {
+    std::fprintf(stderr, "mab: %.*s: %s\n", static_cast<int>(cmd.size()), cmd.data(), f.error().message().c_str());
+    return nullptr;
+  }
+  auto b = std::make_unique<Buffer>();
+  b->cmd = std::string(cmd);
+  b->file.emplace(std::move(f).value());
+  return std::unique_ptr<OutputStream>(new OutputStream(std::move(b)));
+}
+
+bool OutputStream::commit() {
+  if (!buffer_->hand_over() || !*this) return false;
+  if (auto st = buffer_->file->commit(); !st) {
+    std::fprintf(stderr, "mab: %s: %s\n", buffer_->cmd.c_str(), st.error().message().c_str());
     return false;
   }
   return true;
 }
 
-std::optional<Container> load_container(std::string_view cmd, const std::string& path, std::string_view what) {
+MabOrigin mab_origin(const std::string& path, std::span<const std::uint8_t> written) {
+  MabOrigin o;
+  o.name = path;
+  if (auto bytes = read_file(path)) {
+    o.size = bytes->size();
+    o.identical = std::equal(bytes->begin(), bytes->end(), written.begin(), written.end());
+  }
+  return o;
+}
+
+void print_mab_written(const std::string& out, std::span<const std::uint8_t> bytes, const MabOrigin& origin) {
+  if (origin.name.empty())
+    std::printf("wrote %s (%zu bytes, a new clip)\n", out.c_str(), bytes.size());
+  else if (origin.size)
+    std::printf("wrote %s (%zu bytes; %s: %zu bytes)\n", out.c_str(), bytes.size(), origin.name.c_str(), *origin.size);
+  else
+    std::printf("wrote %s (%zu bytes)\n", out.c_str(), bytes.size());
+  if (bytes.size() < 8) return;
+  const std::uint32_t sum = static_cast<std::uint32_t>(bytes[4]) | static_cast<std::uint32_t>(bytes[5]) << 8 |
+                            static_cast<std::uint32_t>(bytes[6]) << 16 | static_cast<std::uint32_t>(bytes[7]) << 24;
+  // spec 14: nobody knows what the checksum covers, so a file whose bytes changed must assume it stale.
+  if (origin.identical)
+    std::printf("  header checksum   %s at +4 still valid: the bytes are identical to %s\n", hex(sum, 8).c_str(),
+                origin.name.c_str());
+  else if (origin.name.empty())
+    std::printf("  header checksum   %s at +4 is a placeholder (its algorithm is unknown, spec 14)\n",
+                hex(sum, 8).c_str());
+  else
+    std::printf("  header checksum   %s at +4 kept from %s, now stale: the bytes changed and its algorithm is "
+                "unknown (spec 14; docs/crc-search.md, mab crc-apply)\n",
+                hex(sum, 8).c_str(), origin.name.c_str());
+}
+
+std::optional<Container> load_container(std::string_view cmd, int& exit_code, const std::string& path,
+                                        std::string_view what) {
   const std::string c(cmd), w = what.empty() ? std::string() : std::string(what) + " ";
   auto bytes = read_file(path);
   if (!bytes) {
     std::fprintf(stderr, "mab: %s: %s%s\n", c.c_str(), w.c_str(), bytes.error().message().c_str());
+    exit_code = exit_status(bytes.error());
     return std::nullopt;
   }
   auto container = read_container(*bytes);
   if (!container) {
     std::fprintf(stderr, "mab: %s: %s%s: %s\n", c.c_str(), w.c_str(), path.c_str(), container.error().message().c_str());
+    exit_code = exit_status(container.error());
     return std::nullopt;
   }
   return std::move(container).value();
 }
 
-std::optional<GltfSkeleton> load_skeleton(std::string_view cmd, const std::string& path) {
+std::optional<GltfSkeleton> load_skeleton(std::string_view cmd, int& exit_code, const std::string& path) {
   const std::string c(cmd);
   auto bytes = read_file(path);
   if (!bytes) {
     std::fprintf(stderr, "mab: %s: --skeleton: %s\n", c.c_str(), bytes.error().message().c_str());
+    exit_code = exit_status(bytes.error());
     return std::nullopt;
   }
   auto sk = read_gltf_skeleton(*bytes, std::filesystem::path(path).parent_path());
   if (!sk) {
     std::fprintf(stderr, "mab: %s: --skeleton %s: %s\n", c.c_str(), path.c_str(), sk.error().message().c_str());
+    exit_code = exit_status(sk.error());
     return std::nullopt;
   }
   return std::move(sk).value();
 }
 
 void print_encode_report(const mab::EncodeReport& rep, std::string_view error_note) {
+  // Issue 25: the timeline, the bone table and the depths as the edit left them, then the error
+  // against the bound every command shares (edit_policy).
+  std::printf("  key times         %zu -> %zu (%zu added, %zu removed)\n", rep.key_times_before, rep.key_times_after,
+              rep.key_times_added, rep.key_times_removed);
+  {
+    std::vector<std::string> renamed, parts;
+    for (const auto& [from, to] : rep.bones_renamed) renamed.push_back(hex(from, 8) + " -> " + hex(to, 8));
+    if (!renamed.empty()) parts.push_back(std::to_string(renamed.size()) + " renamed (" + short_list(renamed) + ")");
+    if (!rep.bones_added.empty())
+      parts.push_back(std::to_string(rep.bones_added.size()) + " added (" + short_list(rep.bones_added) + ")");
+    if (!rep.bones_removed.empty())
+      parts.push_back(std::to_string(rep.bones_removed.size()) + " removed (" + short_list(rep.bones_removed) + ")");
+    std::string line;
+    for (const auto& part : parts) line += (line.empty() ? "" : "; ") + part;
+    if (!line.empty()) std::printf("  bones             %s\n", line.c_str());
+  }
+  constexpr std::size_t depth_lines = 8;
+  for (std::size_t i = 0; i < rep.depth_changes.size() && i < depth_lines; ++i) {
+    const auto& d = rep.depth_changes[i];
+    std::printf("  bit depth         %s %u -> %u bits (%s)\n", hex(d.hash, 8).c_str(), d.before, d.after,
+                d.requested ? "as the edit asks" : "chosen to meet --max-error");
+  }
+  if (rep.depth_changes.size() > depth_lines)
+    std::printf("  bit depth         ... and %zu more bone(s) at another depth\n", rep.depth_changes.size() - depth_lines);
   std::printf("  rotation chunks   %zu reused, %zu re-quantised\n", rep.chunks_reused, rep.chunks_requantised);
   std::printf("  constant bones    %zu reused, %zu encoded\n", rep.constants_reused, rep.constants_encoded);
-  std::printf("  max angular error %.6f degrees%s%.*s\n", rep.max_error_deg, error_note.empty() ? "" : " ",
-              static_cast<int>(error_note.size()), error_note.data());
+  std::printf("  max angular error %.6f degrees (--max-error %g)%s%.*s\n", rep.max_error_deg, rep.max_error_bound,
+              error_note.empty() ? "" : " ", static_cast<int>(error_note.size()), error_note.data());
   // Issue 16: translations and other sections decoded beyond the rotations (docs/motion.md).
   if (rep.translation_chunks_reused + rep.translation_chunks_requantised > 0)
     std::printf("  translation chunks %zu reused, %zu re-quantised (%zu scale(s) widened), max error %.6g units\n",

@@ -11,6 +11,8 @@
 
 #include <filesystem>
 #include <functional>
+#include <memory>
+#include <ostream>
 #include <optional>
 #include <span>
 #include <string>
@@ -26,28 +28,72 @@ std::vector<std::filesystem::path> collect_inputs(const std::vector<std::string>
 
 std::string hex(std::uint64_t v, int width = 0);
 
-// Writes `bytes` to `out` ("-": standard output), atomically. `out` naming one of `inputs`
-// needs `in_place`, which keeps a .bak copy first: a mistyped -o must not destroy the only
-// copy of a clip. Errors are printed as one line, "mab: CMD: ...".
-bool write_output(std::string_view cmd, const std::vector<std::filesystem::path>& inputs, const std::string& out,
-                  bool in_place, std::span<const std::uint8_t> bytes);
+// Exit statuses of every command (docs/cli.md, `mab --help`). A command that meets several
+// problems exits with the largest.
+inline constexpr int exit_ok = 0;       // done; every check passed
+inline constexpr int exit_refused = 1;  // a check failed, or the input's data was refused
+inline constexpr int exit_usage = 2;    // a wrong command line, or a file that cannot be read or written
+// io_error -> exit_usage; any other error (of the data) -> exit_refused.
+int exit_status(const Error& e);
+
+// Writes `bytes` to `out` ("-": standard output) by mab::write_file_atomic's rules (a regular
+// file atomically, a link's target with the link kept, a device or FIFO streamed to, anything
+// else refused). `out` naming one of `inputs` needs `in_place`, which first keeps a copy as
+// OUT.bak, or OUT.bak.1, .bak.2, ... when that exists (mab::keep_backup): a mistyped -o must
+// not destroy the only copy of a clip, nor a second run the first backup. After standard
+// output received the bytes, the rest of the report goes to standard error. Errors are printed
+// as one line, "mab: CMD: ...", and set `exit_code` (exit_usage).
+bool write_output(std::string_view cmd, int& exit_code, const std::vector<std::filesystem::path>& inputs,
+                  const std::string& out, bool in_place, std::span<const std::uint8_t> bytes);
 
 // The same for output produced in pieces: `produce` hands each piece to the sink it is
 // given and returns its status. A file is written atomically and committed only if
-// `produce` succeeds; on standard output the pieces go out as they come, so `produce`
-// must find errors of its input before its first piece (export_json does). Those errors
-// are printed as "mab: CMD: SOURCE: ...".
+// `produce` succeeds; on standard output, a device or a FIFO the pieces go out as they come,
+// so `produce` must find errors of its input before its first piece (export_json does). Those
+// errors are printed as "mab: CMD: SOURCE: ..." and set `exit_code` by exit_status.
 using StreamProducer = std::function<Status(const std::function<bool(std::string_view)>&)>;
-bool write_output_stream(std::string_view cmd, const std::vector<std::filesystem::path>& inputs,
+bool write_output_stream(std::string_view cmd, int& exit_code, const std::vector<std::filesystem::path>& inputs,
                          const std::string& out, bool in_place, std::string_view source,
                          const StreamProducer& produce);
 
-// A .mab read and parsed; nullopt after printing "mab: CMD: [WHAT ]PATH: ..." on failure.
-std::optional<Container> load_container(std::string_view cmd, const std::string& path, std::string_view what = {});
+// A text report written as it is produced (mab survey's rows), by the same rules: opened
+// before the work starts (a refused path fails at once), committed at the end.
+class OutputStream : public std::ostream {
+ public:
+  // nullptr after printing "mab: CMD: ..." when `path` cannot be written.
+  static std::unique_ptr<OutputStream> open(std::string_view cmd, const std::string& path);
+  ~OutputStream() override;
+  // Hands over what is buffered and commits; prints "mab: CMD: ..." and returns false on failure.
+  bool commit();
+
+ private:
+  struct Buffer;
+  explicit OutputStream(std::unique_ptr<Buffer> buffer);
+  std::unique_ptr<Buffer> buffer_;
+};
+
+// The .mab an output was made from, for the report of a command that writes one.
+struct MabOrigin {
+  std::string name;                 // empty: a new clip, made from no .mab
+  std::optional<std::size_t> size;  // unknown when the file could not be read again
+  bool identical = false;           // the output is byte-identical to it
+};
+// Reads `path` (before the output may replace it) and compares it with `written`.
+MabOrigin mab_origin(const std::string& path, std::span<const std::uint8_t> written);
+
+// "wrote OUT (N bytes; ORIGIN: M bytes)", then whether the header checksum at +4 (spec 14,
+// algorithm unknown) still holds: it does when the bytes are identical, else it is stale.
+void print_mab_written(const std::string& out, std::span<const std::uint8_t> bytes, const MabOrigin& origin);
+
+// A .mab read and parsed; nullopt after printing "mab: CMD: [WHAT ]PATH: ..." on failure and
+// setting `exit_code` by exit_status.
+std::optional<Container> load_container(std::string_view cmd, int& exit_code, const std::string& path,
+                                        std::string_view what = {});
 
 // The --skeleton glTF of `mab export`/`mab import` (its external buffers read from its own
-// folder); nullopt after printing "mab: CMD: --skeleton PATH: ..." on failure.
-std::optional<GltfSkeleton> load_skeleton(std::string_view cmd, const std::string& path);
+// folder); nullopt after printing "mab: CMD: --skeleton PATH: ..." on failure and setting
+// `exit_code` by exit_status.
+std::optional<GltfSkeleton> load_skeleton(std::string_view cmd, int& exit_code, const std::string& path);
 
 // "a, b, c, ... (N in all)": the first `max` items of a list for a one-line report; hashes
 // as 0xHHHHHHHH.

@@ -88,7 +88,8 @@ std::string json_summary(const Summary& s) {
   const auto& st = *s.stats;
   nlohmann::json j{{"files", st.files},   {"bytes", st.bytes},       {"parsed", st.parsed},
                    {"round_trips", st.round_trips}, {"sane", st.sane}, {"json_checked", st.json_checked},
-                   {"json_ok", st.json_ok}, {"seconds", s.seconds},  {"jobs", s.jobs},
+                   {"json_ok", st.json_ok}, {"blocks", st.blocks}, {"decoded_blocks", st.decoded_blocks},
+                   {"seconds", s.seconds},  {"jobs", s.jobs},
                    {"interrupted", s.interrupted}, {"walk_problems", s.walk_problems}};
   nlohmann::json hs = nlohmann::json::object();
   for (const auto& [name, hist] : st.histograms) {
@@ -114,6 +115,8 @@ void print_table(std::FILE* out, const Summary& s) {
   std::fprintf(out, "  parsed            %llu (%.1f%%)\n", static_cast<unsigned long long>(st.parsed), pct(st.parsed, st.files));
   std::fprintf(out, "  round trip        %llu byte for byte (%.1f%%)\n", static_cast<unsigned long long>(st.round_trips),
                pct(st.round_trips, st.files));
+  std::fprintf(out, "  decoded blocks    %llu of %llu (rotations, and Far Cry 2/3 tracks, as mab export decodes them)\n",
+               static_cast<unsigned long long>(st.decoded_blocks), static_cast<unsigned long long>(st.blocks));
   std::fprintf(out, "  decode sanity     %llu sane (%.1f%%)\n", static_cast<unsigned long long>(st.sane), pct(st.sane, st.files));
   if (st.json_checked)
     std::fprintf(out, "  JSON identity     %llu of %llu\n", static_cast<unsigned long long>(st.json_ok),
@@ -172,6 +175,7 @@ std::string html(const Summary& s) {
   row("bytes", std::to_string(st.bytes));
   row("parsed", std::to_string(st.parsed) + " (" + fmt("%.1f", pct(st.parsed, st.files)) + "%)");
   row("round trip byte for byte", std::to_string(st.round_trips) + " (" + fmt("%.1f", pct(st.round_trips, st.files)) + "%)");
+  row("decoded blocks", std::to_string(st.decoded_blocks) + " of " + std::to_string(st.blocks));
   row("decode sanity", std::to_string(st.sane) + " (" + fmt("%.1f", pct(st.sane, st.files)) + "%)");
   if (st.json_checked) row("JSON identity", std::to_string(st.json_ok) + " of " + std::to_string(st.json_checked));
   row("time", fmt("%.2f s", s.seconds) + " with " + std::to_string(s.jobs) + " job(s)");

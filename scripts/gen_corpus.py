@@ -1735,6 +1735,37 @@ def define_retail():
           {"slots": [3], "last": 4, "bits": (0, 1, 0, 0)}], 2)
 
 
+# Issue 25: a 6-byte code with no valid quaternion, 1 - a^2 - b^2 - c^2 < 0 (spec 9.1: the
+# public FC2 readers reject it). a = b = c = 0x7FFF * step - bias = 0.7071: the sum is 1.5.
+INVALID_Q6 = struct.pack("<3H", 0x7FFF, 0xFFFF, 0x7FFF)
+
+
+def define_invalid_codes():
+    def spoil(data, blocks):
+        # Clip 0: its first constant rotation, and track 0's key at frame 8 (group 1's first code).
+        b = blocks[0]
+        t = b["tracks"]
+        at = b["base"] + b["offsets"][2] + 8
+        data[at:at + 6] = INVALID_Q6
+        t["constant_rotations"][0]["code"] = INVALID_Q6.hex()
+        s3 = b["base"] + b["offsets"][3]
+        at = s3 + struct.unpack_from("<i", data, s3 + 8 + 4)[0]
+        data[at:at + 6] = INVALID_Q6
+        keys = t["rotations"][0]
+        keys["codes"][keys["frames"].index(8)] = INVALID_Q6.hex()
+        b["invalid_codes"] = ["constant rotation of bone %d" % t["constant_rotations"][0]["bone"],
+                              "bone %d key %d (frame 8)" % (keys["bone"], keys["frames"].index(8))]
+
+    def build(rng):
+        data, blocks, hdr = build_retail_bank("fc2", rng, [{"slots": [1, 0, 2, 3], "last": 12, "bits": (2, 2, 0, 0)}], 3)
+        spoil(data, blocks)
+        return data, top_json("fc2", data, hdr, "FC2 clip in the retail layout holding two 6-byte codes with no "
+                              "valid quaternion (1 - a^2 - b^2 - c^2 < 0, spec 9.1; public FC2 readers reject "
+                              "them): a constant rotation and a keyed key. The file reads, round-trips and "
+                              "decodes (docs/legacy.md, 'Codes with no valid quaternion'); verify warns.", blocks)
+    GOOD.append(("fc2", "invalid_quaternion", build))
+
+
 def define_opaque():
     for v, sizes in (("fc3bd", (0, 7, 64, 700)), ("primal", (0, 33, 256))):
         for sz in sizes:
@@ -1750,7 +1781,7 @@ def define_opaque():
 # ---------------------------------------------------------------------------------
 # translations, root motion and part entries (spec 10, 12; issue 16)
 #
-# The spec gives one decoder, for a single-bone translation stream (10.1); the rest is
+# The spec gives one decoder, for a single-bone translation stream (spec 10.1); the rest is
 # guesswork, which mabkit tries as numbered hypotheses (docs/motion.md). Each file below is
 # built for one hypothesis, and the script checks, with its own reading of the documented
 # rules, that the hypotheses before it fail on the bytes and no later one is ambiguous with it,
@@ -2507,6 +2538,7 @@ def generate(out):
     define_fc4()
     define_legacy()
     define_retail()
+    define_invalid_codes()
     define_opaque()
     define_motion()
     define_bad()
@@ -2543,6 +2575,8 @@ def generate(out):
     assert STATS["tcflags"] == set(range(8)), sorted(set(range(8)) - STATS["tcflags"])
     for rel, d in written.items():
         assert len(d) <= MAX_FILE, (rel, len(d))
+    # The names make_bones hashes, for `mab export --names` (its --help examples use it).
+    written["bone_names.txt"] = ("".join(n + "\n" for n in BASE_NAMES)).encode()
     written["README.md"] = readme(rows).encode()
     total = sum(len(d) for d in written.values())
     assert total <= MAX_TOTAL, total
@@ -2557,8 +2591,9 @@ def managed_files(out):
     """Files in out that this generator owns (README, variant folders, bad)."""
     out = Path(out)
     found = set()
-    if (out / "README.md").exists():
-        found.add("README.md")
+    for name in ("README.md", "bone_names.txt"):
+        if (out / name).exists():
+            found.add(name)
     for sub in VARIANTS + ["bad"]:
         d = out / sub
         if d.is_dir():
@@ -2641,13 +2676,14 @@ games.
 ## How the files were made
 
 `scripts/gen_corpus.py` (Python 3, standard library only) assembles each file field by field
-from the spec: the 16-byte outer header (section 3), the 'aNi' CAnimData headers of WD1
-(4.2), WDL/WD2 (4.1, decision D4) and FC5 (4.3, several blocks per file), the FC4 container
-(4.4, layout unverified), the legacy FC2 clip body and its FC3 variant (13, the FC3 layout is
-a guess), bone tables with zlib CRC-32 name hashes (5.1, D11) and flag bytes (5.3), section
-tables and extents (8.3), 6-byte constant quaternions (9.1) and the chunked JointRotations
-bitstream (9.2, D1, D2, D6). Blood Dragon (`fc3bd`) and Primal files are a valid header
-followed by random bytes: their bodies are opaque.
+from the spec: the 16-byte outer header (spec 3), the 'aNi' CAnimData headers of WD1
+(spec 4.2), WDL/WD2 (spec 4.1, decision D4) and FC5 (spec 4.3, several blocks per file), the
+FC4 container (spec 4.4, layout unverified), the legacy FC2 clip body and its FC3 variant
+(spec 13, the FC3 layout is a guess), bone tables with zlib CRC-32 name hashes (spec 5.1, D11)
+and flag bytes (spec 5.3), section tables and extents (spec 8.3), 6-byte constant quaternions
+(spec 9.1) and the chunked JointRotations bitstream (spec 9.2, D1, D2, D6). Blood Dragon
+(`fc3bd`) and Primal files are a valid header followed by random bytes: their bodies are
+opaque.
 
 Rotation bitstreams are built from random *codes* (random cflags, with all 64 values
 present in `wd1/cflags_all_64`; random constants; random 16-bit headers; random raw values), and
@@ -2676,6 +2712,8 @@ differing paths) and exits 1 if there is any. This README is generated too.
   `{"stage": "parse"|"validate", "error": CODE, "field": NAME, "offset": FILE_OFFSET, ...}`
   (plus `synthetic`, `variant`, `file_size` and a `description`). Each bad file is a
   well-formed generated file with one field patched, one section shortened or the file cut.
+* `bone_names.txt`: the bone names the generator hashes into the bone tables (CRC-32, D11),
+  one per line, for `mab export --names` (the examples of `mab export --help` use it).
 * `external/`: not generated and not synthetic: two glTF 2.0 sample rigs from the Khronos
   glTF-Sample-Models repository (CC BY 4.0, Cesium), unmodified, for the glTF import tests;
   their origin, licence and checks are in `external/README.md`.

@@ -1,10 +1,16 @@
 # Runs inside Blender (blender -b --factory-startup --python tests/blender/blender_side.py -- JOB.json).
 #
-# For each case of the job: import a glTF written by `mab export` with Blender's own glTF
-# importer, check every action's keyframes (frames and values) and the evaluated pose against
-# the rotations mabkit decoded, optionally change one bone's rotation at one keyframe, and
-# export with Blender's own glTF exporter. Writes a JSON report next to the job; the driver
-# (run_blender_tests.py) decides pass or fail from it and from mabkit's own checks.
+# For each case of the job, the modder's steps of the README (and the variants the driver asks
+# for): set the scene frame rate (or leave Blender's 24), import a glTF written by `mab export`
+# with Blender's own importer, check every action's keyframes (frames and values) and the
+# evaluated pose against what mabkit decoded, optionally edit (turn one keyframe, move one
+# location keyframe, or key a bone on a frame the clip lacks, as Pose Mode's Insert Keyframe
+# does), and export with Blender's own exporter: its default settings unless the case says
+# otherwise. Writes a JSON report; the driver (run_blender_tests.py) decides pass or fail from
+# it and from mabkit's own checks.
+#
+# Action F-curves are reached through action_curves() alone: Blender 4.4 brought slotted
+# actions and 5.0 removes Action.fcurves, so that is the one place to change (tested: 3.4).
 import json
 import math
 import sys
@@ -27,6 +33,17 @@ def to_blender(q):
     return Quaternion((w, x, -z, y))
 
 
+def from_blender(b):
+    """The inverse of to_blender: Blender (w, x, y, z) -> glTF (x, y, z, w)."""
+    return [b.x, b.z, -b.y, b.w]
+
+
+def to_blender_vec(v):
+    """glTF Y-up position -> Blender Z-up: (x, y, z) -> (x, -z, y)."""
+    x, y, z = v
+    return Vector((x, -z, y))
+
+
 def angle_deg(a, b):
     d = abs(a.dot(b)) / (a.magnitude * b.magnitude)
     return math.degrees(2.0 * math.acos(min(1.0, d)))
@@ -46,166 +63,136 @@ def action_for_block(block):
     raise RuntimeError("no action for block %d among %s" % (block, [a.name for a in bpy.data.actions]))
 
 
-def rotation_curves(action, bone):
-    path = 'pose.bones["%s"].rotation_quaternion' % bone
-    curves = sorted((fc for fc in action.fcurves if fc.data_path == path), key=lambda fc: fc.array_index)
-    return curves if len(curves) == 4 else None
+def action_curves(action):
+    return action.fcurves
 
 
-def to_blender_vec(v):
-    """glTF Y-up position -> Blender Z-up: (x, y, z) -> (x, -z, y)."""
-    x, y, z = v
-    return Vector((x, -z, y))
+def bone_curves(action, bone, prop, count):
+    path = 'pose.bones["%s"].%s' % (bone, prop)
+    curves = sorted((fc for fc in action_curves(action) if fc.data_path == path), key=lambda fc: fc.array_index)
+    return curves if len(curves) == count else None
 
 
-def location_curves(action, bone):
-    path = 'pose.bones["%s"].location' % bone
-    curves = sorted((fc for fc in action.fcurves if fc.data_path == path), key=lambda fc: fc.array_index)
-    return curves if len(curves) == 3 else None
+def set_frame(scene, frame):
+    scene.frame_set(int(math.floor(frame)), subframe=frame - math.floor(frame))
 
 
-def check_legacy_case(case, report):
-    """Far Cry 2/3: each rotation track has its own key times; translations and root motion
-    are location curves, checked through the evaluated pose (the bone's head in armature space
-    is the glTF translation, the rig being flat)."""
+def check_keyframes(case, report):
+    """Every block's rotation tracks (their own key times) and translation tracks against the
+    keyframes Blender made, and a few evaluated poses: rotations through the bone's rest, and
+    positions through the bone's head in armature space (the rig being flat)."""
     scene = bpy.context.scene
     fps = scene.render.fps / scene.render.fps_base
     arm = armature()
-    worst_value = worst_frame = worst_pose = worst_position = 0.0
+    worst = {"worst_value_deg": 0.0, "worst_frame": 0.0, "worst_pose_deg": 0.0, "worst_position": 0.0}
     keyframes = 0
     for block in case["blocks"]:
         action = action_for_block(block["block"])
         arm.animation_data.action = action
-        for track in block["rotations"]:
+        for track in block["rotations"] + block["translations"]:
+            rotation = "keys" in track
             name = track["name"]
             pb = arm.pose.bones.get(name)
             if pb is None:
                 raise RuntimeError("Blender made no bone %s" % name)
-            curves = rotation_curves(action, name)
+            values = track["keys"] if rotation else track["values"]
+            curves = bone_curves(action, name, "rotation_quaternion" if rotation else "location", 4 if rotation else 3)
             if curves is None:
-                raise RuntimeError("action %s has no rotation curves for %s" % (action.name, name))
+                raise RuntimeError("action %s has no %s curves for %s" % (action.name, "rotation" if rotation
+                                                                           else "location", name))
             for fc in curves:
-                if len(fc.keyframe_points) != len(track["keys"]):
-                    raise RuntimeError("%s: %d keyframes, mabkit decoded %d keys"
-                                       % (name, len(fc.keyframe_points), len(track["keys"])))
+                if len(fc.keyframe_points) != len(values):
+                    raise RuntimeError("%s: %d keyframes on curve %d, mabkit decoded %d"
+                                       % (name, len(fc.keyframe_points), fc.array_index, len(values)))
             rest = pb.bone.matrix_local.to_quaternion()
-            for k, q in enumerate(track["keys"]):
-                expected = rest.inverted() @ to_blender(q) @ rest
-                got = Quaternion([fc.keyframe_points[k].co[1] for fc in curves])
-                worst_value = max(worst_value, angle_deg(expected, got))
-                for fc in curves:
-                    worst_frame = max(worst_frame, abs(fc.keyframe_points[k].co[0] - track["times"][k] * fps))
-                keyframes += 1
-            for k in sorted({0, len(track["keys"]) // 2, len(track["keys"]) - 1}):
-                frame = track["times"][k] * fps
-                scene.frame_set(int(math.floor(frame)), subframe=frame - math.floor(frame))
-                expected = rest.inverted() @ to_blender(track["keys"][k]) @ rest
-                worst_pose = max(worst_pose, angle_deg(expected, pb.rotation_quaternion))
-        for track in block["translations"]:
-            name = track["name"]
-            pb = arm.pose.bones.get(name)
-            if pb is None:
-                raise RuntimeError("Blender made no bone %s" % name)
-            curves = location_curves(action, name)
-            if curves is None:
-                raise RuntimeError("action %s has no location curves for %s" % (action.name, name))
-            for fc in curves:
-                if len(fc.keyframe_points) != len(track["values"]):
-                    raise RuntimeError("%s: %d location keyframes, mabkit decoded %d"
-                                       % (name, len(fc.keyframe_points), len(track["values"])))
-            keyframes += len(track["values"])
-            for k in sorted({0, len(track["values"]) // 2, len(track["values"]) - 1}):
-                frame = track["times"][k] * fps
-                scene.frame_set(int(math.floor(frame)), subframe=frame - math.floor(frame))
-                worst_position = max(worst_position, (pb.head - to_blender_vec(track["values"][k])).length)
-    report.update({"keyframes": keyframes, "worst_value_deg": worst_value, "worst_frame": worst_frame,
-                   "worst_pose_deg": worst_pose, "worst_position": worst_position, "fps": fps})
+            keyframes += len(values)
+            if rotation:
+                for k, q in enumerate(values):
+                    expected = rest.inverted() @ to_blender(q) @ rest
+                    got = Quaternion([fc.keyframe_points[k].co[1] for fc in curves])
+                    worst["worst_value_deg"] = max(worst["worst_value_deg"], angle_deg(expected, got))
+                    for fc in curves:
+                        worst["worst_frame"] = max(worst["worst_frame"],
+                                                   abs(fc.keyframe_points[k].co[0] - track["times"][k] * fps))
+            for k in sorted({0, len(values) // 2, len(values) - 1}):
+                set_frame(scene, track["times"][k] * fps)
+                if rotation:
+                    expected = rest.inverted() @ to_blender(values[k]) @ rest
+                    worst["worst_pose_deg"] = max(worst["worst_pose_deg"], angle_deg(expected, pb.rotation_quaternion))
+                else:
+                    worst["worst_position"] = max(worst["worst_position"],
+                                                  (pb.head - to_blender_vec(values[k])).length)
+    report.update(worst)
+    report.update({"keyframes": keyframes, "fps": fps})
 
 
-def check_case(case, report):
-    bpy.ops.wm.read_factory_settings(use_empty=True)
-    if case.get("legacy"):
-        bpy.ops.import_scene.gltf(filepath=case["gltf"])
-        check_legacy_case(case, report)
-        edit_and_export(case, report)
-        return
-    bpy.ops.import_scene.gltf(filepath=case["gltf"])
-    scene = bpy.context.scene
-    fps = scene.render.fps / scene.render.fps_base
-    arm = armature()
-    worst_value = 0.0
-    worst_frame = 0.0
-    worst_pose = 0.0
-    keyframes = 0
-    for block in case["blocks"]:
-        action = action_for_block(block["block"])
-        arm.animation_data.action = action
-        for bone in block["bones"]:
-            name = bone["name"]
-            pb = arm.pose.bones.get(name)
-            if pb is None:
-                raise RuntimeError("Blender made no bone %s" % name)
-            curves = rotation_curves(action, name)
-            if curves is None:
-                raise RuntimeError("action %s has no rotation curves for %s" % (action.name, name))
-            keys = bone["keys"]
-            times = block["times"] if len(keys) > 1 else block["times"][:1]
-            for fc in curves:
-                if len(fc.keyframe_points) != len(keys):
-                    raise RuntimeError("%s: %d keyframes on curve %d, mabkit decoded %d keys"
-                                       % (name, len(fc.keyframe_points), fc.array_index, len(keys)))
-            rest = pb.bone.matrix_local.to_quaternion()
-            for k, q in enumerate(keys):
-                expected = rest.inverted() @ to_blender(q) @ rest
-                got = Quaternion([fc.keyframe_points[k].co[1] for fc in curves])
-                worst_value = max(worst_value, angle_deg(expected, got))
-                for fc in curves:
-                    worst_frame = max(worst_frame, abs(fc.keyframe_points[k].co[0] - times[k] * fps))
-                keyframes += 1
-            # The pose Blender evaluates at a few keys, through its own animation system.
-            for k in sorted({0, len(keys) // 2, len(keys) - 1}):
-                frame = times[k] * fps
-                scene.frame_set(int(math.floor(frame)), subframe=frame - math.floor(frame))
-                expected = rest.inverted() @ to_blender(keys[k]) @ rest
-                worst_pose = max(worst_pose, angle_deg(expected, pb.rotation_quaternion))
-    report.update({"keyframes": keyframes, "worst_value_deg": worst_value, "worst_frame": worst_frame,
-                   "worst_pose_deg": worst_pose, "fps": fps})
-
-    edit_and_export(case, report)
-
-
-def edit_and_export(case, report):
-    arm = armature()
-    edit = case.get("edit")
-    if edit:
-        action = action_for_block(edit["block"])
-        arm.animation_data.action = action
-        curves = rotation_curves(action, edit["bone"])
-        k = edit["key"]
-        before = Quaternion([fc.keyframe_points[k].co[1] for fc in curves])
-        turn = Quaternion((0.0, 0.0, 1.0), math.radians(edit["degrees"]))
-        after = before @ turn
-        for i, fc in enumerate(curves):
-            fc.keyframe_points[k].co[1] = after[i]
-            fc.keyframe_points[k].handle_left[1] = after[i]
-            fc.keyframe_points[k].handle_right[1] = after[i]
-            fc.update()
-        report["edited"] = {"bone": edit["bone"], "key": k, "degrees": angle_deg(before, after)}
-    moved = case.get("edit_translation")
-    if moved:
-        # A location keyframe pushed along the bone's x axis (Far Cry 2/3 translations).
-        action = action_for_block(moved["block"])
-        arm.animation_data.action = action
-        curves = location_curves(action, moved["bone"])
-        k = moved["key"]
-        fc = curves[0]
-        fc.keyframe_points[k].co[1] += moved["offset"]
-        fc.keyframe_points[k].handle_left[1] += moved["offset"]
-        fc.keyframe_points[k].handle_right[1] += moved["offset"]
+def turn_keyframe(arm, edit, report):
+    """One rotation keyframe's value turned about the bone's z: the keyframe itself, where
+    Blender shows it, whatever frame it sits on."""
+    action = action_for_block(edit["block"])
+    arm.animation_data.action = action
+    curves = bone_curves(action, edit["bone"], "rotation_quaternion", 4)
+    k = edit["key"]
+    before = Quaternion([fc.keyframe_points[k].co[1] for fc in curves])
+    after = before @ Quaternion((0.0, 0.0, 1.0), math.radians(edit["degrees"]))
+    for i, fc in enumerate(curves):
+        fc.keyframe_points[k].co[1] = after[i]
+        fc.keyframe_points[k].handle_left[1] = after[i]
+        fc.keyframe_points[k].handle_right[1] = after[i]
         fc.update()
-        report["edited_translation"] = {"bone": moved["bone"], "key": k, "offset": moved["offset"]}
-    # Keyframes as they are: "Always Sample Animations" off (docs/gltf.md, the Blender steps).
-    bpy.ops.export_scene.gltf(filepath=case["out"], export_format="GLB", export_force_sampling=False)
+    report["edited"] = {"bone": edit["bone"], "key": k, "degrees": angle_deg(before, after)}
+
+
+def move_location(arm, moved, report):
+    """A location keyframe pushed along the bone's x axis (Far Cry 2/3 translations)."""
+    action = action_for_block(moved["block"])
+    arm.animation_data.action = action
+    fc = bone_curves(action, moved["bone"], "location", 3)[0]
+    k = moved["key"]
+    fc.keyframe_points[k].co[1] += moved["offset"]
+    fc.keyframe_points[k].handle_left[1] += moved["offset"]
+    fc.keyframe_points[k].handle_right[1] += moved["offset"]
+    fc.update()
+    report["edited_translation"] = {"bone": moved["bone"], "key": k, "offset": moved["offset"]}
+
+
+def key_new_frame(arm, new, report):
+    """Pose Mode on a frame the clip has no key on: turn the bone, Insert Keyframe. Reports the
+    pose keyed, as glTF's rotation in mabkit's frames, for the driver to find in the .mab."""
+    scene = bpy.context.scene
+    arm.animation_data.action = action_for_block(new["block"])
+    scene.frame_set(new["frame"])
+    pb = arm.pose.bones[new["bone"]]
+    before = pb.rotation_quaternion.copy()
+    pb.rotation_quaternion = before @ Quaternion((0.0, 0.0, 1.0), math.radians(new["degrees"]))
+    pb.keyframe_insert("rotation_quaternion", frame=new["frame"])
+    rest = pb.bone.matrix_local.to_quaternion()
+    keyed = rest @ pb.rotation_quaternion @ rest.inverted()
+    report["new_key"] = {"bone": new["bone"], "frame": new["frame"], "rotation": from_blender(keyed),
+                         "degrees": angle_deg(before, pb.rotation_quaternion)}
+
+
+def run_case(case, report):
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    scene = bpy.context.scene
+    if case.get("scene_fps"):
+        # The README's first step: the frame rate `mab export` printed (Blender's rate is
+        # fps / fps_base; a whole rate has base 1).
+        scene.render.fps = max(1, round(case["scene_fps"]))
+        scene.render.fps_base = scene.render.fps / case["scene_fps"]
+    bpy.ops.import_scene.gltf(filepath=case["gltf"])
+    if case.get("check_keyframes", True):
+        check_keyframes(case, report)
+    arm = armature()
+    if case.get("edit"):
+        turn_keyframe(arm, case["edit"], report)
+    if case.get("edit_translation"):
+        move_location(arm, case["edit_translation"], report)
+    if case.get("new_key"):
+        key_new_frame(arm, case["new_key"], report)
+    # Blender's own defaults unless the case changes one ("Always Sample Animations" is
+    # export_force_sampling, "Custom Properties" export_extras).
+    bpy.ops.export_scene.gltf(filepath=case["out"], export_format="GLB", **case.get("export", {}))
 
 
 def main():
@@ -216,7 +203,7 @@ def main():
     for case in job["cases"]:
         report = {"name": case["name"], "ok": False}
         try:
-            check_case(case, report)
+            run_case(case, report)
             report["ok"] = True
         except Exception as e:  # reported to the driver, which fails the test
             report["error"] = "%s: %s" % (type(e).__name__, e)

@@ -117,7 +117,7 @@ TEST(CrcCli, ApplyThenSearchFindsIt) {
   const auto list = write_files(dir, mab::test::generate({}));
   std::string out;
   const std::string spec = "algo=CRC-32/ISCSI range=0x10..eof field=0x4:4:le";
-  ASSERT_EQ(run("crc-apply --algo '" + spec + "'" + list, out), 0) << out;
+  ASSERT_EQ(run("crc-apply --in-place --algo '" + spec + "'" + list, out), 0) << out;
   EXPECT_NE(out.find("->"), std::string::npos);
   ASSERT_EQ(run("crc-apply --check --algo '" + spec + "'" + list, out), 0) << out;
   ASSERT_EQ(run("crc-search --json --max-ranges 256" + list, out), 0) << out;
@@ -145,8 +145,8 @@ TEST(CrcCli, ErrorsAreOneLineAndNonZero) {
   const auto list = write_files(dir, files);
   std::string out;
   EXPECT_EQ(run("crc-search '" + (dir.path / files[0].name).string() + "'", out), 2);
-  EXPECT_EQ(run("crc-apply --algo 'algo=bogus'" + list, out), 2);
-  EXPECT_EQ(run("crc-apply --algo 'algo=CRC-32' '" + (dir.path / "missing.mab").string() + "'", out), 2);
+  EXPECT_EQ(run("crc-apply --in-place --algo 'algo=bogus'" + list, out), 2);
+  EXPECT_EQ(run("crc-apply --in-place --algo 'algo=CRC-32' '" + (dir.path / "missing.mab").string() + "'", out), 2);
   // A failed check leaves the file as it was.
   EXPECT_EQ(run("crc-apply --check --algo 'algo=CRC-32'" + list, out), 1);
 }

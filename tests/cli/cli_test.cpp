@@ -95,7 +95,7 @@ TEST(Cli, UnknownMagicIsAOneLineError) {
 
 TEST(Cli, MissingFileIsReportedNotCrashed) {
   auto r = run("verify /nonexistent/file.mab");
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("0 passed, 1 failed"), std::string::npos) << r.out;
 }
 
@@ -163,7 +163,7 @@ TEST(Cli, HugePageRestartKeepsArgumentsOutputsAndErrors) {
       {"convert " + src.string() + " --to wdl -o OUT", 0},
       {"diff " + src.string() + " " + edited, 1},
       {"edit " + src.string() + " -o OUT --rotate-bone NoSuchBone 0,0,1@10", 1},
-      {"import " + (dir / "missing.json").string() + " -o OUT", 1},
+      {"import " + (dir / "missing.json").string() + " -o OUT", 2},
   };
   for (const auto& c : cases) {
     std::string outputs[2];

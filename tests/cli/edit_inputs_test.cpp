@@ -22,12 +22,13 @@ class EditInputs : public ::testing::Test {
   void SetUp() override { dir = mab::test::test_temp_dir("mab_edit_inputs"); }
   void TearDown() override { std::filesystem::remove_all(dir); }
 
-  // Runs `mab ARGS`; expects exit 1, `phrase` in its one-line error, and no output file.
-  void refused(const std::string& args, const std::string& phrase) {
+  // Runs `mab ARGS`; expects exit `status` (1: refused, 2: usage, docs/cli.md), `phrase` in its
+  // one-line error, and no output file.
+  void refused(const std::string& args, const std::string& phrase, int status = 1) {
     const auto out = dir / "out.mab";
     std::string err;
     const auto r = mab::test::run_mab_split(args + " -o " + out.string(), &err);
-    EXPECT_EQ(r.status, 1) << args << "\n" << r.out << err;
+    EXPECT_EQ(r.status, status) << args << "\n" << r.out << err;
     EXPECT_NE(err.find(phrase), std::string::npos) << args << ": " << err;
     EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
     EXPECT_FALSE(std::filesystem::exists(out)) << args;
@@ -58,8 +59,8 @@ TEST_F(EditInputs, NumbersOutsideWhatAnOperationTakes) {
   refused("edit " + f + " --trim -1 1", "START < END");
   refused("edit " + f + " --resample 0", "positive");
   refused("edit " + f + " --resample 1e9", "65536 keys");
-  refused("edit " + f + " --bits Root 17", "1..16");
-  refused("edit " + f + " --bits Root 0", "1..16");
+  refused("edit " + f + " --bits Root 17", "1..16", 2);
+  refused("edit " + f + " --bits Root 0", "1..16", 2);
   refused("edit " + f + " --reduce -1", "degrees >= 0");
   refused("edit " + f + " --add-bone \"\" 0,0,0,1", "needs a name");
   refused("edit " + f + " --rotate-bone Nobody 0,0,1@10", "Nobody");

@@ -1,9 +1,11 @@
 // End-to-end tests of `mab export` and `mab import` with glTF files.
+#include "interchange/gltf/gltf_tools.hpp"
 #include "support/cli_run.hpp"
 #include "support/corpus.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 
 namespace {
@@ -89,14 +91,14 @@ TEST(GltfCli, MistakesGetOneLineErrorsAndNoOutput) {
   std::string err;
   // Neither a template nor a game.
   auto r = run("import " + g.string() + " -o " + out.string(), &err);
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);
   EXPECT_NE(err.find("--template ORIG.mab"), std::string::npos) << err;
   EXPECT_NE(err.find("--game"), std::string::npos) << err;
   // Overwriting the template needs --in-place.
   const auto copy = dir / "copy.mab";
   fs::copy_file(k_wd1, copy);
   r = run("import " + g.string() + " --template " + copy.string() + " -o " + copy.string(), &err);
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);
   EXPECT_NE(err.find("--in-place"), std::string::npos) << err;
   // A GLB cut short.
   auto bytes = load(g);
@@ -120,8 +122,135 @@ TEST(GltfCli, MistakesGetOneLineErrorsAndNoOutput) {
   // glTF-only options on JSON.
   r = run("export " + k_wd1.string() + " -o " + (dir / "x.json").string() + " --names " + (dir / "none.txt").string(),
           &err);
-  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(r.status, 2);
   EXPECT_NE(err.find("glTF output"), std::string::npos) << err;
+}
+
+void save(const fs::path& p, const std::vector<std::uint8_t>& bytes) {
+  std::ofstream f(p, std::ios::binary);
+  f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+}
+
+const fs::path k_wdl = mab::test::corpus_dir() / "wdl" / "long_k60_alias.mab";
+
+// The export of k_wdl changed by `change` (a tinygltf model edit), saved as NAME.glb.
+template <class Change>
+fs::path changed_export(const fs::path& dir, const std::string& name, Change&& change) {
+  auto g = mab::export_gltf(mab::test::load_container(k_wdl));
+  EXPECT_TRUE(g.ok());
+  auto m = mab::test::parse_gltf(*g);
+  change(m);
+  const auto p = dir / (name + ".glb");
+  save(p, mab::test::write_gltf(m));
+  return p;
+}
+
+void key_on_frame_3(tinygltf::Model& m) {
+  auto& a = m.animations.at(0);
+  auto k = mab::test::read_sampler(m, a, a.channels.at(0).sampler, 4);
+  mab::test::insert_key(k, 3.0f / 30.0f, 20.0);
+  mab::test::write_sampler(m, a, a.channels.at(0).sampler, k);
+}
+
+TEST(GltfCli, AKeyOnANewFrameLandsAndTemplateTimesSaysWhatItLeavesOut) {
+  const auto dir = temp_dir();
+  const auto g = changed_export(dir, "key3", key_on_frame_3);
+  const auto out = dir / "out.mab";
+  std::string err;
+  auto r = run("import " + g.string() + " --template " + k_wdl.string() + " -o " + out.string(), &err);
+  ASSERT_EQ(r.status, 0) << err;
+  EXPECT_NE(r.out.find("61 keys (the template's key times and the added ones)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("key times added   1 for keys set between the template's (key units at 30/s: 3)"),
+            std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 changed: 0xB6C65665"), std::string::npos) << r.out;
+  EXPECT_NE(load(out), load(k_wdl));
+  r = run("import " + g.string() + " --template " + k_wdl.string() + " -o " + out.string() + " --template-times", &err);
+  ASSERT_EQ(r.status, 0) << err;
+  EXPECT_EQ(load(out), load(k_wdl));
+  EXPECT_NE(err.find("--template-times: 1 key(s) set between the template's key times were not carried"),
+            std::string::npos) << err;
+  EXPECT_NE(err.find("0xB6C65665 at 0.100 s"), std::string::npos) << err;
+  r = run("import " + g.string() + " --template " + k_wdl.string() + " -o " + (dir / "x.mab").string() +
+              " --template-times --keep-times", &err);
+  EXPECT_EQ(r.status, 2);  // usage (docs/cli.md, exit codes)
+  EXPECT_NE(err.find("exclude each other"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(dir / "x.mab"));
+}
+
+TEST(GltfCli, AResampledFileKeepsUntouchedBonesAndRefusesToGuessEdits) {
+  const auto dir = temp_dir();
+  const auto plain = changed_export(dir, "sampled", [](tinygltf::Model& m) { mab::test::resample_like_blender(m, 24.0); });
+  const auto out = dir / "out.mab";
+  std::string err;
+  auto r = run("import " + plain.string() + " --template " + k_wdl.string() + " -o " + out.string(), &err);
+  ASSERT_EQ(r.status, 0) << err;
+  EXPECT_EQ(load(out), load(k_wdl));
+  EXPECT_NE(r.out.find("the file's channels are samples at 24 per second, not the clip's key times; 4 track(s) match "
+                       "the template at every sample and are kept exactly"),
+            std::string::npos) << r.out;
+  const auto edited = changed_export(dir, "edited", [](tinygltf::Model& m) {
+    auto& a = m.animations.at(0);
+    auto k = mab::test::read_sampler(m, a, a.channels.at(2).sampler, 4);
+    const auto v = mab::test::turned(&k.v[4 * 30], 20.0);
+    std::copy(v.begin(), v.end(), k.v.begin() + 4 * 30);
+    mab::test::write_sampler(m, a, a.channels.at(2).sampler, k);
+    mab::test::resample_like_blender(m, 24.0);
+  });
+  fs::remove(out);
+  r = run("import " + edited.string() + " --template " + k_wdl.string() + " -o " + out.string(), &err);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  EXPECT_NE(err.find("set the scene frame rate to 30 fps"), std::string::npos) << err;
+  EXPECT_NE(err.find("--accept-resample"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(out));
+  r = run("import " + edited.string() + " --template " + k_wdl.string() + " -o " + out.string() + " --accept-resample",
+          &err);
+  ASSERT_EQ(r.status, 0) << err;
+  EXPECT_NE(r.out.find("between samples   3 edited key(s)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 changed: 0x530EC1CB"), std::string::npos) << r.out;
+}
+
+TEST(GltfCli, NoOpAndOtherClipImportsFailWithTheFlagThatAllowsThem) {
+  const auto dir = temp_dir();
+  const auto empty = changed_export(dir, "empty", [](tinygltf::Model& m) { m.animations.clear(); });
+  const auto out = dir / "out.mab";
+  std::string err;
+  auto r = run("import " + empty.string() + " --template " + k_wdl.string() + " -o " + out.string(), &err);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(err.find("no animations: nothing to import (--allow-no-op"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(out));
+  r = run("import " + empty.string() + " --template " + k_wdl.string() + " -o " + out.string() + " --allow-no-op", &err);
+  ASSERT_EQ(r.status, 0) << err;
+  EXPECT_EQ(load(out), load(k_wdl));
+  // Nodes renamed and their extras dropped: none names a bone.
+  const auto renamed = changed_export(dir, "renamed", [](tinygltf::Model& m) {
+    mab::test::drop_extras(m);
+    for (std::size_t i = 0; i < m.nodes.size(); ++i) m.nodes[i].name = "Joint" + std::to_string(i);
+  });
+  r = run("import " + renamed.string() + " --template " + k_wdl.string() + " -o " + (dir / "x.mab").string(), &err);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(err.find("moves no bone of the template's block 0"), std::string::npos) << err;
+  // The WD1 clip's export (the same bone names) against the WDL template: another clip.
+  const auto wd1 = dir / "wd1.glb";
+  ASSERT_EQ(run("export " + k_wd1.string() + " -o " + wd1.string()).status, 0);
+  r = run("import " + wd1.string() + " --template " + k_wdl.string() + " -o " + (dir / "x.mab").string(), &err);
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(err.find("exported from a clip of 120 keys/s and 5.500 s, but the template's block 0 has 30 keys/s and "
+                     "3.333 s"),
+            std::string::npos) << err;
+  EXPECT_NE(err.find("--allow-other-clip"), std::string::npos) << err;
+  // glTF options on a JSON document.
+  r = run("import " + (dir / "doc.json").string() + " -o " + (dir / "x.mab").string() + " --allow-no-op", &err);
+  EXPECT_EQ(r.status, 2);  // usage (docs/cli.md, exit codes)
+  EXPECT_FALSE(fs::exists(dir / "x.mab"));
+}
+
+TEST(GltfCli, ExportSaysWhichSceneRatePutsEveryKeyOnAFrame) {
+  const auto dir = temp_dir();
+  std::string err;
+  auto r = run("export " + k_wd1.string() + " -o " + (dir / "w.glb").string(), &err);
+  ASSERT_EQ(r.status, 0) << err;
+  EXPECT_NE(r.out.find("set the scene frame rate to 30 fps before importing"), std::string::npos) << r.out;
 }
 
 }  // namespace

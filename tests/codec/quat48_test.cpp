@@ -84,8 +84,50 @@ TEST(Quat48, ThirdWordReadUnsigned) {
   const mab::Quat48 w{0x3FFF, 0x3FFF, 0xFFFF};
   EXPECT_TRUE(mab::quat48_suspicious(w));
   const mab::Quat q = mab::decode_quat48(w);
-  EXPECT_NEAR(q.w, 65535 * double{mab::quat48_step} - mab::quat48_bias, 1e-5);
-  EXPECT_EQ(q.x, 0.0f);  // 1 - a^2 - b^2 - c^2 < 0 clamps the implicit component to 0
+  // c = 2.122 leaves 1 - a^2 - b^2 - c^2 < 0: the stored three, renormalised, and d = 0.
+  const double a = 0x3FFF * double{mab::quat48_step} - mab::quat48_bias;
+  const double c = 65535 * double{mab::quat48_step} - mab::quat48_bias;
+  EXPECT_NEAR(q.w, c / std::sqrt(2 * a * a + c * c), 1e-6);
+  EXPECT_EQ(q.x, 0.0f);
+  EXPECT_FALSE(mab::quat48_valid(w));
+}
+
+// Spec 9.1: where 1 - a^2 - b^2 - c^2 < 0 the public FC2 readers return "invalid"; mabkit
+// decodes the nearest unit quaternion (a, b, c over their length, the implicit slot 0:
+// docs/legacy.md, "Codes with no valid quaternion"), whatever slot k names.
+TEST(Quat48, CodesWithNoValidQuaternionDecodeToTheNearestUnitOne) {
+  const double step = mab::quat48_step, bias = mab::quat48_bias;
+  const std::uint16_t raw[][3] = {{0x7FFF, 0x7FFF, 0x7FFF}, {0x7000, 0x0100, 0x7800}, {0x0000, 0x0000, 0x0400}};
+  for (const auto& r : raw) {
+    const double v[3] = {r[0] * step - bias, r[1] * step - bias, r[2] * step - bias};
+    const double len = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+    ASSERT_GT(len, 1.0);
+    for (unsigned k = 0; k < 4; ++k) {
+      const mab::Quat48 w{static_cast<std::uint16_t>(r[0] | ((k & 1u) << 15)),
+                          static_cast<std::uint16_t>(r[1] | ((k >> 1) << 15)), r[2]};
+      EXPECT_FALSE(mab::quat48_valid(w));
+      const mab::Quat q = mab::decode_quat48(w);
+      unsigned j = 0;
+      double norm = 0;
+      for (unsigned i = 0; i < 4; ++i) {
+        const double want = i == k ? 0.0 : v[j++] / len;
+        EXPECT_NEAR(q[i], want, 1e-7) << "k " << k << " slot " << i;
+        norm += double{q[i]} * q[i];
+      }
+      EXPECT_NEAR(norm, 1.0, 1e-6);
+      // The clamp of the 'aNi' decoders (a, b, c as stored, d = 0) is the same rotation.
+      const mab::Quat clamped = k == 0 ? mab::Quat{0, float(v[0]), float(v[1]), float(v[2])}
+                                : k == 1 ? mab::Quat{float(v[0]), 0, float(v[1]), float(v[2])}
+                                : k == 2 ? mab::Quat{float(v[0]), float(v[1]), 0, float(v[2])}
+                                         : mab::Quat{float(v[0]), float(v[1]), float(v[2]), 0};
+      EXPECT_LT(mab::angular_error_deg(q, clamped), 1e-4);
+    }
+  }
+  // Every code the encoder writes is valid: it drops the largest component, so the squares of
+  // the stored three sum to at most 3/4 (plus rounding).
+  std::mt19937_64 rng(99);
+  for (int i = 0; i < 20000; ++i) ASSERT_TRUE(mab::quat48_valid(mab::encode_quat48(random_unit(rng)))) << i;
+  EXPECT_TRUE(mab::quat48_valid({0xBFFF, 0xBFFF, 0x3FFF}));
 }
 
 TEST(Quat48, RoundTripWithinStepBound) {

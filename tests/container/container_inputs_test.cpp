@@ -50,9 +50,7 @@ TEST(ContainerInputs, AnApSignatureIsKeptWithAWarning) {
 }
 
 TEST(ContainerInputs, BonesSharingAHashAreAWarningNamingTheSecond) {
-  const auto bytes = mab::test::edited_via_json("wd1/long_k100.mab", [](nlohmann::json& d) {
-    d["clip"]["bones"][2]["hash"] = d["clip"]["bones"][0]["hash"];
-  });
+  const auto bytes = mab::test::with_hash_shared("wd1/long_k100.mab", 0, 2);
   const auto findings = mab::validate(*mab::read_container(bytes));
   const auto* f = find(findings, "bone_hashes[2]");
   ASSERT_NE(f, nullptr);

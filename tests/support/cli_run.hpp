@@ -18,9 +18,8 @@ struct CliRun {
   std::string out;  // stdout
 };
 
-// `redirect` says where stderr goes, e.g. "2>&1", "2>/dev/null" or "2>FILE".
-inline CliRun run_mab(const std::string& args, const std::string& redirect) {
-  const std::string cmd = std::string(MAB_CLI_PATH) + " " + args + " " + redirect;
+// Any command line, through the shell: its stdout and exit status.
+inline CliRun run_shell(const std::string& cmd) {
   CliRun r;
   std::FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
@@ -30,6 +29,11 @@ inline CliRun run_mab(const std::string& args, const std::string& redirect) {
   const int st = pclose(p);
   r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
   return r;
+}
+
+// `redirect` says where stderr goes, e.g. "2>&1", "2>/dev/null" or "2>FILE".
+inline CliRun run_mab(const std::string& args, const std::string& redirect) {
+  return run_shell(std::string(MAB_CLI_PATH) + " " + args + " " + redirect);
 }
 
 // As run_mab, with stderr kept apart in *err (when given), so a test can tell the report on

@@ -30,4 +30,15 @@ inline std::vector<std::uint8_t> edited_via_json(const std::string& rel, const s
   return r ? r->bytes : std::vector<std::uint8_t>{};
 }
 
+// The .mab bytes of corpus file `rel` with bone `to` of block 0 given bone `from`'s hash: two
+// bones sharing a hash, as a damaged file or another tool can hold them (a JSON document
+// cannot: its import checks each bone against the file's, docs/json-format.md "Bone identity").
+inline std::vector<std::uint8_t> with_hash_shared(const std::string& rel, std::size_t from, std::size_t to) {
+  Container c = load_container(corpus_dir() / rel);
+  c.blocks[0].bones[to].hash = c.blocks[0].bones[from].hash;
+  auto bytes = write_container(c);
+  EXPECT_TRUE(bytes.ok()) << rel;
+  return bytes ? *bytes : std::vector<std::uint8_t>{};
+}
+
 }  // namespace mab::test

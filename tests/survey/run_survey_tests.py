@@ -142,15 +142,15 @@ def hostile_mode(mab, work):
     gen_dump(big, 600, 13)
     for sig in (signal.SIGINT, signal.SIGTERM):
         out = os.path.join(work, "int.json")
-        if os.path.exists(out + ".tmp"):
-            os.remove(out + ".tmp")
         proc = subprocess.Popen([mab, "survey", big, "-j", "1", "--json-check", "1", "--json", out],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        # In the middle means once rows reach the report's temporary file (a fixed delay sent the
-        # signal before the handler was installed when a loaded machine started the process slowly).
+        # In the middle means once rows reach the report's temporary file, .int.json.tmpNNNNNN
+        # next to it (docs/cli.md; a fixed delay sent the signal before the handler was installed
+        # when a loaded machine started the process slowly).
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and proc.poll() is None:
-            if os.path.exists(out + ".tmp") and os.path.getsize(out + ".tmp") > 0:
+            if any(f.startswith(".int.json.tmp") and os.path.getsize(os.path.join(work, f)) > 0
+                   for f in os.listdir(work)):
                 break
             time.sleep(0.02)
         proc.send_signal(sig)

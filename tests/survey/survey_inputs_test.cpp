@@ -30,15 +30,16 @@ TEST(SurveyInputs, OddClipsFailTheSanityChecksByName) {
   cases.push_back({edited_via_json("wd1/long_k100.mab", [](nlohmann::json& d) { d["clip"]["duration"] = 200.0; }),
                    "duration 200.000000 s disagrees with the last key", "wd1 duration disagrees with the last key"});
   // A constant rotation stored as FF FF FF FF FF 7F: bit 15 of w2 clear, but every stored
-  // component near its maximum, so the implicit one is clamped to 0 (D3) and |q| is far from 1.
+  // component near its maximum, so 1 - a^2 - b^2 - c^2 < 0: a code with no valid quaternion
+  // (it decodes renormalised, docs/format 9.1; the survey names the code).
   mab::Container c = mab::test::load_container(mab::test::corpus_dir() / "wd1" / "const_only_k9.mab");
   auto* constants = c.blocks[0].section_mut(4);
   ASSERT_NE(constants, nullptr);
   ASSERT_GE(constants->size(), 6u);
   std::fill(constants->begin(), constants->begin() + 6, 0xFF);
   (*constants)[5] = 0x7F;
-  cases.push_back({*mab::write_container(c), "bone 0: the constant rotation is not a unit quaternion",
-                   "wd1 not a unit quaternion"});
+  cases.push_back({*mab::write_container(c), "constant 0: a code with no valid quaternion",
+                   "wd1 a code with no valid quaternion"});
   for (const auto& k : cases) {
     mab::survey::Stats stats;
     const auto r = mab::survey::survey_file(k.bytes, "odd.mab", stats);

@@ -26,6 +26,10 @@ struct ClipBone {
   std::vector<Vec3> translations;
   // Constant translation (spec 10.2), when JointConstantTranslations decoded for this bone.
   std::optional<Vec3> constant_translation;
+  // The hash this bone has in the original clip, when an explicit rename gave it a new one
+  // (edit::rename_bone, a JSON bone's "rename_to"; issue 25): encode_clip pairs the bone with
+  // that original bone, so its codes are kept and only the bone table's hash changes.
+  std::optional<std::uint32_t> renamed_from;
 
   // flags & 0x30: 0x30 constant, 0x10 animated, otherwise no rotation (spec 5.3).
   BoneKind kind() const noexcept;

@@ -10,6 +10,7 @@
 #include <mab/translation_codec.hpp>
 
 #include <array>
+#include <utility>
 #include <vector>
 
 namespace mab {
@@ -74,23 +75,42 @@ Result<DecodedClip> decode_clip(Container container, std::size_t block = 0,
 Result<DecodedClip> decode_clip(Container container, std::size_t block, const DecodeOptions& options,
                                 const Limits& limits = default_limits);
 
+// The error bound every command applies to the keys it re-quantises for a user's edit unless
+// told otherwise (`mab import` of JSON and glTF, `mab edit`: `--max-error`; issue 25).
+inline constexpr double default_max_error_deg = 0.01;
+
 struct EncodeOptions {
-  double max_error_deg = 0.01;  // bound for choose_depth and raise_depth
+  double max_error_deg = default_max_error_deg;  // bound for choose_depth and raise_depth
   bool choose_depth = false;    // re-pick each changed bone's bit depth (spec 5.3 low nibble)
   // Keep a changed bone's bit depth (so only its changed chunks are re-quantised) unless
   // its error then exceeds max_error_deg; then re-pick it as choose_depth does. A bone the
-  // original lacks (added, or constant before) always gets a chosen depth.
+  // original lacks (added, or constant before) always gets a chosen depth. A depth the edit
+  // itself set (the bone's flags give another depth than the original's: edit::set_bits, a
+  // JSON document's flags) is the user's and is kept.
   bool raise_depth = false;
   // Re-quantise every animated bone, unchanged ones too, at the smallest depth meeting
-  // max_error_deg (`mab edit --max-error`).
+  // max_error_deg (`mab edit --requantise`).
   bool requantise_all = false;
+  // Nothing is encoded when a re-quantised key or a re-encoded constant ends up more than
+  // max_error_deg from the edit: invalid_argument (field "max_error") naming the worst bone,
+  // its error and why no finer storage exists (see edit_policy).
+  bool refuse_above_max_error = false;
 };
+
+// The one error policy of every command that writes a user's edit (`mab import` of JSON and
+// glTF, `mab edit`; issue 25, docs/json-format.md "Error policy"): a changed bone keeps its
+// bit depth unless that misses max_error_deg, then gets the smallest depth meeting it (16 at
+// most); a depth the edit asked for is kept; whatever still misses the bound (a key at 16 bits,
+// a requested depth, a 6-byte constant) is refused, nothing written. Far Cry 2/3 clips have no
+// depth: legacy_edit_policy (legacy.hpp) applies the same bound through the sparse key writer.
+EncodeOptions edit_policy(double max_error_deg = default_max_error_deg);
 
 struct EncodeReport {
   std::size_t chunks_reused = 0, chunks_requantised = 0;
   std::size_t constants_reused = 0, constants_encoded = 0;
   double max_error_deg = 0;              // over every re-quantised key
   std::vector<double> bone_error_deg;    // per bone of the edited clip (0 when reused)
+  double max_error_bound = 0;            // EncodeOptions::max_error_deg
   // Translations (spec 10.1): chunks per translated bone, and the largest error of a
   // re-quantised translation component, in file units.
   std::size_t translation_chunks_reused = 0, translation_chunks_requantised = 0;
@@ -98,6 +118,21 @@ struct EncodeReport {
   std::size_t translation_scales_widened = 0;  // bones whose TranslationTable scale grew to hold an edit
   // Other sections rewritten from edited values (constant translations, root motion, parts).
   std::vector<std::string> motion_sections_rewritten;
+  // The shared key timeline (spec 9.4): stored keys before and after, and the key times new to
+  // the timeline or gone from it (issue 25: an added time is reported, never dropped).
+  std::size_t key_times_before = 0, key_times_after = 0;
+  std::size_t key_times_added = 0, key_times_removed = 0;
+  // Animated bones (in both clips) written at another depth than the original's: asked for by
+  // the edit, or raised (or re-picked) by the encoder to meet max_error_deg.
+  struct DepthChange {
+    std::uint32_t hash = 0;
+    unsigned before = 0, after = 0;
+    bool requested = false;  // the edit's own depth, kept as asked
+  };
+  std::vector<DepthChange> depth_changes;
+  // The bone table: bones the original lacks, bones it has that the edit dropped, renames.
+  std::vector<std::uint32_t> bones_added, bones_removed;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> bones_renamed;  // (original hash, new hash)
 };
 
 // Writes `edited` into a copy of `original.container`: KeyTimes, constant rotations,

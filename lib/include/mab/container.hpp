@@ -31,8 +31,8 @@ struct OuterHeader {
 // Which 'aNi' header shape (spec 4.1-4.3). Pinned.
 enum class AniShape : std::uint8_t {
   wd1 = 0,  // 4-byte prefix, 7 counts, 11 offsets, lastFrame (spec 4.2)
-  wdl = 1,  // 16-byte prefix, frame rate, 10 counts, 12 offsets, PS3 pad, lastFrame (4.1)
-  fc5 = 2,  // as wdl but bone hashes at base+0x68: no PS3 pad, no lastFrame (4.3, C3)
+  wdl = 1,  // 16-byte prefix, frame rate, 10 counts, 12 offsets, PS3 pad, lastFrame (spec 4.1)
+  fc5 = 2,  // as wdl but bone hashes at base+0x68: no PS3 pad, no lastFrame (spec 4.3, C3)
 };
 static_assert(sizeof(AniShape) == 1);
 

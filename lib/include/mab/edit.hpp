@@ -9,6 +9,7 @@
 #include <mab/clip.hpp>
 #include <mab/result.hpp>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +29,15 @@ Quat sample_bone(const Clip& clip, const ClipBone& b, double t) noexcept;
 // bones matched by hash: for a clip given a new timeline that must keep `from`'s tracks.
 // `from`'s key times must increase.
 void resample_motion(Clip& clip, const Clip& from);
+
+// A bone given as a name or a hash, for a bone the clip does not have yet: "0x" and hex digits
+// is a hash (no name), anything else a name whose CRC-32 is the hash (D11). invalid_argument
+// for an empty text or a "0x" without eight hex digits at most.
+struct BoneId {
+  std::uint32_t hash = 0;
+  std::string name;  // empty for a hash
+};
+Result<BoneId> parse_bone_id(std::string_view name_or_hash);
 
 namespace edit {
 
@@ -52,11 +62,16 @@ Status rotate_bone(Clip& clip, std::size_t bone, const Quat& q);
 // The bone becomes constant with rotation q.
 Status set_constant(Clip& clip, std::size_t bone, const Quat& q);
 // The track of bone `hash` from `from`, resampled onto this clip's key times (by seconds);
-// added (with the source's flags) if this clip has no such bone.
+// added (with the source's flags) if this clip has no such bone; an animated bone it has keeps its
+// bit depth.
 Status copy_track(Clip& clip, const Clip& from, std::uint32_t hash, Notes* notes = nullptr);
 Status remove_bone(Clip& clip, std::size_t bone);
 // A new constant bone named `name` (hash = CRC-32 of the name); an error if the hash exists.
 Status add_bone(Clip& clip, std::string name, const Quat& q);
+// Gives the bone another hash (and name), keeping its data and, once encoded, its exact codes:
+// ClipBone::renamed_from remembers the original hash (issue 25). `to` is a name or a hash as
+// parse_bone_id reads it; an error if another bone already has that hash.
+Status rename_bone(Clip& clip, std::size_t bone, std::string_view to);
 // The bit depth (1..16) an animated bone is re-quantised at.
 Status set_bits(Clip& clip, std::size_t bone, unsigned nbits);
 
@@ -76,14 +91,16 @@ Result<ReduceReport> reduce(Clip& clip, double max_deg);
 
 }  // namespace edit
 
-// Angle per bone between two clips, bones matched by hash (and occurrence), B sampled at A's
-// key times in seconds (docs/edit.md, `mab diff`).
+// Angle per bone between two clips (docs/edit.md, `mab diff`), bones matched by hash and
+// occurrence. Each pair is compared at the union of both bones' key times in seconds, each clip
+// sampled there by its own interpolation (slerp between its keys, held past its ends), so a key
+// inserted in either clip shows whichever clip comes first.
 struct BoneDiff {
   std::uint32_t hash = 0;
   std::string name;
   double max_deg = 0, mean_deg = 0;
-  std::size_t worst_key = 0;  // key of A where the difference peaks
-  std::size_t keys = 0;       // compared
+  double worst_time_s = 0;  // where the difference peaks
+  std::size_t times = 0;    // compared: both bones' key times, merged
 };
 struct ClipDiff {
   std::vector<BoneDiff> bones;             // bones rotated in both
@@ -92,5 +109,18 @@ struct ClipDiff {
   double max_deg = 0;
 };
 Result<ClipDiff> diff_clips(const Clip& a, const Clip& b);
+
+// One bone's rotation for diff_tracks, whatever the clip's model: its key times in seconds
+// (ascending; empty for a constant rotation) and its rotation at any time in seconds.
+struct DiffTrack {
+  std::uint32_t hash = 0;
+  std::string name;
+  bool rotated = true;  // false: the bone holds no rotation
+  std::vector<double> times;
+  std::function<Quat(double)> at;
+};
+// diff_clips's comparison of two lists of tracks (the Far Cry 2/3 clips' diff_legacy_clips
+// builds them from its tracks); tracks matched by hash and occurrence.
+ClipDiff diff_tracks(const std::vector<DiffTrack>& a, const std::vector<DiffTrack>& b);
 
 }  // namespace mab

@@ -1,5 +1,8 @@
-// Whole-file reads with a size cap, and atomic writes (temporary file in the same
-// folder, then rename): an error never leaves a half-written output behind.
+// Whole-file reads with a size cap, and the one way outputs are written (docs/cli.md,
+// "Outputs"): a regular file is replaced atomically (temporary file in its folder, then
+// rename), so an error never leaves a half-written file; a symbolic link is kept and the file
+// it ends at is written that way; a character device or FIFO is written in place, as the
+// bytes come; anything else (a directory, a socket, a block device) is refused.
 #pragma once
 
 #include <mab/limits.hpp>
@@ -18,14 +21,37 @@ namespace mab {
 Result<std::vector<std::uint8_t>> read_file(const std::filesystem::path& path,
                                             const Limits& limits = default_limits, std::size_t zero_padding = 0);
 
-// Writes `bytes` to a temporary file next to `path`, flushes it, then renames it
-// over `path`. On any failure the temporary file is removed and `path` is untouched.
+enum class OutputKind : std::uint8_t {
+  new_file = 0,      // nothing there yet: a regular file is created, atomically
+  replace_file = 1,  // a regular file: replaced atomically, its permission bits (and owner, where allowed) kept
+  stream = 2,        // a character device or FIFO: opened and written in place, never replaced
+};
+
+// Where writing `path` goes. `file` is the end of the chain of symbolic links `path` starts
+// (`path` itself when it is no link): the file that is created or replaced, while every link
+// stays as it is. A dangling link gets its target created, as a shell's `>` does. Links
+// through /proc (/dev/stdout, /dev/fd/N) are streamed to: they name open files, not paths.
+struct OutputTarget {
+  std::filesystem::path path;  // as given
+  std::filesystem::path file;  // what is written
+  OutputKind kind = OutputKind::new_file;
+  bool through_link = false;    // `path` is a symbolic link
+  std::uint64_t hard_links = 1;  // replace_file: names of the file; the others keep the old contents
+};
+
+// Refused with io_error naming `path`: a directory, a socket, a block device, a chain of more
+// than 40 links, a folder that does not exist, a regular file that is not writable.
+Result<OutputTarget> resolve_output(const std::filesystem::path& path);
+
+// Writes `bytes` to `path` by the rules above. On any failure a regular target is untouched
+// and no temporary file is left.
 Status write_file_atomic(const std::filesystem::path& path, std::span<const std::uint8_t> bytes);
 
-// The same, for output written in pieces (a streamed JSON export): the temporary file is
-// created by open(), filled by write(), flushed and renamed over the target by commit().
-// Destroyed without a commit (an error half-way), it removes the temporary file and the
-// target keeps its old contents, if any.
+// The same, for output written in pieces (a streamed JSON export): open() resolves the target
+// (and creates the temporary file, or opens the device), write() hands over pieces, commit()
+// flushes and renames. Destroyed without a commit (an error half-way), it removes the
+// temporary file and a regular target keeps its old contents; what a stream received stays
+// received.
 class AtomicFile {
  public:
   static Result<AtomicFile> open(const std::filesystem::path& path);
@@ -40,14 +66,22 @@ class AtomicFile {
     return write({reinterpret_cast<const std::uint8_t*>(text.data()), text.size()});
   }
   Status commit();
+  const OutputTarget& target() const noexcept { return target_; }
 
  private:
-  AtomicFile(std::filesystem::path target, std::filesystem::path temporary, int fd)
+  AtomicFile(OutputTarget target, std::filesystem::path temporary, int fd)
       : target_(std::move(target)), temporary_(std::move(temporary)), fd_(fd) {}
   void discard() noexcept;
+  Error failure(std::string_view what, int err) const;
 
-  std::filesystem::path target_, temporary_;
+  OutputTarget target_;
+  std::filesystem::path temporary_;  // empty for a stream
   int fd_ = -1;
 };
+
+// Copies `file` to the first of FILE.bak, FILE.bak.1, FILE.bak.2, ... FILE.bak.999 that does
+// not exist (as anything: a file, a link, a FIFO), created exclusively, so an earlier backup
+// is never overwritten: FILE.bak stays the oldest. Returns the name used.
+Result<std::filesystem::path> keep_backup(const std::filesystem::path& file);
 
 }  // namespace mab

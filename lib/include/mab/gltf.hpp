@@ -2,10 +2,12 @@
 // animation tools (Blender) open and write back, and the way back into a .mab.
 //
 // Export writes one node per bone and one animation per decodable block, rotation channels
-// with LINEAR interpolation at the key times in seconds. Import samples a glTF animation at
-// the template's key times (or its own), keeps every key that matches the template within a
-// tolerance bit for bit, and re-quantises the rest, so an unedited export comes back as the
-// template's exact bytes and an edit changes only the chunks it touches.
+// with LINEAR interpolation at the key times in seconds, and records in the scene's extras the
+// frame rate every key sits on and the rig. Import reads a glTF animation at the template's
+// key times (adding the ones keys set between them need) or its own, keeps every bone the file
+// only repeats (even resampled by a tool) bit for bit, and re-quantises the rest, so an
+// unedited export comes back as the template's exact bytes and an edit changes only what it
+// touches; what cannot land is refused with the reason.
 #pragma once
 
 #include <mab/codec_file.hpp>
@@ -72,6 +74,10 @@ struct GltfExportReport {
   std::vector<SkippedBlock> skipped_blocks;  // blocks whose rotations do not decode
   std::vector<std::uint32_t> bones_without_node;       // with a skeleton: bones it lacks
   std::vector<std::string> nodes_without_bone;         // skeleton joints no block animates
+  // The frame rate at which every key of the first exported block falls on a whole frame (the
+  // scene rate to set in Blender before importing), also in the scene's and each animation's
+  // extras ("fps").
+  double scene_fps = 0;
 };
 
 // Far Cry 2/3 banks: one animation per clip (chained clips included), a node "bone_<id>" per
@@ -115,6 +121,22 @@ struct GltfImportOptions {
   // Where a .gltf's external buffers (relative URIs) are read from; empty: refuse them.
   std::filesystem::path resource_dir;
   Limits limits = default_limits;
+  // With a template (docs/gltf.md, "Which keys are edits"). A key the glTF sets between the
+  // template's key times gets a key time of its own in the block (legacy clips: every frame
+  // is sampled); template_times keeps the template's times only and lists such changes in
+  // GltfAnimationImport::dropped instead.
+  bool template_times = false;
+  // A glTF whose channels a tool resampled on a grid missing the template's key times
+  // (Blender's "Always Sample Animations" at another frame rate): edited keys between its
+  // samples are refused (not_decodable) unless this reads them from the samples as they are.
+  // Bones that match the template at every sample are kept either way.
+  bool accept_resample = false;
+  // Write the template as it is when the glTF has no animation or an animation matches no bone
+  // (refused otherwise: nothing would be imported).
+  bool allow_no_op = false;
+  // Import an animation whose key range or recorded duration does not fit the template's
+  // block (refused otherwise: it looks like another clip's).
+  bool allow_other_clip = false;
 };
 
 // One glTF animation written into one block.
@@ -139,6 +161,25 @@ struct GltfAnimationImport {
   std::size_t keys_before_reduce = 0;  // with reduce_deg: keys before key reduction
   double reduce_error_deg = 0;         // largest deviation of a dropped key
   EncodeReport encode;
+  // Keys set between the template's key times: the key times the block gained for them (key
+  // units, increasing) and the largest move of such a key onto the key grid (D7).
+  std::vector<std::uint32_t> times_added;
+  double max_added_shift_s = 0;
+  // template_times: changes between the template's key times that were not carried.
+  struct Dropped {
+    std::string track;      // bone label
+    double time_s = 0;
+    double deviation = 0;   // degrees (or units) from what the block plays there
+  };
+  std::vector<Dropped> dropped;
+  // A tool resampled the channels on a grid missing the template's times: the grid's rate,
+  // the tracks kept bit for bit because they match the template at every sample, and (with
+  // accept_resample) the edited keys read between samples and an estimate of how far that
+  // moves them (rotations, degrees).
+  double resampled_rate = 0;
+  std::size_t resampled_kept = 0;
+  std::size_t keys_between_samples = 0;
+  double resample_error = 0;
   // Far Cry 2/3 blocks (sampled at every frame; keys_* count frames of rotation tracks):
   bool legacy = false;
   std::size_t translations_matched = 0, translations_changed = 0;  // frames, within match_tolerance_units
@@ -168,7 +209,11 @@ struct GltfImport {
 // other section are kept. Without a template, options.game must be set: the animation (the
 // first unless one is given) becomes a new clip with a bone per rotation channel, at the
 // glTF's own key times. Translation, scale and weight channels cannot be stored yet and are
-// listed in the report.
+// listed in the report. With a template, refused (docs/gltf.md): a file with no animation or
+// an animation matching no bone (not_found; allow_no_op), another clip's animation
+// (invalid_argument; allow_other_clip), a rig the file says it was not written on
+// (invalid_argument), edited keys a resampled file misses (not_decodable; accept_resample), a
+// key between the template's times that cannot get a time of its own (not_decodable).
 Result<GltfImport> import_gltf(std::span<const std::uint8_t> gltf, const Container* template_file,
                                const GltfImportOptions& options = {});
 

@@ -91,7 +91,10 @@ Status export_block_json(const Container& c, std::size_t block, const JsonSink& 
 
 // The inverse of export_json(const DecodedClip&): container and codes as the document's
 // bytes decode (the document's "codes", when present, must agree with them), and the
-// clip as the document states it. not_decodable if the document holds no clip.
+// clip as the document states it, its bones checked against the file's (docs/json-format.md
+// "Bone identity"; a renamed bone carries ClipBone::renamed_from). For inspection: encoding
+// goes through import_json_bytes, which encodes against the original clip. not_decodable if
+// the document holds no clip.
 // Every malformed document is a parse_error naming the JSON path (e.g.
 // "/clip/bones/3/keys/7/2") and, for syntax errors, the byte offset in the text.
 Result<DecodedClip> import_json(std::string_view text, const Limits& limits = default_limits);
@@ -128,16 +131,34 @@ struct JsonImport {
   EncodeReport report;              // of encode_clip when clip_encoded
   bool legacy_encoded = false;      // a "legacy_clip" document, written by encode_legacy_clip
   LegacyEncodeReport legacy_report;
+  std::size_t original_size = 0;    // of the file the document's container stands for
+  bool identical = false;           // `bytes` are that file's, byte for byte
+};
+
+struct JsonImportOptions {
+  // How the clip is encoded: by default the error policy every command shares (edit_policy,
+  // issue 25). A legacy clip gets legacy_edit_policy(encode.max_error_deg) (no refusal when
+  // encode.refuse_above_max_error is off).
+  EncodeOptions encode = edit_policy();
+  // The file the document must come from (`mab import --template`): a document whose container
+  // is another file's (variant, blocks, the block's bones, duration or key count) is refused
+  // with the differences (invalid_argument, field "template").
+  const Container* template_file = nullptr;
+  // Write a document that clearly holds another clip (see docs/json-format.md "Another
+  // clip's document"): not --template's file, or a clip that keeps none of its file's
+  // rotations, key times and duration (`mab import --allow-other-clip`).
+  bool allow_other_clip = false;
 };
 
 // The bytes a document stands for: encode_clip(original, document's clip) when it has a
-// clip, encode_legacy_clip(original, block, legacy clip) when it has a legacy clip
-// (options.max_error_deg is the sparse key writer's bound), write_container otherwise. Bytes that would not read back (and write back
+// clip, encode_legacy_clip(original, block, legacy clip) when it has a legacy clip (the bound
+// is the sparse key writer's), write_container otherwise. The clip's bones must be the file's
+// (docs/json-format.md "Bone identity"). Bytes that would not read back (and write back
 // unchanged) are refused, so a hand-edited container cannot produce an unreadable file.
 Result<JsonImport> import_json_bytes(std::string_view text, const Limits& limits = default_limits,
-                                     const EncodeOptions& options = {});
+                                     const JsonImportOptions& options = {});
 // The same, reading the text in place.
 Result<JsonImport> import_json_bytes(const PaddedJson& text, const Limits& limits = default_limits,
-                                     const EncodeOptions& options = {});
+                                     const JsonImportOptions& options = {});
 
 }  // namespace mab

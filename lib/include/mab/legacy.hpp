@@ -4,7 +4,9 @@
 // bone ids, each rotation track with its own sparse frames, so it has its own type here).
 #pragma once
 
+#include <mab/codec_file.hpp>
 #include <mab/container.hpp>
+#include <mab/edit.hpp>
 #include <mab/limits.hpp>
 #include <mab/quat.hpp>
 #include <mab/result.hpp>
@@ -166,6 +168,14 @@ Result<LegacyTags> decode_legacy_tags(const Container& c, std::size_t block);
 // slerp by frame distance is a [guess]); held after the last key.
 Quat legacy_rotation_at(const LegacyRotationTrack& track, std::uint32_t frame) noexcept;
 
+// Angle per rotation between two Far Cry 2/3 clips (docs/edit.md, `mab diff`): diff_tracks over
+// their keyed tracks (stored frames, interpolated as legacy_rotation_at does), constant rotations
+// and the trajectory rotation, each clip at its own frame rate. BoneDiff::hash and the lists
+// hold skeleton bone ids; the trajectory is legacy_trajectory_id. A bone both keyed and constant
+// is two entries, the keyed one first. Translations are not compared.
+inline constexpr std::uint32_t legacy_trajectory_id = 0xFFFFFFFFu;
+ClipDiff diff_legacy_clips(const LegacyClip& a, const LegacyClip& b);
+
 struct LegacyTrimReport {
   // How the header duration was set: "lastFrame / rate" or "(lastFrame + 1) / rate" (the rule
   // the clip held exactly), else "duration minus the removed frames".
@@ -186,10 +196,20 @@ Result<LegacyClip> trim_legacy_clip(const LegacyClip& clip, std::uint32_t first,
                                     LegacyTrimReport* report = nullptr);
 
 struct LegacyEncodeOptions {
-  // A keyed-rotation key off the group starts (frames 0, 8, 16 ...) is stored only where
-  // leaving it to interpolation would exceed this many degrees (spec 13 sparse keys).
+  // An edited keyed track (docs/legacy.md, "Writing") keeps its group starts (frames 0, 8, 16
+  // ...), the keys it lists (or, given at every frame as samples, the original's keys), and
+  // gets another key only where leaving a frame to interpolation would miss the edited rotation
+  // by more than this many degrees (spec 13 sparse keys).
   double max_error_deg = 0.01;
+  // Nothing is encoded when a rewritten track ends up further than max_error_deg from the edit
+  // (invalid_argument, field "max_error"): the sparse writer keys every frame that needs it, so
+  // only a bound below a 6-byte key's own rounding (up to about 0.008 degrees) can be missed.
+  bool refuse_above_max_error = false;
 };
+
+// The error policy of edit_policy (codec_file.hpp, issue 25) for Far Cry 2/3 clips: there is no
+// bit depth to raise; the bound is the sparse key writer's, and a miss is refused.
+LegacyEncodeOptions legacy_edit_policy(double max_error_deg = default_max_error_deg);
 
 struct LegacyEncodeReport {
   std::size_t sections_kept = 0;       // array sections whose bytes are the original's
@@ -198,6 +218,12 @@ struct LegacyEncodeReport {
   std::size_t events_edited = 0;
   std::size_t keys_before = 0;         // stored keyed-rotation keys, original and written
   std::size_t keys_after = 0;
+  // Of keys_after: keys at a frame the original keyed, with its exact code (every key of a
+  // track the edit left alone), and keys at frames the original did not key (an edited track
+  // gets them only where the edit needs them, docs/legacy.md "Writing"). After a trim the
+  // frames moved: keys_added is 0 and keys_kept counts only tracks kept whole.
+  std::size_t keys_kept = 0;
+  std::size_t keys_added = 0;
   // Largest angle between a written track (stored keys plus interpolation, after
   // quantisation) and the edited track at any frame, over every rewritten rotation track.
   double max_error_deg = 0.0;

@@ -42,14 +42,21 @@ inline constexpr float quat48_step = 4.315969e-05f;
 // float(1/sqrt(2)); stored values are code * step - bias.
 inline constexpr float quat48_bias = 0.70710677f;
 
-// Total for every one of the 2^48 inputs (decision D3: w2 is read unsigned; the implicit
-// component is sqrt(max(0, 1 - a^2 - b^2 - c^2)), the clamp the 'aNi' decoders use).
+// Total for every one of the 2^48 inputs (decision D3: w2 is read unsigned). The implicit
+// component is sqrt(1 - a^2 - b^2 - c^2); where that is negative the code holds no valid
+// quaternion (quat48_valid) and decodes to a, b, c divided by their length with the implicit
+// component 0: a unit quaternion, the same rotation the 'aNi' decoders' clamp gives
+// (docs/legacy.md, "Codes with no valid quaternion").
 Quat decode_quat48(const Quat48& words) noexcept;
 Quat decode_quat48(std::span<const std::uint8_t, 6> bytes) noexcept;
 
 // Decision D3: bit 15 of w2 puts c outside +-1/sqrt(2), which no encoder produces; decode
 // accepts it and `verify` reports it through this predicate.
 bool quat48_suspicious(const Quat48& words) noexcept;
+
+// 1 - a^2 - b^2 - c^2 >= 0 (spec 9.1). The public FC2 readers (BUU, QJ-OLD) reject a code
+// where it is negative; no encoder writes one, and `verify` reports each with its bone and key.
+bool quat48_valid(const Quat48& words) noexcept;
 
 // Drops the largest-magnitude component (lowest index on a tie), negating the quaternion so
 // the dropped one is >= 0, and stores the other three at the nearest step (the lower code on

@@ -181,7 +181,9 @@ Result<QuantisedChunk> quantise_chunk(std::span<const Quat> keys, unsigned nbits
 Result<QuantisedTrack> quantise_track(std::span<const Quat> keys, unsigned nbits);
 
 // The smallest n in 1..16 whose error over all chunks is <= max_error_deg, with its codes;
-// n = 16 with its (larger) error when no depth meets the bound.
+// n = 16 with its (larger) error when no depth meets the bound. Each chunk is quantised from
+// the hemisphere-continuous keys and, where that negates a key, from the keys as given too;
+// the codes with the smaller error are kept.
 Result<QuantisedTrack> choose_bit_depth(std::span<const Quat> keys, double max_error_deg = 0.01);
 
 // Transposes per-bone chunk codes into a stream with its table; tracks[b].chunks must all

@@ -32,7 +32,9 @@ struct FileResult {
   std::string confidence;           // to_string(Confidence), empty when unknown
   bool parsed = false;
   bool round_trip = false;  // written back byte for byte
-  std::size_t errors = 0, warnings = 0;  // structural findings (validate)
+  std::size_t errors = 0, warnings = 0;  // findings of validate and validate_decode (`mab verify`'s)
+  // Blocks, and those that decode as `mab export` decodes them: an 'aNi' block's rotations, a
+  // Far Cry 2/3 clip's tracks (spec 13).
   std::size_t blocks = 0, decoded_blocks = 0;
   bool sane = true;                  // every decoded block passed the sanity checks
   std::string sanity;                // the first sanity failure
@@ -61,6 +63,7 @@ struct Histogram {
 struct Stats {
   std::uint64_t files = 0, bytes = 0;
   std::uint64_t round_trips = 0, parsed = 0, sane = 0, json_ok = 0, json_checked = 0;
+  std::uint64_t blocks = 0, decoded_blocks = 0;  // FileResult's, summed
   // Named histograms, in the order the report shows them.
   std::map<std::string, Histogram> histograms;
   Histogram& at(const std::string& name, std::size_t max_values = 256);
@@ -84,6 +87,9 @@ inline constexpr const char* key_counts = "key counts";
 inline constexpr const char* durations = "durations (seconds)";
 inline constexpr const char* sanity = "decode sanity failures";
 inline constexpr const char* not_decoded = "blocks not decoded, by reason";
+// 'aNi' translations, root motion and part clips by evidence (issue 16); Far Cry 2/3 sections
+// decoded or kept as bytes (spec 13).
+inline constexpr const char* evidence = "sections by evidence (decoded, hypothesis N, opaque)";
 }  // namespace h
 
 FileResult survey_file(std::span<const std::uint8_t> bytes, const std::string& path, Stats& stats,

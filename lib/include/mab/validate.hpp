@@ -33,4 +33,14 @@ std::vector<Finding> validate(const Container& c, const Limits& limits = default
 
 bool has_errors(const std::vector<Finding>& findings) noexcept;
 
+// What decoding finds, block by block, decoded as `mab export` decodes them (`mab verify` and
+// `mab survey` add these to validate()'s). Warnings: a Far Cry 2/3 clip whose tracks do not
+// decode (the decoder's reason: a count that contradicts the masks, a group offset, a pad
+// byte...); 'aNi' rotations that do not decode, or translations, root motion or part clips kept
+// as bytes because no reading fits (issue 16); a 6-byte code with no valid quaternion (spec
+// 9.1), naming the bone and key, decoded as decode_quat48 documents; a legacy code with bit 15
+// of its third word set (D3). Far Cry 4 (layout unverified, D10), and legacy tag tables and
+// event chains kept as bytes, are info. Never fails.
+std::vector<Finding> validate_decode(const Container& c, const Limits& limits = default_limits);
+
 }  // namespace mab

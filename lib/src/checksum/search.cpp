@@ -359,24 +359,17 @@ std::string key_of(const Match& m) {
   return buf;
 }
 
-}  // namespace
-
-std::string_view method_name(Method m) {
-  switch (m) {
-    case Method::catalogue: return "catalogue";
-    case Method::other: return "checksum";
-    case Method::free_init: return "catalogue-free-init";
-    case Method::solver: return "solver";
-  }
-  return "unknown";
-}
-
-Result<SearchReport> search(std::span<const InputFile> inputs, const SearchOptions& opt) {
-  const auto t_start = std::chrono::steady_clock::now();
+Status check_options(std::span<const InputFile> inputs, const SearchOptions& opt) {
   if (inputs.size() < 2)
     return make_error(ErrorCode::invalid_argument, no_offset, "files", "need at least 2 files (3 or more recommended)");
   if (opt.field.length < 1 || opt.field.length > 8)
     return make_error(ErrorCode::invalid_argument, no_offset, "field", "field length must be 1..8 bytes");
+  return {};
+}
+
+// Each file's field value in both byte orders, and its two views (field zeroed,
+// field removed).
+Result<std::vector<FileData>> load_files(std::span<const InputFile> inputs, const SearchOptions& opt) {
   std::vector<FileData> files(inputs.size());
   for (std::size_t i = 0; i < inputs.size(); ++i) {
     auto& fd = files[i];
@@ -396,62 +389,58 @@ Result<SearchReport> search(std::span<const InputFile> inputs, const SearchOptio
     fd.view[0] = covered_bytes(fd.bytes, whole, opt.field);
     fd.view[1] = covered_bytes(fd.bytes, ResolvedRange{0, fd.bytes.size(), true}, opt.field);
   }
+  return files;
+}
 
-  SearchReport report;
-  auto& st = report.stats;
-  st.files = files.size();
-  std::size_t standard_count = 0;
-  const auto cands = build_candidates(files, opt, standard_count);
-  st.ranges = cands.size();
-  st.standard_ranges = standard_count;
-
-  Shared sh{files, cands, opt, {}, {}, {}, {}, {}, {}, 0};
-  sh.endians = opt.both_endians ? std::vector<Endian>{Endian::little, Endian::big} : std::vector<Endian>{opt.field.endian};
-  const unsigned threads = opt.threads != 0 ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
-  const unsigned fb = opt.field.length * 8;
-
-  std::exception_ptr failure;
-  std::uint64_t catalogue_trials = 0, free_trials = 0;
-  if (opt.catalogue && !cands.empty()) {
-    const auto ix0 = build_index(cands, 0, opt.field);
-    const auto ix1 = build_index(cands, 1, opt.field);
-    const auto cat = crc::catalogue();
-    const auto others = other_kinds();
-    const std::size_t tasks = cat.size() + others.size();
-    st.algorithms = tasks;
-    sh.progress("crc-search: " + std::to_string(cands.size()) + " candidate ranges (" + std::to_string(standard_count) +
-                " standard), " + std::to_string(tasks) + " algorithms, " + std::to_string(threads) + " threads");
-    run_parallel(tasks, threads, [&](std::size_t i) {
-      if (i < cat.size()) crc_task(sh, cat[i].params, ix0, &ix1);
-      else other_task(sh, others[i - cat.size()]);
-      const auto d = ++sh.done;
-      if (d % 16 == 0 || d == tasks)
-        sh.progress("crc-search: catalogue " + std::to_string(d) + "/" + std::to_string(tasks) + " algorithms");
-    }, failure);
-    if (failure) {
-      try { std::rethrow_exception(failure); } catch (const std::exception& e) {
-        return make_error(ErrorCode::invalid_argument, no_offset, "search", std::string("internal failure: ") + e.what());
-      }
-    }
-    catalogue_trials = sh.candidates;
-    free_trials = sh.free_candidates;
-    st.candidates = catalogue_trials;
-    st.free_init_candidates = free_trials;
-  } else if (!opt.catalogue) {
+// Every catalogue CRC (with free init) and every other checksum over every
+// candidate range, one task per algorithm on the thread pool.
+Status sweep_catalogue(Shared& sh, unsigned threads, SearchStats& st) {
+  const auto& cands = sh.cands;
+  if (!sh.opt.catalogue) {
     st.notes.push_back("catalogue and checksum sweep disabled");
+    return {};
   }
+  if (cands.empty()) return {};
+  const auto ix0 = build_index(cands, 0, sh.opt.field);
+  const auto ix1 = build_index(cands, 1, sh.opt.field);
+  const auto cat = crc::catalogue();
+  const auto others = other_kinds();
+  const std::size_t tasks = cat.size() + others.size();
+  st.algorithms = tasks;
+  sh.progress("crc-search: " + std::to_string(cands.size()) + " candidate ranges (" +
+              std::to_string(st.standard_ranges) + " standard), " + std::to_string(tasks) + " algorithms, " +
+              std::to_string(threads) + " threads");
+  std::exception_ptr failure;
+  run_parallel(tasks, threads, [&](std::size_t i) {
+    if (i < cat.size()) crc_task(sh, cat[i].params, ix0, &ix1);
+    else other_task(sh, others[i - cat.size()]);
+    const auto d = ++sh.done;
+    if (d % 16 == 0 || d == tasks)
+      sh.progress("crc-search: catalogue " + std::to_string(d) + "/" + std::to_string(tasks) + " algorithms");
+  }, failure);
+  if (failure) {
+    try { std::rethrow_exception(failure); } catch (const std::exception& e) {
+      return make_error(ErrorCode::invalid_argument, no_offset, "search", std::string("internal failure: ") + e.what());
+    }
+  }
+  st.candidates = sh.candidates;
+  st.free_init_candidates = sh.free_candidates;
+  return {};
+}
 
-  // Evidence: bits each match had to agree on, less the bits spent on choosing it.
-  // Identical copies of a file agree with anything the first copy agrees with.
+// Evidence: bits each match had to agree on, less the bits spent on choosing it.
+// Identical copies of a file agree with anything the first copy agrees with.
+void score_sweep_matches(Shared& sh, const SearchStats& st) {
   std::set<std::pair<std::size_t, std::uint64_t>> contents;
-  for (const auto& fd : files) {
+  for (const auto& fd : sh.files) {
     std::uint64_t h = 0xcbf29ce484222325ull;
     for (const auto c : fd.bytes) h = (h ^ c) * 0x100000001B3ull;
     contents.emplace(fd.bytes.size(), h);
   }
+  const unsigned fb = sh.opt.field.length * 8;
   const double distinct = static_cast<double>(contents.size());
-  const double cat_cost = std::log2(std::max<double>(1.0, static_cast<double>(catalogue_trials)));
-  const double free_cost = std::log2(std::max<double>(1.0, static_cast<double>(free_trials)));
+  const double cat_cost = std::log2(std::max<double>(1.0, static_cast<double>(st.candidates)));
+  const double free_cost = std::log2(std::max<double>(1.0, static_cast<double>(st.free_init_candidates)));
   for (auto& m : sh.found) {
     const double per_file = std::min<double>(m.spec.algo.width(), fb);
     if (m.method == Method::free_init)
@@ -459,52 +448,63 @@ Result<SearchReport> search(std::span<const InputFile> inputs, const SearchOptio
     else
       m.evidence_bits = per_file * distinct - cat_cost;
   }
+}
 
-  if (opt.solver && fb != 32) {
+// Fully unknown 32-bit CRCs over the standard ranges (solver.cpp); each hit is
+// verified on every file before it counts.
+Status run_solver(Shared& sh, unsigned threads, SearchStats& st) {
+  if (!sh.opt.solver) return {};
+  if (sh.opt.field.length * 8 != 32) {
     st.notes.push_back("solver skipped: it needs a 4-byte field");
-  } else if (opt.solver) {
-    std::vector<detail::SolverRange> sranges;
-    std::vector<std::size_t> smap;
-    for (std::size_t ci = 0; ci < cands.size(); ++ci) {
-      if (!cands[ci].standard) continue;
-      detail::SolverRange sr;
-      for (std::size_t f = 0; f < files.size(); ++f) sr.messages.push_back(message_of(files[f], cands[ci].resolved[f], opt.field));
-      sranges.push_back(std::move(sr));
-      smap.push_back(ci);
-    }
-    std::vector<std::array<std::uint64_t, 2>> values;
-    for (const auto& fd : files) values.push_back(fd.values);
-    detail::SolverOptions so;
-    so.mixed_reflection = opt.solver_mixed_reflection;
-    so.threads = threads;
-    so.progress = [&](const std::string& s) { sh.progress(s); };
-    auto solved = detail::solve_crc32(sranges, values, sh.endians, so);
-    if (!solved) return std::move(solved).error();
-    st.solver_systems = solved->systems;
-    st.solver_polynomials = solved->polynomials;
-    for (auto& n : solved->notes) st.notes.push_back(std::move(n));
-    const double cost = std::log2(std::max<double>(1.0, static_cast<double>(solved->hypotheses)));
-    for (const auto& hit : solved->hits) {
-      const auto& cand = cands[smap[hit.range]];
-      const Algorithm algo{Kind::crc, hit.params, Part::whole};
-      if (!verify(sh, algo, cand, hit.endian)) {
-        st.notes.push_back("solver result failed verification (bug): " + crc::describe(hit.params));
-        continue;
-      }
-      Match m;
-      m.spec = ChecksumSpec{algo, cand.spec, opt.field};
-      m.spec.field.endian = hit.endian;
-      m.method = Method::solver;
-      m.range_label = cand.label;
-      m.ambiguous_bits = hit.ambiguous_bits;
-      m.evidence_bits = hit.spare_bits - cost;
-      m.note = hit.note;
-      sh.found.push_back(std::move(m));
-    }
+    return {};
   }
+  const auto& cands = sh.cands;
+  std::vector<detail::SolverRange> sranges;
+  std::vector<std::size_t> smap;
+  for (std::size_t ci = 0; ci < cands.size(); ++ci) {
+    if (!cands[ci].standard) continue;
+    detail::SolverRange sr;
+    for (std::size_t f = 0; f < sh.files.size(); ++f)
+      sr.messages.push_back(message_of(sh.files[f], cands[ci].resolved[f], sh.opt.field));
+    sranges.push_back(std::move(sr));
+    smap.push_back(ci);
+  }
+  std::vector<std::array<std::uint64_t, 2>> values;
+  for (const auto& fd : sh.files) values.push_back(fd.values);
+  detail::SolverOptions so;
+  so.mixed_reflection = sh.opt.solver_mixed_reflection;
+  so.threads = threads;
+  so.progress = [&](const std::string& s) { sh.progress(s); };
+  MAB_ASSIGN(auto solved, detail::solve_crc32(sranges, values, sh.endians, so));
+  st.solver_systems = solved.systems;
+  st.solver_polynomials = solved.polynomials;
+  for (auto& n : solved.notes) st.notes.push_back(std::move(n));
+  const double cost = std::log2(std::max<double>(1.0, static_cast<double>(solved.hypotheses)));
+  for (const auto& hit : solved.hits) {
+    const auto& cand = cands[smap[hit.range]];
+    const Algorithm algo{Kind::crc, hit.params, Part::whole};
+    if (!verify(sh, algo, cand, hit.endian)) {
+      st.notes.push_back("solver result failed verification (bug): " + crc::describe(hit.params));
+      continue;
+    }
+    Match m;
+    m.spec = ChecksumSpec{algo, cand.spec, sh.opt.field};
+    m.spec.field.endian = hit.endian;
+    m.method = Method::solver;
+    m.range_label = cand.label;
+    m.ambiguous_bits = hit.ambiguous_bits;
+    m.evidence_bits = hit.spare_bits - cost;
+    m.note = hit.note;
+    sh.found.push_back(std::move(m));
+  }
+  return {};
+}
 
-  // Rank: method, then range (standard ranges in their listed order first), then
-  // byte order; drop weak matches and variants equivalent to a better one.
+// Rank: method, then range (standard ranges in their listed order first), then
+// byte order; drop weak matches and variants equivalent to a better one.
+std::vector<Match> rank_matches(Shared& sh, SearchStats& st) {
+  const auto& cands = sh.cands;
+  const auto& opt = sh.opt;
   std::map<std::string, std::size_t> cand_order;
   for (std::size_t i = 0; i < cands.size(); ++i) cand_order[to_string(cands[i].spec, opt.field)] = i;
   auto order = [&](const Match& m) {
@@ -513,6 +513,7 @@ Result<SearchReport> search(std::span<const InputFile> inputs, const SearchOptio
                            static_cast<int>(m.spec.field.endian), static_cast<int>(m.spec.algo.part));
   };
   std::stable_sort(sh.found.begin(), sh.found.end(), [&](const Match& a, const Match& b) { return order(a) < order(b); });
+  std::vector<Match> out;
   std::set<std::string> keys;
   for (auto& m : sh.found) {
     if (m.evidence_bits < opt.min_evidence_bits) {
@@ -525,12 +526,44 @@ Result<SearchReport> search(std::span<const InputFile> inputs, const SearchOptio
       continue;
     }
     keys.insert(key);
-    if (report.matches.size() >= opt.max_results) {
+    if (out.size() >= opt.max_results) {
       ++st.suppressed;
       continue;
     }
-    report.matches.push_back(std::move(m));
+    out.push_back(std::move(m));
   }
+  return out;
+}
+
+}  // namespace
+
+std::string_view method_name(Method m) {
+  switch (m) {
+    case Method::catalogue: return "catalogue";
+    case Method::other: return "checksum";
+    case Method::free_init: return "catalogue-free-init";
+    case Method::solver: return "solver";
+  }
+  return "unknown";
+}
+
+Result<SearchReport> search(std::span<const InputFile> inputs, const SearchOptions& opt) {
+  const auto t_start = std::chrono::steady_clock::now();
+  MAB_TRY(check_options(inputs, opt));
+  MAB_ASSIGN(const auto files, load_files(inputs, opt));
+  SearchReport report;
+  auto& st = report.stats;
+  st.files = files.size();
+  const auto cands = build_candidates(files, opt, st.standard_ranges);
+  st.ranges = cands.size();
+
+  Shared sh{files, cands, opt, {}, {}, {}, {}, {}, {}, 0};
+  sh.endians = opt.both_endians ? std::vector<Endian>{Endian::little, Endian::big} : std::vector<Endian>{opt.field.endian};
+  const unsigned threads = opt.threads != 0 ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
+  MAB_TRY(sweep_catalogue(sh, threads, st));
+  score_sweep_matches(sh, st);
+  MAB_TRY(run_solver(sh, threads, st));
+  report.matches = rank_matches(sh, st);
   st.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   return report;
 }

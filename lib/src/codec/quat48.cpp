@@ -22,17 +22,14 @@ std::uint16_t nearest_code(double value) noexcept {
   return static_cast<std::uint16_t>(std::clamp(std::ceil(t - 0.5), 0.0, 32767.0));
 }
 
-}  // namespace
+// 1 - a^2 - b^2 - c^2 in double, where the squares are exact, for the same reason as
+// stored_value.
+double implicit_square(float a, float b, float c) noexcept {
+  return 1.0 - double{a} * a - double{b} * b - double{c} * c;
+}
 
-Quat decode_quat48(const Quat48& words) noexcept {
-  const float a = stored_value(words[0] & 0x7FFFu);
-  const float b = stored_value(words[1] & 0x7FFFu);
-  const float c = stored_value(words[2]);  // decision D3: unsigned, all 16 bits
-  // In double, where the squares are exact, for the same reason as stored_value.
-  const double a2 = double{a} * a, b2 = double{b} * b, c2 = double{c} * c;
-  const float d = std::sqrt(static_cast<float>(std::max(0.0, 1.0 - a2 - b2 - c2)));
-  const unsigned k = (unsigned{words[0]} >> 15) | ((unsigned{words[1]} >> 15) << 1);
-  // Spec 9.1 table: d goes to slot k, a, b, c fill the others in order.
+// d goes to slot k, a, b, c fill the others in order (spec 9.1 table).
+Quat place(unsigned k, float d, float a, float b, float c) noexcept {
   switch (k) {
     case 0:
       return {d, a, b, c};
@@ -43,6 +40,36 @@ Quat decode_quat48(const Quat48& words) noexcept {
     default:
       return {a, b, c, d};
   }
+}
+
+unsigned implicit_slot(const Quat48& words) noexcept {
+  return (unsigned{words[0]} >> 15) | ((unsigned{words[1]} >> 15) << 1);
+}
+
+// 1 - a^2 - b^2 - c^2 < 0: no quaternion has these stored components (spec 9.1, "Decoding
+// failure"). docs/legacy.md, "Codes with no valid quaternion": the nearest unit quaternion,
+// a, b, c divided by their length and the implicit component 0, as the engine does for the
+// bitstream's sum above 1 (D2).
+Quat invalid_code_rotation(const Quat48& words, float a, float b, float c) noexcept {
+  const double n = std::sqrt(double{a} * a + double{b} * b + double{c} * c);
+  return place(implicit_slot(words), 0.0f, static_cast<float>(a / n), static_cast<float>(b / n),
+               static_cast<float>(c / n));
+}
+
+}  // namespace
+
+bool quat48_valid(const Quat48& words) noexcept {
+  return implicit_square(stored_value(words[0] & 0x7FFFu), stored_value(words[1] & 0x7FFFu), stored_value(words[2])) >= 0.0;
+}
+
+Quat decode_quat48(const Quat48& words) noexcept {
+  const float a = stored_value(words[0] & 0x7FFFu);
+  const float b = stored_value(words[1] & 0x7FFFu);
+  const float c = stored_value(words[2]);  // decision D3: unsigned, all 16 bits
+  const double d2 = implicit_square(a, b, c);
+  if (d2 < 0.0) return invalid_code_rotation(words, a, b, c);
+  const float d = std::sqrt(static_cast<float>(d2));
+  return place(implicit_slot(words), d, a, b, c);
 }
 
 Quat48 quat48_from_bytes(std::span<const std::uint8_t, 6> bytes) noexcept {

@@ -559,8 +559,11 @@ double key_dot(const Quat& a, const Quat& b) noexcept {
 // keys are taken as make_hemisphere_continuous would leave them, without copying them: it
 // negates key f when its dot product with key f - 1 as left (negated or not) is below 0, and
 // negating a key negates that product exactly.
+// With `best_of_both`, each chunk is also quantised from the keys as given and the codes with
+// the smaller error kept: which signs give the narrower component ranges depends on the chunk,
+// and a depth chosen from one reading can miss a bound the other meets (issue 25's refusals).
 Result<QuantisedTrack> quantise_keys(std::span<const Quat> keys, bool continuous, unsigned nbits,
-                                     double stop_above) {
+                                     double stop_above, bool best_of_both = false) {
   QuantisedTrack out;
   out.nbits = nbits;
   const auto count = static_cast<std::uint32_t>(keys.size());
@@ -579,7 +582,13 @@ Result<QuantisedTrack> quantise_keys(std::span<const Quat> keys, bool continuous
     }
     ChunkKeys k;
     MAB_TRY(load_keys(keys.subspan(first, n), first, k, negate));
-    const QuantisedChunk chunk = quantise_stable(k, nbits);
+    QuantisedChunk chunk = quantise_stable(k, nbits);
+    if (best_of_both && negate != 0) {
+      ChunkKeys given;
+      MAB_TRY(load_keys(keys.subspan(first, n), first, given));
+      QuantisedChunk other = quantise_stable(given, nbits);
+      if (other.max_error_deg < chunk.max_error_deg) chunk = std::move(other);
+    }
     out.chunks.push_back(chunk.codes);
     out.max_error_deg = std::max(out.max_error_deg, chunk.max_error_deg);
     if (out.max_error_deg > stop_above) break;
@@ -615,13 +624,11 @@ Result<QuantisedTrack> quantise_track(std::span<const Quat> keys, unsigned nbits
 Result<QuantisedTrack> choose_bit_depth(std::span<const Quat> keys, double max_error_deg) {
   if (keys.size() > 0xFFFFFFFFu)
     return make_error(ErrorCode::invalid_argument, no_offset, "keys", "too many keys");
-  std::vector<Quat> k(keys.begin(), keys.end());
-  make_hemisphere_continuous(k);
   for (unsigned nbits = 1; nbits < 16; ++nbits) {
-    MAB_ASSIGN(QuantisedTrack t, quantise_keys(k, false, nbits, max_error_deg));
+    MAB_ASSIGN(QuantisedTrack t, quantise_keys(keys, true, nbits, max_error_deg, true));
     if (t.max_error_deg <= max_error_deg) return t;
   }
-  return quantise_keys(k, false, 16, 1e300);
+  return quantise_keys(keys, true, 16, 1e300, true);
 }
 
 Result<RotationStream> build_rotation_stream(std::span<const QuantisedTrack> tracks,

@@ -2,7 +2,7 @@
 #include <mab/bits.hpp>
 #include <mab/rotation_codec.hpp>
 
-#include "chunk_table.hpp"
+#include "chunk_stream.hpp"
 #include "key_assembly.hpp"
 
 #include <algorithm>
@@ -14,33 +14,15 @@ namespace mab {
 
 namespace {
 
-using detail::at;
-
-std::string chunk_field(std::size_t chunk) {
-  return "JointRotations.chunk[" + std::to_string(chunk) + "]";
-}
-
-// Names the block field holding bit `off` of a bone block, for overrun reports. `cflags` is
-// what was read (0 if the overrun hit the flags themselves, which then name the field).
-std::string block_field(std::uint8_t cflags, std::uint64_t off, unsigned keys, unsigned nbits) {
-  if (off < 6) return "cflags";
-  off -= 6;
-  if (cflags & 8u) {
-    if (off < keys) return "signs";
-    off -= keys;
-  }
-  for (unsigned j = 0; j < 3; ++j) {
-    const std::string comp = "component[" + std::to_string(j) + "]";
-    if (off < 16) return comp + ".header";
-    off -= 16;
-    if (!((unsigned{cflags} >> j) & 1u)) {
-      const std::uint64_t span = std::uint64_t{keys} * nbits;
-      if (off < span) return comp + ".raw[" + std::to_string(off / nbits) + "]";
-      off -= span;
-    }
-  }
-  return "end";
-}
+// The rotation block (format 9.2 steps 2-5): 6 bits of cflags, whose bit 3 announces one sign
+// bit per key.
+struct RotationBlocks {
+  using Codes = BoneChunkCodes;
+  static constexpr std::string_view section = "JointRotations";
+  static constexpr std::string_view tracks_what = "animated bones";
+  static constexpr unsigned cflags_bits = 6;
+  static bool has_signs(const Codes& k) noexcept { return k.has_signs(); }
+};
 
 inline Quat assemble(float v0, float v1, float v2, unsigned omitted, bool negate) noexcept {
   return detail::assemble_key(v0, v1, v2, detail::stored_sum_of_squares(v0, v1, v2), omitted,
@@ -57,77 +39,10 @@ Status check_depths(std::span<const std::uint8_t> bit_depths) {
   return {};
 }
 
-// The codes must describe exactly this clip shape, and every stored value must fit its field,
-// otherwise writing would silently drop bits and the stream would not decode to these codes.
-Status check_shape(const std::vector<std::vector<BoneChunkCodes>>& chunks, std::uint32_t key_count,
-                   std::span<const std::uint8_t> bit_depths) {
-  MAB_TRY(check_depths(bit_depths));
-  if (chunks.size() != chunk_count(key_count))
-    return make_error(ErrorCode::invalid_argument, no_offset, "JointRotations.chunks",
-                      std::to_string(chunks.size()) + " chunks, " + std::to_string(key_count) +
-                          " keys need " + std::to_string(chunk_count(key_count)));
-  for (std::size_t c = 0; c < chunks.size(); ++c) {
-    if (chunks[c].size() != bit_depths.size())
-      return make_error(ErrorCode::invalid_argument, no_offset, chunk_field(c),
-                        std::to_string(chunks[c].size()) + " bone blocks for " +
-                            std::to_string(bit_depths.size()) + " animated bones");
-    const unsigned keys = chunk_key_count(key_count, c);
-    for (std::size_t b = 0; b < bit_depths.size(); ++b) {
-      const BoneChunkCodes& k = chunks[c][b];
-      const auto where = [&] { return chunk_field(c) + ".bone[" + std::to_string(b) + "]"; };
-      if (k.cflags > 63)
-        return make_error(ErrorCode::invalid_argument, no_offset, where() + ".cflags",
-                          "cflags " + std::to_string(k.cflags) + " does not fit 6 bits");
-      if (k.has_signs() && (k.signs >> keys) != 0)
-        return make_error(ErrorCode::invalid_argument, no_offset, where() + ".signs",
-                          "sign bits beyond the chunk's " + std::to_string(keys) + " keys");
-      const unsigned max_raw = (1u << bit_depths[b]) - 1u;
-      for (unsigned j = 0; j < 3; ++j) {
-        if (k.is_constant(j)) continue;
-        for (unsigned f = 0; f < keys; ++f) {
-          if (k.raw[j][f] > max_raw)
-            return make_error(
-                ErrorCode::invalid_argument, no_offset,
-                where() + ".raw[" + std::to_string(j) + "][" + std::to_string(f) + "]",
-                "value " + std::to_string(k.raw[j][f]) + " does not fit " +
-                    std::to_string(bit_depths[b]) + " bits");
-        }
-      }
-    }
-  }
-  return {};
-}
-
-std::vector<std::uint32_t> table_for(const std::vector<std::vector<BoneChunkCodes>>& chunks,
-                                     std::uint32_t key_count,
-                                     std::span<const std::uint8_t> bit_depths, bool& fits) {
-  std::vector<std::uint32_t> table(chunks.size() + 1);
-  std::uint64_t pos = 4 * (std::uint64_t{chunks.size()} + 1);
-  fits = true;
-  table[0] = static_cast<std::uint32_t>(pos);
-  for (std::size_t c = 0; c < chunks.size(); ++c) {
-    const unsigned keys = chunk_key_count(key_count, c);
-    std::uint64_t bits = 0;
-    for (std::size_t b = 0; b < bit_depths.size(); ++b)
-      bits += bone_block_bits(chunks[c][b].cflags, keys, bit_depths[b]);
-    pos += (bits + 7) / 8;  // decision D6: zero-padded to a byte
-    if (pos > std::numeric_limits<std::uint32_t>::max()) fits = false;
-    table[c + 1] = static_cast<std::uint32_t>(pos);
-  }
-  return table;
-}
-
 }  // namespace
 
 std::uint64_t bone_block_bits(std::uint8_t cflags, unsigned chunk_keys, unsigned nbits) noexcept {
-  std::uint64_t bits = 6;
-  if (cflags & 8u) bits += chunk_keys;
-  for (unsigned j = 0; j < 3; ++j) {
-    bits += 16;
-    // Spec 9.2 step 5: n = 1 still stores its n*F bits although the slope is 0.
-    if (!((unsigned{cflags} >> j) & 1u)) bits += std::uint64_t{chunk_keys} * nbits;
-  }
-  return bits;
+  return detail::block_bits(RotationBlocks::cflags_bits, (cflags & 8u) ? chunk_keys : 0u, cflags, chunk_keys, nbits);
 }
 
 unsigned chunk_key_count(std::uint32_t key_count, std::size_t chunk) noexcept {
@@ -218,33 +133,7 @@ Result<RotationStream> decode_rotation_stream(std::span<const std::uint8_t> sect
   // Spec 9.2 section layout: u32 tableSize = 4 * (numChunks + 1), then the chunk ends.
   MAB_ASSIGN(out.chunk_table, detail::read_chunk_table(section, nchunks, key_count, base, "JointRotations"));
 
-  // Chunks are decoded one at a time so the allocation never runs ahead of the data seen.
-  out.chunks.reserve(nchunks);
-  for (std::size_t c = 0; c < nchunks; ++c) {
-    const unsigned keys = chunk_key_count(key_count, c);
-    const std::uint32_t start = out.chunk_table[c];
-    BitReader r(section.subspan(start, out.chunk_table[c + 1] - start), at(base, start));
-    std::vector<BoneChunkCodes>& bones = out.chunks.emplace_back(bit_depths.size());
-    for (std::size_t b = 0; b < bit_depths.size(); ++b) {
-      const unsigned nbits = bit_depths[b];
-      const std::uint64_t block_start = r.bit_position();
-      BoneChunkCodes& k = bones[b];
-      k.cflags = static_cast<std::uint8_t>(r.read(6));
-      if (k.has_signs()) k.signs = static_cast<std::uint8_t>(r.read(keys));
-      for (unsigned j = 0; j < 3; ++j) {
-        k.headers[j] = static_cast<std::uint16_t>(r.read(16));
-        if (!k.is_constant(j)) r.read_many(nbits, keys, k.raw[j].data());
-      }
-      if (!r.ok()) [[unlikely]] {
-        return r
-            .status(chunk_field(c) + ".bone[" + std::to_string(b) + "]." +
-                    block_field(k.cflags, r.overrun_bit() - block_start, keys, nbits))
-            .error();
-      }
-    }
-    // Decision D6: the table is authoritative, and each chunk must end exactly at its entry.
-    MAB_TRY(r.finish_exact(chunk_field(c) + ".end"));
-  }
+  MAB_ASSIGN(out.chunks, detail::read_chunks<RotationBlocks>(section, out.chunk_table, key_count, bit_depths, base));
   const std::uint32_t data_end = out.chunk_table[nchunks];
   out.tail.assign(section.begin() + data_end, section.end());
   return out;
@@ -253,13 +142,9 @@ Result<RotationStream> decode_rotation_stream(std::span<const std::uint8_t> sect
 Result<std::vector<std::uint32_t>> compute_chunk_table(
     const std::vector<std::vector<BoneChunkCodes>>& chunks, std::uint32_t key_count,
     std::span<const std::uint8_t> bit_depths) {
-  MAB_TRY(check_shape(chunks, key_count, bit_depths));
-  bool fits = true;
-  std::vector<std::uint32_t> table = table_for(chunks, key_count, bit_depths, fits);
-  if (!fits)
-    return make_error(ErrorCode::limit_exceeded, no_offset, "JointRotations.chunk_table",
-                      "chunk data does not fit 32-bit offsets");
-  return table;
+  MAB_TRY(check_depths(bit_depths));
+  MAB_TRY(detail::check_chunk_codes<RotationBlocks>(chunks, key_count, bit_depths));
+  return detail::chunk_table_of<RotationBlocks>(chunks, key_count, bit_depths);
 }
 
 Result<std::vector<std::uint8_t>> encode_rotation_stream(const RotationStream& stream,
@@ -267,41 +152,13 @@ Result<std::vector<std::uint8_t>> encode_rotation_stream(const RotationStream& s
                                                          std::span<const std::uint8_t> bit_depths) {
   MAB_ASSIGN(const std::vector<std::uint32_t> table,
              compute_chunk_table(stream.chunks, key_count, bit_depths));
-  BitWriter w;
-  w.reserve_bytes(std::size_t{table.back()} + stream.tail.size() + 8);
-  for (std::uint32_t entry : table) w.write(entry, 32);
-  for (std::size_t c = 0; c < stream.chunks.size(); ++c) {
-    const unsigned keys = chunk_key_count(key_count, c);
-    for (std::size_t b = 0; b < bit_depths.size(); ++b) {
-      const BoneChunkCodes& k = stream.chunks[c][b];
-      const unsigned nbits = bit_depths[b];
-      w.write(k.cflags, 6);
-      if (k.has_signs()) w.write(k.signs, keys);
-      for (unsigned j = 0; j < 3; ++j) {
-        w.write(k.headers[j], 16);
-        if (!k.is_constant(j))
-          for (unsigned f = 0; f < keys; ++f) w.write(k.raw[j][f], nbits);
-      }
-    }
-    w.align_to_byte();
-  }
-  w.append_bytes(stream.tail);
-  return w.finish();
+  return detail::write_chunks<RotationBlocks>(table, stream.chunks, key_count, bit_depths, stream.tail);
 }
 
 Status decode_rotations_into(const RotationStream& stream, std::uint32_t key_count,
                              std::span<const std::uint8_t> bit_depths, std::span<const std::span<Quat>> tracks) {
   MAB_TRY(check_depths(bit_depths));
-  if (stream.chunks.size() != chunk_count(key_count))
-    return make_error(ErrorCode::invalid_argument, no_offset, "JointRotations.chunks",
-                      std::to_string(stream.chunks.size()) + " chunks, " +
-                          std::to_string(key_count) + " keys need " +
-                          std::to_string(chunk_count(key_count)));
-  for (std::size_t c = 0; c < stream.chunks.size(); ++c)
-    if (stream.chunks[c].size() != bit_depths.size())
-      return make_error(ErrorCode::invalid_argument, no_offset, chunk_field(c),
-                        std::to_string(stream.chunks[c].size()) + " bone blocks for " +
-                            std::to_string(bit_depths.size()) + " animated bones");
+  MAB_TRY(detail::check_chunk_counts<RotationBlocks>(stream.chunks, key_count, bit_depths.size()));
   if (tracks.size() != bit_depths.size())
     return make_error(ErrorCode::invalid_argument, no_offset, "tracks",
                       std::to_string(tracks.size()) + " tracks for " + std::to_string(bit_depths.size()) +

@@ -2,7 +2,7 @@
 #include <mab/bits.hpp>
 #include <mab/translation_codec.hpp>
 
-#include "chunk_table.hpp"
+#include "chunk_stream.hpp"
 #include "component_quantiser.hpp"
 
 #include <algorithm>
@@ -15,26 +15,14 @@ namespace mab {
 
 namespace {
 
-using detail::at;
-
-std::string chunk_field(std::size_t chunk) { return "JointTranslations.chunk[" + std::to_string(chunk) + "]"; }
-
-// Names the field holding bit `off` of a bone block, for overrun reports.
-std::string block_field(std::uint8_t cflags, std::uint64_t off, unsigned keys, unsigned nbits) {
-  if (off < 3) return "cflags";
-  off -= 3;
-  for (unsigned j = 0; j < 3; ++j) {
-    const std::string comp = "component[" + std::to_string(j) + "]";
-    if (off < 16) return comp + ".header";
-    off -= 16;
-    if (!((unsigned{cflags} >> j) & 1u)) {
-      const std::uint64_t span = std::uint64_t{keys} * nbits;
-      if (off < span) return comp + ".raw[" + std::to_string(off / nbits) + "]";
-      off -= span;
-    }
-  }
-  return "end";
-}
+// The translation block (format 10.1): 3 bits of cflags, no sign bits.
+struct TranslationBlocks {
+  using Codes = TranslationChunkCodes;
+  static constexpr std::string_view section = "JointTranslations";
+  static constexpr std::string_view tracks_what = "translated bones";
+  static constexpr unsigned cflags_bits = 3;
+  static bool has_signs(const Codes&) noexcept { return false; }
+};
 
 // Spec 10.1 reuses the rotation interpolants, whose scale table covers n = 0..16; n = 0 would
 // store no bits per key and does not occur in rotations (spec 5.3: n = (flag & 0x0F) + 1).
@@ -54,48 +42,22 @@ Status check_entries(std::span<const TranslationEntry> entries) {
   return {};
 }
 
+// Each translated bone's n, as the shared chunk loop takes them.
+std::vector<std::uint8_t> depths_of(std::span<const TranslationEntry> entries) {
+  std::vector<std::uint8_t> depths(entries.size());
+  for (std::size_t b = 0; b < entries.size(); ++b) depths[b] = static_cast<std::uint8_t>(entries[b].bit_depth());
+  return depths;
+}
+
 Status check_shape(const TranslationStream& s, std::uint32_t key_count, std::span<const TranslationEntry> entries) {
   MAB_TRY(check_entries(entries));
-  if (s.chunks.size() != chunk_count(key_count))
-    return make_error(ErrorCode::invalid_argument, no_offset, "JointTranslations.chunks",
-                      std::to_string(s.chunks.size()) + " chunks, " + std::to_string(key_count) + " keys need " +
-                          std::to_string(chunk_count(key_count)));
-  for (std::size_t c = 0; c < s.chunks.size(); ++c) {
-    if (s.chunks[c].size() != entries.size())
-      return make_error(ErrorCode::invalid_argument, no_offset, chunk_field(c),
-                        std::to_string(s.chunks[c].size()) + " bone blocks for " + std::to_string(entries.size()) +
-                            " translated bones");
-    const unsigned keys = chunk_key_count(key_count, c);
-    for (std::size_t b = 0; b < entries.size(); ++b) {
-      const TranslationChunkCodes& k = s.chunks[c][b];
-      const auto where = [&] { return chunk_field(c) + ".bone[" + std::to_string(b) + "]"; };
-      if (k.cflags > 7)
-        return make_error(ErrorCode::invalid_argument, no_offset, where() + ".cflags",
-                          "cflags " + std::to_string(k.cflags) + " does not fit 3 bits");
-      const unsigned n = entries[b].bit_depth();
-      const unsigned max_raw = (1u << n) - 1u;
-      for (unsigned j = 0; j < 3; ++j) {
-        if (k.is_constant(j)) continue;
-        for (unsigned f = 0; f < keys; ++f)
-          if (k.raw[j][f] > max_raw)
-            return make_error(ErrorCode::invalid_argument, no_offset,
-                              where() + ".raw[" + std::to_string(j) + "][" + std::to_string(f) + "]",
-                              "value " + std::to_string(k.raw[j][f]) + " does not fit " + std::to_string(n) + " bits");
-      }
-    }
-  }
-  return {};
+  return detail::check_chunk_codes<TranslationBlocks>(s.chunks, key_count, depths_of(entries));
 }
 
 }  // namespace
 
 std::uint64_t translation_block_bits(std::uint8_t cflags, unsigned chunk_keys, unsigned nbits) noexcept {
-  std::uint64_t bits = 3;
-  for (unsigned j = 0; j < 3; ++j) {
-    bits += 16;
-    if (!((unsigned{cflags} >> j) & 1u)) bits += std::uint64_t{chunk_keys} * nbits;
-  }
-  return bits;
+  return detail::block_bits(TranslationBlocks::cflags_bits, 0, cflags, chunk_keys, nbits);
 }
 
 float translation_component(const TranslationChunkCodes& codes, unsigned component, unsigned key,
@@ -123,70 +85,19 @@ Result<TranslationStream> decode_translation_stream(std::span<const std::uint8_t
   TranslationStream out;
   // Spec 10.1: "the same chunk table and 8-keys-per-chunk layout as rotations" (spec 9.2).
   MAB_ASSIGN(out.chunk_table, detail::read_chunk_table(section, nchunks, key_count, base, "JointTranslations"));
-  out.chunks.reserve(nchunks);
-  for (std::size_t c = 0; c < nchunks; ++c) {
-    const unsigned keys = chunk_key_count(key_count, c);
-    const std::uint32_t start = out.chunk_table[c];
-    BitReader r(section.subspan(start, out.chunk_table[c + 1] - start), at(base, start));
-    std::vector<TranslationChunkCodes>& bones = out.chunks.emplace_back(entries.size());
-    for (std::size_t b = 0; b < entries.size(); ++b) {
-      const unsigned nbits = entries[b].bit_depth();
-      const std::uint64_t block_start = r.bit_position();
-      TranslationChunkCodes& k = bones[b];
-      k.cflags = static_cast<std::uint8_t>(r.read(3));
-      for (unsigned j = 0; j < 3; ++j) {
-        k.headers[j] = static_cast<std::uint16_t>(r.read(16));
-        if (!k.is_constant(j)) r.read_many(nbits, keys, k.raw[j].data());
-      }
-      if (!r.ok()) [[unlikely]]
-        return r
-            .status(chunk_field(c) + ".bone[" + std::to_string(b) + "]." +
-                    block_field(k.cflags, r.overrun_bit() - block_start, keys, nbits))
-            .error();
-    }
-    // Decision D6, as for rotations: each chunk ends exactly at its table entry.
-    MAB_TRY(r.finish_exact(chunk_field(c) + ".end"));
-  }
+  MAB_ASSIGN(out.chunks,
+             detail::read_chunks<TranslationBlocks>(section, out.chunk_table, key_count, depths_of(entries), base));
   out.tail.assign(section.begin() + out.chunk_table[nchunks], section.end());
   return out;
 }
 
 Result<std::vector<std::uint8_t>> encode_translation_stream(const TranslationStream& stream, std::uint32_t key_count,
                                                             std::span<const TranslationEntry> entries) {
-  MAB_TRY(check_shape(stream, key_count, entries));
-  std::vector<std::uint32_t> table(stream.chunks.size() + 1);
-  std::uint64_t pos = 4 * (std::uint64_t{stream.chunks.size()} + 1);
-  table[0] = static_cast<std::uint32_t>(pos);
-  for (std::size_t c = 0; c < stream.chunks.size(); ++c) {
-    const unsigned keys = chunk_key_count(key_count, c);
-    std::uint64_t bits = 0;
-    for (std::size_t b = 0; b < entries.size(); ++b)
-      bits += translation_block_bits(stream.chunks[c][b].cflags, keys, entries[b].bit_depth());
-    pos += (bits + 7) / 8;  // decision D6
-    if (pos > std::numeric_limits<std::uint32_t>::max())
-      return make_error(ErrorCode::limit_exceeded, no_offset, "JointTranslations.chunk_table",
-                        "chunk data does not fit 32-bit offsets");
-    table[c + 1] = static_cast<std::uint32_t>(pos);
-  }
-  BitWriter w;
-  w.reserve_bytes(std::size_t{table.back()} + stream.tail.size() + 8);
-  for (std::uint32_t e : table) w.write(e, 32);
-  for (std::size_t c = 0; c < stream.chunks.size(); ++c) {
-    const unsigned keys = chunk_key_count(key_count, c);
-    for (std::size_t b = 0; b < entries.size(); ++b) {
-      const TranslationChunkCodes& k = stream.chunks[c][b];
-      const unsigned nbits = entries[b].bit_depth();
-      w.write(k.cflags, 3);
-      for (unsigned j = 0; j < 3; ++j) {
-        w.write(k.headers[j], 16);
-        if (!k.is_constant(j))
-          for (unsigned f = 0; f < keys; ++f) w.write(k.raw[j][f], nbits);
-      }
-    }
-    w.align_to_byte();
-  }
-  w.append_bytes(stream.tail);
-  return w.finish();
+  MAB_TRY(check_entries(entries));
+  const auto depths = depths_of(entries);
+  MAB_TRY(detail::check_chunk_codes<TranslationBlocks>(stream.chunks, key_count, depths));
+  MAB_ASSIGN(const auto table, detail::chunk_table_of<TranslationBlocks>(stream.chunks, key_count, depths));
+  return detail::write_chunks<TranslationBlocks>(table, stream.chunks, key_count, depths, stream.tail);
 }
 
 Result<std::vector<std::vector<Vec3>>> decode_translations(const TranslationStream& stream, std::uint32_t key_count,

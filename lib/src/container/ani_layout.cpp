@@ -1,36 +1,15 @@
 // 'aNi' CAnimData blocks: WD1 (spec 4.2), WDL/WD2 (spec 4.1, D4), FC5 (spec 4.3).
+#include "header_fields.hpp"
 #include "layouts.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 namespace mab::container {
 namespace {
-
-struct ShapeInfo {
-  std::uint64_t prefix;       // bytes before 'aNi'
-  bool has_frame_rate;
-  std::size_t counts;
-  bool has_counts_padding;
-  std::size_t offsets;
-  bool has_ps3_padding;
-  bool has_last_frame;
-  std::uint64_t header_size;  // where the bone hashes start
-};
-
-constexpr ShapeInfo shape_info(AniShape s) noexcept {
-  switch (s) {
-    case AniShape::wd1: return {4, false, 7, false, 11, false, true, 0x50};
-    case AniShape::wdl: return {16, true, 10, true, 12, true, true, 0x70};
-    case AniShape::fc5: return {16, true, 10, true, 12, false, false, 0x68};
-  }
-  return {16, true, 10, true, 12, true, true, 0x70};
-}
-
-std::string indexed(const char* name, std::size_t i) {
-  return std::string(name) + "[" + std::to_string(i) + "]";
-}
 
 bool finite_non_negative(std::uint32_t bits) {
   float f;
@@ -38,68 +17,56 @@ bool finite_non_negative(std::uint32_t bits) {
   return std::isfinite(f) && f >= 0.0f && f < 1.0e7f;
 }
 
+// Per shape (wd1, wdl, fc5), the bytes of the header's fields before `until` (all of them
+// when empty).
+std::array<std::uint64_t, 3> field_bytes_by_shape(std::string_view until) {
+  std::array<std::uint64_t, 3> out{};
+  for (const AniShape s : {AniShape::wd1, AniShape::wdl, AniShape::fc5}) {
+    AniHeader h;
+    h.shape = s;
+    FieldSizer sizer(until);
+    (void)ani_header_fields(std::as_const(h), sizer);
+    out[static_cast<std::size_t>(s)] = sizer.bytes();
+  }
+  return out;
+}
+
 }  // namespace
 
-std::uint64_t ani_header_size(AniShape shape) noexcept { return shape_info(shape).header_size; }
+std::uint64_t ani_header_size(AniShape shape) noexcept {
+  // The header's fields (header_fields.hpp) end where the bone hashes start.
+  static const auto sizes = field_bytes_by_shape({});
+  return sizes[std::min<std::size_t>(static_cast<std::size_t>(shape), 2)];
+}
 
 std::uint64_t ani_offsets_position(AniShape shape) noexcept {
-  const auto si = shape_info(shape);
-  // prefix, "aNi"+flags, size, duration, [frame rate], bone count, counts, [padding]
-  return si.prefix + 12 + (si.has_frame_rate ? 4 : 0) + 2 + 2 * si.counts +
-         (si.has_counts_padding ? 2 : 0);
+  static const auto positions = field_bytes_by_shape("offsets");
+  return positions[std::min<std::size_t>(static_cast<std::size_t>(shape), 2)];
+}
+
+Status check_ani_signature(const AniHeader& h, std::uint64_t at, const Limits&) {
+  if (h.signature[0] != 'a' || h.signature[1] != 'N' || (h.signature[2] != 'i' && h.signature[2] != 'p'))
+    return make_error(ErrorCode::bad_signature, at, "signature",
+                      "expected 'aNi' (or 'aNp'), found bytes " + hex(h.signature[0]) + " " +
+                          hex(h.signature[1]) + " " + hex(h.signature[2]));
+  return {};
+}
+
+Status check_ani_bone_count(const AniHeader& h, std::uint64_t at, const Limits& limits) {
+  const std::uint32_t bones = h.bone_count_field & h.bone_count_mask();
+  if (bones > limits.max_bones)
+    return make_error(ErrorCode::limit_exceeded, at, "m_nbBonesInAnim",
+                      std::to_string(bones) + " bones (field " + hex(h.bone_count_field) +
+                          ") exceeds the limit of " + std::to_string(limits.max_bones));
+  return {};
 }
 
 Result<AniHeader> read_ani_header(std::span<const std::uint8_t> block_bytes, std::uint64_t base,
                                   AniShape shape, const Limits& limits) {
-  const auto si = shape_info(shape);
   io::ByteReader r(block_bytes, base);
   AniHeader h;
   h.shape = shape;
-  if (si.prefix == 4) {
-    MAB_ASSIGN(const auto crc, r.u32("m_skeletonBoneCRC"));
-    h.skeleton_bone_crc = crc;
-  } else {
-    MAB_ASSIGN(h.skeleton_bone_crc, r.u64("m_skeletonBoneCRC"));
-    MAB_ASSIGN(h.skeleton_path_id, r.u64("m_skeletonPathId"));
-  }
-  const std::uint64_t sig_at = r.file_offset();
-  MAB_TRY(r.copy_to(h.signature, "signature"));
-  if (h.signature[0] != 'a' || h.signature[1] != 'N' ||
-      (h.signature[2] != 'i' && h.signature[2] != 'p'))
-    return make_error(ErrorCode::bad_signature, sig_at, "signature",
-                      "expected 'aNi' (or 'aNp'), found bytes " + hex(h.signature[0]) + " " +
-                          hex(h.signature[1]) + " " + hex(h.signature[2]));
-  MAB_ASSIGN(h.flags, r.u8("m_flags"));
-  MAB_ASSIGN(h.animation_data_size, r.u32("m_animationDataSize"));
-  MAB_ASSIGN(h.duration_bits, r.u32("m_duration"));
-  if (si.has_frame_rate) {
-    MAB_ASSIGN(h.frame_rate_bits, r.u32("m_animFrameRate"));
-  }
-  const std::uint64_t count_at = r.file_offset();
-  MAB_ASSIGN(h.bone_count_field, r.u16("m_nbBonesInAnim"));
-  const std::uint32_t bones = h.bone_count_field & h.bone_count_mask();
-  if (bones > limits.max_bones)
-    return make_error(ErrorCode::limit_exceeded, count_at, "m_nbBonesInAnim",
-                      std::to_string(bones) + " bones (field " + hex(h.bone_count_field) +
-                          ") exceeds the limit of " + std::to_string(limits.max_bones));
-  h.data_counts.resize(si.counts);
-  for (std::size_t i = 0; i < si.counts; ++i) {
-    MAB_ASSIGN(h.data_counts[i], r.u16(indexed("m_dataCounts", i)));
-  }
-  if (si.has_counts_padding) {
-    MAB_ASSIGN(h.counts_padding, r.u16("padding"));
-  }
-  h.offsets.resize(si.offsets);
-  for (std::size_t i = 0; i < si.offsets; ++i) {
-    MAB_ASSIGN(h.offsets[i], r.u32(indexed("m_offsets", i)));
-  }
-  if (si.has_ps3_padding) {
-    MAB_ASSIGN(h.padding_ps3, r.u32("m_paddingToMatchPS3"));
-  }
-  if (si.has_last_frame) {
-    MAB_ASSIGN(h.last_frame, r.u16("m_lastFrame"));
-    MAB_ASSIGN(h.tail_padding, r.u16("padding2"));
-  }
+  MAB_TRY(ani_header_fields(h, FieldReader(r, limits)));
   return h;
 }
 
@@ -150,29 +117,7 @@ Result<Block> read_ani_block(std::span<const std::uint8_t> block_bytes, std::uin
   return b;
 }
 
-void write_ani_header(io::ByteWriter& w, const AniHeader& h) {
-  const auto si = shape_info(h.shape);
-  if (si.prefix == 4) {
-    w.u32(static_cast<std::uint32_t>(h.skeleton_bone_crc));
-  } else {
-    w.u64(h.skeleton_bone_crc);
-    w.u64(h.skeleton_path_id);
-  }
-  w.bytes(h.signature);
-  w.u8(h.flags);
-  w.u32(h.animation_data_size);
-  w.u32(h.duration_bits);
-  if (si.has_frame_rate) w.u32(h.frame_rate_bits);
-  w.u16(h.bone_count_field);
-  for (std::size_t i = 0; i < si.counts; ++i) w.u16(i < h.data_counts.size() ? h.data_counts[i] : 0);
-  if (si.has_counts_padding) w.u16(h.counts_padding);
-  for (std::size_t i = 0; i < si.offsets; ++i) w.u32(i < h.offsets.size() ? h.offsets[i] : 0);
-  if (si.has_ps3_padding) w.u32(h.padding_ps3);
-  if (si.has_last_frame) {
-    w.u16(h.last_frame);
-    w.u16(h.tail_padding);
-  }
-}
+void write_ani_header(io::ByteWriter& w, const AniHeader& h) { (void)ani_header_fields(h, FieldWriter(w)); }
 
 Status read_ani_blocks(Container& c, std::span<const std::uint8_t> file, AniShape shape,
                        const Limits& limits) {

@@ -1,4 +1,5 @@
 // Reading dispatch, placement and the writer shared by every layout.
+#include "header_fields.hpp"
 #include "layouts.hpp"
 
 #include <zlib.h>
@@ -75,9 +76,7 @@ Result<Container> read_container(std::span<const std::uint8_t> file, const Limit
   c.variant = variant;
   c.original_size = file.size();
   io::ByteReader r(file);
-  MAB_ASSIGN(c.header.magic_word, r.u32("magic"));
-  MAB_ASSIGN(c.header.checksum, r.u32("checksum"));
-  MAB_TRY(r.copy_to(c.header.reserved, "header+8"));
+  MAB_TRY(container::outer_header_fields(c.header, container::FieldReader(r, limits)));
 
   auto keep_opaque = [&](std::string reason) {
     c.blocks.clear();
@@ -229,9 +228,7 @@ Result<std::vector<std::uint8_t>> write_container(const Container& c) {
   out.reserve(pl.file_size);
   {
     io::ByteWriter w(out);
-    w.u32(c.header.magic_word);
-    w.u32(c.header.checksum);
-    w.bytes(c.header.reserved);
+    (void)container::outer_header_fields(c.header, container::FieldWriter(w));
   }
   if (c.is_opaque()) {
     out.insert(out.end(), c.opaque_body.begin(), c.opaque_body.end());

@@ -1,7 +1,10 @@
 // Far Cry 4 'aNi' variant (spec 4.4; contradiction C8: layout unverified, decision D10).
 // The block starts at file 0x10 so the 8 unknown bytes before 'aNi' belong to it;
 // the file's offsets are relative to 0x18, i.e. block-relative value - 8.
+#include "header_fields.hpp"
 #include "layouts.hpp"
+
+#include <utility>
 
 namespace mab::container {
 namespace {
@@ -9,42 +12,46 @@ constexpr std::uint64_t block_start = 0x10;
 constexpr std::uint64_t rel = fc4_base - block_start;  // 8
 }  // namespace
 
+Status check_fc4_signature(const Fc4Header& h, std::uint64_t at, const Limits&) {
+  if (h.signature[0] != 'a' || h.signature[1] != 'N' || h.signature[2] != 'i')
+    return make_error(ErrorCode::bad_signature, at, "signature", "no 'aNi' at 0x18");
+  return {};
+}
+
+Status check_fc4_bone_count(const Fc4Header& h, std::uint64_t at, const Limits& limits) {
+  if (h.bone_count > limits.max_bones)
+    return make_error(ErrorCode::limit_exceeded, at, "nbBones",
+                      std::to_string(h.bone_count) + " bones exceeds the limit of " +
+                          std::to_string(limits.max_bones));
+  return {};
+}
+
 Result<bool> read_fc4(Container& c, std::span<const std::uint8_t> file, const Limits& limits) {
   auto bytes = file.subspan(block_start);
   io::ByteReader r(bytes, block_start);
   Fc4Header h;
-  MAB_TRY(r.copy_to(h.unknown_10, "unknown_10"));
-  MAB_TRY(r.copy_to(h.signature, "signature"));
-  if (h.signature[0] != 'a' || h.signature[1] != 'N' || h.signature[2] != 'i') return false;
-  MAB_ASSIGN(h.flags, r.u8("flags"));
-  const std::uint64_t count_at = r.file_offset();
-  MAB_ASSIGN(h.bone_count, r.u16("nbBones"));
-  if (h.bone_count > limits.max_bones)
-    return make_error(ErrorCode::limit_exceeded, count_at, "nbBones",
-                      std::to_string(h.bone_count) + " bones exceeds the limit of " +
-                          std::to_string(limits.max_bones));
-  MAB_ASSIGN(h.unknown_1e, r.u16("unknown_1e"));
-  MAB_ASSIGN(h.duration_bits, r.u32("duration"));
-  MAB_ASSIGN(h.unknown_24, r.u32("unknown_24"));
-  MAB_ASSIGN(h.flag_table_offset, r.u32("flagTableOffset"));
-  MAB_ASSIGN(h.hash_table_offset, r.u32("hashTableOffset"));
-  MAB_TRY(r.copy_to(h.unknown_30, "unknown_30"));
-  for (std::size_t i = 0; i < h.section_offsets.size(); ++i) {
-    MAB_ASSIGN(h.section_offsets[i], r.u16("sectionOffsets[" + std::to_string(i) + "]"));
+  if (auto read = fc4_header_fields(h, FieldReader(r, limits)); !read) {
+    if (read.error().code == ErrorCode::bad_signature) return false;  // the caller keeps the body opaque
+    return std::move(read).error();
   }
 
   Block b;
   b.original_base = block_start;
+  const auto field_at = [&](std::string_view key) {
+    FieldSizer sizer(key);
+    (void)fc4_header_fields(std::as_const(h), sizer);
+    return block_start + sizer.bytes();
+  };
   std::vector<std::int64_t> values;
   std::vector<std::uint64_t> field_offsets;
   for (std::size_t i = 0; i < h.section_offsets.size(); ++i) {
     values.push_back(h.section_offsets[i] ? std::int64_t{h.section_offsets[i]} + std::int64_t{rel} : 0);
-    field_offsets.push_back(0x40 + 2 * i);
+    field_offsets.push_back(field_at("section_offsets") + 2 * i);
   }
   values.push_back(h.flag_table_offset ? std::int64_t{h.flag_table_offset} + std::int64_t{rel} : 0);
-  field_offsets.push_back(0x28);
+  field_offsets.push_back(field_at("flag_table_offset"));
   values.push_back(h.hash_table_offset ? std::int64_t{h.hash_table_offset} + std::int64_t{rel} : 0);
-  field_offsets.push_back(0x2C);
+  field_offsets.push_back(field_at("hash_table_offset"));
   const std::uint64_t body_start = fc4_header_size + rel;
   b.header = h;
   b.size_rule = SizeRule::verbatim;  // FC4 has no m_animationDataSize we know of
@@ -68,18 +75,6 @@ Result<bool> read_fc4(Container& c, std::span<const std::uint8_t> file, const Li
   return true;
 }
 
-void write_fc4_header(io::ByteWriter& w, const Fc4Header& h) {
-  w.bytes(h.unknown_10);
-  w.bytes(h.signature);
-  w.u8(h.flags);
-  w.u16(h.bone_count);
-  w.u16(h.unknown_1e);
-  w.u32(h.duration_bits);
-  w.u32(h.unknown_24);
-  w.u32(h.flag_table_offset);
-  w.u32(h.hash_table_offset);
-  w.bytes(h.unknown_30);
-  for (auto o : h.section_offsets) w.u16(o);
-}
+void write_fc4_header(io::ByteWriter& w, const Fc4Header& h) { (void)fc4_header_fields(h, FieldWriter(w)); }
 
 }  // namespace mab::container

@@ -1,14 +1,27 @@
 // Legacy 'AnD' clips: FC2 (spec 13, JB-DOC) and FC3 (9-word masks: a guess that
 // puts duration at 0xC4 and the section table at 0xC8, as BUU reads them).
+#include "header_fields.hpp"
 #include "layouts.hpp"
 
 #include <deque>
+#include <utility>
 
 namespace mab::container {
 
 std::uint64_t legacy_header_size(std::uint32_t mask_words) noexcept {
-  // 4 masks, f32[4] x 2, tag, duration, i32[9], pointer slot.
-  return 16ull * mask_words + 0x20 + 4 + 4 + 36 + 4;
+  LegacyHeader h;
+  h.mask_words = mask_words;
+  FieldSizer sizer;
+  (void)legacy_header_fields(std::as_const(h), sizer);
+  return sizer.bytes();
+}
+
+Status check_legacy_tag(const LegacyHeader& h, std::uint64_t at, const Limits&) {
+  if (h.tag != std::array<std::uint8_t, 4>{{'A', 'n', 'D', 0x1A}})
+    return make_error(ErrorCode::bad_signature, at, "tag",
+                      "expected 'AnD\\x1a', found " + hex(h.tag[0]) + " " + hex(h.tag[1]) + " " +
+                          hex(h.tag[2]) + " " + hex(h.tag[3]));
+  return {};
 }
 
 namespace {
@@ -18,30 +31,11 @@ Result<Block> read_clip(std::span<const std::uint8_t> bytes, std::uint64_t base,
   io::ByteReader r(bytes, base);
   LegacyHeader h;
   h.mask_words = mask_words;
-  h.masks.resize(4 * mask_words);
-  static constexpr const char* mask_names[4] = {"constRotationMask", "keyedRotationMask",
-                                                "constTranslationMask", "animTranslationMask"};
-  for (std::size_t i = 0; i < h.masks.size(); ++i) {
-    MAB_ASSIGN(h.masks[i], r.u32(mask_names[i / mask_words]));
-  }
-  for (auto& v : h.trajectory_reference_bits) {
-    MAB_ASSIGN(v, r.u32("trajectoryReference"));
-  }
-  for (auto& v : h.per_loop_rotation_bits) {
-    MAB_ASSIGN(v, r.u32("perLoopRotation"));
-  }
-  const std::uint64_t tag_at = r.file_offset();
-  MAB_TRY(r.copy_to(h.tag, "tag"));
-  if (h.tag != std::array<std::uint8_t, 4>{{'A', 'n', 'D', 0x1A}})
-    return make_error(ErrorCode::bad_signature, tag_at, "tag",
-                      "expected 'AnD\\x1a', found " + hex(h.tag[0]) + " " + hex(h.tag[1]) + " " +
-                          hex(h.tag[2]) + " " + hex(h.tag[3]));
-  MAB_ASSIGN(h.duration_bits, r.u32("duration"));
-  const std::uint64_t table_at = r.file_offset();
-  for (std::size_t i = 0; i < h.sections.size(); ++i) {
-    MAB_ASSIGN(h.sections[i], r.i32("sections[" + std::to_string(i) + "]"));
-  }
-  MAB_ASSIGN(h.pointer_slot, r.u32("pointerSlot"));
+  // No check of this header needs the limits: its counts are the variant's (format 13).
+  MAB_TRY(legacy_header_fields(h, FieldReader(r, default_limits)));
+  FieldSizer to_table("sections");
+  (void)legacy_header_fields(std::as_const(h), to_table);
+  const std::uint64_t table_at = base + to_table.bytes();
 
   Block b;
   b.original_base = base;
@@ -100,14 +94,6 @@ Result<bool> read_legacy(Container& c, std::span<const std::uint8_t> file,
   return true;
 }
 
-void write_legacy_header(io::ByteWriter& w, const LegacyHeader& h) {
-  for (auto m : h.masks) w.u32(m);
-  for (auto v : h.trajectory_reference_bits) w.u32(v);
-  for (auto v : h.per_loop_rotation_bits) w.u32(v);
-  w.bytes(h.tag);
-  w.u32(h.duration_bits);
-  for (auto s : h.sections) w.i32(s);
-  w.u32(h.pointer_slot);
-}
+void write_legacy_header(io::ByteWriter& w, const LegacyHeader& h) { (void)legacy_header_fields(h, FieldWriter(w)); }
 
 }  // namespace mab::container

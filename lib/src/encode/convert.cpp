@@ -37,39 +37,29 @@ Error refuse(const std::string& what) {
                     what + "; pass --drop-unmappable to convert without it");
 }
 
-}  // namespace
+// A source value the target keeps: listed as carried, and no longer listed as defaulted.
+void carry(ConvertReport& rep, std::string_view field, std::string what) {
+  rep.carried.push_back(std::move(what));
+  std::erase_if(rep.defaults, [&](const NewFieldDefault& f) { return f.field == field; });
+}
 
-Result<std::vector<std::uint8_t>> convert_clip(const Container& source, std::size_t block, Game target,
-                                               const ConvertOptions& options, ConvertReport* report) {
-  ConvertReport rep;
-  MAB_ASSIGN(const DecodedClip d, decode_clip(source, block));
-  const Block& sb = source.blocks[block];
-  const auto src_layout = decode::clip_layout(sb);
-  MAB_ASSIGN(Container empty, new_container(target, &rep.defaults));
-  Block& eb = empty.blocks.front();
-  AniHeader& th = *eb.ani();
+// The frame rate goes first: it sets the target's key rate (D7).
+void carry_frame_rate(const AniHeader* sh, AniHeader& th, ConvertReport& rep) {
+  if (th.shape == AniShape::wd1 || !sh || sh->shape == AniShape::wd1) return;
+  th.frame_rate_bits = sh->frame_rate_bits;
+  carry(rep, "m_animFrameRate", "m_animFrameRate");
+}
 
-  // The frame rate goes first: it sets the target's key rate (D7).
-  const AniHeader* sh = sb.ani();
-  if (th.shape != AniShape::wd1 && sh && sh->shape != AniShape::wd1) {
-    th.frame_rate_bits = sh->frame_rate_bits;
-    rep.carried.push_back("m_animFrameRate");
-    std::erase_if(rep.defaults, [](const NewFieldDefault& f) { return f.field == "m_animFrameRate"; });
-  }
-  MAB_ASSIGN(const DecodedClip target_d, decode_clip(empty, 0));
-  rep.source_rate = d.clip.key_rate;
-  rep.target_rate = target_d.clip.key_rate;
-
-  // Key times in the target's units, keeping seconds; keys that meet are merged (the first
-  // stays).
-  Clip clip = target_d.clip;
+// Key times in the target's units, keeping seconds; keys that meet are merged (the first
+// stays). Returns the source keys kept.
+Result<std::vector<std::size_t>> retime_keys(const Clip& source, Clip& clip, ConvertReport& rep) {
   clip.key_times.clear();
   std::vector<std::size_t> kept;
-  for (std::size_t k = 0; k < d.clip.key_count(); ++k) {
-    if (k > 0 && d.clip.key_times[k] <= d.clip.key_times[k - 1])
+  for (std::size_t k = 0; k < source.key_count(); ++k) {
+    if (k > 0 && source.key_times[k] <= source.key_times[k - 1])
       return make_error(ErrorCode::bad_value, no_offset, "key_times",
                         "key times do not increase at key " + std::to_string(k) + "; they cannot be re-timed");
-    const double seconds = d.clip.key_times[k] / rep.source_rate;
+    const double seconds = source.key_times[k] / rep.source_rate;
     const double t = std::round(seconds * rep.target_rate);
     if (t > 0xFFFF)
       return make_error(ErrorCode::limit_exceeded, no_offset, "key_times",
@@ -84,11 +74,17 @@ Result<std::vector<std::uint8_t>> convert_clip(const Container& source, std::siz
     clip.key_times.push_back(ut);
     kept.push_back(k);
   }
-  clip.bones = d.clip.bones;
+  return kept;
+}
+
+// The source clip on the target's timeline: the bones' rotations at the kept keys.
+Result<Clip> retime_clip(const Clip& source, Clip clip, ConvertReport& rep) {
+  MAB_ASSIGN(const auto kept, retime_keys(source, clip, rep));
+  clip.bones = source.bones;
   // Translations, root motion and part entries (issue 16) travel as their sections, copied
   // verbatim below like every section the clip does not rebuild; their per-key tracks would no
   // longer match a merged timeline.
-  bool per_key_motion = !d.clip.root_motion.empty();
+  bool per_key_motion = !source.root_motion.empty();
   for (auto& b : clip.bones) {
     per_key_motion = per_key_motion || !b.translations.empty();
     b.translations.clear();
@@ -105,77 +101,92 @@ Result<std::vector<std::uint8_t>> convert_clip(const Container& source, std::siz
     for (const auto k : kept) keys.push_back(b.keys[k]);
     b.keys = std::move(keys);
   }
-  clip.duration = d.clip.duration;
+  clip.duration = source.duration;
+  return clip;
+}
 
-  // Encoded against the source's own codes: the bitstream is the same in every 'aNi' game
-  // (spec 9), so each chunk whose keys are unchanged keeps its exact codes; only a chunk that
-  // lost a merged key is re-quantised.
+// Encoded against the source's own codes: the bitstream is the same in every 'aNi' game
+// (spec 9), so each chunk whose keys are unchanged keeps its exact codes; only a chunk that
+// lost a merged key is re-quantised.
+Result<Container> encode_against_source(const DecodedClip& d, Container empty, const Clip& clip, ConvertReport& rep) {
   DecodedClip against;
   against.container = std::move(empty);
   against.block = 0;
   against.clip = d.clip;
   against.constant_codes = d.constant_codes;
   against.rotations = d.rotations;
-  MAB_ASSIGN(Container out, encode_clip_container(against, clip, {}, &rep.encode));
-  Block& ob = out.blocks.front();
-  AniHeader& oh = *ob.ani();
+  return encode_clip_container(against, clip, {}, &rep.encode);
+}
 
-  // Header fields (spec 3, 4): carried where the target has them, defaults otherwise.
-  out.header.checksum = source.header.checksum;
-  out.header.reserved = source.header.reserved;
+// Header fields (spec 3): the checksum and reserved bytes are the source's.
+void carry_outer_header(const OuterHeader& source, OuterHeader& out, ConvertReport& rep) {
+  out.checksum = source.checksum;
+  out.reserved = source.reserved;
   rep.carried.push_back("checksum and +0x08..+0x0F (D9; the checksum covers the source's bytes, so it is "
                         "likely wrong for the new file: recompute with `mab crc-apply` once the algorithm is known)");
   std::erase_if(rep.defaults, [](const NewFieldDefault& f) {
     return f.field == "checksum" || f.field.rfind("reserved", 0) == 0;
   });
-  if (sh) {
-    oh.flags = sh->flags;
-    rep.carried.push_back("'aNi' flags " + hex(sh->flags));
-    std::erase_if(rep.defaults, [](const NewFieldDefault& f) { return f.field == "'aNi' flags"; });
-    if (oh.shape == AniShape::wd1 && sh->skeleton_bone_crc > 0xFFFFFFFFu) {
-      rep.defaults.push_back({"m_skeletonBoneCRC", "0", "the source's " + hex(sh->skeleton_bone_crc) +
-                                                            " does not fit Watch Dogs' 32-bit field"});
+}
+
+// Bits above the bone count (D5): flags whose meaning is unknown.
+Status carry_bone_count_flags(const AniHeader& sh, AniHeader& oh, const ConvertOptions& options, ConvertReport& rep) {
+  const std::uint16_t high = sh.bone_count_field & static_cast<std::uint16_t>(~sh.bone_count_mask());
+  if (!high) return {};
+  if (high & oh.bone_count_mask()) {
+    if (!options.drop_unmappable)
+      return refuse("m_nbBonesInAnim flag bits " + hex(high) + " would be read as bone count bits in the target (D5)");
+    rep.dropped.push_back("m_nbBonesInAnim flag bits " + hex(high));
+  } else {
+    oh.bone_count_field = static_cast<std::uint16_t>(oh.bone_count_field | high);
+    rep.carried.push_back("m_nbBonesInAnim flag bits " + hex(high));
+  }
+  return {};
+}
+
+// Counts other than the two the clip sets (spec 6), by index.
+Status carry_data_counts(const AniHeader& sh, AniHeader& oh, const ConvertOptions& options, ConvertReport& rep) {
+  for (std::size_t i = 0; i < sh.data_counts.size(); ++i) {
+    if (sh.data_counts[i] == 0) continue;
+    if (i < oh.data_counts.size()) {
+      oh.data_counts[i] = sh.data_counts[i];
+      rep.carried.push_back("m_dataCounts[" + std::to_string(i) + "] = " + std::to_string(sh.data_counts[i]));
+    } else if (!options.drop_unmappable) {
+      return refuse("m_dataCounts[" + std::to_string(i) + "] = " + std::to_string(sh.data_counts[i]) +
+                    " has no place in the target's " + std::to_string(oh.data_counts.size()) + " counts");
     } else {
-      oh.skeleton_bone_crc = sh->skeleton_bone_crc;
-      rep.carried.push_back("m_skeletonBoneCRC " + hex(sh->skeleton_bone_crc));
-      std::erase_if(rep.defaults, [](const NewFieldDefault& f) { return f.field == "m_skeletonBoneCRC"; });
-    }
-    if (oh.shape != AniShape::wd1 && sh->shape != AniShape::wd1) {
-      oh.skeleton_path_id = sh->skeleton_path_id;
-      rep.carried.push_back("m_skeletonPathId " + hex(sh->skeleton_path_id));
-      std::erase_if(rep.defaults, [](const NewFieldDefault& f) { return f.field == "m_skeletonPathId"; });
-    }
-    if (oh.shape != AniShape::wd1 && sh->shape != AniShape::wd1) oh.counts_padding = sh->counts_padding;
-    if (oh.shape == AniShape::wdl && sh->shape == AniShape::wdl) oh.padding_ps3 = sh->padding_ps3;
-    if (oh.shape != AniShape::fc5 && sh->shape != AniShape::fc5) oh.tail_padding = sh->tail_padding;
-    // Bits above the bone count (D5): flags whose meaning is unknown.
-    const std::uint16_t high = sh->bone_count_field & static_cast<std::uint16_t>(~sh->bone_count_mask());
-    if (high) {
-      if (high & oh.bone_count_mask()) {
-        if (!options.drop_unmappable)
-          return refuse("m_nbBonesInAnim flag bits " + hex(high) + " would be read as bone count bits in the target (D5)");
-        rep.dropped.push_back("m_nbBonesInAnim flag bits " + hex(high));
-      } else {
-        oh.bone_count_field = static_cast<std::uint16_t>(oh.bone_count_field | high);
-        rep.carried.push_back("m_nbBonesInAnim flag bits " + hex(high));
-      }
-    }
-    // Counts other than the two the clip sets (spec 6), by index.
-    for (std::size_t i = 0; i < sh->data_counts.size(); ++i) {
-      if (sh->data_counts[i] == 0) continue;
-      if (i < oh.data_counts.size()) {
-        oh.data_counts[i] = sh->data_counts[i];
-        rep.carried.push_back("m_dataCounts[" + std::to_string(i) + "] = " + std::to_string(sh->data_counts[i]));
-      } else if (!options.drop_unmappable) {
-        return refuse("m_dataCounts[" + std::to_string(i) + "] = " + std::to_string(sh->data_counts[i]) +
-                      " has no place in the target's " + std::to_string(oh.data_counts.size()) + " counts");
-      } else {
-        rep.dropped.push_back("m_dataCounts[" + std::to_string(i) + "]");
-      }
+      rep.dropped.push_back("m_dataCounts[" + std::to_string(i) + "]");
     }
   }
+  return {};
+}
 
-  // Sections the clip does not rebuild, copied verbatim into the slot of the same name.
+// 'aNi' header fields (spec 4): carried where the target has them, defaults otherwise.
+Status carry_ani_header(const AniHeader& sh, AniHeader& oh, const ConvertOptions& options, ConvertReport& rep) {
+  oh.flags = sh.flags;
+  carry(rep, "'aNi' flags", "'aNi' flags " + hex(sh.flags));
+  if (oh.shape == AniShape::wd1 && sh.skeleton_bone_crc > 0xFFFFFFFFu) {
+    rep.defaults.push_back({"m_skeletonBoneCRC", "0", "the source's " + hex(sh.skeleton_bone_crc) +
+                                                          " does not fit Watch Dogs' 32-bit field"});
+  } else {
+    oh.skeleton_bone_crc = sh.skeleton_bone_crc;
+    carry(rep, "m_skeletonBoneCRC", "m_skeletonBoneCRC " + hex(sh.skeleton_bone_crc));
+  }
+  if (oh.shape != AniShape::wd1 && sh.shape != AniShape::wd1) {
+    oh.skeleton_path_id = sh.skeleton_path_id;
+    carry(rep, "m_skeletonPathId", "m_skeletonPathId " + hex(sh.skeleton_path_id));
+  }
+  if (oh.shape != AniShape::wd1 && sh.shape != AniShape::wd1) oh.counts_padding = sh.counts_padding;
+  if (oh.shape == AniShape::wdl && sh.shape == AniShape::wdl) oh.padding_ps3 = sh.padding_ps3;
+  if (oh.shape != AniShape::fc5 && sh.shape != AniShape::fc5) oh.tail_padding = sh.tail_padding;
+  MAB_TRY(carry_bone_count_flags(sh, oh, options, rep));
+  return carry_data_counts(sh, oh, options, rep);
+}
+
+// Sections the clip does not rebuild, copied verbatim into the slot of the same name.
+Status copy_sections(const Block& sb, Container& out, const ConvertOptions& options, ConvertReport& rep) {
+  const auto src_layout = decode::clip_layout(sb);
+  Block& ob = out.blocks.front();
   for (std::size_t slot = 0; slot < sb.slot_segment.size(); ++slot) {
     const int seg = sb.slot_segment[slot];
     if (seg < 0) continue;
@@ -200,7 +211,11 @@ Result<std::vector<std::uint8_t>> convert_clip(const Container& source, std::siz
     rep.carried.push_back("section " + name + " -> " + ob.slot_field_name(static_cast<std::size_t>(t)) +
                           ", verbatim (its layout in the target is not verified)");
   }
+  return {};
+}
 
+// The converted file's bytes, refused unless they read back as the one block written.
+Result<std::vector<std::uint8_t>> write_checked(const Container& out) {
   MAB_ASSIGN(auto bytes, write_container(out));
   auto back = read_container(bytes);
   if (!back)
@@ -210,6 +225,27 @@ Result<std::vector<std::uint8_t>> convert_clip(const Container& source, std::siz
     return make_error(ErrorCode::ambiguous_layout, no_offset, "aNi",
                       "the converted file would read back as " + std::to_string(back->blocks.size()) +
                           " blocks; nothing was written");
+  return bytes;
+}
+
+}  // namespace
+
+Result<std::vector<std::uint8_t>> convert_clip(const Container& source, std::size_t block, Game target,
+                                               const ConvertOptions& options, ConvertReport* report) {
+  ConvertReport rep;
+  MAB_ASSIGN(const DecodedClip d, decode_clip(source, block));
+  const Block& sb = source.blocks[block];
+  MAB_ASSIGN(Container empty, new_container(target, &rep.defaults));
+  carry_frame_rate(sb.ani(), *empty.blocks.front().ani(), rep);
+  MAB_ASSIGN(const DecodedClip target_d, decode_clip(empty, 0));
+  rep.source_rate = d.clip.key_rate;
+  rep.target_rate = target_d.clip.key_rate;
+  MAB_ASSIGN(const Clip clip, retime_clip(d.clip, target_d.clip, rep));
+  MAB_ASSIGN(Container out, encode_against_source(d, std::move(empty), clip, rep));
+  carry_outer_header(source.header, out.header, rep);
+  if (const AniHeader* sh = sb.ani()) MAB_TRY(carry_ani_header(*sh, *out.blocks.front().ani(), options, rep));
+  MAB_TRY(copy_sections(sb, out, options, rep));
+  MAB_ASSIGN(auto bytes, write_checked(out));
   if (report) *report = std::move(rep);
   return bytes;
 }

@@ -40,8 +40,9 @@ inline bool splice_section(Block& b, int slot, std::size_t old_used, std::span<c
 
 // The original of edited bone i: the bone at the same position when it has the same
 // hash (so duplicate hashes, which validate only warns about, still pair up), else the
-// first bone with that hash.
-inline int original_index(const Clip& orig, std::size_t i, std::uint32_t hash) noexcept {
+// first bone with that hash. A renamed bone is its original's under the hash it had there.
+inline int original_index(const Clip& orig, std::size_t i, const ClipBone& edited) noexcept {
+  const std::uint32_t hash = edited.renamed_from.value_or(edited.hash);
   if (i < orig.bones.size() && orig.bones[i].hash == hash) return static_cast<int>(i);
   return orig.find_bone(hash);
 }

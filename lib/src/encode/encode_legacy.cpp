@@ -2,12 +2,16 @@
 // others are rebuilt with the layout decode_legacy_clip reads.
 #include <mab/legacy.hpp>
 
+#include "encode/error_policy.hpp"
+
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <cstring>
 #include <functional>
 #include <string>
+#include <utility>
 
 namespace mab {
 
@@ -57,76 +61,167 @@ void finish(Bytes& b, const LegacyArrayHeader& original, std::size_t original_si
 bool same_vec(const Vec3& a, const Vec3& b) { return std::memcmp(a.data(), b.data(), sizeof a) == 0; }
 bool same_quat(const Quat& a, const Quat& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
-// Picks the stored frames of one track and their codes. `target[f]` is the edited rotation at
-// every frame; `reuse(f)` the original's code at f when the edit left that key as decoded.
+// The stored frames of one edited track and their codes (docs/legacy.md, "Writing").
 struct Sparse {
   std::vector<std::uint16_t> frames;
   std::vector<Quat48> codes;
   double max_error = 0.0;
+  // Keys written at an original key's frame with its code; keys at frames the original did not
+  // key (none counted after a trim, whose frames moved).
+  std::size_t kept = 0, added = 0;
 };
 
-Sparse sparse_keys(const std::vector<Quat>& target, std::uint16_t last, double tol,
-                   const LegacyRotationTrack* original, const LegacyRotationTrack& edited) {
-  const std::size_t frames = std::size_t{last} + 1;
+using QuatBits = std::array<std::uint32_t, 4>;
+
+QuatBits bits_of(const Quat& q) {
+  return {std::bit_cast<std::uint32_t>(q.x), std::bit_cast<std::uint32_t>(q.y), std::bit_cast<std::uint32_t>(q.z),
+          std::bit_cast<std::uint32_t>(q.w)};
+}
+
+// What one track's sparse keys start from and must meet.
+struct SparseInput {
+  std::vector<Quat> target;                // the edited rotation at every frame 0..lastFrame
+  const LegacyRotationTrack& edited;
+  const LegacyRotationTrack* original;     // the same bone's stored track, if any
+  bool same_frames;                        // the original's frames mean this clip's frames (no trim)
+  double tol;
+  std::vector<std::pair<QuatBits, Quat48>> codes_by_value;  // the original's keys, sorted
+
+  SparseInput(const LegacyRotationTrack& e, const LegacyRotationTrack* o, bool same, double t, std::size_t frames)
+      : target(frames), edited(e), original(o), same_frames(same), tol(t) {
+    for (std::size_t f = 0; f < frames; ++f) target[f] = legacy_rotation_at(e, static_cast<std::uint32_t>(f));
+    if (o != nullptr)
+      for (std::size_t i = 0; i < o->keys.size(); ++i) codes_by_value.emplace_back(bits_of(o->keys[i]), o->codes[i]);
+    std::sort(codes_by_value.begin(), codes_by_value.end());
+  }
+};
+
+// The first keys: every group's first frame (spec 13: always stored), and the edited track's
+// own keys when it lists some frames only (a key at a new frame is a key). A track listing every
+// frame is samples (what a glTF import or an animation tool bakes): then the original's keys
+// the samples did not move. Other frames are keyed only where the error bound needs it
+// (refine_keys).
+std::vector<bool> initial_keys(const SparseInput& in) {
+  const std::size_t frames = in.target.size();
   std::vector<bool> keyed(frames, false);
+  for (std::size_t f = 0; f < frames; f += 8) keyed[f] = true;
+  if (in.edited.frames.size() != frames) {
+    for (const auto f : in.edited.frames)
+      if (f < frames) keyed[f] = true;
+  } else if (in.original != nullptr && in.same_frames) {
+    const auto& o = *in.original;
+    for (std::size_t i = 0; i < o.frames.size(); ++i)
+      if (o.frames[i] < frames && same_quat(o.keys[i], in.target[o.frames[i]])) keyed[o.frames[i]] = true;
+  }
+  return keyed;
+}
+
+// A key's code: the original's where it stored this very rotation (at this frame, or, after a
+// trim moved the frames, at any frame), so a key the edit did not move keeps its exact code.
+Quat48 key_code(const SparseInput& in, std::size_t f) {
+  const Quat& q = in.target[f];
+  if (const LegacyRotationTrack* o = in.original) {
+    const auto it = std::lower_bound(o->frames.begin(), o->frames.end(), f);
+    if (in.same_frames && it != o->frames.end() && *it == f) {
+      const auto i = static_cast<std::size_t>(it - o->frames.begin());
+      if (same_quat(o->keys[i], q)) return o->codes[i];
+    }
+    const auto bits = bits_of(q);
+    const auto at = std::lower_bound(in.codes_by_value.begin(), in.codes_by_value.end(), std::make_pair(bits, Quat48{}));
+    if (at != in.codes_by_value.end() && at->first == bits) return at->second;
+  }
+  return encode_quat48(q);
+}
+
+// The original's code at frame f, if it keyed f (and the frames did not move).
+const Quat48* original_code(const SparseInput& in, std::size_t f) {
+  if (in.original == nullptr || !in.same_frames) return nullptr;
+  const auto& fr = in.original->frames;
+  const auto it = std::lower_bound(fr.begin(), fr.end(), f);
+  return it != fr.end() && *it == f ? &in.original->codes[static_cast<std::size_t>(it - fr.begin())] : nullptr;
+}
+
+// The written track's rotation at frame f: the stored key, the slerp between the keys around
+// it (legacy_rotation_at's rule), or the last key held.
+Quat written_at(const std::vector<bool>& keyed, const std::vector<Quat>& stored, std::size_t f) {
+  if (keyed[f]) return stored[f];
+  std::size_t prev = f, next = f;
+  while (!keyed[prev]) --prev;  // frame 0 is always keyed
+  while (next < keyed.size() && !keyed[next]) ++next;
+  if (next == keyed.size()) return stored[prev];
+  return quat_slerp(stored[prev], stored[next], static_cast<double>(f - prev) / static_cast<double>(next - prev));
+}
+
+// Between each two keys (and after the last), the frame furthest from the edited rotation is
+// keyed while it is more than tol away: keys go only where the edit needs them, since a span
+// between two keys the edit left alone reproduces the original, which is the target there.
+void refine_keys(const SparseInput& in, std::vector<bool>& keyed, std::vector<Quat48>& code, std::vector<Quat>& stored) {
+  const std::size_t frames = keyed.size();
+  for (std::size_t start = 0; start < frames;) {
+    std::size_t end = start + 1;
+    while (end < frames && !keyed[end]) ++end;  // the next key, or frames
+    double worst = 0.0;
+    std::size_t at = 0;
+    for (std::size_t f = start + 1; f < end; ++f) {
+      const double e = angular_error_deg(written_at(keyed, stored, f), in.target[f]);
+      if (e > worst) worst = e, at = f;
+    }
+    if (worst <= in.tol) {
+      start = end;
+      continue;
+    }
+    // Keyed; the span from `start` is then checked again, now ending at `at`.
+    keyed[at] = true;
+    code[at] = key_code(in, at);
+    stored[at] = decode_quat48(code[at]);
+  }
+}
+
+Sparse sparse_keys(const SparseInput& in) {
+  const std::size_t frames = in.target.size();
+  std::vector<bool> keyed = initial_keys(in);
   std::vector<Quat48> code(frames);
   std::vector<Quat> stored(frames);
-  auto quantise = [&](std::size_t f) {
-    // An original key the edit did not move keeps its exact code.
-    if (original != nullptr) {
-      const auto it = std::lower_bound(original->frames.begin(), original->frames.end(), f);
-      if (it != original->frames.end() && *it == f) {
-        const auto i = static_cast<std::size_t>(it - original->frames.begin());
-        const auto e = std::lower_bound(edited.frames.begin(), edited.frames.end(), f);
-        if (e != edited.frames.end() && *e == f &&
-            same_quat(edited.keys[static_cast<std::size_t>(e - edited.frames.begin())], original->keys[i])) {
-          code[f] = original->codes[i];
-          stored[f] = original->keys[i];
-          return;
-        }
-      }
-    }
-    code[f] = encode_quat48(target[f]);
-    stored[f] = decode_quat48(code[f]);
-  };
-  for (std::size_t f = 0; f < frames; f += 8) keyed[f] = true, quantise(f);
-  // Within each group, add the worst frame until every frame is within tol of the slerp
-  // between its stored neighbours (frame 8g + 8, the next group's first key, bounds it).
+  for (std::size_t f = 0; f < frames; ++f)
+    if (keyed[f]) code[f] = key_code(in, f), stored[f] = decode_quat48(code[f]);
+  refine_keys(in, keyed, code, stored);
   Sparse out;
-  for (std::size_t g0 = 0; g0 < frames; g0 += 8) {
-    const std::size_t g1 = std::min(g0 + 8, frames - 1);
-    for (;;) {
-      double worst = 0.0;
-      std::size_t at = 0;
-      std::size_t prev = g0;
-      for (std::size_t f = g0 + 1; f <= g1 && f < g0 + 8; ++f) {
-        if (keyed[f]) {
-          prev = f;
-          continue;
-        }
-        std::size_t next = f + 1;
-        while (next < g1 && !keyed[next]) ++next;
-        Quat q = stored[prev];
-        if (next <= g1 && keyed[next])
-          q = quat_slerp(stored[prev], stored[next], static_cast<double>(f - prev) / static_cast<double>(next - prev));
-        const double e = angular_error_deg(q, target[f]);
-        if (e > worst) worst = e, at = f;
-      }
-      if (worst <= tol) {
-        out.max_error = std::max(out.max_error, worst);
-        break;
-      }
-      keyed[at] = true;
-      quantise(at);
-    }
-  }
   for (std::size_t f = 0; f < frames; ++f) {
+    out.max_error = std::max(out.max_error, angular_error_deg(written_at(keyed, stored, f), in.target[f]));
     if (!keyed[f]) continue;
     out.frames.push_back(static_cast<std::uint16_t>(f));
     out.codes.push_back(code[f]);
-    out.max_error = std::max(out.max_error, angular_error_deg(stored[f], target[f]));
+    const Quat48* before = original_code(in, f);
+    if (before != nullptr && *before == code[f]) ++out.kept;
+    else if (before == nullptr && (in.original == nullptr || in.same_frames)) ++out.added;
   }
   return out;
+}
+
+// Slot 3's tracks: one the edit left alone keeps its frames and codes; an edited one goes
+// through sparse_keys against the same bone's original track. `same` turns false when any
+// track is rewritten.
+std::vector<Sparse> sparse_tracks(const LegacyClip& before, const LegacyClip& edited, bool retimed, double tol,
+                                  LegacyEncodeReport& rep, bool& same) {
+  const std::size_t frames = std::size_t{edited.last_frame} + 1;
+  std::vector<Sparse> tracks;
+  for (const auto& e : edited.rotations) {
+    const LegacyRotationTrack* o = nullptr;
+    for (const auto& bt : before.rotations)
+      if (bt.bone == e.bone) o = &bt;
+    if (!retimed && o != nullptr && o->frames == e.frames &&
+        std::equal(o->keys.begin(), o->keys.end(), e.keys.begin(), same_quat)) {
+      tracks.push_back({o->frames, o->codes, 0.0, o->frames.size(), 0});
+    } else {
+      same = false;
+      tracks.push_back(sparse_keys(SparseInput(e, o, !retimed, tol, frames)));
+      rep.max_error_deg = std::max(rep.max_error_deg, tracks.back().max_error);
+    }
+    rep.keys_after += tracks.back().frames.size();
+    rep.keys_kept += tracks.back().kept;
+    rep.keys_added += tracks.back().added;
+  }
+  return tracks;
 }
 
 Bytes keyed_section(const std::vector<Sparse>& tracks, std::uint16_t last, std::uint32_t rate_bits,
@@ -285,29 +380,27 @@ Status follow_moved_clips(const Container& original, Container& out, LegacyEncod
   return {};
 }
 
-}  // namespace
-
-Result<Container> encode_legacy_clip(const Container& original, std::size_t block, const LegacyClip& edited,
-                                     const LegacyEncodeOptions& options, LegacyEncodeReport* report) {
-  MAB_ASSIGN(const LegacyClip before, decode_legacy_clip(original, block));
+// What encode_legacy_clip can write: bone lists ascending, the same sections as the block
+// (`has` says which), tracks of the clip's length, keyed frames ascending within it.
+Status check_edit(const Container& original, std::size_t block, const LegacyClip& before, const LegacyClip& edited,
+                  std::array<bool, 6>& has) {
   const std::uint32_t words = original.blocks[block].legacy()->mask_words;
   MAB_TRY(ascending_bones(edited.constant_rotations, words, "constant_rotations"));
   MAB_TRY(ascending_bones(edited.rotations, words, "rotations"));
   MAB_TRY(ascending_bones(edited.constant_translations, words, "constant_translations"));
   MAB_TRY(ascending_bones(edited.translations, words, "translations"));
   // A new lastFrame (a trim, trim_legacy_clip) rewrites every timed section at that length.
-  const bool retimed = edited.last_frame != before.last_frame;
-  if (retimed && !before.present[0] && !before.present[1] && !before.present[3] && !before.present[5])
+  if (edited.last_frame != before.last_frame && !before.present[0] && !before.present[1] && !before.present[3] &&
+      !before.present[5])
     return make_error(ErrorCode::invalid_argument, no_offset, "last_frame",
                       "the clip has no timed section (slots 0, 1, 3, 5): there is no lastFrame to change");
   const std::uint16_t last = edited.last_frame;
   const std::size_t frames = std::size_t{last} + 1;
   // A section the block has with no entries (a count of 0) stays, empty.
   auto kept_empty = [&](std::size_t slot) { return before.present[slot] && before.headers[slot].count == 0; };
-  const bool has[6] = {!edited.trajectory_translation.empty(), !edited.trajectory_rotation.empty(),
-                       !edited.constant_rotations.empty() || kept_empty(2), !edited.rotations.empty() || kept_empty(3),
-                       !edited.constant_translations.empty() || kept_empty(4),
-                       !edited.translations.empty() || kept_empty(5)};
+  has = {!edited.trajectory_translation.empty(), !edited.trajectory_rotation.empty(),
+         !edited.constant_rotations.empty() || kept_empty(2), !edited.rotations.empty() || kept_empty(3),
+         !edited.constant_translations.empty() || kept_empty(4), !edited.translations.empty() || kept_empty(5)};
   for (std::size_t slot = 0; slot < 6; ++slot)
     if (has[slot] != before.present[slot])
       return make_error(ErrorCode::invalid_argument, no_offset, original.blocks[block].slot_field_name(slot),
@@ -328,121 +421,104 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
                         "bone " + std::to_string(t.bone) +
                             ": a track needs keys at strictly ascending frames up to lastFrame " +
                             std::to_string(last) + ", one key per frame listed");
+  return {};
+}
 
-  Container out = original;
-  Block& b = out.blocks[block];
-  auto& h = std::get<LegacyHeader>(b.header);
-  set_mask(h, 0, edited.constant_rotations);
-  set_mask(h, 1, edited.rotations);
-  set_mask(h, 2, edited.constant_translations);
-  set_mask(h, 3, edited.translations);
+// The array sections (slots 0-5) of the edited clip, each with `same` telling whether its
+// values are bit for bit the original decode's (then the caller keeps the stored bytes).
+struct SectionWriter {
+  const LegacyClip& before;
+  const LegacyClip& edited;
+  bool retimed;  // a new lastFrame: every timed section is rewritten at that length
+  std::uint16_t last;
+  double tol;
 
-  LegacyEncodeReport rep;
-  for (const auto& t : before.rotations) rep.keys_before += t.keys.size();
-  auto rate = [&](std::size_t slot) { return before.headers[slot].rate_bits; };
+  std::size_t frames() const { return std::size_t{last} + 1; }
+  std::uint32_t rate(std::size_t slot) const { return before.headers[slot].rate_bits; }
   // A constant section keeps its stored lastFrame (0 in retail files, JB-DOC); the trajectory
   // its stored count (1, JB-DOC, or lastFrame + 1).
-  auto stored_last = [&](std::size_t slot) {
+  std::uint16_t stored_last(std::size_t slot) const {
     return retimed && !before.headers[slot].untimed() ? last : before.headers[slot].last_frame;
-  };
-  auto constant_kept = [&](std::size_t slot) { return !retimed || before.headers[slot].untimed(); };
-  if (!same_bits(edited.duration, before.duration)) h.duration_bits = std::bit_cast<std::uint32_t>(edited.duration);
-  auto stored_count = [&](std::size_t slot) -> std::size_t { return before.headers[slot].count == 1 ? 1 : frames; };
-  for (std::size_t slot = 0; slot < 6; ++slot) {
-    if (!has[slot]) continue;
-    Bytes s;
-    bool same = true;
-    switch (slot) {
-      case 0: {
-        same = !retimed;
-        for (std::size_t f = 0; f < frames && same; ++f)
-          same = same_vec(edited.trajectory_translation[f], before.trajectory_translation[f]);
-        s = header(stored_count(0), last, rate(0));
-        for (const auto& v : edited.trajectory_translation) put_vec(s, v);
-        break;
-      }
-      case 1: {
-        same = !retimed;
-        s = header(stored_count(1), last, rate(1));
-        for (std::size_t f = 0; f < frames; ++f) {
-          const bool kept = f < before.trajectory_rotation.size() &&
-                            same_quat(edited.trajectory_rotation[f], before.trajectory_rotation[f]);
-          same = same && kept;
-          put_code(s, kept ? before.trajectory_rotation_codes[f] : encode_quat48(edited.trajectory_rotation[f]));
-        }
-        break;
-      }
-      case 2: {
-        same = constant_kept(2) && edited.constant_rotations.size() == before.constant_rotations.size();
-        s = header(edited.constant_rotations.size(), stored_last(2), rate(2));
-        for (std::size_t i = 0; i < edited.constant_rotations.size(); ++i) {
-          const auto& e = edited.constant_rotations[i];
-          const bool kept = i < before.constant_rotations.size() && e.bone == before.constant_rotations[i].bone &&
-                            same_quat(e.rotation, before.constant_rotations[i].rotation);
-          same = same && kept;
-          put_code(s, kept ? before.constant_rotations[i].code : encode_quat48(e.rotation));
-        }
-        break;
-      }
-      case 3: {
-        same = !retimed && edited.rotations.size() == before.rotations.size();
-        std::vector<Sparse> tracks;
-        for (std::size_t t = 0; t < edited.rotations.size(); ++t) {
-          const auto& e = edited.rotations[t];
-          const LegacyRotationTrack* o = nullptr;
-          for (const auto& bt : before.rotations)
-            if (bt.bone == e.bone) o = &bt;
-          if (o != nullptr && o->frames == e.frames &&
-              std::equal(o->keys.begin(), o->keys.end(), e.keys.begin(), same_quat)) {
-            tracks.push_back({o->frames, o->codes, 0.0});
-            rep.keys_after += o->frames.size();
-            continue;
-          }
-          same = false;
-          std::vector<Quat> target(frames);
-          for (std::size_t f = 0; f < frames; ++f) target[f] = legacy_rotation_at(e, static_cast<std::uint32_t>(f));
-          tracks.push_back(sparse_keys(target, last, options.max_error_deg, o, e));
-          rep.keys_after += tracks.back().frames.size();
-          rep.max_error_deg = std::max(rep.max_error_deg, tracks.back().max_error);
-        }
-        s = keyed_section(tracks, last, rate(3), before.headers[3].group_table);
-        break;
-      }
-      case 4: {
-        same = constant_kept(4) && edited.constant_translations.size() == before.constant_translations.size();
-        s = header(edited.constant_translations.size(), stored_last(4), rate(4));
-        for (std::size_t i = 0; i < edited.constant_translations.size(); ++i) {
-          const auto& e = edited.constant_translations[i];
-          same = same && e.bone == before.constant_translations[i].bone &&
-                 same_vec(e.translation, before.constant_translations[i].translation);
-          put_vec(s, e.translation);
-        }
-        break;
-      }
-      case 5: {
-        same = !retimed && edited.translations.size() == before.translations.size();
-        s = header(edited.translations.size(), last, rate(5));
-        for (std::size_t t = 0; t < edited.translations.size() && same; ++t) {
-          same = edited.translations[t].bone == before.translations[t].bone;
-          for (std::size_t f = 0; f < frames && same; ++f)
-            same = same_vec(edited.translations[t].frames[f], before.translations[t].frames[f]);
-        }
-        for (std::size_t f = 0; f < frames; ++f)
-          for (const auto& t : edited.translations) put_vec(s, t.frames[f]);
-        break;
-      }
-      default:
-        break;
-    }
-    if (same) {
-      ++rep.sections_kept;
-      continue;
-    }
-    finish(s, before.headers[slot], original.blocks[block].section(slot).size());
-    *b.section_mut(slot) = std::move(s);
-    ++rep.sections_rewritten;
   }
-  // Slots 6 and 7: an empty optional keeps the section; a given one must match what decodes.
+  bool constant_kept(std::size_t slot) const { return !retimed || before.headers[slot].untimed(); }
+  std::size_t stored_count(std::size_t slot) const { return before.headers[slot].count == 1 ? 1 : frames(); }
+
+  Bytes build(std::size_t slot, LegacyEncodeReport& rep, bool& same) const {
+    switch (slot) {
+      case 0: return trajectory_translation(same);
+      case 1: return trajectory_rotation(same);
+      case 2: return constant_rotations(same);
+      case 3:
+        same = !retimed && edited.rotations.size() == before.rotations.size();
+        return keyed_section(sparse_tracks(before, edited, retimed, tol, rep, same), last, rate(3),
+                             before.headers[3].group_table);
+      case 4: return constant_translations(same);
+      default: return translations(same);
+    }
+  }
+
+  Bytes trajectory_translation(bool& same) const {
+    same = !retimed;
+    for (std::size_t f = 0; f < frames() && same; ++f)
+      same = same_vec(edited.trajectory_translation[f], before.trajectory_translation[f]);
+    Bytes s = header(stored_count(0), last, rate(0));
+    for (const auto& v : edited.trajectory_translation) put_vec(s, v);
+    return s;
+  }
+
+  Bytes trajectory_rotation(bool& same) const {
+    same = !retimed;
+    Bytes s = header(stored_count(1), last, rate(1));
+    for (std::size_t f = 0; f < frames(); ++f) {
+      const bool kept =
+          f < before.trajectory_rotation.size() && same_quat(edited.trajectory_rotation[f], before.trajectory_rotation[f]);
+      same = same && kept;
+      put_code(s, kept ? before.trajectory_rotation_codes[f] : encode_quat48(edited.trajectory_rotation[f]));
+    }
+    return s;
+  }
+
+  Bytes constant_rotations(bool& same) const {
+    same = constant_kept(2) && edited.constant_rotations.size() == before.constant_rotations.size();
+    Bytes s = header(edited.constant_rotations.size(), stored_last(2), rate(2));
+    for (std::size_t i = 0; i < edited.constant_rotations.size(); ++i) {
+      const auto& e = edited.constant_rotations[i];
+      const bool kept = i < before.constant_rotations.size() && e.bone == before.constant_rotations[i].bone &&
+                        same_quat(e.rotation, before.constant_rotations[i].rotation);
+      same = same && kept;
+      put_code(s, kept ? before.constant_rotations[i].code : encode_quat48(e.rotation));
+    }
+    return s;
+  }
+
+  Bytes constant_translations(bool& same) const {
+    same = constant_kept(4) && edited.constant_translations.size() == before.constant_translations.size();
+    Bytes s = header(edited.constant_translations.size(), stored_last(4), rate(4));
+    for (std::size_t i = 0; i < edited.constant_translations.size(); ++i) {
+      const auto& e = edited.constant_translations[i];
+      same = same && e.bone == before.constant_translations[i].bone &&
+             same_vec(e.translation, before.constant_translations[i].translation);
+      put_vec(s, e.translation);
+    }
+    return s;
+  }
+
+  Bytes translations(bool& same) const {
+    same = !retimed && edited.translations.size() == before.translations.size();
+    Bytes s = header(edited.translations.size(), last, rate(5));
+    for (std::size_t t = 0; t < edited.translations.size() && same; ++t) {
+      same = edited.translations[t].bone == before.translations[t].bone;
+      for (std::size_t f = 0; f < frames() && same; ++f)
+        same = same_vec(edited.translations[t].frames[f], before.translations[t].frames[f]);
+    }
+    for (std::size_t f = 0; f < frames(); ++f)
+      for (const auto& t : edited.translations) put_vec(s, t.frames[f]);
+    return s;
+  }
+};
+
+// Slots 6 and 7: an empty optional keeps the section; a given one must match what decodes.
+Status patch_tags_and_events(const LegacyClip& before, const LegacyClip& edited, Block& b, LegacyEncodeReport& rep) {
   if (edited.tag_table) {
     if (!before.tag_table)
       return make_error(ErrorCode::invalid_argument, no_offset, "tag_table",
@@ -459,6 +535,42 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
                                                          before.events_note);
     MAB_TRY(patch_events(*b.section_mut(7), *before.events, *edited.events, rep.events_edited));
   }
+  return {};
+}
+
+}  // namespace
+
+Result<Container> encode_legacy_clip(const Container& original, std::size_t block, const LegacyClip& edited,
+                                     const LegacyEncodeOptions& options, LegacyEncodeReport* report) {
+  MAB_ASSIGN(const LegacyClip before, decode_legacy_clip(original, block));
+  std::array<bool, 6> has{};
+  MAB_TRY(check_edit(original, block, before, edited, has));
+  Container out = original;
+  Block& b = out.blocks[block];
+  auto& h = std::get<LegacyHeader>(b.header);
+  set_mask(h, 0, edited.constant_rotations);
+  set_mask(h, 1, edited.rotations);
+  set_mask(h, 2, edited.constant_translations);
+  set_mask(h, 3, edited.translations);
+  if (!same_bits(edited.duration, before.duration)) h.duration_bits = std::bit_cast<std::uint32_t>(edited.duration);
+
+  LegacyEncodeReport rep;
+  for (const auto& t : before.rotations) rep.keys_before += t.keys.size();
+  const SectionWriter writer{before, edited, edited.last_frame != before.last_frame, edited.last_frame,
+                             options.max_error_deg};
+  for (std::size_t slot = 0; slot < 6; ++slot) {
+    if (!has[slot]) continue;
+    bool same = true;
+    Bytes s = writer.build(slot, rep, same);
+    if (same) {
+      ++rep.sections_kept;
+      continue;
+    }
+    finish(s, before.headers[slot], original.blocks[block].section(slot).size());
+    *b.section_mut(slot) = std::move(s);
+    ++rep.sections_rewritten;
+  }
+  MAB_TRY(patch_tags_and_events(before, edited, b, rep));
   // A chained clip's segment holds no bytes (the clip is its own block), so the segments'
   // sizes are this clip's own.
   for (const auto& seg : b.segments) rep.size_change += static_cast<std::int64_t>(seg.bytes.size());
@@ -467,6 +579,9 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
     for (const auto& other : original.blocks)
       rep.moved_clips += other.original_base > original.blocks[block].original_base;
   MAB_TRY(follow_moved_clips(original, out, rep));
+  if (options.refuse_above_max_error && rep.max_error_deg > options.max_error_deg)
+    return encode::max_error_refusal("a rewritten rotation track (Far Cry 2/3 keys are 6-byte quaternions: no depth "
+                                     "to raise)", rep.max_error_deg, options.max_error_deg);
   if (report != nullptr) *report = rep;
   return out;
 }

@@ -102,7 +102,7 @@ Status encode_translations(const DecodedClip& original, const Clip& edited, Bloc
   stream.chunks.assign(chunks, {});
   for (const std::size_t i : translated) {
     const ClipBone& eb = edited.bones[i];
-    const int o = original_index(orig, i, eb.hash);
+    const int o = original_index(orig, i, eb);
     const int os = o >= 0 ? orig_slot[static_cast<std::size_t>(o)] : -1;
     const ClipBone* ob = os >= 0 ? &orig.bones[static_cast<std::size_t>(o)] : nullptr;
     const auto oi = static_cast<std::size_t>(std::max(os, 0));

@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <map>
 #include <unordered_map>
 
@@ -154,6 +155,19 @@ Result<std::size_t> find_bone(const Clip& clip, std::string_view arg) {
                           hex32(by_name) + ") in the clip");
   return make_error(ErrorCode::not_found, no_offset, "bone",
                     "no bone \"" + std::string(arg) + "\" (hash " + hex32(by_name) + ") in the clip");
+}
+
+Result<BoneId> parse_bone_id(std::string_view arg) {
+  if (arg.empty()) return bad("bone", "a bone needs a name or a hash");
+  if (arg.size() > 2 && arg[0] == '0' && (arg[1] == 'x' || arg[1] == 'X')) {
+    const std::string_view digits = arg.substr(2);
+    std::uint32_t v = 0;
+    const auto r = std::from_chars(digits.data(), digits.data() + digits.size(), v, 16);
+    if (digits.size() > 8 || r.ec != std::errc() || r.ptr != digits.data() + digits.size())
+      return bad("bone", "\"" + std::string(arg) + "\" is not a hash (\"0x\" and at most 8 hex digits)");
+    return BoneId{v, {}};
+  }
+  return BoneId{crc32(arg), std::string(arg)};
 }
 
 Quat sample_bone(const Clip& c, const ClipBone& b, double t) noexcept {
@@ -340,9 +354,14 @@ Status copy_track(Clip& c, const Clip& from, std::uint32_t hash, Notes* notes) {
     ClipBone& old = c.bones[static_cast<std::size_t>(dst)];
     const std::uint8_t keep_high = old.flags & 0xC0;
     nb.flags = static_cast<std::uint8_t>((nb.flags & 0x3F) | keep_high);  // bits 0x40/0x80: not ours (spec 5.3)
+    // The bone keeps its own depth, which the error policy raises if the copied track needs
+    // it (a changed depth would read as the user's request, issue 25).
+    if (old.kind() == BoneKind::animated && nb.kind() == BoneKind::animated)
+      nb.flags = static_cast<std::uint8_t>((nb.flags & 0xF0) | (old.flags & 0x0F));
     // The rotation track is copied; the bone's own translations stay (issue 16).
     nb.translations = std::move(old.translations);
     nb.constant_translation = old.constant_translation;
+    nb.renamed_from = old.renamed_from;
     old = std::move(nb);
   } else {
     c.bones.push_back(std::move(nb));
@@ -366,6 +385,21 @@ Status add_bone(Clip& c, std::string name, const Quat& q) {
   b.set_kind(BoneKind::constant);
   b.constant = quat_normalised(q);
   c.bones.push_back(std::move(b));
+  return {};
+}
+
+Status rename_bone(Clip& c, std::size_t bone, std::string_view to) {
+  MAB_TRY(check_bone(c, bone));
+  MAB_ASSIGN(BoneId id, parse_bone_id(to));
+  ClipBone& b = c.bones[bone];
+  if (id.hash == b.hash) return bad("rename-bone", "the bone already has hash " + hex32(id.hash));
+  if (const int other = c.find_bone(id.hash); other >= 0)
+    return bad("rename-bone", "the clip already has a bone with hash " + hex32(id.hash) + " (bone " +
+                                  std::to_string(other) + ")");
+  if (!b.renamed_from) b.renamed_from = b.hash;
+  if (*b.renamed_from == id.hash) b.renamed_from.reset();  // renamed back
+  b.hash = id.hash;
+  b.name = std::move(id.name);
   return {};
 }
 
@@ -457,55 +491,97 @@ Result<ReduceReport> reduce(Clip& c, double max_deg) {
 
 }  // namespace edit
 
-Result<ClipDiff> diff_clips(const Clip& a, const Clip& b) {
-  MAB_TRY(check_rate(a));
-  MAB_TRY(check_rate(b));
-  MAB_TRY(check_increasing(b, "diff (second clip)"));
+namespace {
+
+// Two key times this close (in seconds) are one time: 8 ticks at 120/s and 2 frames at 30/s.
+constexpr double same_time_s = 1e-7;
+
+// Both tracks' key times, merged; a single time 0 when neither has keys (two constants).
+std::vector<double> union_times(const DiffTrack& a, const DiffTrack& b) {
+  std::vector<double> t;
+  t.reserve(a.times.size() + b.times.size());
+  std::merge(a.times.begin(), a.times.end(), b.times.begin(), b.times.end(), std::back_inserter(t));
+  std::vector<double> out;
+  for (const double v : t)
+    if (out.empty() || v - out.back() > same_time_s) out.push_back(v);
+  if (out.empty()) out.push_back(0.0);
+  return out;
+}
+
+BoneDiff diff_pair(const DiffTrack& a, const DiffTrack& b) {
+  BoneDiff d;
+  d.hash = a.hash;
+  d.name = !a.name.empty() ? a.name : b.name;
+  const auto times = union_times(a, b);
+  double sum = 0;
+  for (const double t : times) {
+    const double e = angle_deg(a.at(t), b.at(t));
+    sum += e;
+    if (e > d.max_deg) d.max_deg = e, d.worst_time_s = t;
+  }
+  d.times = times.size();
+  d.mean_deg = sum / static_cast<double>(times.size());
+  return d;
+}
+
+// A clip's bone as a DiffTrack: its keys at key_times / key_rate seconds. A time on the clip's
+// own grid within rounding (8 ticks at 120/s read at 30/s) is that key exactly.
+DiffTrack clip_track(const Clip& c, const ClipBone& b) {
+  DiffTrack t;
+  t.hash = b.hash;
+  t.name = b.name;
+  t.rotated = b.kind() != BoneKind::none;
+  if (b.kind() == BoneKind::animated)
+    for (const auto k : c.key_times) t.times.push_back(k / c.key_rate);
+  t.at = [&c, &b](double seconds) {
+    double u = seconds * c.key_rate;
+    if (std::abs(u - std::round(u)) < 1e-6) u = std::round(u);
+    return sample_bone(c, b, u);
+  };
+  return t;
+}
+
+}  // namespace
+
+ClipDiff diff_tracks(const std::vector<DiffTrack>& a, const std::vector<DiffTrack>& b) {
   ClipDiff out;
   std::map<std::pair<std::uint32_t, unsigned>, std::size_t> in_b;
   {
     std::unordered_map<std::uint32_t, unsigned> seen;
-    for (std::size_t i = 0; i < b.bones.size(); ++i) in_b[{b.bones[i].hash, seen[b.bones[i].hash]++}] = i;
+    for (std::size_t i = 0; i < b.size(); ++i) in_b[{b[i].hash, seen[b[i].hash]++}] = i;
   }
   std::unordered_map<std::uint32_t, unsigned> seen;
-  std::vector<bool> matched(b.bones.size(), false);
-  for (const auto& ab : a.bones) {
-    const auto it = in_b.find({ab.hash, seen[ab.hash]++});
+  std::vector<bool> matched(b.size(), false);
+  for (const auto& ta : a) {
+    const auto it = in_b.find({ta.hash, seen[ta.hash]++});
     if (it == in_b.end()) {
-      out.only_in_a.push_back(ab.hash);
+      out.only_in_a.push_back(ta.hash);
       continue;
     }
     matched[it->second] = true;
-    const ClipBone& bb = b.bones[it->second];
-    const bool ar = ab.kind() != BoneKind::none, br = bb.kind() != BoneKind::none;
-    if (ar != br) {
-      out.rotation_kind_differs.push_back(ab.hash);
+    const DiffTrack& tb = b[it->second];
+    if (ta.rotated != tb.rotated) {
+      out.rotation_kind_differs.push_back(ta.hash);
       continue;
     }
-    if (!ar) continue;
-    BoneDiff d;
-    d.hash = ab.hash;
-    d.name = !ab.name.empty() ? ab.name : bb.name;
-    const std::size_t keys = ab.kind() == BoneKind::constant ? std::max<std::size_t>(1, a.key_count()) : ab.keys.size();
-    double sum = 0;
-    for (std::size_t k = 0; k < keys; ++k) {
-      const double t = k < a.key_count() ? a.key_times[k] / a.key_rate : 0.0;
-      const Quat qa = ab.kind() == BoneKind::constant ? ab.constant : ab.keys[k];
-      // On B's grid within rounding (e.g. 8 ticks at 120/s = 2 frames at 30/s): B's own key.
-      double tb = t * b.key_rate;
-      if (std::abs(tb - std::round(tb)) < 1e-6) tb = std::round(tb);
-      const double e = angle_deg(qa, sample_bone(b, bb, tb));
-      sum += e;
-      if (e > d.max_deg) d.max_deg = e, d.worst_key = k;
-    }
-    d.keys = keys;
-    d.mean_deg = keys ? sum / static_cast<double>(keys) : 0;
-    out.max_deg = std::max(out.max_deg, d.max_deg);
-    out.bones.push_back(std::move(d));
+    if (!ta.rotated) continue;
+    out.bones.push_back(diff_pair(ta, tb));
+    out.max_deg = std::max(out.max_deg, out.bones.back().max_deg);
   }
-  for (std::size_t i = 0; i < b.bones.size(); ++i)
-    if (!matched[i]) out.only_in_b.push_back(b.bones[i].hash);
+  for (std::size_t i = 0; i < b.size(); ++i)
+    if (!matched[i]) out.only_in_b.push_back(b[i].hash);
   return out;
+}
+
+Result<ClipDiff> diff_clips(const Clip& a, const Clip& b) {
+  MAB_TRY(check_rate(a));
+  MAB_TRY(check_rate(b));
+  MAB_TRY(check_increasing(a, "diff (first clip)"));
+  MAB_TRY(check_increasing(b, "diff (second clip)"));
+  std::vector<DiffTrack> ta, tb;
+  for (const auto& bone : a.bones) ta.push_back(clip_track(a, bone));
+  for (const auto& bone : b.bones) tb.push_back(clip_track(b, bone));
+  return diff_tracks(ta, tb);
 }
 
 }  // namespace mab

@@ -3,11 +3,16 @@
 
 #include <mab/codec_file.hpp>
 #include <mab/json.hpp>
+#include <mab/legacy.hpp>
 #include <mab/validate.hpp>
 
+#include "decode/motion_layout.hpp"
+
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 namespace mab::survey {
 
@@ -104,6 +109,9 @@ std::string sanity_of(const DecodedClip& d, const Options& o) {
     for (std::size_t k = 0; k < b.keys.size(); ++k)
       if (!unit(b.keys[k])) return "bone " + std::to_string(i) + " key " + std::to_string(k) + ": not a unit quaternion";
   }
+  for (std::size_t i = 0; i < d.constant_codes.size(); ++i)
+    if (!quat48_valid(quat48_from_bytes(d.constant_codes[i])))
+      return "constant " + std::to_string(i) + ": a code with no valid quaternion";
   // Spec 9.4: the duration is the last key's time (WD1: 340 ticks / 2.8333 s = 120/s).
   if (!clip.key_times.empty() && clip.key_rate > 0) {
     const double last = clip.key_times.back() / clip.key_rate;
@@ -112,6 +120,198 @@ std::string sanity_of(const DecodedClip& d, const Options& o) {
   }
   return {};
 }
+
+// Spec 13: every stored code holds a quaternion, and the header's duration is lastFrame / rate
+// or (lastFrame + 1) / rate (docs/legacy.md, Trims), within a frame.
+std::string legacy_sanity_of(const LegacyClip& d) {
+  for (std::size_t i = 0; i < d.constant_rotations.size(); ++i)
+    if (!quat48_valid(d.constant_rotations[i].code))
+      return "bone " + std::to_string(d.constant_rotations[i].bone) + " constant: a code with no valid quaternion";
+  for (const auto& t : d.rotations)
+    for (std::size_t k = 0; k < t.codes.size(); ++k)
+      if (!quat48_valid(t.codes[k]))
+        return "bone " + std::to_string(t.bone) + " key " + std::to_string(k) + ": a code with no valid quaternion";
+  for (std::size_t f = 0; f < d.trajectory_rotation_codes.size(); ++f)
+    if (!quat48_valid(d.trajectory_rotation_codes[f]))
+      return "trajectory frame " + std::to_string(f) + ": a code with no valid quaternion";
+  if (d.frame_rate > 0) {
+    const double rate = d.frame_rate, last = d.last_frame / rate;
+    if (!std::isfinite(d.duration) || std::abs(d.duration - last) > 1.0 / rate + 1e-6)
+      return "duration " + std::to_string(d.duration) + " s disagrees with lastFrame " + std::to_string(d.last_frame) +
+             " at " + std::to_string(d.frame_rate) + " fps";
+  }
+  return {};
+}
+
+std::string sanity_kind(const std::string& why) {
+  if (why.rfind("key times", 0) == 0) return "key times do not increase";
+  if (why.rfind("duration", 0) == 0) return "duration disagrees with the last key";
+  if (why.find("no valid quaternion") != std::string::npos) return "a code with no valid quaternion";
+  return "not a unit quaternion";
+}
+
+// A refusal's text as a histogram value: numbers become N, so one check is one value.
+std::string reason_key(const std::string& detail) {
+  std::string out;
+  for (const char ch : detail) {
+    if (ch >= '0' && ch <= '9') {
+      if (out.empty() || out.back() != 'N') out += 'N';
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+std::string level_text(const Evidence& e) {
+  switch (e.level) {
+    case EvidenceLevel::decoded: return "decoded";
+    case EvidenceLevel::hypothesis: return "hypothesis " + std::to_string(e.hypothesis);
+    case EvidenceLevel::opaque: return "opaque";
+    case EvidenceLevel::absent: break;
+  }
+  return "absent";
+}
+
+bool json_selected(const std::string& path, const Options& o) {
+  if (o.json_every == 0) return false;
+  std::uint64_t h = 14695981039346656037ull;  // FNV-1a of the path
+  for (const char ch : path) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
+  return h % o.json_every == 0;
+}
+
+void check_round_trip(const Container& c, std::span<const std::uint8_t> bytes, FileResult& r, Stats& stats) {
+  auto written = write_container(c);
+  if (!written) {
+    fail(r, "write", written.error(), stats);
+  } else if (std::equal(written->begin(), written->end(), bytes.begin(), bytes.end())) {
+    r.round_trip = true;
+    ++stats.round_trips;
+  } else {
+    std::size_t at = 0;
+    while (at < written->size() && at < bytes.size() && (*written)[at] == bytes[at]) ++at;
+    fail(r, "round trip", make_error(ErrorCode::round_trip_mismatch, at, "bytes", "the written file differs"), stats);
+  }
+}
+
+// One parsed file's decode statistics, block by block, as `mab export` decodes them: 'aNi'
+// clips with their translations, root motion and part clips (issue 16), Far Cry 2/3 clips
+// with their tracks, tag table and event chain (spec 13).
+struct FileSurvey {
+  FileResult& r;
+  Stats& stats;
+  const Options& o;
+  const Container& c;
+  std::span<const std::uint8_t> bytes;
+  bool json_check = false;
+  bool json_ok = true;
+  std::vector<std::vector<bool>> decoded_slots;  // per block: slots whose contents decoded
+
+  // A JSON document (of a block, or of the container alone) must import to the file's bytes.
+  void check_json(const Result<std::string>& text) {
+    auto back = text ? import_json_bytes(*text, o.limits) : Result<JsonImport>(text.error());
+    if (back && std::equal(back->bytes.begin(), back->bytes.end(), bytes.begin(), bytes.end())) return;
+    json_ok = false;
+    fail(r, "json",
+         back ? make_error(ErrorCode::round_trip_mismatch, no_offset, "json", "export + import gives other bytes")
+              : back.error(),
+         stats);
+  }
+
+  void insane(std::size_t bi, const std::string& why, const std::string& kind) {
+    r.sane = false;
+    if (r.sanity.empty()) r.sanity = "block " + std::to_string(bi) + ": " + why;
+    stats.at(h::sanity).add(r.variant + " " + kind, r.path);
+  }
+
+  void mark(std::size_t bi, int slot) {
+    if (slot >= 0 && static_cast<std::size_t>(slot) < decoded_slots[bi].size()) decoded_slots[bi][static_cast<std::size_t>(slot)] = true;
+  }
+
+  void ani_block(std::size_t bi) {
+    const Block& b = c.blocks[bi];
+    decoded_slots[bi].assign(b.slot_segment.size(), false);
+    auto d = decode_clip(c, bi, o.limits);
+    if (!d) {
+      // Layouts whose rotations are not specified are not failures; broken streams are.
+      if (d.error().code == ErrorCode::not_decodable) {
+        stats.at(h::not_decoded).add(r.variant + ": " + d.error().detail, r.path);
+      } else {
+        insane(bi, d.error().message(), std::string(to_string(d.error().code)));
+        fail(r, "decode", d.error(), stats);
+      }
+      return;
+    }
+    ++r.decoded_blocks;
+    if (const std::string why = sanity_of(*d, o); !why.empty()) insane(bi, why, sanity_kind(why));
+    const Clip& clip = d->clip;
+    stats.at(h::key_counts).add(r.variant + " " + log_bucket(clip.key_count()), r.path);
+    stats.at(h::durations).add(r.variant + " " + duration_bucket(clip.duration), r.path);
+    for (const auto& bone : clip.bones)
+      if (bone.kind() == BoneKind::animated) stats.at(h::bit_depths).add(r.variant + " " + (bone.bit_depth() < 10 ? "0" : "") + std::to_string(bone.bit_depth()), r.path);
+    auto& cf = stats.at(h::cflags);
+    for (const auto& chunk : d->rotations.chunks)
+      for (const auto& codes : chunk) cf.add(hex2(codes.cflags), r.path);
+    // Translations, root motion and part clips (issue 16): decoded where their evidence is accepted.
+    const auto l = decode::motion_layout(b);
+    const std::pair<const char*, std::pair<const Evidence*, std::array<int, 2>>> kinds[] = {
+        {"translations", {&d->evidence.translations, {l.table, l.translations}}},
+        {"constant translations", {&d->evidence.constant_translations, {l.constant_translations, -1}}},
+        {"root rotations", {&d->evidence.root_rotations, {l.root_rotations, -1}}},
+        {"root translations", {&d->evidence.root_translations, {l.root_translations, -1}}},
+        {"part clips", {&d->evidence.parts, {l.parts, -1}}}};
+    for (const auto& [what, ev] : kinds) {
+      if (ev.first->level == EvidenceLevel::absent) continue;
+      stats.at(h::evidence).add(r.variant + " " + what + ": " + level_text(*ev.first), r.path);
+      if (ev.first->accepted())
+        for (const int slot : ev.second) mark(bi, slot);
+    }
+    // Nested blocks (part clips, spec 12) are in the file's document already.
+    if (json_check && b.parent < 0) check_json(export_json(*d));
+  }
+
+  void legacy_block(std::size_t bi) {
+    const Block& b = c.blocks[bi];
+    decoded_slots[bi].assign(b.slot_segment.size(), false);
+    auto d = decode_legacy_clip(c, bi, o.limits);
+    if (!d) {
+      // Spec 13's consistency checks: the clip stays bytes, with the reason.
+      stats.at(h::not_decoded).add(r.variant + ": " + d.error().field + ": " + reason_key(d.error().detail), r.path);
+      return;
+    }
+    ++r.decoded_blocks;
+    if (const std::string why = legacy_sanity_of(*d); !why.empty()) insane(bi, why, sanity_kind(why));
+    stats.at(h::key_counts).add(r.variant + " " + log_bucket(std::size_t{d->last_frame} + 1), r.path);
+    stats.at(h::durations).add(r.variant + " " + duration_bucket(d->duration), r.path);
+    for (std::size_t slot = 0; slot < 6; ++slot) mark(bi, d->present[slot] ? static_cast<int>(slot) : -1);
+    if (d->tag_table) mark(bi, 6);
+    if (d->events) mark(bi, 7);
+    for (std::size_t slot = 0; slot < 8 && slot < b.slot_segment.size(); ++slot) {
+      if (b.slot_segment[slot] < 0) continue;
+      const bool done = decoded_slots[bi][slot];
+      stats.at(h::evidence).add(r.variant + " " + std::string(section_name(b, slot)) + ": " + (done ? "decoded" : "opaque"), r.path);
+    }
+    if (json_check) check_json(export_json(c, *d));
+  }
+
+  // Sections nothing decodes: everything but KeyTimes, the rotations, the bone tables and what
+  // the block's decode accepted (spec 17).
+  void opaque_sections() {
+    for (std::size_t bi = 0; bi < c.blocks.size(); ++bi) {
+      const Block& b = c.blocks[bi];
+      for (std::size_t slot = 0; slot < b.slot_segment.size(); ++slot) {
+        const int seg = b.slot_segment[slot];
+        if (seg < 0 || (slot < decoded_slots[bi].size() && decoded_slots[bi][slot])) continue;
+        const std::string name(section_name(b, slot));
+        if (name == "KeyTimes" || name == "JointConstantRotations" || name == "JointRotations" ||
+            name == "BoneFlags" || name == "BoneHashes" || name == "ChainedClip")
+          continue;
+        stats.at(h::opaque).add(r.variant + " " + name, r.path, b.segments[static_cast<std::size_t>(seg)].bytes.size());
+      }
+    }
+    if (c.is_opaque()) stats.at(h::opaque).add(r.variant + " (whole body)", r.path, c.opaque_body.size());
+  }
+};
 
 }  // namespace
 
@@ -150,6 +350,7 @@ Histogram& Stats::at(const std::string& name, std::size_t max_values) {
 
 void Stats::merge(const Stats& o) {
   files += o.files, bytes += o.bytes, round_trips += o.round_trips, parsed += o.parsed, sane += o.sane;
+  blocks += o.blocks, decoded_blocks += o.decoded_blocks;
   json_ok += o.json_ok, json_checked += o.json_checked;
   for (const auto& [name, hist] : o.histograms) at(name, hist.max_values).merge(hist);
 }
@@ -196,18 +397,10 @@ FileResult survey_file(std::span<const std::uint8_t> bytes, const std::string& p
   }
   r.parsed = true;
   ++stats.parsed;
-  auto written = write_container(*c);
-  if (!written) {
-    fail(r, "write", written.error(), stats);
-  } else if (std::equal(written->begin(), written->end(), bytes.begin(), bytes.end())) {
-    r.round_trip = true;
-    ++stats.round_trips;
-  } else {
-    std::size_t at = 0;
-    while (at < written->size() && at < bytes.size() && (*written)[at] == bytes[at]) ++at;
-    fail(r, "round trip", make_error(ErrorCode::round_trip_mismatch, at, "bytes", "the written file differs"), stats);
-  }
-  const auto findings = validate(*c, o.limits);
+  check_round_trip(*c, bytes, r, stats);
+  // The findings `mab verify` prints: structure, then what decoding finds.
+  auto findings = validate(*c, o.limits);
+  for (auto& f : validate_decode(*c, o.limits)) findings.push_back(std::move(f));
   for (const auto& f : findings) {
     if (f.severity == Severity::error) {
       ++r.errors;
@@ -217,82 +410,25 @@ FileResult survey_file(std::span<const std::uint8_t> bytes, const std::string& p
     }
   }
   r.blocks = c->blocks.size();
+  stats.blocks += r.blocks;
   for (const auto& b : c->blocks) block_stats(*c, b, path, stats);
 
-  bool json_check = false;
-  if (o.json_every > 0) {
-    std::uint64_t h = 14695981039346656037ull;  // FNV-1a of the path
-    for (const char ch : path) h = (h ^ static_cast<unsigned char>(ch)) * 1099511628211ull;
-    json_check = h % o.json_every == 0;
-  }
-  bool json_ok = true;
-  // A JSON document (of a block, or of the container alone) must import to the file's bytes.
-  auto check_json = [&](const Result<std::string>& text) {
-    auto back = text ? import_json_bytes(*text, o.limits) : Result<JsonImport>(text.error());
-    if (back && std::equal(back->bytes.begin(), back->bytes.end(), bytes.begin(), bytes.end())) return;
-    json_ok = false;
-    fail(r, "json",
-         back ? make_error(ErrorCode::round_trip_mismatch, no_offset, "json", "export + import gives other bytes")
-              : back.error(),
-         stats);
-  };
+  FileSurvey fs{r, stats, o, *c, bytes, json_selected(path, o), true, {}};
+  fs.decoded_slots.resize(c->blocks.size());
   for (std::size_t bi = 0; bi < c->blocks.size(); ++bi) {
-    if (c->blocks[bi].parent >= 0) continue;
-    auto d = decode_clip(*c, bi, o.limits);
-    if (!d) {
-      // Layouts whose rotations are not specified are not failures; broken streams are.
-      if (d.error().code == ErrorCode::not_decodable) {
-        stats.at(h::not_decoded).add(r.variant + ": " + d.error().detail, path);
-      } else {
-        r.sane = false;
-        if (r.sanity.empty()) r.sanity = "block " + std::to_string(bi) + ": " + d.error().message();
-        stats.at(h::sanity).add(r.variant + " " + std::string(to_string(d.error().code)), path);
-        fail(r, "decode", d.error(), stats);
-      }
-      continue;
-    }
-    ++r.decoded_blocks;
-    const std::string why = sanity_of(*d, o);
-    if (!why.empty()) {
-      r.sane = false;
-      if (r.sanity.empty()) r.sanity = "block " + std::to_string(bi) + ": " + why;
-      const char* kind = why.rfind("key times", 0) == 0 ? "key times do not increase"
-                         : why.rfind("duration", 0) == 0  ? "duration disagrees with the last key"
-                                                          : "not a unit quaternion";
-      stats.at(h::sanity).add(r.variant + " " + kind, path);
-    }
-    const Clip& clip = d->clip;
-    stats.at(h::key_counts).add(r.variant + " " + log_bucket(clip.key_count()), path);
-    stats.at(h::durations).add(r.variant + " " + duration_bucket(clip.duration), path);
-    for (const auto& bone : clip.bones)
-      if (bone.kind() == BoneKind::animated) stats.at(h::bit_depths).add(r.variant + " " + (bone.bit_depth() < 10 ? "0" : "") + std::to_string(bone.bit_depth()), path);
-    auto& cf = stats.at(h::cflags);
-    for (const auto& chunk : d->rotations.chunks)
-      for (const auto& codes : chunk) cf.add(hex2(codes.cflags), path);
-    if (json_check) check_json(export_json(*d));
+    if (c->blocks[bi].legacy() != nullptr) fs.legacy_block(bi);
+    else fs.ani_block(bi);
   }
-  // Container-only documents for files whose rotations do not decode.
-  if (json_check && r.decoded_blocks == 0) check_json(export_json(*c, "survey"));
-  if (json_check) {
-    r.json_identity = json_ok;
+  stats.decoded_blocks += r.decoded_blocks;
+  // Container-only documents for files whose clips do not decode.
+  if (fs.json_check && r.decoded_blocks == 0) fs.check_json(export_json(*c, "survey"));
+  if (fs.json_check) {
+    r.json_identity = fs.json_ok;
     ++stats.json_checked;
-    stats.json_ok += json_ok;
+    stats.json_ok += fs.json_ok;
   }
   if (r.sane) ++stats.sane;
-  // Sections nobody decodes yet: everything but KeyTimes and the rotations (spec 17).
-  for (std::size_t bi = 0; bi < c->blocks.size(); ++bi) {
-    const Block& b = c->blocks[bi];
-    for (std::size_t slot = 0; slot < b.slot_segment.size(); ++slot) {
-      const int seg = b.slot_segment[slot];
-      if (seg < 0) continue;
-      const std::string name(section_name(b, slot));
-      if (name == "KeyTimes" || name == "JointConstantRotations" || name == "JointRotations" || name == "BoneFlags" ||
-          name == "BoneHashes")
-        continue;
-      stats.at(h::opaque).add(r.variant + " " + name, path, b.segments[static_cast<std::size_t>(seg)].bytes.size());
-    }
-  }
-  if (c->is_opaque()) stats.at(h::opaque).add(r.variant + " (whole body)", path, c->opaque_body.size());
+  fs.opaque_sections();
   return r;
 }
 

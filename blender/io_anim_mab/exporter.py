@@ -1,0 +1,481 @@
+"""File > Export > Dunia/Disrupt animation (.mab): the work behind the operator.
+
+The active action is written into the block it was imported from (or the template chosen in
+the dialog). Every clip bone is read back from the action at the clip's key frames through the
+rest convention the import used; a value within the match tolerance of the template's is the
+template's float exactly, so mabkit keeps its codes (an unedited action gives the template's
+bytes). Keys on frames the clip lacks are added. Anything the action animates that the file
+cannot hold stops the export with the reason (docs/blender.md, "What the export refuses").
+"""
+import os
+
+import bpy
+import numpy as np
+
+from . import clipdata, fcurves, importer, matching, modload, qmath, rests, rig
+from .qmath import Rigid
+
+FRAME_EPS = 1e-3  # a keyframe this close to a whole frame is on it
+
+
+class ExportFailed(Exception):
+    pass
+
+
+class Options:
+    def __init__(self, **kw):
+        self.template_path = kw.get("template_path", "")
+        self.block = kw.get("block", -1)
+        self.max_error = kw.get("max_error", 0.01)
+        self.match_tolerance = kw.get("match_tolerance", 1e-3)
+        self.match_units = kw.get("match_units", 1e-5)
+        self.pref_dir = kw.get("pref_dir", "")
+
+
+def active_action(context):
+    arm = importer.selected_armature(context)
+    if arm is None or arm.animation_data is None:
+        return None
+    return arm.animation_data.action
+
+
+# --- reading the action ----------------------------------------------------------------------
+
+class Curves:
+    """One property's curves (rotation_quaternion: 4, location: 3) sampled at frames: the
+    keyframe's value where one is, the curve's evaluation elsewhere."""
+
+    def __init__(self, curves):
+        self.curves = curves
+        self.keys = [fcurves.keyframes(fc) for fc in curves]
+
+    def frames(self):
+        return np.unique(np.concatenate([f for f, _ in self.keys])) if self.keys else np.zeros(0)
+
+    def sample(self, frames):
+        frames = np.asarray(frames, dtype=np.float64)
+        out = np.empty((len(frames), len(self.curves)))
+        for c, (fc, (kf, kv)) in enumerate(zip(self.curves, self.keys)):
+            if len(kf) == 0:
+                out[:, c] = [fc.evaluate(f) for f in frames]
+                continue
+            # The keyframe's own value where one sits on the frame (exact), else the curve.
+            near = np.clip(np.searchsorted(kf, frames), 1, len(kf)) - 1
+            nxt = np.minimum(near + 1, len(kf) - 1)
+            pick = np.where(np.abs(kf[nxt] - frames) < np.abs(kf[near] - frames), nxt, near)
+            hit = np.abs(kf[pick] - frames) < 1e-6
+            out[:, c] = np.where(hit, kv[pick], 0.0)
+            for k in np.nonzero(~hit)[0]:
+                out[k, c] = fc.evaluate(frames[k])
+        return out
+
+
+def _bone_curves(action, arm, name, prop, count):
+    found = fcurves.curves_of(action, arm, 'pose.bones["%s"].%s' % (bpy.utils.escape_identifier(name), prop), count)
+    return Curves(found) if found else None
+
+
+def _check_curves(action, arm, match_names, report):
+    """Refuses what the file cannot hold: Euler or axis-angle rotations, scale, curves on bones
+    the clip does not have. Returns nothing; raises ExportFailed."""
+    fcs = fcurves.collection(action, arm)
+    if fcs is None:
+        raise ExportFailed("action '%s' has no curves for %s" % (action.name, arm.name))
+    foreign, problems = set(), {}  # one reason per bone and property
+    for fc in fcs:
+        path = fc.data_path
+        if not path.startswith("pose.bones["):
+            continue
+        try:
+            name = path[len('pose.bones["'):path.index('"]')]
+        except ValueError:
+            continue
+        name = name.replace('\\"', '"').replace("\\\\", "\\")
+        prop = path[path.index('"]') + 3:]
+        _, values = fcurves.keyframes(fc)
+        if prop in ("rotation_euler", "rotation_axis_angle"):
+            problems[name, prop] = ("%s has %s keys: the file stores quaternions; set the bone's rotation mode "
+                                    "to Quaternion and key it again" % (name, prop))
+        elif prop == "scale" and np.any(np.abs(values - 1.0) > 1e-6):
+            problems[name, prop] = ("%s has scale keys away from 1: .mab clips store no scale; clear them "
+                                    "(Alt+S, then delete the scale keys)" % name)
+        elif prop in ("rotation_quaternion", "location") and name not in match_names:
+            foreign.add(name)
+    problems = list(problems.values())
+    if foreign:
+        problems.append("bones animated in the action but not in the block: %s. The export does not add "
+                        "bones to a clip: delete their keys, or add the bone with `mab edit FILE --add-bone NAME "
+                        "0,0,0,1 -o NEW.mab` and import NEW.mab" % importer.short_list(sorted(foreign)))
+    if problems:
+        raise ExportFailed("; ".join(problems))
+
+
+def _new_frames(known, curve_sets):
+    """Keyframe frames of the curves that are not in `known` (whole frames), sorted; raises on
+    frames between whole frames or before 0."""
+    frames = set()
+    known = set(int(x) for x in known)
+    for label, cs in curve_sets:
+        for f in cs.frames():
+            r = round(f)
+            if abs(f - r) > FRAME_EPS:
+                raise ExportFailed("%s has a keyframe at frame %g: the clip's keys are whole frames at its "
+                                   "key rate; snap it (Key > Snap > Selection to Nearest Frame)" % (label, f))
+            if r < 0:
+                raise ExportFailed("%s has a keyframe at frame %d: key times start at frame 0" % (label, r))
+            if r not in known:
+                frames.add(int(r))
+    return sorted(frames)
+
+
+def _snap_rotations(sampled, template, tol_deg):
+    """Keys within tol_deg of the template's take its floats exactly (so mabkit keeps their
+    codes); returns (values float32, changed mask)."""
+    same = qmath.angle_deg(sampled, template) <= tol_deg
+    out = np.where(same[:, None], template, sampled).astype(np.float32)
+    return out, ~same
+
+
+def _snap_vectors(sampled, template, tol):
+    scale = np.maximum(1.0, np.abs(template))
+    near = np.abs(sampled - template) <= tol * scale
+    return np.where(near, template, sampled).astype(np.float32), ~near.all(axis=1)
+
+
+# --- 'aNi' blocks ----------------------------------------------------------------------------
+
+def _timeline(old_times, new_frames):
+    times = np.union1d(old_times, np.asarray(new_frames, dtype=np.int64))
+    return times, np.searchsorted(times, old_times)
+
+
+def _fill(old_times, old_values, times, at_old, rotation):
+    """A track on the new timeline: the old keys where they were, interpolated between them."""
+    out = qmath.sample_keys(old_times, old_values, times, rotation)
+    out[at_old] = old_values
+    return out
+
+
+def _root_motion_sampled(action, arm, frames, o_rest, g0):
+    """The game-world root motion the object's curves give at `frames`, or None without curves."""
+    loc = fcurves.curves_of(action, arm, "location", 3)
+    rot = fcurves.curves_of(action, arm, "rotation_quaternion", 4)
+    if loc is None and rot is None:
+        return None
+    k = len(frames)
+    t = Curves(loc).sample(frames) if loc else np.broadcast_to(o_rest.t, (k, 3))
+    q = qmath.qnormalize(Curves(rot).sample(frames)) if rot else np.broadcast_to(o_rest.q, (k, 4))
+    rm = g0.inverted() @ o_rest.inverted() @ Rigid(q, t) @ g0
+    return qmath.wxyz_to_xyzw(qmath.qnormalize(rm.q)), rm.t
+
+
+def _object_curve_sets(action, arm):
+    out = []
+    for prop, n in (("location", 3), ("rotation_quaternion", 4)):
+        c = fcurves.curves_of(action, arm, prop, n)
+        if c:
+            out.append(("the object's " + prop, Curves(c)))
+    return out
+
+
+def _check_no_root_motion(action, arm, has_root, imported_root, report):
+    paths = fcurves.data_paths(action, arm)
+    moved = [p for p in ("location", "rotation_quaternion", "rotation_euler", "scale") if p in paths]
+    if not moved:
+        return
+    if not has_root:
+        report.warn("the object's %s curves are not written: this block stores no root motion" % ", ".join(moved))
+    elif not imported_root:
+        report.warn("the object's %s curves are not written: root motion was not imported on the object "
+                    "(dialog), so the file's is kept" % ", ".join(moved))
+
+
+def export_ani(action, arm, ctx, blk, match, report):
+    tmpl_times = blk.key_times
+    sets = []
+    for i, name in match.items():
+        for prop, n in (("rotation_quaternion", 4), ("location", 3)):
+            cs = _bone_curves(action, arm, name, prop, n)
+            if cs is not None:
+                sets.append(("bone " + name, cs))
+    use_root = bool(action.get(importer.P_ROOT_MOTION)) and (blk.root_rotations is not None or
+                                                             blk.root_translations is not None)
+    if use_root:
+        sets += _object_curve_sets(action, arm)
+    new = _new_frames(tmpl_times, sets)
+    times, at_old = _timeline(tmpl_times, new)
+    frames = times.astype(np.float64)
+    clip = blk.clip
+    K, B = len(times), len(blk.bones)
+    rot = np.empty((K, B, 4), dtype=np.float32)
+    tr = np.full((K, B, 3), np.nan, dtype=np.float32)
+    ctr = np.array(clip.constant_translations, dtype=np.float32, copy=True)
+    changed_bones = []
+    for b, bone in enumerate(blk.bones):
+        name = match.get(b)
+        rest = ctx.rest_of.get(name) if name else None
+        old_rot = bone.rotations if bone.rotations is not None else np.tile(
+            np.array([0, 0, 0, 1], dtype=np.float32), (len(tmpl_times), 1))
+        base = _fill(tmpl_times, old_rot, times, at_old, True)
+        rc = _bone_curves(action, arm, name, "rotation_quaternion", 4) if rest else None
+        local_q = None
+        if rc is not None:
+            q = rest.file_rotation(rc.sample(frames), ctx.family)
+            q, moved = _snap_rotations(q, base, ctx.tol_deg)
+            if bone.kind == "none" and not moved.any():
+                q = base.astype(np.float32)
+            rot[:, b] = q
+            local_q = rest.local_rotation(q, ctx.family)
+            if moved.any():
+                changed_bones.append(name)
+        else:
+            rot[:, b] = base
+        lc = _bone_curves(action, arm, name, "location", 3) if rest else None
+        if bone.translations is not None:
+            base_t = _fill(tmpl_times, bone.translations, times, at_old, False)
+            if lc is not None:
+                t = rest.file_translation(lc.sample(frames), local_q if rest.head_offset() > 0 else None)
+                t, moved = _snap_vectors(t, base_t, ctx.tol_units)
+                if moved.any():
+                    changed_bones.append(name + " (translation)")
+                tr[:, b] = t
+            else:
+                tr[:, b] = base_t
+        elif lc is not None:
+            t = rest.file_translation(lc.sample(frames), local_q if rest.head_offset() > 0 else None)
+            ref = bone.constant_translation if bone.constant_translation is not None else rest.rest_location()
+            snapped, moved = _snap_vectors(t, np.broadcast_to(ref, t.shape), ctx.tol_units)
+            if moved.any() and bone.constant_translation is None:
+                raise ExportFailed(
+                    "bone %s moves (location keys) but block %d stores no translation for it (%s); "
+                    "clear its location keys (Alt+G) to export" % (name, ctx.block, _translation_evidence(clip)))
+            if moved.any():
+                if not np.all(snapped == snapped[:1]):
+                    raise ExportFailed(
+                        "bone %s: its translation is constant in block %d and the action varies it; the "
+                        "file cannot make a constant translation animated here: keep it still" % (name, ctx.block))
+                ctr[b] = snapped[0]
+                changed_bones.append(name + " (constant translation)")
+    if len(times) and times[-1] > tmpl_times[-1] and blk.rate > 0:
+        # Keys after the last one lengthen the clip: the header's duration is the last key's time.
+        clip.duration = max(float(clip.duration), float(np.float32(times[-1] / blk.rate)))
+    clip.key_times = times.astype(clip.key_times.dtype)
+    clip.rotations = rot
+    clip.translations = tr
+    clip.constant_translations = ctr
+    _export_root_motion(action, arm, ctx, blk, clip, times, at_old, use_root, report)
+    report.info("block %d: %d key(s) added%s; bones changed: %s" % (
+        ctx.block, len(new), (" at frames " + importer.short_list(new)) if new else "",
+        importer.short_list(changed_bones) if changed_bones else "none"))
+    return clip
+
+
+def _translation_evidence(clip):
+    ev = getattr(clip, "evidence", {}) or {}
+    for k, v in ev.items():
+        if "translation" in k:
+            return "%s: %s" % (k.replace("_", " "), v)
+    return "the file has no translation for it"
+
+
+def _export_root_motion(action, arm, ctx, blk, clip, times, at_old, use_root, report):
+    has_root = blk.root_rotations is not None or blk.root_translations is not None
+    if not use_root:
+        _check_no_root_motion(action, arm, has_root, use_root, report)
+    if not has_root:
+        return
+    tmpl = blk.key_times
+    rr = _fill(tmpl, blk.root_rotations, times, at_old, True) if blk.root_rotations is not None else None
+    rt = _fill(tmpl, blk.root_translations, times, at_old, False) if blk.root_translations is not None else None
+    if use_root:
+        got = _root_motion_sampled(action, arm, times.astype(np.float64), ctx.o_rest, ctx.g0)
+        if got is not None:
+            q, t = got
+            if rr is not None:
+                rr, moved_r = _snap_rotations(q, rr, ctx.tol_deg)
+            elif np.any(qmath.angle_deg(q, np.array([0, 0, 0, 1.0])) > ctx.tol_deg):
+                raise ExportFailed("the object turns, but block %d's root motion stores no rotation: "
+                                   "remove the object's rotation keys" % ctx.block)
+            if rt is not None:
+                rt, moved_t = _snap_vectors(t, rt, ctx.tol_units)
+            elif np.any(np.abs(t) > ctx.tol_units):
+                raise ExportFailed("the object moves, but block %d's root motion stores no translation: "
+                                   "remove the object's location keys" % ctx.block)
+    if rr is not None:
+        clip.root_rotations = np.ascontiguousarray(rr, dtype=np.float32)
+    if rt is not None:
+        clip.root_translations = np.ascontiguousarray(rt, dtype=np.float32)
+
+
+# --- Far Cry 2/3 clips -----------------------------------------------------------------------
+
+def export_legacy(action, arm, ctx, blk, match, report):
+    lc = blk.clip
+    last = blk.last_frame
+    every = np.arange(last + 1, dtype=np.float64)
+    changed, added = [], []
+    for bid, name in match.items():
+        rest = ctx.rest_of[name]
+        rc = _bone_curves(action, arm, name, "rotation_quaternion", 4)
+        if rc is not None:
+            kf = [int(round(f)) for f in rc.frames()]
+            for f in rc.frames():
+                if abs(f - round(f)) > FRAME_EPS or round(f) < 0 or round(f) > last:
+                    raise ExportFailed(
+                        "bone %s has a rotation key at frame %g: a Far Cry 2/3 clip keeps whole frames 0..%d "
+                        "(its length is not changed here)" % (name, f, last))
+            if bid in blk.rotation_tracks:
+                frames0, q0 = blk.rotation_tracks[bid]
+                frames = np.union1d(frames0, np.asarray(kf, dtype=np.int64))
+                q = rest.file_rotation(rc.sample(frames.astype(np.float64)), ctx.family)
+                ref = qmath.sample_keys(frames0, q0, frames, True)
+                ref[np.searchsorted(frames, frames0)] = q0
+                q, moved = _snap_rotations(q, ref, ctx.tol_deg)
+                stored = set(frames0.tolist())
+                for k, f in enumerate(frames):
+                    if moved[k] or f not in stored:
+                        lc.set_key(bid, int(f), q[k])
+                        if f not in stored:
+                            added.append(int(f))
+                if moved.any():
+                    changed.append(name)
+            elif bid in blk.constant_rotations:
+                c = blk.constant_rotations[bid]
+                frames = np.asarray(sorted(set(kf) | {0}), dtype=np.int64)
+                q = rest.file_rotation(rc.sample(frames.astype(np.float64)), ctx.family)
+                q, moved = _snap_rotations(q, np.broadcast_to(c, q.shape), ctx.tol_deg)
+                if moved.any():
+                    if np.all(q == q[:1]):
+                        lc.constant_rotations[bid] = q[0]
+                    else:
+                        for k, f in enumerate(frames):
+                            lc.set_key(bid, int(f), q[k])
+                    changed.append(name)
+        lcurves = _bone_curves(action, arm, name, "location", 3)
+        if lcurves is not None:
+            _legacy_translation(lc, blk, ctx, bid, name, rest, lcurves, every, changed)
+    _legacy_root_motion(action, arm, ctx, blk, lc, every, changed, report)
+    report.info("clip %d: %s; keys added at %s" % (
+        ctx.block, ("changed: " + importer.short_list(changed)) if changed else "nothing changed",
+        importer.short_list(sorted(set(added))) if added else "no new frame"))
+    return lc
+
+
+def _legacy_translation(lc, blk, ctx, bid, name, rest, lcurves, every, changed):
+    t = rest.file_translation(lcurves.sample(every))
+    if bid in blk.translation_tracks:
+        ref = blk.translation_tracks[bid]
+        t, moved = _snap_vectors(t, ref, ctx.tol_units)
+        if moved.any():
+            lc.translation_tracks[bid] = t
+            changed.append(name + " (translation)")
+        return
+    ref = blk.constant_translations.get(bid)
+    if ref is None:
+        ref = rest.rest_location()
+    t, moved = _snap_vectors(t, np.broadcast_to(ref, t.shape), ctx.tol_units)
+    if not moved.any():
+        return
+    if bid not in blk.constant_translations:
+        raise ExportFailed("bone %s moves (location keys) but clip %d stores no translation for it; clear its "
+                           "location keys (Alt+G) to export" % (name, ctx.block))
+    if np.all(t == t[:1]):
+        lc.constant_translations[bid] = t[0]
+    else:  # a constant translation that now moves becomes a track, as `mab import` makes it
+        del lc.constant_translations[bid]
+        lc.translation_tracks[bid] = t
+    changed.append(name + " (translation)")
+
+
+def _legacy_root_motion(action, arm, ctx, blk, lc, every, changed, report):
+    use_root = bool(action.get(importer.P_ROOT_MOTION))
+    has_root = blk.root_rotations is not None or blk.root_translations is not None
+    if not use_root:
+        _check_no_root_motion(action, arm, has_root, False, report)
+        return
+    got = _root_motion_sampled(action, arm, every, ctx.o_rest, ctx.g0)
+    if got is None:
+        return
+    q, t = got
+    if blk.root_rotations is not None:
+        q, moved = _snap_rotations(q, blk.root_rotations, ctx.tol_deg)
+        if moved.any():
+            lc.trajectory_rotations = q
+            changed.append("root motion rotation")
+    if blk.root_translations is not None:
+        t, moved = _snap_vectors(t, blk.root_translations, ctx.tol_units)
+        if moved.any():
+            lc.trajectory_translations = t
+            changed.append("root motion translation")
+
+
+# --- the whole export ------------------------------------------------------------------------
+
+class Context:
+    pass
+
+
+def run(context, out_path, opts):
+    report = importer.Report()
+    arm = importer.selected_armature(context)
+    if arm is None:
+        raise ExportFailed("select the armature whose action to export")
+    action = arm.animation_data.action if arm.animation_data else None
+    if action is None:
+        raise ExportFailed("%s plays no action: assign the imported action (Dope Sheet > Action Editor)" % arm.name)
+    source = bpy.path.abspath(opts.template_path) if opts.template_path else action.get(importer.P_SOURCE, "")
+    if not source:
+        raise ExportFailed("action '%s' does not remember a .mab: choose the template in the dialog" % action.name)
+    block = opts.block if opts.block >= 0 else int(action.get(importer.P_BLOCK, 0))
+    try:
+        mk = modload.get(opts.pref_dir)
+    except modload.ModuleMissing as e:
+        raise ExportFailed(str(e))
+    try:
+        f = mk.read(source)
+    except Exception as e:
+        raise ExportFailed("template %s: %s" % (source, e))
+    if not 0 <= block < len(f.blocks):
+        raise ExportFailed("template %s has no block %d" % (source, block))
+    b = f.blocks[block]
+    if not b.decodable:
+        raise ExportFailed("block %d of %s does not decode: %s" % (block, source, b.reason))
+    blk = clipdata.from_block(b)
+    ctx = Context()
+    ctx.block = block
+    ctx.tol_deg, ctx.tol_units = opts.match_tolerance, opts.match_units
+    ctx.family = action.get(importer.P_FAMILY, rig.CHARACTER)
+    mode = action.get(importer.P_REST, "AUTO")
+    w = action.get(importer.P_OBJECT_WORLD)
+    world = np.array(list(w), dtype=np.float64).reshape(4, 4) if w else None
+    try:
+        ctx.rest_of, _, _, ctx.g0 = rests.armature_rests(arm, mode, action.get(importer.P_REST_GLTF, ""), world)
+    except rests.RestError as e:
+        raise ExportFailed(str(e))
+    m = action.get(importer.P_OBJECT_REST)
+    ctx.o_rest = Rigid.from_matrix(np.array(list(m), dtype=np.float64).reshape(4, 4)) if m else \
+        importer.object_rest(arm)
+    bones = list(arm.data.bones)
+    if blk.legacy:
+        names_path = action.get(importer.P_NAMES, "")
+        names = matching.read_names(names_path) if names_path and os.path.isfile(names_path) else []
+        match, _ = matching.match_ids(bones, blk.bone_ids(), names)
+    else:
+        match, _ = matching.match_hashes(bones, [x.hash for x in blk.bones])
+    _check_curves(action, arm, set(match.values()), report)
+    edited = (export_legacy if blk.legacy else export_ani)(action, arm, ctx, blk, match, report)
+    try:
+        data, rep = edited.encode(template=f, block=block, max_error=opts.max_error)
+    except Exception as e:
+        raise ExportFailed("mabkit refused the edit: %s" % e)
+    out_path = bpy.path.abspath(out_path)
+    with open(out_path + ".tmp", "wb") as fh:
+        fh.write(data)
+    os.replace(out_path + ".tmp", out_path)
+    same = data == f.to_bytes()
+    report.info("wrote %s (%d bytes)%s" % (os.path.basename(out_path), len(data),
+                                           ": the template's bytes, nothing changed" if same else ""))
+    if not same:
+        for line in rep.lines():
+            report.info(" ".join(line.split()))
+    return report

@@ -1,0 +1,444 @@
+"""File > Import > Dunia/Disrupt animation (.mab): the work behind the operator.
+
+One action per block, keyed on the frames of the clip's own keys (the scene runs at the clip's
+key rate, so key time N is frame N), rotations in quaternion mode, translations and root motion
+where the file's were decoded. The action remembers its source for the export
+(ACTION_PROPS below, docs/blender.md).
+"""
+import os
+
+import bpy
+import numpy as np
+from mathutils import Matrix
+
+from . import clipdata, fcurves, matching, modload, qmath, rests, rig
+from .qmath import Rigid
+
+# Custom properties on each imported action: what the export needs to write it back.
+P_SOURCE = "mabkit_source"          # absolute path of the .mab
+P_BLOCK = "mabkit_block"            # block index
+P_REST = "mabkit_rest"              # BONES | BIND | GLTF
+P_REST_GLTF = "mabkit_rest_gltf"    # the glTF file of a GLTF rest
+P_FAMILY = "mabkit_family"          # CHARACTER | IDENTITY
+P_RATE = "mabkit_key_rate"          # key time units per second
+P_OBJECT_REST = "mabkit_object_rest"  # the armature object's transform root motion is relative to
+P_OBJECT_WORLD = "mabkit_object_world"  # its world matrix then (a glTF rest is seen from it)
+P_ROOT_MOTION = "mabkit_root_motion"  # root motion keyed on the object (bool)
+P_NAMES = "mabkit_names"            # names file used (Far Cry 2/3 bone ids)
+
+BONE_LENGTH = 0.1
+
+
+class ImportFailed(Exception):
+    pass
+
+
+class Report:
+    """Lines for Blender's Info area (operator.report) and the console."""
+
+    def __init__(self):
+        self.lines = []
+
+    def info(self, text):
+        self.lines.append(("INFO", text))
+
+    def warn(self, text):
+        self.lines.append(("WARNING", text))
+
+
+def parse_blocks(spec, count):
+    """'all' or numbers and ranges ("0,2-3") -> sorted block indices."""
+    spec = (spec or "all").strip().lower()
+    if spec in ("", "all", "*"):
+        return list(range(count))
+    out = set()
+    for part in spec.replace(" ", "").split(","):
+        if not part:
+            continue
+        try:
+            if "-" in part:
+                a, b = (int(x) for x in part.split("-", 1))
+                out.update(range(a, b + 1))
+            else:
+                out.add(int(part))
+        except ValueError:
+            raise ImportFailed("blocks: %r is not 'all' or numbers like 0,2-3" % spec)
+    bad = sorted(i for i in out if not 0 <= i < count)
+    if bad:
+        raise ImportFailed("blocks: the file has %d block(s) (0..%d); no block %s" % (
+            count, count - 1, ", ".join(map(str, bad))))
+    return sorted(out)
+
+
+def short_list(items, limit=8):
+    items = list(items)
+    more = len(items) - limit
+    return ", ".join(map(str, items[:limit])) + (" and %d more" % more if more > 0 else "")
+
+
+def hash_label(h, names_by_hash):
+    return names_by_hash.get(h) or "0x%08X" % h
+
+
+# --- the armature built from the file --------------------------------------------------------
+
+def _clip_bones(decoded, names):
+    """Bones of every decoded block, once each: [(key, name)], key = (hash, occurrence) for 'aNi'
+    or ("id", bone id) for Far Cry 2/3."""
+    by_hash = {matching.crc32(n): n for n in names or []}
+    seen, out = set(), []
+    for _, blk in decoded:
+        if blk.legacy:
+            for b in blk.bone_ids():
+                key = ("id", b)
+                if key not in seen:
+                    seen.add(key)
+                    out.append((key, names[b] if names and b < len(names) else "bone_%d" % b))
+            continue
+        occ = {}
+        for bone in blk.bones:
+            k = occ.get(bone.hash, 0)
+            occ[bone.hash] = k + 1
+            key = (bone.hash, k)
+            if key in seen:
+                continue
+            seen.add(key)
+            base = by_hash.get(bone.hash) or bone.name or "bone_0x%08X" % bone.hash
+            out.append((key, base + (".dup%d" % k if k else "")))
+    return out
+
+
+def _joint_plan(clip_bones, gltf_path, legacy):
+    """[(name, parent name or None, joint frame Rigid, parent frame Rigid)] parents first."""
+    if not gltf_path:
+        return [(name, None, Rigid(), Rigid()) for _, name in clip_bones]
+    from . import gltf_skeleton
+    try:
+        nodes = gltf_skeleton.read_nodes(gltf_path)
+    except (OSError, gltf_skeleton.GltfError) as e:
+        raise ImportFailed("glTF skeleton %s: %s" % (gltf_path, e))
+    keep = [n for n in nodes if n.joint] or nodes
+    wanted = {n.index for n in keep}
+    for n in keep:  # ancestors between joints are bones too, as Blender's glTF importer makes them
+        p = n.parent
+        while p >= 0 and p not in wanted:
+            wanted.add(p)
+            p = nodes[p].parent
+    A = gltf_skeleton.YUP_TO_ZUP
+    plan, placed = [], set()
+
+    def visit(i):
+        n = nodes[i]
+        if i in wanted and n.name not in placed:
+            parent = nodes[n.parent] if n.parent >= 0 and n.parent in wanted else None
+            pframe = A @ nodes[n.parent].world if n.parent >= 0 else A
+            plan.append((n.name, parent.name if parent else None, A @ n.world, pframe))
+            placed.add(n.name)
+        for c in range(len(nodes)):
+            if nodes[c].parent == i:
+                visit(c)
+    for i, n in enumerate(nodes):
+        if n.parent < 0:
+            visit(i)
+    # Clip bones the skeleton lacks hang from its first root with the root's frame (as
+    # `mab export --skeleton` adds them under the skin root).
+    root = next((p for p in plan if p[1] is None), None)
+    placed_hashes = {matching.crc32(n) for n in placed}
+    for key, name in clip_bones:
+        if name in placed or (not legacy and key[1] == 0 and key[0] in placed_hashes):
+            continue
+        if root is None:
+            plan.append((name, None, Rigid(), Rigid()))
+        else:
+            plan.append((name, root[0], root[2], root[2]))
+    return plan
+
+
+def build_armature(context, stem, decoded, names, gltf_path):
+    """A new armature whose bones' rest frames are the joints' bind frames (rig source BONES)."""
+    legacy = decoded[0][1].legacy
+    plan = _joint_plan(_clip_bones(decoded, names), gltf_path, legacy)
+    data = bpy.data.armatures.new(stem)
+    arm = bpy.data.objects.new(stem, data)
+    context.scene.collection.objects.link(arm)
+    for o in context.view_layer.objects:
+        o.select_set(False)
+    arm.select_set(True)
+    context.view_layer.objects.active = arm
+    bpy.ops.object.mode_set(mode="EDIT")
+    heads = {name: frame.t for name, _, frame, _ in plan}
+    children = {}
+    for name, parent, _, _ in plan:
+        children.setdefault(parent, []).append(name)
+    ebs = {}
+    for name, parent, frame, pframe in plan:
+        eb = data.edit_bones.new(name)
+        kids = [np.linalg.norm(heads[c] - frame.t) for c in children.get(name, [])]
+        kids = [k for k in kids if k > 1e-4]
+        length = min(kids) if kids else BONE_LENGTH
+        eb.head = (0.0, 0.0, 0.0)
+        eb.tail = (0.0, length, 0.0)
+        eb.matrix = Matrix([list(r) for r in frame.matrix()])
+        if parent is not None:
+            eb.parent = ebs[parent]
+        elif not np.allclose(pframe.matrix(), np.identity(4)):
+            eb[rests.PARENT_FRAME] = [float(x) for x in list(pframe.q) + list(pframe.t)]
+        ebs[name] = eb
+    bpy.ops.object.mode_set(mode="OBJECT")
+    data[rests.RIG_MARK] = "bones"
+    return arm
+
+
+# --- keys onto an armature -------------------------------------------------------------------
+
+def _family(opts, pairs, report, index):
+    if opts.family != "AUTO":
+        report.info("block %d: bind family %s (chosen)" % (index, opts.family.lower()))
+        return opts.family
+    fam, ident, character = rig.vote_family(pairs)
+    if ident + character == 0:
+        report.info("block %d: bind family character (no matched bone's bind turns over %d degrees, "
+                    "nothing to vote on)" % (index, rig.VOTE_MIN_BIND_DEG))
+    else:
+        report.info("block %d: bind family %s by vote (identity-bind %d, character-bind %d)" % (
+            index, fam.lower(), ident, character))
+    return fam
+
+
+def _moves(bone):
+    """An 'aNi' bone the file gives a rotation or translation."""
+    return bone.kind != "none" or bone.translations is not None or bone.constant_translation is not None
+
+
+def _key_ani_block(arm, action, blk, match, rest_of, family):
+    """Fills `action` from an 'aNi' block; returns (bones keyed, keys written)."""
+    frames = blk.key_times.astype(np.float64)
+    keyed = keys = 0
+    for i, name in match.items():
+        bone = blk.bones[i]
+        rest = rest_of[name]
+        pb = arm.pose.bones[name]
+        pb.rotation_mode = "QUATERNION"
+        path = pb.path_from_id()
+        local_q = None
+        if bone.kind != "none":
+            n = len(frames) if bone.kind == "animated" else 1
+            q = bone.rotations[:n]
+            fcurves.write(action, arm, path + ".rotation_quaternion", frames[:n], rest.basis_rotation(q, family), name)
+            local_q = rest.local_rotation(q, family)
+            keys += n
+        t = bone.translations
+        if t is None and bone.constant_translation is not None:
+            t = bone.constant_translation[None, :]
+        if t is not None:
+            n = len(t)
+            lq = None
+            if local_q is not None and rest.head_offset() > 0:
+                lq = local_q if len(local_q) == n else np.repeat(local_q[:1], n, axis=0)
+            fcurves.write(action, arm, path + ".location", frames[:n], rest.basis_location(t, lq), name)
+            keys += n
+        keyed += 1
+    return keyed, keys
+
+
+def _key_legacy_block(arm, action, blk, match, rest_of, family):
+    keyed = keys = 0
+    every = np.arange(blk.last_frame + 1, dtype=np.float64)
+    for bid, name in match.items():
+        rest = rest_of[name]
+        pb = arm.pose.bones[name]
+        pb.rotation_mode = "QUATERNION"
+        path = pb.path_from_id()
+        track = blk.rotation_tracks.get(bid)
+        rot_frames = rot_q = None
+        if track is not None:
+            rot_frames, rot_q = track[0].astype(np.float64), track[1]
+        elif bid in blk.constant_rotations:
+            rot_frames, rot_q = np.zeros(1), blk.constant_rotations[bid][None, :]
+        if rot_q is not None:
+            fcurves.write(action, arm, path + ".rotation_quaternion", rot_frames, rest.basis_rotation(rot_q, family),
+                          name)
+            keys += len(rot_frames)
+        values = blk.translation_tracks.get(bid)
+        frames = every[:len(values)] if values is not None else None
+        if values is None and bid in blk.constant_translations:
+            values, frames = blk.constant_translations[bid][None, :], np.zeros(1)
+        if values is not None:
+            lq = None
+            if rot_q is not None and rest.head_offset() > 0:
+                lq = qmath.sample_keys(rot_frames, rest.local_rotation(rot_q, family), frames, True)
+            fcurves.write(action, arm, path + ".location", frames, rest.basis_location(values, lq), name)
+            keys += len(frames)
+        keyed += 1
+    return keyed, keys
+
+
+def object_rest(arm):
+    return Rigid.from_matrix(np.array(arm.matrix_basis, dtype=np.float64))
+
+
+def key_root_motion(arm, action, frames, rot, trans, o_rest, g0):
+    """Root motion on the armature object: O(t) = O_rest . G0 . RM(t) . G0^-1."""
+    k = len(frames)
+    q = qmath.xyzw_to_wxyz(rot) if rot is not None else np.tile([1.0, 0.0, 0.0, 0.0], (k, 1))
+    t = np.asarray(trans, dtype=np.float64) if trans is not None else np.zeros((k, 3))
+    o = o_rest @ g0 @ Rigid(qmath.qnormalize(q), t) @ g0.inverted()
+    arm.rotation_mode = "QUATERNION"
+    fcurves.write(action, arm, "location", frames, np.broadcast_to(o.t, (k, 3)), "Object Transforms")
+    fcurves.write(action, arm, "rotation_quaternion", frames, qmath.continuous(np.broadcast_to(o.q, (k, 4))),
+                  "Object Transforms")
+
+
+def set_scene(context, rate, first, last):
+    scene = context.scene
+    fps = max(1, int(round(rate)))
+    scene.render.fps = fps
+    scene.render.fps_base = fps / rate
+    scene.frame_start = int(first)
+    scene.frame_end = max(int(last), int(first) + 1)
+
+
+# --- the whole import ------------------------------------------------------------------------
+
+class Options:
+    def __init__(self, **kw):
+        self.blocks = kw.get("blocks", "all")
+        self.target = kw.get("target", "SELECTED")
+        self.names_path = kw.get("names_path", "")
+        self.gltf_path = kw.get("gltf_path", "")
+        self.rest_mode = kw.get("rest_mode", "AUTO")
+        self.family = kw.get("family", "AUTO")
+        self.root_motion = kw.get("root_motion", "OBJECT")
+        self.set_scene = kw.get("set_scene", True)
+        self.pref_dir = kw.get("pref_dir", "")
+
+
+def selected_armature(context):
+    obj = context.active_object
+    if obj is not None and obj.type == "ARMATURE":
+        return obj
+    arms = [o for o in context.selected_objects if o.type == "ARMATURE"]
+    return arms[0] if len(arms) == 1 else None
+
+
+def decode_blocks(mk, path, spec, report):
+    try:
+        f = mk.read(path)
+    except Exception as e:
+        raise ImportFailed("%s: %s" % (path, e))
+    wanted = parse_blocks(spec, len(f.blocks))
+    decoded = []
+    for i in wanted:
+        b = f.blocks[i]
+        if not b.decodable:
+            report.warn("block %d (%s): not imported, kept as bytes by mabkit: %s" % (i, b.kind, b.reason))
+            continue
+        try:
+            decoded.append((i, clipdata.from_block(b)))
+        except Exception as e:
+            report.warn("block %d: not imported: %s" % (i, e))
+    if not decoded:
+        raise ImportFailed("%s: no block to import (%s of %d decode)" % (
+            os.path.basename(path), "none" if wanted else "no block chosen", len(f.blocks)))
+    return f, decoded
+
+
+def run(context, path, opts):
+    """Imports `path`; returns (Report, [actions]). Raises ImportFailed with the reason."""
+    report = Report()
+    try:
+        mk = modload.get(opts.pref_dir)
+    except modload.ModuleMissing as e:
+        raise ImportFailed(str(e))
+    path = os.path.abspath(bpy.path.abspath(path))
+    f, decoded = decode_blocks(mk, path, opts.blocks, report)
+    names = matching.read_names(bpy.path.abspath(opts.names_path)) if opts.names_path else []
+    stem = os.path.splitext(os.path.basename(path))[0]
+    legacy = decoded[0][1].legacy
+    gltf = bpy.path.abspath(opts.gltf_path) if opts.gltf_path else ""
+    if opts.target == "NEW":
+        arm = build_armature(context, stem, decoded, names, gltf)
+        rest_mode, rest_gltf = "AUTO", ""
+        report.info("new armature %s: %d bones%s" % (arm.name, len(arm.data.bones),
+                                                      ", rest from " + os.path.basename(gltf) if gltf else ""))
+    else:
+        arm = selected_armature(context)
+        if arm is None:
+            raise ImportFailed("select one armature (or choose 'New armature from the file')")
+        rest_mode, rest_gltf = opts.rest_mode, gltf
+    o_world = np.array(arm.matrix_world, dtype=np.float64)
+    try:
+        rest_of, rest_mode, rest_line, g0 = rests.armature_rests(arm, rest_mode, rest_gltf, o_world)
+    except rests.RestError as e:
+        raise ImportFailed(str(e))
+    (report.warn if rests.ASSUMED in rest_line else report.info)(rest_line)
+    bones = list(arm.data.bones)
+    o_rest = object_rest(arm)
+    names_by_hash = {matching.crc32(n): n for n in names}
+    actions = []
+    for index, blk in decoded:
+        if blk.legacy:
+            match, unused = matching.match_ids(bones, blk.bone_ids(), names)
+            missing = [("bone %d" % b) for b in blk.bone_ids() if b not in match]
+        else:
+            match, unused = matching.match_hashes(bones, [b.hash for b in blk.bones])
+            match = {i: n for i, n in match.items() if _moves(blk.bones[i])}
+            missing = [hash_label(b.hash, names_by_hash) for i, b in enumerate(blk.bones)
+                       if i not in match and _moves(b)]
+        pairs = []
+        for key, name in match.items():
+            if blk.legacy:
+                tr = blk.rotation_tracks.get(key)
+                q0 = tr[1][0] if tr is not None else blk.constant_rotations.get(key)
+            else:
+                q0 = blk.bones[key].rotations[0] if blk.bones[key].rotations is not None else None
+            if q0 is not None:
+                pairs.append((rest_of[name], q0))
+        family = _family(opts, pairs, report, index)
+        action = bpy.data.actions.new("%s block %d" % (stem, index))
+        fcurves.assign(arm, action)
+        filler = _key_legacy_block if blk.legacy else _key_ani_block
+        keyed, keys = filler(arm, action, blk, match, rest_of, family)
+        has_root = blk.root_rotations is not None or blk.root_translations is not None
+        if has_root and opts.root_motion == "OBJECT":
+            frames = (np.arange(blk.last_frame + 1) if blk.legacy else blk.key_times).astype(np.float64)
+            rr = blk.root_rotations[:len(frames)] if blk.root_rotations is not None else None
+            rt = blk.root_translations[:len(frames)] if blk.root_translations is not None else None
+            key_root_motion(arm, action, frames, rr, rt, o_rest, g0)
+        elif has_root:
+            report.info("block %d: root motion not keyed (dialog); the export keeps the file's" % index)
+        action[P_SOURCE] = path
+        action[P_BLOCK] = index
+        action[P_REST] = rest_mode
+        action[P_REST_GLTF] = rest_gltf
+        action[P_FAMILY] = family
+        action[P_RATE] = blk.rate
+        action[P_OBJECT_REST] = [float(x) for x in o_rest.matrix().reshape(-1)]
+        action[P_OBJECT_WORLD] = [float(x) for x in o_world.reshape(-1)]
+        action[P_ROOT_MOTION] = bool(has_root and opts.root_motion == "OBJECT")
+        action[P_NAMES] = bpy.path.abspath(opts.names_path) if opts.names_path else ""
+        action.use_fake_user = True
+        report.info("block %d -> action '%s': %d bones, %d keys at %g/s%s" % (
+            index, action.name, keyed, keys, blk.rate, ", root motion on the object" if action[P_ROOT_MOTION] else ""))
+        if missing:
+            report.warn("block %d: %d clip bone(s) not on %s: %s" % (index, len(missing), arm.name, short_list(missing)))
+        if unused and opts.target != "NEW":
+            report.info("block %d: %d bone(s) of %s not in the clip: %s" % (index, len(unused), arm.name,
+                                                                          short_list(unused)))
+        actions.append((index, blk, action))
+    first = actions[0]
+    fcurves.assign(arm, first[2])
+    if opts.set_scene:
+        timed = [(i, blk) for i, blk, _ in actions if blk.rate > 0]
+        rates = {blk.rate for _, blk in timed}
+        if not timed:
+            report.info("no imported block stores a key rate (constant poses only): the scene's frame rate "
+                        "is kept")
+        else:
+            index, blk = timed[0]
+            lo, hi = (0, blk.last_frame) if blk.legacy else (int(blk.key_times[0]), int(blk.key_times[-1]))
+            set_scene(context, blk.rate, lo, hi)
+            if len(rates) > 1:
+                report.warn("blocks have different key rates (%s): the scene runs at block %d's" % (
+                    ", ".join("%g" % r for r in sorted(rates)), index))
+    return report, [a for _, _, a in actions]

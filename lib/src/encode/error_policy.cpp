@@ -1,0 +1,48 @@
+// The error policy shared by `mab import` (JSON and glTF) and `mab edit` (issue 25): one bound,
+// one way to meet it, one refusal (docs/json-format.md "Error policy").
+#include <mab/codec_file.hpp>
+#include <mab/legacy.hpp>
+
+#include "encode/error_policy.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace mab {
+
+EncodeOptions edit_policy(double max_error_deg) {
+  EncodeOptions o;
+  o.max_error_deg = max_error_deg;
+  o.raise_depth = true;
+  o.refuse_above_max_error = true;
+  return o;
+}
+
+LegacyEncodeOptions legacy_edit_policy(double max_error_deg) {
+  LegacyEncodeOptions o;
+  o.max_error_deg = max_error_deg;
+  o.refuse_above_max_error = true;
+  return o;
+}
+
+namespace encode {
+
+Error max_error_refusal(const std::string& what, double error_deg, double bound_deg) {
+  // The bound that accepts the error, rounded up at its second significant digit.
+  const double scale = std::pow(10.0, std::floor(std::log10(error_deg)) - 1);
+  const double accept = std::ceil(error_deg / scale) * scale;
+  char text[160];
+  std::snprintf(text, sizeof text, " is %.6f degrees off, above --max-error %g; nothing written (--max-error %g accepts it)",
+                error_deg, bound_deg, accept);
+  return make_error(ErrorCode::invalid_argument, no_offset, "max_error", what + text);
+}
+
+std::string bone_label(std::uint32_t hash, const std::string& name) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08X", hash);
+  return "bone " + std::string(buf) + (name.empty() ? "" : " (\"" + name + "\")");
+}
+
+}  // namespace encode
+
+}  // namespace mab

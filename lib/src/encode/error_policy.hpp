@@ -1,0 +1,19 @@
+// Internal: the refusal of the error policy (edit_policy, legacy_edit_policy; issue 25), one
+// text for every encoder and command.
+#pragma once
+
+#include <mab/error.hpp>
+
+#include <string>
+
+namespace mab::encode {
+
+// invalid_argument, field "max_error": "<what> is E degrees off, above --max-error B; nothing
+// written (--max-error E' accepts it)". `what` names the bone or track and why it cannot be
+// stored finer.
+Error max_error_refusal(const std::string& what, double error_deg, double bound_deg);
+
+// "bone 0xB6C65665" or "bone 0xB6C65665 (\"Root\")".
+std::string bone_label(std::uint32_t hash, const std::string& name);
+
+}  // namespace mab::encode

@@ -1,0 +1,404 @@
+// glTF -> Far Cry 2/3 clip (docs/gltf.md, "Far Cry 2 and 3"): every track of the template
+// judged at every frame against what the file holds (gltf_timeline.hpp); a track the file only
+// repeats (however a tool resampled it) is the template's, bit for bit; another is handed to
+// encode_legacy_clip, whose sparse key writer stores the keys max_error_deg needs. Rotations
+// are read as for 'aNi' clips (rest-relative on the flat rig export writes), through a
+// stand-in clip with a bone per rotated node.
+#include "interchange/gltf/gltf_import_shared.hpp"
+
+#include "interchange/gltf/gltf_legacy.hpp"
+#include "interchange/gltf/gltf_names.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace mab::gltf_in {
+
+namespace {
+
+enum class Kind : std::uint8_t { constant, keyed, trajectory };
+
+// One track of the clip as export wrote it (gltf_legacy.hpp) and as the file holds it.
+struct LegacyTrack {
+  Kind kind = Kind::constant;
+  bool rotation = true;
+  std::size_t index = 0;  // into the clip's constant or animated array (0: the trajectory)
+  std::string node;       // bone_<id>, bone_<id>_constant or trajectory
+  int file_node = -1;
+  gltf::Keys tmpl;                     // the template at its own times (a keyed track: its stored frames)
+  std::vector<gltf::Value> per_frame;  // the template at every frame
+  std::vector<gltf::Value> file;       // the file at every evaluation time
+  gltf::TrackEvidence evidence;
+  gltf::TrackVerdict verdict;
+  std::string label() const { return node + (rotation ? " rotation" : " translation"); }
+};
+
+struct LegacyRead {
+  LegacyClip orig;
+  std::size_t frames = 1;
+  double rate = 1;  // frames per second; 1 for a clip of untimed constants (every time is 0)
+  std::vector<double> frame_s;
+  std::unordered_set<std::uint32_t> rotation_doubled, translation_doubled;  // constant and animated at once
+  std::vector<LegacyTrack> tracks;
+  std::vector<double> times;        // every time the file is evaluated at
+  std::vector<std::size_t> frames_at;  // each frame's index in `times`
+};
+
+gltf::Value vec_value(const Vec3& v) { return {v[0], v[1], v[2], 0}; }
+
+// The clip's tracks, rotations first (their order is the stand-in clip's bone order).
+void build_tracks(LegacyRead& r) {
+  const LegacyClip& o = r.orig;
+  for (const auto& c : o.constant_rotations)
+    for (const auto& k : o.rotations)
+      if (k.bone == c.bone) r.rotation_doubled.insert(c.bone);
+  for (const auto& c : o.constant_translations)
+    for (const auto& k : o.translations)
+      if (k.bone == c.bone) r.translation_doubled.insert(c.bone);
+  auto constant_node = [](const std::unordered_set<std::uint32_t>& doubled, std::uint32_t bone) {
+    return doubled.count(bone) ? gltf::legacy_constant_node_name(bone) : gltf::legacy_node_name(bone);
+  };
+  auto add = [&](Kind kind, bool rotation, std::size_t index, std::string node, gltf::Keys tmpl,
+                 std::vector<gltf::Value> per_frame) {
+    LegacyTrack t;
+    t.kind = kind, t.rotation = rotation, t.index = index, t.node = std::move(node);
+    t.tmpl = std::move(tmpl), t.per_frame = std::move(per_frame);
+    r.tracks.push_back(std::move(t));
+  };
+  auto every_frame = [&](auto&& value_at) {
+    gltf::Keys k;
+    k.t = r.frame_s;
+    for (std::size_t f = 0; f < r.frames; ++f) k.v.push_back(value_at(f));
+    return k;
+  };
+  for (std::size_t i = 0; i < o.constant_rotations.size(); ++i) {
+    const auto v = to_value(o.constant_rotations[i].rotation);
+    add(Kind::constant, true, i, constant_node(r.rotation_doubled, o.constant_rotations[i].bone), {{0.0}, {v}},
+        std::vector<gltf::Value>(r.frames, v));
+  }
+  for (std::size_t i = 0; i < o.rotations.size(); ++i) {
+    const auto& tr = o.rotations[i];
+    gltf::Keys k;
+    for (std::size_t j = 0; j < tr.frames.size(); ++j) k.t.push_back(tr.frames[j] / r.rate), k.v.push_back(to_value(tr.keys[j]));
+    const auto all = every_frame([&](std::size_t f) { return to_value(legacy_rotation_at(tr, static_cast<std::uint32_t>(f))); });
+    add(Kind::keyed, true, i, gltf::legacy_node_name(tr.bone), std::move(k), all.v);
+  }
+  if (o.present[1]) {
+    auto k = every_frame([&](std::size_t f) { return to_value(o.trajectory_rotation[f]); });
+    auto v = k.v;
+    add(Kind::trajectory, true, 0, std::string(gltf::trajectory_node_name), std::move(k), std::move(v));
+  }
+  for (std::size_t i = 0; i < o.constant_translations.size(); ++i) {
+    const auto v = vec_value(o.constant_translations[i].translation);
+    add(Kind::constant, false, i, constant_node(r.translation_doubled, o.constant_translations[i].bone), {{0.0}, {v}},
+        std::vector<gltf::Value>(r.frames, v));
+  }
+  for (std::size_t i = 0; i < o.translations.size(); ++i) {
+    auto k = every_frame([&](std::size_t f) { return vec_value(o.translations[i].frames[f]); });
+    auto v = k.v;
+    add(Kind::keyed, false, i, gltf::legacy_node_name(o.translations[i].bone), std::move(k), std::move(v));
+  }
+  if (o.present[0]) {
+    auto k = every_frame([&](std::size_t f) { return vec_value(o.trajectory_translation[f]); });
+    auto v = k.v;
+    add(Kind::trajectory, false, 0, std::string(gltf::trajectory_node_name), std::move(k), std::move(v));
+  }
+}
+
+// Each track's node: rotation channels by the names export gives, translation channels by
+// the CRC-32 of the name; what matches no track is listed.
+void match_nodes(const Context& ctx, const Channels& channels, LegacyRead& r, GltfAnimationImport& rep) {
+  const auto& m = ctx.model;
+  for (const bool rotation : {true, false}) {
+    std::unordered_map<std::uint32_t, std::size_t> track_of;
+    std::unordered_set<std::uint32_t> known;
+    for (std::size_t i = 0; i < r.tracks.size(); ++i)
+      if (r.tracks[i].rotation == rotation) track_of.emplace(bone_hash(r.tracks[i].node), i), known.insert(bone_hash(r.tracks[i].node));
+    for (const auto& [node, curve] : rotation ? channels.rotation : channels.translation) {
+      (void)curve;
+      const NodeBone id = identify(m.nodes[static_cast<std::size_t>(node)], static_cast<std::size_t>(node), &known);
+      const auto it = id.identified && id.occurrence == 0 ? track_of.find(id.hash) : track_of.end();
+      if (it != track_of.end() && r.tracks[it->second].file_node < 0) {
+        r.tracks[it->second].file_node = node;
+        continue;
+      }
+      const auto& name = m.nodes[static_cast<std::size_t>(node)].name;
+      rep.nodes_unmatched.push_back(name.empty() ? "node " + std::to_string(node)
+                                                 : name + (rotation ? " (rotation)" : " (translation)"));
+    }
+  }
+}
+
+// The file at the frames, at its own key times and at check points, and each matched track's
+// evidence. Rotations through the stand-in clip (one bone per rotation track).
+Status evaluate(const Context& ctx, const Channels& channels, LegacyRead& r, double snap) {
+  const auto parent = rest_relative(ctx.options, true) ? gltf::parents(ctx.model) : std::nullopt;
+  std::vector<std::vector<double>> keys(r.tracks.size()), checks(r.tracks.size());
+  std::vector<double> all;
+  for (std::size_t i = 0; i < r.tracks.size(); ++i) {
+    const auto& t = r.tracks[i];
+    if (t.file_node < 0) continue;
+    node_key_times(t.rotation ? channels.rotation : channels.translation, t.rotation && parent ? &*parent : nullptr,
+                   t.file_node, keys[i], checks[i]);
+    all.insert(all.end(), keys[i].begin(), keys[i].end());
+    all.insert(all.end(), checks[i].begin(), checks[i].end());
+  }
+  r.times = evaluation_times(r.frame_s, std::move(all), snap / 10);
+  Clip pseudo;
+  BoneNodes node_of;
+  std::vector<std::size_t> bone_track;
+  for (std::size_t i = 0; i < r.tracks.size(); ++i) {
+    if (!r.tracks[i].rotation) continue;
+    ClipBone b;
+    b.hash = bone_hash(r.tracks[i].node);
+    b.set_kind(r.tracks[i].kind == Kind::constant ? BoneKind::constant : BoneKind::animated);
+    if (r.tracks[i].file_node >= 0) node_of.emplace(std::make_pair(b.hash, 0u), r.tracks[i].file_node);
+    pseudo.bones.push_back(std::move(b));
+    bone_track.push_back(i);
+  }
+  const gltf::Metric rot = gltf::Metric::rotation(ctx.options.match_tolerance_deg);
+  const TemplateRotation tmpl = [&](std::size_t b, std::size_t k) {
+    return to_quat(r.tracks[bone_track[b]].tmpl.at(rot, r.times[k]));
+  };
+  MAB_ASSIGN(auto samples, reconstruct(ctx, channels.rotation, pseudo, node_of, r.times, snap, true, tmpl));
+  r.frames_at = index_of(r.times, r.frame_s);
+  for (std::size_t b = 0; b < bone_track.size(); ++b)
+    for (const auto& q : samples[b]) r.tracks[bone_track[b]].file.push_back(to_value(q));
+  for (std::size_t i = 0; i < r.tracks.size(); ++i) {
+    auto& t = r.tracks[i];
+    if (t.file_node < 0) continue;
+    if (!t.rotation) {
+      const gltf::Curve& c = channels.translation.at(t.file_node);
+      for (const double s : r.times) {
+        const auto v = gltf::sample_vec3(c, s, snap);
+        t.file.push_back({v[0], v[1], v[2], 0});
+      }
+    }
+    t.evidence.tmpl = &t.tmpl;
+    t.evidence.times = r.times;
+    t.evidence.file = t.file;
+    t.evidence.block = r.frames_at;
+    t.evidence.block_tmpl = t.per_frame;
+    t.evidence.keys = index_of(r.times, keys[i]);
+    t.evidence.checks = index_of(r.times, checks[i]);
+  }
+  return {};
+}
+
+// Keys of edited tracks that no frame can hold (between frames, after the last): refused.
+Status check_carried(const Context& ctx, const LegacyRead& r, double snap) {
+  std::vector<std::uint32_t> units(r.frames);
+  for (std::size_t f = 0; f < r.frames; ++f) units[f] = static_cast<std::uint32_t>(f);
+  for (const bool rotation : {true, false}) {
+    const gltf::Metric metric = rotation ? gltf::Metric::rotation(ctx.options.match_tolerance_deg)
+                                         : gltf::Metric::translation(ctx.options.match_tolerance_units);
+    std::vector<gltf::TimelineTrack> tracks;
+    std::vector<const LegacyTrack*> of;
+    for (const auto& t : r.tracks)
+      if (t.rotation == rotation && t.file_node >= 0 && !t.verdict.untouched && !t.verdict.resampled)
+        tracks.push_back({&t.evidence, &t.verdict}), of.push_back(&t);
+    const auto p = gltf::plan_timeline(metric, tracks, units, r.rate, false, snap);
+    if (p.uncarried.empty()) continue;
+    const auto& u = p.uncarried.front();
+    const double s = r.times[u.at];
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%.4g %s", u.distance, rotation ? "degrees" : "units");
+    const std::string where = s * r.rate > static_cast<double>(r.frames - 1) + 0.05
+                                  ? "after the clip's last frame " + std::to_string(r.frames - 1)
+                                  : "between its frames";
+    return make_error(ErrorCode::not_decodable, no_offset, of[u.track]->label(),
+                      "has a key at " + time_text(s, r.rate) + ", " + where + ", that its frames do not reproduce (" +
+                          buf + " off" +
+                          (p.uncarried.size() > 1 ? "; " + std::to_string(p.uncarried.size() - 1) + " more" : std::string()) +
+                          "): a Far Cry 2/3 clip stores keys on its frames only. Set the scene frame rate to " +
+                          std::to_string(std::lround(r.rate)) +
+                          " fps in Blender before importing the .glb (keys then fall on frames), and keep keys within "
+                          "the clip");
+  }
+  return {};
+}
+
+// Constant values that now vary leave their constant list and join the animated tracks, which
+// stay in bone order.
+template <class Constant, class Track>
+void promote(std::vector<Constant>& constants, const std::vector<bool>& drop, std::vector<Track>& tracks,
+             std::vector<Track>& promoted) {
+  if (promoted.empty()) return;
+  std::vector<Constant> kept;
+  for (std::size_t i = 0; i < constants.size(); ++i)
+    if (!drop[i]) kept.push_back(constants[i]);
+  constants = std::move(kept);
+  for (auto& t : promoted) tracks.push_back(std::move(t));
+  std::sort(tracks.begin(), tracks.end(), [](const Track& a, const Track& b) { return a.bone < b.bone; });
+}
+
+// The edited rotation tracks into `edited` (the template's value where the file agrees: at a
+// stored frame that is its key, whose code the encoder keeps).
+Status apply_rotations(const Context& ctx, const LegacyRead& r, LegacyClip& edited, GltfAnimationImport& rep) {
+  const gltf::Metric metric = gltf::Metric::rotation(ctx.options.match_tolerance_deg);
+  std::vector<LegacyRotationTrack> promoted;  // constant rotations that now move
+  std::vector<bool> drop_constant(r.orig.constant_rotations.size(), false);
+  for (const auto& t : r.tracks) {
+    if (!t.rotation) continue;
+    const std::uint32_t hash = bone_hash(t.node);
+    if (t.file_node < 0) {
+      rep.bones_kept.push_back(hash);
+      continue;
+    }
+    ++rep.bones_matched;
+    const auto& v = t.verdict;
+    rep.keys_matched += v.matched;
+    rep.keys_changed += v.values.size() - v.matched;
+    rep.max_matched_deviation_deg = std::max(rep.max_matched_deviation_deg, v.max_matched);
+    if (std::none_of(v.changed.begin(), v.changed.end(), [](char c) { return c != 0; })) continue;
+    rep.bones_changed.push_back(hash);
+    rep.tracks_changed.push_back(t.label());
+    if (t.kind == Kind::constant) {
+      const auto& first = v.values.front();
+      const bool still =
+          std::all_of(v.values.begin(), v.values.end(), [&](const gltf::Value& x) { return metric.near(x, first); });
+      const std::uint32_t bone = r.orig.constant_rotations[t.index].bone;
+      if (still) {
+        edited.constant_rotations[t.index].rotation = to_quat(first);
+      } else if (r.rotation_doubled.count(bone)) {
+        return make_error(ErrorCode::invalid_argument, no_offset, t.label(),
+                          "holds the constant rotation of a bone the clip also keys (bone_" + std::to_string(bone) +
+                              "); it cannot vary: animate bone_<id> instead");
+      } else {
+        LegacyRotationTrack k;
+        k.bone = bone;
+        for (std::size_t f = 0; f < r.frames; ++f) k.frames.push_back(static_cast<std::uint16_t>(f)), k.keys.push_back(to_quat(v.values[f]));
+        promoted.push_back(std::move(k));
+        drop_constant[t.index] = true;
+        rep.constant_to_animated.push_back(hash);
+      }
+    } else if (t.kind == Kind::keyed) {
+      LegacyRotationTrack& k = edited.rotations[t.index];
+      k.frames.clear();
+      k.keys.clear();
+      for (std::size_t f = 0; f < r.frames; ++f) k.frames.push_back(static_cast<std::uint16_t>(f)), k.keys.push_back(to_quat(v.values[f]));
+    } else {
+      for (std::size_t f = 0; f < r.frames; ++f)
+        if (v.changed[f]) edited.trajectory_rotation[f] = to_quat(v.values[f]);
+    }
+  }
+  promote(edited.constant_rotations, drop_constant, edited.rotations, promoted);
+  return {};
+}
+
+// The values of a translation track at every frame: the template's, with the components the
+// file changes beyond tolerance (a key moved along one axis keeps the other two's bits).
+std::vector<Vec3> translation_frames(const LegacyTrack& t, double tol) {
+  std::vector<Vec3> out(t.per_frame.size());
+  for (std::size_t f = 0; f < out.size(); ++f)
+    for (unsigned c = 0; c < 3; ++c) {
+      const double a = t.per_frame[f][c], b = t.verdict.values[f][c];
+      out[f][c] = static_cast<float>(std::abs(b - a) <= tol * std::max(1.0, std::abs(a)) ? a : b);
+    }
+  return out;
+}
+
+Status apply_translations(const Context& ctx, const LegacyRead& r, LegacyClip& edited, GltfAnimationImport& rep) {
+  std::vector<LegacyTranslationTrack> moved;
+  std::vector<bool> drop(r.orig.constant_translations.size(), false);
+  for (const auto& t : r.tracks) {
+    if (t.rotation || t.file_node < 0) continue;
+    const auto& v = t.verdict;
+    rep.translations_matched += v.matched;
+    rep.translations_changed += v.values.size() - v.matched;
+    if (std::none_of(v.changed.begin(), v.changed.end(), [](char c) { return c != 0; })) continue;
+    rep.tracks_changed.push_back(t.label());
+    const auto values = translation_frames(t, ctx.options.match_tolerance_units);
+    if (t.kind == Kind::keyed) {
+      edited.translations[t.index].frames = values;
+    } else if (t.kind == Kind::trajectory) {
+      edited.trajectory_translation = values;
+    } else if (std::all_of(values.begin(), values.end(), [&](const Vec3& x) { return x == values.front(); })) {
+      edited.constant_translations[t.index].translation = values.front();
+    } else if (const std::uint32_t bone = r.orig.constant_translations[t.index].bone; r.translation_doubled.count(bone)) {
+      return make_error(ErrorCode::invalid_argument, no_offset, t.label(),
+                        "holds the constant translation of a bone the clip also animates; it cannot vary: animate "
+                        "bone_" + std::to_string(bone) + " instead");
+    } else {
+      moved.push_back({bone, values});
+      drop[t.index] = true;
+    }
+  }
+  promote(edited.constant_translations, drop, edited.translations, moved);
+  return {};
+}
+
+}  // namespace
+
+Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, const Container& current,
+                                                          std::size_t ai, std::size_t block, GltfAnimationImport& rep,
+                                                          Ignored& ignored) {
+  const auto& opt = ctx.options;
+  rep.animation = ai;
+  rep.animation_name = ctx.model.animations[ai].name;
+  rep.block = block;
+  rep.legacy = true;
+  rep.times_from_template = true;
+  if (opt.keep_times || opt.reduce_deg)
+    return make_error(ErrorCode::invalid_argument, no_offset, opt.keep_times ? "keep_times" : "reduce",
+                      "Far Cry 2/3 clips are sampled at every frame and their keys chosen by the sparse key writer "
+                      "(--max-error); --keep-times and --reduce do not apply");
+  LegacyRead r;
+  MAB_ASSIGN(r.orig, decode_legacy_clip(current, block, opt.limits));
+  Ignored own;  // translations are stored here, not ignored
+  MAB_ASSIGN(const Channels channels, read_channels(ctx.model, ai, own));
+  ignored.scale += own.scale;
+  ignored.max_scale_offset = std::max(ignored.max_scale_offset, own.max_scale_offset);
+  ignored.weights += own.weights;
+  const LegacyClip& o = r.orig;
+  r.frames = std::size_t{o.last_frame} + 1;
+  rep.keys = r.frames;
+  rep.key_rate = o.frame_rate;
+  // Untimed constant sections alone (JB-DOC: lastFrame 0, rate 0) need no rate: one frame at 0.
+  const bool timed = !o.rotations.empty() || !o.translations.empty() || o.present[0] || o.present[1];
+  if (timed && (!(o.frame_rate > 0) || !std::isfinite(o.frame_rate)))
+    return make_error(ErrorCode::bad_value, no_offset, "frame_rate",
+                      "the clip's frame rate " + std::to_string(o.frame_rate) + " cannot place its frames in time");
+  r.rate = timed ? double{o.frame_rate} : 1.0;
+  for (std::size_t f = 0; f < r.frames; ++f) r.frame_s.push_back(timed ? static_cast<double>(f) / r.rate : 0.0);
+  const double snap = time_snap(r.rate, false);
+  build_tracks(r);
+  match_nodes(ctx, channels, r, rep);
+  std::vector<std::string> animated;
+  std::vector<const gltf::Curve*> curves;
+  std::size_t matched = 0;
+  for (const auto& t : r.tracks)
+    if (t.file_node >= 0) ++matched, curves.push_back(&(t.rotation ? channels.rotation : channels.translation).at(t.file_node));
+  for (const auto* list : {&channels.rotation, &channels.translation})
+    for (const auto& [node, c] : *list) animated.push_back(ctx.model.nodes[static_cast<std::size_t>(node)].name);
+  MAB_TRY(check_matched(ctx, ai, block, matched, animated, rep));
+  if (matched == 0) return write_container(current);  // allow_no_op: nothing to import
+  // The key range export writes: a keyed track's last stored frame, not the clip's last frame.
+  double last_s = 0;
+  for (const auto& t : r.tracks)
+    if (t.tmpl.t.size() >= 2) last_s = std::max(last_s, t.tmpl.t.back());
+  MAB_TRY(check_same_clip(ctx, ai, block, curves, {0.0, last_s, o.frame_rate, o.duration, "frame_rate"}));
+  MAB_TRY(evaluate(ctx, channels, r, snap));
+  std::vector<ResampleFinding> findings;
+  for (auto& t : r.tracks) {
+    if (t.file_node < 0) continue;
+    t.verdict = gltf::judge_track(t.rotation ? gltf::Metric::rotation(opt.match_tolerance_deg)
+                                             : gltf::Metric::translation(opt.match_tolerance_units),
+                                  t.evidence, snap);
+    findings.push_back({t.label(), &t.verdict, &t.evidence, t.rotation ? "degrees" : "units",
+                        t.rotation ? opt.match_tolerance_deg : opt.match_tolerance_units});
+  }
+  MAB_TRY(check_resample(ctx, findings, "frames at " + std::to_string(std::lround(r.rate)) + " per second", r.rate, rep));
+  MAB_TRY(check_carried(ctx, r, snap));
+  LegacyClip edited = o;
+  MAB_TRY(apply_rotations(ctx, r, edited, rep));
+  MAB_TRY(apply_translations(ctx, r, edited, rep));
+  const LegacyEncodeOptions lo = legacy_edit_policy(opt.max_error_deg);  // issue 25: the one error policy
+  MAB_ASSIGN(const Container written, encode_legacy_clip(current, block, edited, lo, &rep.legacy_encode));
+  return write_container(written);
+}
+
+}  // namespace mab::gltf_in

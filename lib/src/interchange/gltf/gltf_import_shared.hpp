@@ -1,0 +1,166 @@
+// Internal: what the glTF import paths share (gltf_import.cpp: the entry point, the glTF's own
+// key times and new clips; gltf_import_template.cpp: 'aNi' blocks at the template's key times;
+// gltf_import_legacy.cpp: Far Cry 2/3 clips). How nodes name bones, the channels of one
+// animation, the rigs rotations are read against (docs/gltf.md, "How import reads rotations
+// back") and the rotations themselves.
+#pragma once
+
+#include <mab/gltf.hpp>
+
+#include "interchange/gltf/gltf_document.hpp"
+#include "interchange/gltf/gltf_rig.hpp"
+#include "interchange/gltf/gltf_sample.hpp"
+#include "interchange/gltf/gltf_timeline.hpp"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace mab::gltf_in {
+
+struct NodeBone {
+  std::uint32_t hash = 0;
+  unsigned occurrence = 0;
+  std::string name;
+  bool identified = false;
+};
+
+// How a node names a bone (docs/gltf.md, "Matching nodes"); `known`: the template's bones,
+// null for a new clip.
+NodeBone identify(const tinygltf::Node& n, std::size_t index, const std::unordered_set<std::uint32_t>* known);
+
+std::string label(std::uint32_t hash, const std::string& name);
+
+// |cos| of half the angle between two rotations; angle <= tol <=> this >= cos(tol / 2).
+double half_cos(const Quat& a, const Quat& b) noexcept;
+
+// The channels of one animation, by node.
+struct Channels {
+  gltf::Curves rotation;     // node -> curve (a node's one rotation channel)
+  gltf::Curves translation;  // node -> curve (the first translation channel; Far Cry 2/3 use them)
+};
+
+struct Ignored {
+  std::size_t translation = 0, scale = 0, weights = 0;
+  double max_translation_offset = 0, max_scale_offset = 0;
+  std::vector<std::string> translation_nodes;
+};
+
+Result<Channels> read_channels(const tinygltf::Model& m, std::size_t ai, Ignored& ignored);
+
+// How far from a sample time a glTF key still counts as that key, returned exactly rather than
+// interpolated next to it. At the template's times: 5% of a tick, float noise from tools that
+// keep times in frames. At the glTF's own times (rounded to ticks): half a tick, so each key
+// keeps its value and only its time moves onto the grid.
+inline double time_snap(double rate, bool own_times) noexcept {
+  return rate > 0 ? (own_times ? 0.5 : 0.05) / rate : 0;
+}
+
+// Template keys as a curve (LINEAR), to resample a bone without a channel onto new times.
+gltf::Curve template_curve(const Clip& clip, const ClipBone& b);
+
+bool increasing(const std::vector<std::uint32_t>& t);
+
+Status reduce_keys(const GltfImportOptions& opt, Clip& clip, GltfAnimationImport& rep);
+
+struct Context {
+  const tinygltf::Model& model;
+  const GltfImportOptions& options;
+  double cos_tol;  // cos(tolerance / 2)
+  // The rig rotations are read against (rest-relative): options.skeleton, or the one the file
+  // records (gltf::RigRecord); null: mab export's flat rig.
+  const GltfSkeleton* skeleton = nullptr;
+  gltf::RigRecord::Kind recorded = gltf::RigRecord::Kind::none;
+};
+
+using BoneNodes = std::map<std::pair<std::uint32_t, unsigned>, int>;  // (hash, occurrence) -> file node
+
+// The rig `mab export` writes without a skeleton, and the one it writes with `sk`.
+gltf::RefRig flat_rig(const Clip& clip, const BoneNodes& node_of);
+gltf::RefRig skeleton_rig(const GltfSkeleton& sk, const Clip& clip, const BoneNodes& node_of);
+
+bool rest_relative(const GltfImportOptions& o, bool has_template);
+
+// tmpl(bone, k): the template's rotation of `bone` at seconds[k], where the file does not move it.
+using TemplateRotation = std::function<Quat(std::size_t bone, std::size_t k)>;
+
+// samples[bone][k]: the rotation of each bone that has a channel, at each time (docs/gltf.md).
+Result<std::vector<std::vector<Quat>>> reconstruct(const Context& ctx, const gltf::Curves& rotation,
+                                                    const Clip& clip, const BoneNodes& node_of,
+                                                    const std::vector<double>& seconds, double snap, bool has_template,
+                                                    const TemplateRotation& tmpl);
+
+// --- Reading tracks against their template (gltf_timeline.hpp) ---
+
+// The file's own key times for what `node` plays (its channel; with `parent`, those of its
+// animated ancestors too, as a rest-relative read combines them) and the points midway between
+// them where one of those channels is curved (CUBICSPLINE, STEP), in seconds, increasing.
+void node_key_times(const gltf::Curves& curves, const std::vector<int>* parent, int node, std::vector<double>& keys,
+                    std::vector<double>& checks);
+
+std::vector<double> unique_times(std::vector<double> t);  // sorted, unique
+// The times a block is evaluated at: its own (`block`, increasing, kept exactly) and `others`
+// (the file's key times and check points); one of those within `merge` of a block time is that
+// time (a file's float seconds next to the double ones of the clip's key units).
+std::vector<double> evaluation_times(const std::vector<double>& block, std::vector<double> others, double merge);
+// The index of the nearest of `times` for each of `wanted` (increasing); repeats dropped.
+std::vector<std::size_t> index_of(const std::vector<double>& times, const std::vector<double>& wanted);
+
+gltf::Value to_value(const Quat& q) noexcept;
+Quat to_quat(const gltf::Value& v) noexcept;  // normalised unless already float-exact
+
+// "1.233 s (frame 37 at 30 fps)", the frame when the time is a whole frame within 5%.
+std::string time_text(double seconds, double fps);
+
+// Tracks a tool resampled on a grid that misses the block's times: counted in `rep`, and
+// refused when edited keys would be read between samples with more error than the match
+// tolerance (unless accept_resample). `rate_text` says the block's key rate. The report's
+// resample_error is the rotations' (degrees).
+struct ResampleFinding {
+  std::string track;
+  const gltf::TrackVerdict* verdict = nullptr;
+  const gltf::TrackEvidence* evidence = nullptr;
+  const char* unit = "degrees";  // "units": a translation
+  double tolerance = 0;          // the match tolerance in that unit
+};
+Status check_resample(const Context& ctx, const std::vector<ResampleFinding>& tracks, const std::string& rate_text,
+                      double fps, GltfAnimationImport& rep);
+
+// An 'aNi' block at the template's key times (gltf_import_template.cpp): `edited` gets the
+// template's timeline plus the key times the glTF's keys between them need, and every bone's
+// rotations on it; the report its counts.
+Status read_on_template_times(const Context& ctx, const Channels& channels, const Clip& orig, const BoneNodes& node_of,
+                              Clip& edited, GltfAnimationImport& rep);
+
+// --- No-op imports and other clips (docs/gltf.md, "What import refuses") ---
+
+// An animation none of whose channels names a bone of the block: refused, or with
+// allow_no_op a note. `nodes`: the animated nodes' names.
+Status check_matched(const Context& ctx, std::size_t ai, std::size_t block, std::size_t matched,
+                     const std::vector<std::string>& nodes, GltfAnimationImport& rep);
+
+// The animation's key range (channels of matched nodes with two keys or more) and, when its
+// extras hold them, the rate and duration of the clip it was exported from, against the
+// block's: refused when they clearly belong to another clip (unless allow_other_clip).
+struct ClipSpan {
+  double first_s = 0, last_s = 0;  // the block's first and last key times
+  double rate = 0;                 // key rate (FC2/3: frame rate)
+  float duration = 0;
+  const char* rate_field = "key_rate";  // its name in the animation's extras
+};
+Status check_same_clip(const Context& ctx, std::size_t ai, std::size_t block, const std::vector<const gltf::Curve*>& curves,
+                       const ClipSpan& span);
+
+// Rotations read rest-relative against the flat rig or a skeleton the file's own shape
+// contradicts (bones parented to bones, or placed away from their parent, in a file that
+// records no rig): refused, never a silent misread.
+Status check_rig_shape(const Context& ctx, const BoneNodes& node_of);
+
+// One animation into a Far Cry 2/3 clip (gltf_import_legacy.cpp).
+Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, const Container& current,
+                                                          std::size_t ai, std::size_t block, GltfAnimationImport& rep,
+                                                          Ignored& ignored);
+
+}  // namespace mab::gltf_in

@@ -1,6 +1,0 @@
-// The one translation unit that compiles tinygltf's implementation (Debian's
-// libtinygltf-dev ships it in the header). Built here rather than linked from
-// libtinygltf.so so that sanitizers and libFuzzer's coverage see its code too.
-#include <fstream>  // tiny_gltf.h uses std::ofstream without including it under TINYGLTF_NO_FS
-#define TINYGLTF_IMPLEMENTATION
-#include "interchange/gltf_document.hpp"
