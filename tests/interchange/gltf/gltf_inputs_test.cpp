@@ -1000,6 +1000,10 @@ TEST(GltfInputs, FarCryTranslationsBetweenTheFilesKeysFollowTheSampler) {
       s->output = append_accessor(m, append_view(m, GltfBuilder::bytes_of(nv)), kFloat, TINYGLTF_TYPE_VEC3, nv.size() / 3);
       s->interpolation = interpolation;
     }
+    auto refused = mab::import_gltf(serialize(m, true), &c);
+    ASSERT_FALSE(refused.ok()) << interpolation;
+    EXPECT_EQ(refused.error().code, mab::ErrorCode::not_decodable) << refused.error().message();
+    EXPECT_NE(refused.error().message().find("--accept-resample"), std::string::npos) << refused.error().message();
     mab::GltfImportOptions o;
     o.accept_resample = true;
     auto r = mab::import_gltf(serialize(m, true), &c, o);
