@@ -1301,6 +1301,81 @@ TEST(GltfInputs, KeepTimesNeedsATemplateWithIncreasingTimes) {
   EXPECT_NE(r.error().message().find("JSON"), std::string::npos) << r.error().message();
 }
 
+// --keep-times on a glTF that keys one animated bone a step past the template's last time and
+// leaves another without a channel: the block takes the new time, the bone without a channel
+// is resampled onto it from its template keys (held past its last), the constant bones
+// without one are kept; a constant bone given two different keys becomes animated.
+TEST(GltfInputs, KeepTimesResamplesBonesWithoutAChannelAndAnimatesAMovedConstant) {
+  const Template t = template_of("wd2/mixed_k8.mab");
+  std::vector<std::size_t> animated, constant;
+  for (std::size_t i = 0; i < t.clip.bones.size(); ++i) {
+    if (t.clip.bones[i].kind() == mab::BoneKind::animated) animated.push_back(i);
+    if (t.clip.bones[i].kind() == mab::BoneKind::constant) constant.push_back(i);
+  }
+  ASSERT_GE(animated.size(), 2u);
+  ASSERT_GE(constant.size(), 2u);
+  const auto node_of_bone = [&](const tinygltf::Model& m, std::size_t i) {
+    for (std::size_t n = 0; n < m.nodes.size(); ++n) {
+      const auto& ex = m.nodes[n].extras;
+      if (ex.IsObject() && ex.Has("mabkit") &&
+          mab::gltf::hash_from_value(ex.Get("mabkit").Get("hash")) == t.clip.bones[i].hash)
+        return static_cast<int>(n);
+    }
+    return -1;
+  };
+  tinygltf::Model m = t.model;
+  auto& a = m.animations.at(0);
+  // The first animated bone: its last key again, one step later.
+  const int keyed = node_of_bone(m, animated[0]);
+  tinygltf::AnimationSampler* s = nullptr;
+  for (auto& ch : a.channels)
+    if (ch.target_node == keyed && ch.target_path == "rotation") s = &a.samplers[static_cast<std::size_t>(ch.sampler)];
+  ASSERT_NE(s, nullptr);
+  auto times = floats_of(m, s->input);
+  auto values = floats_of(m, s->output);
+  ASSERT_GE(times.size(), 2u);
+  times.push_back(times.back() + (times.back() - times[times.size() - 2]));
+  values.insert(values.end(), values.end() - 4, values.end());
+  s->input = append_accessor(m, append_view(m, GltfBuilder::bytes_of(times)), kFloat, TINYGLTF_TYPE_SCALAR, times.size());
+  s->output = append_accessor(m, append_view(m, GltfBuilder::bytes_of(values)), kFloat, TINYGLTF_TYPE_VEC4, times.size());
+  // The second animated bone and the first constant one lose their channels.
+  const int dropped = node_of_bone(m, animated[1]), kept_constant = node_of_bone(m, constant[0]);
+  std::vector<tinygltf::AnimationChannel> channels;
+  for (const auto& ch : a.channels)
+    if (ch.target_node != dropped && ch.target_node != kept_constant) channels.push_back(ch);
+  a.channels = channels;
+  // The second constant bone: two keys a quarter turn apart.
+  const int moved = node_of_bone(m, constant[1]);
+  tinygltf::AnimationSampler ms;
+  const std::vector<float> mt = {times.front(), times.back()};
+  const std::vector<float> mv = {0, 0, 0, 1, 0, 0, 0.70710678f, 0.70710678f};
+  ms.input = append_accessor(m, append_view(m, GltfBuilder::bytes_of(mt)), kFloat, TINYGLTF_TYPE_SCALAR, 2);
+  ms.output = append_accessor(m, append_view(m, GltfBuilder::bytes_of(mv)), kFloat, TINYGLTF_TYPE_VEC4, 2);
+  ms.interpolation = "LINEAR";
+  a.samplers.push_back(ms);
+  for (auto& ch : a.channels)
+    if (ch.target_node == moved && ch.target_path == "rotation") ch.sampler = static_cast<int>(a.samplers.size() - 1);
+  mab::GltfImportOptions o;
+  o.keep_times = true;
+  auto r = mab::import_gltf(serialize(m, true), &t.c, o);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  const auto& rep = r->report.animations.at(0);
+  EXPECT_FALSE(rep.times_from_template);
+  EXPECT_EQ(rep.bones_resampled, std::vector<std::uint32_t>{t.clip.bones[animated[1]].hash});
+  EXPECT_NE(std::find(rep.bones_kept.begin(), rep.bones_kept.end(), t.clip.bones[constant[0]].hash), rep.bones_kept.end());
+  EXPECT_EQ(rep.constant_to_animated, std::vector<std::uint32_t>{t.clip.bones[constant[1]].hash});
+  const mab::Clip back = decoded(r->bytes);
+  ASSERT_EQ(back.key_count(), t.clip.key_count() + 1);
+  // The resampled bone plays its template keys, and holds the last at the new time.
+  const auto& rb = back.bones[animated[1]].keys;
+  const auto& ob = t.clip.bones[animated[1]].keys;
+  const double bound = r->report.max_error_deg + 1e-3;
+  for (std::size_t k = 0; k < ob.size(); ++k) EXPECT_LE(mab::angular_error_deg(rb[k], ob[k]), bound) << k;
+  EXPECT_LE(mab::angular_error_deg(rb.back(), ob.back()), bound);
+  EXPECT_EQ(back.bones[constant[1]].kind(), mab::BoneKind::animated);
+  EXPECT_EQ(back.bones[constant[0]].kind(), mab::BoneKind::constant);
+}
+
 // Import with a skeleton that lacks some template bones (they hang from its skin root) or has
 // no roots at all.
 TEST(GltfInputs, ImportWithASkeletonThatLacksBones) {
