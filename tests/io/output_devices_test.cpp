@@ -19,6 +19,8 @@
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <thread>
 #include <unistd.h>
@@ -204,6 +206,64 @@ TEST(StreamedExport, AnOutputThatStopsTakingPiecesEndsTheExport) {
       EXPECT_LT(taken, whole) << what;
     }
   }
+}
+
+// A read-only file system (a tmpfs remounted read-only; skipped where mount is not allowed):
+// even root may not write there, so a new output is refused naming the folder and an existing
+// one naming the file, each before anything is written.
+class ReadOnlyDisk : public ::testing::Test {
+ protected:
+  fs::path dir;
+  bool mounted = false;
+  void SetUp() override {
+    dir = mab::test::test_temp_dir("mab_read_only_disk");
+    if (::mount("tmpfs", dir.c_str(), "tmpfs", MS_NOSUID | MS_NODEV, "size=64k") != 0)
+      GTEST_SKIP() << "cannot mount a tmpfs here (" << std::strerror(errno) << ")";
+    mounted = true;
+    ASSERT_TRUE(mab::write_file_atomic(dir / "old.json", bytes_of(10, '{')).ok());
+    if (::mount(nullptr, dir.c_str(), nullptr, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, nullptr) != 0)
+      GTEST_SKIP() << "cannot remount it read-only (" << std::strerror(errno) << ")";
+  }
+  void TearDown() override {
+    if (mounted) ::umount2(dir.c_str(), MNT_DETACH);
+    fs::remove_all(dir);
+  }
+};
+
+TEST_F(ReadOnlyDisk, NewAndExistingOutputsAreRefusedByName) {
+  const auto src = fs::path(MAB_SOURCE_DIR) / "corpus" / "wd1" / "long_k100.mab";
+  std::string err;
+  auto r = mab::test::run_mab_split("export " + src.string() + " -o " + (dir / "new.json").string(), &err);
+  EXPECT_EQ(r.status, 2) << r.out << err;
+  EXPECT_NE(err.find("cannot write in folder " + dir.string()), std::string::npos) << err;
+  r = mab::test::run_mab_split("export " + src.string() + " -o " + (dir / "old.json").string(), &err);
+  EXPECT_EQ(r.status, 2) << r.out << err;
+  EXPECT_NE(err.find("is not writable"), std::string::npos) << err;
+  EXPECT_EQ(*mab::read_file(dir / "old.json"), bytes_of(10, '{'));
+  EXPECT_FALSE(fs::exists(dir / "new.json"));
+}
+
+// Targets that are no file to write: a socket, and a path under a regular file.
+TEST_F(OutputPaths, ASocketOrAPathUnderAFileIsRefused) {
+  const auto sock = dir / "sock";
+  const int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  ASSERT_LT(sock.string().size(), sizeof addr.sun_path);
+  std::strncpy(addr.sun_path, sock.c_str(), sizeof addr.sun_path - 1);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr), 0) << std::strerror(errno);
+  auto st = mab::write_file_atomic(sock, bytes_of(16, 3));
+  ::close(fd);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.error().code, mab::ErrorCode::io_error);
+  EXPECT_NE(st.error().message().find("is a socket"), std::string::npos) << st.error().message();
+  ASSERT_TRUE(mab::write_file_atomic(dir / "plain", bytes_of(4, 1)).ok());
+  st = mab::write_file_atomic(dir / "plain" / "out.mab", bytes_of(16, 3));
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().message().find(std::strerror(ENOTDIR)), std::string::npos) << st.error().message();
+  EXPECT_EQ(*mab::read_file(dir / "plain"), bytes_of(4, 1));
+  EXPECT_EQ(temporaries(dir), 0u);
 }
 
 }  // namespace
