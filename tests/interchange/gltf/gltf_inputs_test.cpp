@@ -1376,6 +1376,121 @@ TEST(GltfInputs, KeepTimesResamplesBonesWithoutAChannelAndAnimatesAMovedConstant
   EXPECT_EQ(back.bones[constant[0]].kind(), mab::BoneKind::constant);
 }
 
+// Far Cry 2/3 glTF edits a clip cannot hold or that touch the trajectory and constants.
+struct LegacyGltf {
+  mab::Container c;
+  mab::LegacyClip clip;
+  tinygltf::Model m;
+};
+
+LegacyGltf legacy_gltf(const char* rel) {
+  LegacyGltf g;
+  g.c = container_of(rel);
+  g.clip = *mab::decode_legacy_clip(g.c, 0);
+  g.m = parse(*mab::export_gltf(g.c));
+  return g;
+}
+
+// The sampler of `path` on the node named `name` in the first animation.
+tinygltf::AnimationSampler* legacy_sampler(tinygltf::Model& m, const std::string& name, const std::string& path) {
+  return sampler_of(m, node_named(m, name), path);
+}
+
+void set_curve(tinygltf::Model& m, tinygltf::AnimationSampler& s, const std::vector<float>& t, const std::vector<float>& v,
+               int type) {
+  s.input = append_accessor(m, append_view(m, GltfBuilder::bytes_of(t)), kFloat, TINYGLTF_TYPE_SCALAR, t.size());
+  s.output = append_accessor(m, append_view(m, GltfBuilder::bytes_of(v)), kFloat, type, t.size());
+}
+
+// A key between two frames, or after the last, that the frames cannot reproduce: refused,
+// naming the track, the time and the fix (the scene at the clip's frame rate).
+TEST(GltfInputs, FarCryKeysBetweenOrAfterTheFramesAreRefused) {
+  for (const bool after : {false, true}) {
+    LegacyGltf g = legacy_gltf("fc2/all_arrays.mab");
+    const auto& tr = g.clip.rotations.at(0);
+    auto* s = legacy_sampler(g.m, "bone_" + std::to_string(tr.bone), "rotation");
+    ASSERT_NE(s, nullptr);
+    auto t = floats_of(g.m, s->input);
+    auto v = floats_of(g.m, s->output);
+    ASSERT_GE(t.size(), 2u);
+    const std::vector<float> turned = {0.0f, 0.0f, 0.70710678f, 0.70710678f};
+    if (after) {
+      t.push_back(t.back() + 2.5f / g.clip.frame_rate);
+      v.insert(v.end(), turned.begin(), turned.end());
+    } else {
+      t.insert(t.begin() + 1, 0.5f * (t[0] + t[1]));
+      v.insert(v.begin() + 4, turned.begin(), turned.end());
+    }
+    set_curve(g.m, *s, t, v, TINYGLTF_TYPE_VEC4);
+    auto r = mab::import_gltf(serialize(g.m, true), &g.c);
+    ASSERT_FALSE(r.ok()) << after;
+    EXPECT_EQ(r.error().code, mab::ErrorCode::not_decodable) << r.error().message();
+    EXPECT_NE(r.error().message().find(after ? "after the clip's last frame" : "between its frames"), std::string::npos)
+        << r.error().message();
+    EXPECT_NE(r.error().message().find("Set the scene frame rate"), std::string::npos) << r.error().message();
+  }
+}
+
+// A node no track of the clip has is listed and its bone kept; a glTF whose nodes match nothing
+// is refused, or written as the template is with allow_no_op; --reduce does not apply.
+TEST(GltfInputs, FarCryNodesThatMatchNothing) {
+  LegacyGltf g = legacy_gltf("fc2/all_arrays.mab");
+  const std::string name = "bone_" + std::to_string(g.clip.rotations.at(0).bone);
+  tinygltf::Model one = g.m;
+  auto& renamed_node = one.nodes[static_cast<std::size_t>(node_named(one, name))];
+  renamed_node.name = "not_a_bone";
+  renamed_node.extras = tinygltf::Value();  // the export's mabkit id would still find the bone
+  auto r = mab::import_gltf(serialize(one, true), &g.c);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->bytes, load(mab::test::corpus_dir() / "fc2" / "all_arrays.mab"));
+  const auto& a = r->report.animations.at(0);
+  EXPECT_NE(std::find(a.nodes_unmatched.begin(), a.nodes_unmatched.end(), "not_a_bone (rotation)"), a.nodes_unmatched.end());
+  EXPECT_FALSE(a.bones_kept.empty());
+  tinygltf::Model none = g.m;
+  for (auto& n : none.nodes) n.name = "x" + n.name, n.extras = tinygltf::Value();
+  r = mab::import_gltf(serialize(none, true), &g.c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, mab::ErrorCode::not_found) << r.error().message();
+  mab::GltfImportOptions o;
+  o.allow_no_op = true;
+  r = mab::import_gltf(serialize(none, true), &g.c, o);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->bytes, load(mab::test::corpus_dir() / "fc2" / "all_arrays.mab"));
+  mab::GltfImportOptions reduce;
+  reduce.reduce_deg = 0.1;
+  r = mab::import_gltf(serialize(g.m, true), &g.c, reduce);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().field, "reduce") << r.error().message();
+}
+
+// The trajectory's translation and a constant translation moved to another constant value land
+// (the constant stays a constant); everything else keeps its bytes.
+TEST(GltfInputs, FarCryTrajectoryAndConstantTranslationsLand) {
+  LegacyGltf g = legacy_gltf("fc2/all_arrays.mab");
+  ASSERT_TRUE(g.clip.present[0]) << "all_arrays holds a trajectory translation";
+  ASSERT_FALSE(g.clip.constant_translations.empty());
+  auto* traj = legacy_sampler(g.m, "trajectory", "translation");  // gltf_legacy.hpp
+  ASSERT_NE(traj, nullptr);
+  auto tv = floats_of(g.m, traj->output);
+  for (std::size_t i = 0; i < tv.size(); i += 3) tv[i] += 2.0f;
+  set_curve(g.m, *traj, floats_of(g.m, traj->input), tv, TINYGLTF_TYPE_VEC3);
+  const auto& ct = g.clip.constant_translations.front();
+  auto* cs = legacy_sampler(g.m, "bone_" + std::to_string(ct.bone), "translation");
+  ASSERT_NE(cs, nullptr);
+  auto cv = floats_of(g.m, cs->output);
+  for (std::size_t i = 0; i < cv.size(); i += 3) cv[i + 1] += 3.0f;
+  set_curve(g.m, *cs, floats_of(g.m, cs->input), cv, TINYGLTF_TYPE_VEC3);
+  auto r = mab::import_gltf(serialize(g.m, true), &g.c);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  const auto back = *mab::decode_legacy_clip(*mab::read_container(r->bytes), 0);
+  ASSERT_EQ(back.trajectory_translation.size(), g.clip.trajectory_translation.size());
+  for (std::size_t f = 0; f < back.trajectory_translation.size(); ++f)
+    EXPECT_NEAR(back.trajectory_translation[f][0], g.clip.trajectory_translation[f][0] + 2.0f, 1e-3) << f;
+  ASSERT_EQ(back.constant_translations.size(), g.clip.constant_translations.size());
+  EXPECT_NEAR(back.constant_translations.front().translation[1], ct.translation[1] + 3.0f, 1e-4);
+  EXPECT_EQ(back.rotations.size(), g.clip.rotations.size());
+}
+
 // Import with a skeleton that lacks some template bones (they hang from its skin root) or has
 // no roots at all.
 TEST(GltfInputs, ImportWithASkeletonThatLacksBones) {
