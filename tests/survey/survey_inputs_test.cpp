@@ -4,6 +4,8 @@
 // counted in the sanity histogram; a file that cannot be read is counted as unreadable.
 #include <mab/codec_file.hpp>
 #include <mab/json.hpp>
+#include <mab/legacy.hpp>
+#include <mab/quat.hpp>
 #include <mab/survey.hpp>
 
 #include "support/corpus.hpp"
@@ -12,7 +14,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <array>
+#include <cstring>
 #include <functional>
+#include <span>
 
 namespace {
 
@@ -83,6 +89,53 @@ TEST(SurveyInputs, UnreadableFilesAreCountedWithTheirError) {
   EXPECT_EQ(stats.files, 1u);
   EXPECT_EQ(stats.at(mab::survey::h::variants).buckets.count("(unreadable)"), 1u);
   EXPECT_EQ(stats.at(mab::survey::h::errors).buckets.count("read io_error"), 1u);
+}
+
+// Far Cry 2/3 clips with a stored code that holds no quaternion (a keyed bone, the trajectory)
+// or a header duration far from lastFrame: each fails the legacy sanity check by name.
+TEST(SurveyInputs, OddFarCryClipsFailTheSanityChecksByName) {
+  const auto bytes = mab::test::load(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
+  const auto c = mab::read_container(bytes);
+  ASSERT_TRUE(c.ok());
+  const auto d = mab::decode_legacy_clip(*c, 0);
+  ASSERT_TRUE(d.ok());
+  // Bytes `from` (stored once in the file) replaced by `to`.
+  const auto patched = [&](std::span<const std::uint8_t> from, std::span<const std::uint8_t> to) {
+    auto out = bytes;
+    const auto at = std::search(out.begin(), out.end(), from.begin(), from.end());
+    EXPECT_NE(at, out.end());
+    EXPECT_EQ(std::search(at + 1, out.end(), from.begin(), from.end()), out.end()) << "stored more than once";
+    if (at != out.end()) std::copy(to.begin(), to.end(), at);
+    return out;
+  };
+  const std::array<std::uint8_t, 6> invalid = {0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F};
+  struct Case {
+    std::vector<std::uint8_t> bytes;
+    std::string sanity;
+    const char* histogram;
+  };
+  std::vector<Case> cases;
+  const auto& t = d->rotations.at(0);
+  cases.push_back({patched(mab::quat48_to_bytes(t.codes.back()), invalid),
+                   "bone " + std::to_string(t.bone) + " key " + std::to_string(t.codes.size() - 1) +
+                       ": a code with no valid quaternion",
+                   "fc2 a code with no valid quaternion"});
+  ASSERT_GE(d->trajectory_rotation_codes.size(), 2u);
+  cases.push_back({patched(mab::quat48_to_bytes(d->trajectory_rotation_codes[1]), invalid),
+                   "trajectory frame 1: a code with no valid quaternion", "fc2 a code with no valid quaternion"});
+  const float far = d->duration + 100.0f;
+  std::array<std::uint8_t, 4> was{}, now{};
+  std::memcpy(was.data(), &d->duration, 4);
+  std::memcpy(now.data(), &far, 4);
+  cases.push_back({patched(was, now), "duration ", "fc2 duration disagrees with the last key"});
+  for (const auto& k : cases) {
+    mab::survey::Stats stats;
+    const auto r = mab::survey::survey_file(k.bytes, "odd.mab", stats);
+    EXPECT_TRUE(r.parsed && r.round_trip) << r.first_error;
+    EXPECT_FALSE(r.sane);
+    EXPECT_EQ(r.sanity.rfind("block 0: " + k.sanity, 0), 0u) << r.sanity;
+    EXPECT_EQ(stats.at(mab::survey::h::sanity).buckets.count(k.histogram), 1u) << k.histogram;
+  }
 }
 
 }  // namespace
