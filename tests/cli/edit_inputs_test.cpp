@@ -62,6 +62,10 @@ TEST_F(EditInputs, NumbersOutsideWhatAnOperationTakes) {
   refused("edit " + f + " --bits Root 17", "1..16", 2);
   refused("edit " + f + " --bits Root 0", "1..16", 2);
   refused("edit " + f + " --reduce -1", "degrees >= 0");
+  refused("edit " + f + " --reduce nan", "not a number", 2);
+  refused("edit " + f + " --speed inf", "not a number", 2);
+  refused("edit " + f + " --rename-bone 0xB6C65665 0xB6C65665", "already has hash 0xB6C65665");
+  refused("edit " + f + " --rename-bone 0xB6C65665 0x123456789", "at most 8 hex digits");
   refused("edit " + f + " --add-bone \"\" 0,0,0,1", "needs a name");
   refused("edit " + f + " --rotate-bone Nobody 0,0,1@10", "Nobody");
 }
