@@ -1,6 +1,7 @@
-// Identity members and numbers of hand-edited mabkit-clip documents (docs/json-format.md,
-// "Bone identity"): every malformed "rename_to", "new", hash and number is a parse_error at its
-// JSON path with a message that says what was found, and nothing is written.
+// Identity members, numbers and fixed-size bytes of hand-edited mabkit-clip documents
+// (docs/json-format.md, "Bone identity"): every malformed "rename_to", "new", hash, number and
+// byte string, and a Far Cry frame rate changed, is a parse_error at its JSON path with a
+// message that says what was found, and nothing is written.
 #include <mab/codec_file.hpp>
 #include <mab/json.hpp>
 #include <mab/legacy.hpp>
@@ -60,6 +61,17 @@ TEST(JsonIdentityInputs, EachMalformedMemberIsRefusedAtItsPath) {
       {"wd1/long_k100.mab", [](Json& d) { d["clip"]["key_times"][0] = -1; }, "/clip/key_times/0", ""},
       {"wd1/long_k100.mab", [](Json& d) { d["clip"]["duration"] = 1e39; }, "/clip/duration", "outside the float range"},
       {"wd1/long_k100.mab", [&](Json& d) { d["clip"]["key_rate"] = long_text; }, "/clip/key_rate", "..."},
+      {"wd1/long_k100.mab", [](Json& d) { d["clip"]["bones"][0]["flags"] = 18446744073709551615ull; },
+       "/clip/bones/0/flags", "above the maximum 255"},
+      {"wd1/long_k100.mab", [](Json& d) { d["clip"]["bones"][0]["flags"] = 300; }, "/clip/bones/0/flags",
+       "above the maximum 255"},
+      {"wd1/long_k100.mab", [](Json& d) { d["clip"]["bones"][0]["keys"][0][0] = 1e39; }, "/clip/bones/0/keys/0/0",
+       "outside the float range"},
+      {"wd1/long_k100.mab", [](Json& d) { d["block"] = 18446744073709551615ull; }, "/block", "above the maximum"},
+      {"fc2/all_arrays.mab", [](Json& d) { d["container"]["header"]["reserved"] = "1c15"; }, "/container/header/reserved",
+       "expected 8 bytes (16 hex digits), found 2"},
+      {"fc2/all_arrays.mab", [](Json& d) { d["legacy_clip"]["frame_rate"] = 15.0; }, "/legacy_clip/frame_rate",
+       "changing it is not supported"},
       {"fc2/all_arrays.mab", [](Json& d) { d["legacy_clip"]["rotations"][0]["new"] = 1; },
        "/legacy_clip/rotations/0/new", "expected true or false"},
       {"fc2/all_arrays.mab", [](Json& d) { d["legacy_clip"]["rotations"][0]["new"] = true; },
