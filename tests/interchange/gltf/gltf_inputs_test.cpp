@@ -1491,6 +1491,25 @@ TEST(GltfInputs, FarCryTrajectoryAndConstantTranslationsLand) {
   EXPECT_EQ(back.rotations.size(), g.clip.rotations.size());
 }
 
+// A file without mab export's rig record (a tool dropped the extras) whose bone sits away from
+// its parent is no flat rig: refused, saying it was exported with --skeleton.
+TEST(GltfInputs, ABoneAwayFromItsParentWithoutARecordIsNoFlatRig) {
+  const Template t = template_of("wd1/long_k100.mab");
+  tinygltf::Model m = t.model;
+  for (auto& n : m.nodes) n.extras = tinygltf::Value();
+  for (auto& sc : m.scenes) sc.extras = tinygltf::Value();
+  auto same = mab::import_gltf(serialize(m, true), &t.c);
+  ASSERT_TRUE(same.ok()) << same.error().message();
+  EXPECT_EQ(same->bytes, t.bytes);
+  const int n = node_named(m, mab::gltf::hash_text(t.clip.bones[1].hash).replace(0, 2, "bone_0x"));
+  ASSERT_GE(n, 0);
+  m.nodes[static_cast<std::size_t>(n)].translation = {0.5, 0, 0};
+  auto r = mab::import_gltf(serialize(m, true), &t.c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().field, "skeleton");
+  EXPECT_NE(r.error().message().find("sits away from its parent"), std::string::npos) << r.error().message();
+}
+
 // Import with a skeleton that lacks some template bones (they hang from its skin root) or has
 // no roots at all.
 TEST(GltfInputs, ImportWithASkeletonThatLacksBones) {
