@@ -27,6 +27,12 @@ mab::LegacyRotationTrack* track_with(mab::LegacyClip& c, std::size_t n) {
   return nullptr;
 }
 
+const mab::BoneDiff* diff_of(const mab::ClipDiff& d, std::uint32_t bone) {
+  for (const auto& x : d.bones)
+    if (x.hash == bone) return &x;
+  return nullptr;
+}
+
 void erase_key(mab::LegacyRotationTrack& t, std::size_t k) {
   t.frames.erase(t.frames.begin() + static_cast<std::ptrdiff_t>(k));
   t.keys.erase(t.keys.begin() + static_cast<std::ptrdiff_t>(k));
@@ -47,9 +53,7 @@ TEST(LegacyDiffInputs, AKeyOneClipLacksIsComparedWithTheOthersInterpolation) {
   erase_key(*t, 1);
   for (const bool flipped : {false, true}) {
     const auto d = flipped ? mab::diff_legacy_clips(b, a) : mab::diff_legacy_clips(a, b);
-    const mab::BoneDiff* got = nullptr;
-    for (const auto& x : d.bones)
-      if (x.hash == bone) got = &x;
+    const mab::BoneDiff* got = diff_of(d, bone);
     ASSERT_NE(got, nullptr);
     EXPECT_NEAR(got->max_deg, expected, 1e-3);
     if (expected > 1e-3) EXPECT_NEAR(got->worst_time_s, f1 / a.frame_rate, 1e-6);
@@ -72,9 +76,7 @@ TEST(LegacyDiffInputs, KeysStartingLaterAreHeldAndAnEmptyTrackIsIdentity) {
   for (const auto& q : t->keys) from_identity = std::max(from_identity, mab::angular_error_deg(q, mab::Quat{}));
   erase_key(*t, 0);  // b's track now starts at its second key
   auto d = mab::diff_legacy_clips(a, b);
-  const mab::BoneDiff* got = nullptr;
-  for (const auto& x : d.bones)
-    if (x.hash == bone) got = &x;
+  const mab::BoneDiff* got = diff_of(d, bone);
   ASSERT_NE(got, nullptr);
   EXPECT_NEAR(got->max_deg, mab::angular_error_deg(first, second), 1e-3);
   EXPECT_EQ(got->worst_time_s, 0.0);
@@ -82,9 +84,7 @@ TEST(LegacyDiffInputs, KeysStartingLaterAreHeldAndAnEmptyTrackIsIdentity) {
   t->keys.clear();
   t->codes.clear();
   d = mab::diff_legacy_clips(a, b);
-  got = nullptr;
-  for (const auto& x : d.bones)
-    if (x.hash == bone) got = &x;
+  got = diff_of(d, bone);
   ASSERT_NE(got, nullptr);
   EXPECT_NEAR(got->max_deg, from_identity, 1e-3);
 }
