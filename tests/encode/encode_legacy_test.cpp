@@ -343,6 +343,43 @@ TEST(EncodeLegacy, UnsupportedEditsAreRefusedByName) {
   auto emptied = d;
   emptied.translations.clear();
   EXPECT_EQ(mab::encode_legacy_clip(c, 0, emptied).error().code, mab::ErrorCode::invalid_argument);
+  // Tracks of the wrong length, and keyed tracks whose keys and frames disagree.
+  const auto refused = [&](const mab::LegacyClip& e, const std::string& field, const std::string& phrase) {
+    const auto r = mab::encode_legacy_clip(c, 0, e);
+    ASSERT_FALSE(r.ok()) << field;
+    EXPECT_EQ(r.error().code, mab::ErrorCode::invalid_argument) << r.error().message();
+    EXPECT_EQ(r.error().field, field) << r.error().message();
+    EXPECT_NE(r.error().message().find(phrase), std::string::npos) << r.error().message();
+  };
+  ASSERT_FALSE(d.trajectory_rotation.empty());
+  auto short_trajectory = d;
+  short_trajectory.trajectory_rotation.pop_back();
+  refused(short_trajectory, "trajectory_rotation", "lastFrame + 1 values");
+  ASSERT_FALSE(d.translations.empty());
+  auto short_track = d;
+  short_track.translations[0].frames.pop_back();
+  refused(short_track, "translations", "lastFrame + 1 values per track");
+  auto keys_off = d;
+  keys_off.rotations[0].keys.pop_back();
+  EXPECT_EQ(mab::encode_legacy_clip(c, 0, keys_off).error().code, mab::ErrorCode::invalid_argument);
+  // Event nodes are edited in place: one more or one fewer is refused; a file without an event
+  // chain takes none.
+  const auto bank = load_container(mab::test::corpus_dir() / "fc2" / "retail_bank.mab");
+  auto more = *mab::decode_legacy_clip(bank, 0);
+  ASSERT_TRUE(more.events && !more.events->empty());
+  more.events->push_back(more.events->back());
+  const auto r = mab::encode_legacy_clip(bank, 0, more);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().field, "events");
+  EXPECT_NE(r.error().message().find("adding or removing event nodes is not supported"), std::string::npos)
+      << r.error().message();
+  auto b = d;
+  if (!b.events) {  // all_arrays has no event chain
+    b.events = std::vector<mab::LegacyEvent>{};
+    const auto none = mab::encode_legacy_clip(c, 0, b);
+    ASSERT_FALSE(none.ok());
+    EXPECT_EQ(none.error().field, "events") << none.error().message();
+  }
 }
 
 }  // namespace

@@ -457,9 +457,9 @@ struct PartEntries {
   std::vector<std::int32_t> nested;
 };
 
-// The count and the entries after a header of `head` bytes, or why they do not fit: every time
-// inside the clip (up to `limit`, the duration with float slack), every type one of the editor's.
-std::optional<std::string> read_part_entries(const Section& sec, std::size_t head, double limit, float duration,
+// The count and the entries after a header of `head` bytes, or why they do not fit
+// (part_problem: every time inside the clip, every type one of the editor's).
+std::optional<std::string> read_part_entries(const Section& sec, std::size_t head, float duration,
                                              PartEntries& out) {
   if (sec.bytes.size() < head) return "the section holds " + std::to_string(sec.bytes.size()) + " bytes";
   out.count = load_u32(sec.bytes, 0);
@@ -478,11 +478,7 @@ std::optional<std::string> read_part_entries(const Section& sec, std::size_t hea
     p.parent_hash = load_u32(raw, part_parent_at);
     p.attachment_hash = load_u32(raw, part_attachment_at);
     p.type = raw[part_type_at];
-    const std::string e = "entry " + std::to_string(i);
-    if (!std::isfinite(p.start) || !std::isfinite(p.end) || p.start < 0 || p.end < p.start || p.end > limit)
-      return e + ": times " + std::to_string(p.start) + ".." + std::to_string(p.end) + " s are not inside the clip's 0.." +
-             std::to_string(duration) + " s";
-    if (p.type < 1 || p.type > 8) return e + ": type " + std::to_string(p.type) + " is outside the editor's PartEventType 1..8";
+    if (auto problem = part_problem(p, duration)) return "entry " + std::to_string(i) + ": " + *problem;
     out.nested.push_back(static_cast<std::int32_t>(load_u32(raw, part_nested_at)));
     out.parts.push_back(p);
     out.entries.push_back(raw);
@@ -521,6 +517,17 @@ std::optional<std::string> link_nested_blocks(const Placement& pl, std::size_t b
 
 }  // namespace
 
+std::optional<std::string> part_problem(const ClipPart& p, float duration) {
+  // Times of a part lie in the clip: [0, duration], with float slack for a duration computed
+  // in another precision.
+  const double limit = std::isfinite(duration) && duration > 0 ? double{duration} * (1 + 1e-6) + 1e-6 : 1e-6;
+  if (!std::isfinite(p.start) || !std::isfinite(p.end) || p.start < 0 || p.end < p.start || p.end > limit)
+    return "times " + std::to_string(p.start) + ".." + std::to_string(p.end) + " s are not inside the clip's 0.." +
+           std::to_string(duration) + " s";
+  if (p.type < 1 || p.type > 8) return "type " + std::to_string(p.type) + " is outside the editor's PartEventType 1..8";
+  return std::nullopt;
+}
+
 PartsRead read_parts(const Container& c, std::size_t block, const Placement& pl, float duration,
                      const DecodeOptions& options) {
   PartsRead out;
@@ -531,9 +538,6 @@ PartsRead read_parts(const Container& c, std::size_t block, const Placement& pl,
     out.evidence = strict_refusal("the part animation array");
     return out;
   }
-  // Times of a part lie in the clip: [0, duration], with float slack for a duration computed
-  // in another precision.
-  const double limit = std::isfinite(duration) && duration > 0 ? double{duration} * (1 + 1e-6) + 1e-6 : 1e-6;
   const Candidate cands[] = {
       {EvidenceLevel::hypothesis, 1, "u32 count, 12 bytes, 32-byte entries from +16"},
       {EvidenceLevel::hypothesis, 2, "u32 count, 32-byte entries from +4"}};
@@ -542,7 +546,7 @@ PartsRead read_parts(const Container& c, std::size_t block, const Placement& pl,
     const PartHeader header = cand.number == 1 ? PartHeader::count_then_12 : PartHeader::count_only;
     PartEntries pe;
     NestedBase base = NestedBase::none;
-    std::optional<std::string> why = read_part_entries(sec, part_header_size(header), limit, duration, pe);
+    std::optional<std::string> why = read_part_entries(sec, part_header_size(header), duration, pe);
     if (!why) why = link_nested_blocks(pl, block, sec, header, pe, base);
     if (why) {
       failures.push_back({cand, *why});

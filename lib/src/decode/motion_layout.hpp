@@ -64,6 +64,10 @@ inline constexpr std::size_t part_entry_size = 32;
 inline constexpr std::size_t part_nested_at = 0, part_start_at = 4, part_end_at = 8, part_parent_at = 12,
                              part_attachment_at = 16, part_type_at = 20;
 inline std::size_t part_header_size(PartHeader h) noexcept { return h == PartHeader::count_only ? 4 : 16; }
+// Why an entry is not one a clip of `duration` seconds holds (its times inside the clip, its
+// type one of the editor's PartEventType 1..8), or nothing. The decoder proves a reading with
+// it and the encoder refuses an edit with it, so an entry that is written always reads back.
+std::optional<std::string> part_problem(const ClipPart& p, float duration);
 
 // Where decode_motion writes: a DecodedClip's members, or those of a decode that does not own
 // the container (the JSON export of a stored block).

@@ -20,6 +20,7 @@ namespace mab {
 
 namespace {
 
+using encode::encoded_duration;
 using encode::original_index;
 using encode::splice_section;
 
@@ -29,19 +30,6 @@ std::uint32_t float_bits(float f) noexcept {
   std::uint32_t u;
   std::memcpy(&u, &f, sizeof u);
   return u;
-}
-
-// Duration (spec 9.4): a value the user set wins; otherwise, where the input's
-// duration was its last key time (FC4: "duration == last_key / 30"), it follows the
-// new last key; otherwise it is kept as read.
-float encoded_duration(const Clip& orig, const Clip& edited) noexcept {
-  if (float_bits(edited.duration) != float_bits(orig.duration)) return edited.duration;
-  const auto last_seconds = [](const Clip& c) {
-    return static_cast<float>(c.key_times.empty() ? 0.0 : c.key_times.back() / c.key_rate);
-  };
-  if (!orig.key_times.empty() && float_bits(last_seconds(orig)) == float_bits(orig.duration))
-    return last_seconds(edited);
-  return orig.duration;
 }
 
 // The worst bone over the bound (EncodeOptions::refuse_above_max_error), and why it cannot

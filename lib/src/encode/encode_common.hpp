@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <span>
 #include <vector>
@@ -44,6 +45,23 @@ inline int original_index(const Clip& orig, std::size_t i, const ClipBone& edite
   const std::uint32_t hash = edited.renamed_from.value_or(edited.hash);
   if (i < orig.bones.size() && orig.bones[i].hash == hash) return static_cast<int>(i);
   return orig.find_bone(hash);
+}
+
+// Duration (spec 9.4) the encoded header holds: a value the user set wins; otherwise, where
+// the input's duration was its last key time (FC4: "duration == last_key / 30"), it follows
+// the new last key; otherwise it is kept as read.
+inline float encoded_duration(const Clip& orig, const Clip& edited) noexcept {
+  const auto bits = [](float f) {
+    std::uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    return u;
+  };
+  if (bits(edited.duration) != bits(orig.duration)) return edited.duration;
+  const auto last_seconds = [](const Clip& c) {
+    return static_cast<float>(c.key_times.empty() ? 0.0 : c.key_times.back() / c.key_rate);
+  };
+  if (!orig.key_times.empty() && bits(last_seconds(orig)) == bits(orig.duration)) return last_seconds(edited);
+  return orig.duration;
 }
 
 }  // namespace mab::encode

@@ -350,12 +350,19 @@ Status encode_parts(const DecodedClip& original, const Clip& edited, Block& b, c
     return make_error(ErrorCode::invalid_argument, no_offset, "parts",
                       std::to_string(edited.parts.size()) + " part entries, the file has " + std::to_string(orig.size()) +
                           ": adding or removing entries is not supported");
+  // Checked against the duration the file will hold, edited or not: an entry the decoder
+  // would not read in the written file (a time past a shortened clip, a type outside 1..8)
+  // is refused here rather than written and then lost on the next read.
+  const float duration = encode::encoded_duration(original.clip, edited);
   bool unchanged = true;
   for (std::size_t i = 0; i < orig.size(); ++i) {
     const ClipPart& e = edited.parts[i];
     if (e.nested_block != orig[i].nested_block)
       return make_error(ErrorCode::invalid_argument, no_offset, "parts[" + std::to_string(i) + "].nested_block",
                         "the nested block of an entry cannot be changed");
+    if (auto problem = decode::part_problem(e, duration))
+      return make_error(ErrorCode::bad_value, no_offset, "parts[" + std::to_string(i) + "]",
+                        *problem + ": keep each part inside the clip (or set its duration)");
     unchanged = unchanged && f32_bits(e.start) == f32_bits(orig[i].start) && f32_bits(e.end) == f32_bits(orig[i].end) &&
                 e.parent_hash == orig[i].parent_hash && e.attachment_hash == orig[i].attachment_hash && e.type == orig[i].type;
   }
@@ -365,9 +372,6 @@ Status encode_parts(const DecodedClip& original, const Clip& edited, Block& b, c
   std::vector<std::uint8_t> bytes = *sec;
   for (std::size_t i = 0; i < orig.size(); ++i) {
     const ClipPart& e = edited.parts[i];
-    if (!std::isfinite(e.start) || !std::isfinite(e.end) || e.start < 0 || e.end < e.start)
-      return make_error(ErrorCode::bad_value, no_offset, "parts[" + std::to_string(i) + "]",
-                        "times must be finite with 0 <= start <= end");
     const std::size_t at = head + decode::part_entry_size * i;
     io::store_u32(bytes, at + decode::part_start_at, f32_bits(e.start));
     io::store_u32(bytes, at + decode::part_end_at, f32_bits(e.end));

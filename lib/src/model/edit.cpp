@@ -148,6 +148,11 @@ Result<std::size_t> find_bone(const Clip& clip, std::string_view arg) {
   if (by_number)
     for (std::size_t i = 0; i < clip.bones.size(); ++i)
       if (clip.bones[i].hash == *by_number) return i;
+  // A number that names no bone is reported as the hash it is, not only as a name's CRC-32.
+  if (by_number)
+    return make_error(ErrorCode::not_found, no_offset, "bone",
+                      "no bone with hash " + hex32(*by_number) + " (nor one named \"" + std::string(arg) + "\", hash " +
+                          hex32(by_name) + ") in the clip");
   return make_error(ErrorCode::not_found, no_offset, "bone",
                     "no bone \"" + std::string(arg) + "\" (hash " + hex32(by_name) + ") in the clip");
 }

@@ -380,10 +380,24 @@ Trs node_trs(const tinygltf::Node& n) {
     const auto& m = n.matrix;  // column-major
     t.t = {m[12], m[13], m[14]};
     std::array<std::array<double, 3>, 3> c{{{m[0], m[1], m[2]}, {m[4], m[5], m[6]}, {m[8], m[9], m[10]}}};
+    unsigned flat = 0, flat_axis = 0;
     for (unsigned i = 0; i < 3; ++i) {
       t.s[i] = std::sqrt(c[i][0] * c[i][0] + c[i][1] * c[i][1] + c[i][2] * c[i][2]);
-      if (t.s[i] > 0)
+      if (t.s[i] > 0 && std::isfinite(t.s[i])) {
         for (auto& x : c[i]) x /= t.s[i];
+      } else {
+        ++flat;
+        flat_axis = i;
+      }
+    }
+    // A zero scale leaves its axis without a direction: the other two still fix the rotation
+    // (the missing axis is their cross product); with two or three gone nothing does, and the
+    // rest rotation stays identity rather than whatever the formula below makes of zeros.
+    if (flat > 1) return t;
+    if (flat == 1) {
+      const auto& a = c[(flat_axis + 1) % 3];
+      const auto& b = c[(flat_axis + 2) % 3];
+      c[flat_axis] = {a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]};
     }
     const double det = c[0][0] * (c[1][1] * c[2][2] - c[2][1] * c[1][2]) -
                        c[1][0] * (c[0][1] * c[2][2] - c[2][1] * c[0][2]) +

@@ -101,7 +101,8 @@ Status read_on_own_times(const Context& ctx, const Channels& channels, const Cli
     if (!increasing(orig.key_times))
       return make_error(ErrorCode::bad_value, no_offset, "KeyTimes",
                         "the template's key times do not increase, so its bones cannot be resampled onto "
-                        "the glTF's times; import without --keep-times");
+                        "the glTF's times (nor glTF keys placed between them without --keep-times); edit "
+                        "such a clip through JSON");
     MAB_ASSIGN(edited.key_times, rounded_times(used, rate, opt.limits, rep.max_time_shift_s));
   }
   const bool same_timeline = edited.key_times == orig.key_times;

@@ -90,7 +90,13 @@ Result<Channels> read_channels(const tinygltf::Model& m, std::size_t ai, Ignored
     const auto& node = m.nodes[static_cast<std::size_t>(ch.target_node)];
     if (ch.target_path == "rotation") {
       MAB_ASSIGN(gltf::Curve c, gltf::read_curve(m, a, ch.sampler, 4, sat));
-      if (!out.rotation.emplace(ch.target_node, std::move(c)).second) ++out.duplicate_rotation;
+      // glTF 3.11: a node and path are the target of one channel per animation. Reading the
+      // first of two would drop whatever the second holds without a word.
+      if (!out.rotation.emplace(ch.target_node, std::move(c)).second)
+        return gltf::gltf_error(ErrorCode::bad_value, cat + "/target",
+                                "node " + std::to_string(ch.target_node) +
+                                    " has a second rotation channel in this animation (glTF allows one per node and "
+                                    "path): keep the one that holds the edit");
     } else if (ch.target_path == "translation" || ch.target_path == "scale") {
       const bool tr = ch.target_path == "translation";
       MAB_ASSIGN(const gltf::Curve c, gltf::read_curve(m, a, ch.sampler, 3, sat));

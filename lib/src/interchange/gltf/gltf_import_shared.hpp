@@ -38,9 +38,8 @@ double half_cos(const Quat& a, const Quat& b) noexcept;
 
 // The channels of one animation, by node.
 struct Channels {
-  gltf::Curves rotation;     // node -> curve (the first rotation channel of a node)
+  gltf::Curves rotation;     // node -> curve (a node's one rotation channel)
   gltf::Curves translation;  // node -> curve (the first translation channel; Far Cry 2/3 use them)
-  std::size_t duplicate_rotation = 0;
 };
 
 struct Ignored {

@@ -215,12 +215,15 @@ TrackVerdict judge_track(const Metric& m, const TrackEvidence& e, double snap) {
     }
     // A resampled file with no sample at this key: its value there is an interpolation.
     if (v.resampled && find_near(e.times, e.keys, e.times[b], snap) == e.keys.size()) {
-      // Kept when every sample this key shapes (between its neighbours) is the template's.
+      // Kept when every sample this key shapes (from one neighbour to the other) is the
+      // template's. The samples at the neighbours count: on a grid with none strictly between
+      // them (every other frame), they are all that tells whether the edit reached this key.
       const double lo = k > 0 ? e.times[e.block[k - 1]] : -1e300;
       const double hi = k + 1 < n ? e.times[e.block[k + 1]] : 1e300;
       bool region_same = true;
       for (const std::size_t i : e.keys)
-        if (e.times[i] > lo && e.times[i] < hi && !e.tmpl->explains(m, e.times[i], e.file[i])) region_same = false;
+        if (e.times[i] >= lo - snap && e.times[i] <= hi + snap && !e.tmpl->explains(m, e.times[i], e.file[i]))
+          region_same = false;
       if (region_same) {
         ++v.matched;
         continue;

@@ -25,7 +25,6 @@ class Metric {
   static Metric translation(double tolerance_units) noexcept;  // per component, relative to max(1, |value|)
 
   bool is_rotation() const noexcept { return rotation_; }
-  double tolerance() const noexcept { return tolerance_; }
   bool near(const Value& a, const Value& b) const noexcept;
   double distance(const Value& a, const Value& b) const noexcept;  // degrees, or the largest component difference
   // The clip's own interpolation: slerp on the shortest arc (the decoders' reading of spec 9.3),
