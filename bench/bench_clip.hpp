@@ -65,7 +65,7 @@ inline std::vector<mab::Quat> make_track(std::mt19937_64& rng) {
 inline std::uint8_t depth_of(std::uint32_t b) { return static_cast<std::uint8_t>(4 + (b * 7) % 13); }
 
 // The bench clip as a Watch Dogs .mab: 100 bones, 1000 keys 4 ticks apart (30 keys/s at 120
-// ticks/s, D7), depths 4..16. 464,520 bytes.
+// ticks/s, decision 7), depths 4..16. 464,520 bytes.
 inline std::vector<std::uint8_t> wd1_bench_mab() {
   const auto empty = must(mab::new_container(mab::Game::watch_dogs));
   const auto d = must(mab::decode_clip(empty));

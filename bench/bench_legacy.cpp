@@ -1,4 +1,4 @@
-// Far Cry 2 clip decoding (spec 13) on a synthetic 100-track, 1,000-frame clip built here
+// Far Cry 2 clip decoding (format 13) on a synthetic 100-track, 1,000-frame clip built here
 // byte by byte: 100 keyed rotation tracks (about 3 keys in 8 frames, as the corpus
 // generator's 0.4 presence rate), 100 constant rotations, 20 dense translation tracks and
 // root motion. Bytes are the clip's file size; a copy of the file is the reference.
@@ -78,7 +78,7 @@ Bytes fc2_file() {
   Bytes file = {0x4C, 0, 1, 0};
   put32(file, 0);
   file.resize(16, 0);
-  // Masks (spec 13): constant rotations on bones 0-39, keyed 40-139, translations 140-159.
+  // Masks (format 13): constant rotations on bones 0-39, keyed 40-139, translations 140-159.
   std::uint32_t masks[4][5] = {};
   for (std::uint32_t b = 0; b < const_rotations; ++b) masks[0][b / 32] |= 1u << (b % 32);
   for (std::uint32_t b = 40; b < 40 + tracks; ++b) masks[1][b / 32] |= 1u << (b % 32);

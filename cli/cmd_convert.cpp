@@ -22,7 +22,7 @@ int run(const Options& o) {
   auto c = mab::cli::load_container("convert", status, o.file);
   if (!c) return status;
   if (c->variant != nullptr && c->variant->layout == mab::LayoutKind::legacy) {
-    // Spec 1, 13: the two families share the 6-byte quaternion and nothing above it.
+    // Format 1, 13: the two families share the 6-byte quaternion and nothing above it.
     std::fprintf(stderr,
                  "mab: convert: %s: %s is a Far Cry 2/3 ('AnD') clip; conversion between these and the 'aNi' games "
                  "(Watch Dogs, Far Cry 5) is not supported: a legacy clip names bones by skeleton id, not by "

@@ -38,7 +38,7 @@ std::optional<std::uint64_t> parse_number(std::string_view s) {
   return v;
 }
 
-// A bone is named by its name, by a name whose CRC-32 is its hash (D11), or by the hash.
+// A bone is named by its name, by a name whose CRC-32 is its hash (decision 11), or by the hash.
 bool bone_matches(const mab::ClipBone& b, const std::string& arg) {
   if (!b.name.empty() && b.name == arg) return true;
   if (b.hash == mab::bone_hash(arg)) return true;
@@ -71,7 +71,7 @@ std::optional<KeyRange> parse_range(const std::string& s) {
 }
 
 bool looks_like_json(const std::vector<std::uint8_t>& bytes) {
-  // No .mab magic starts with '{' (spec 2), so the first non-blank byte tells them apart.
+  // No .mab magic starts with '{' (format 2), so the first non-blank byte tells them apart.
   for (const std::uint8_t c : bytes) {
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r') continue;
     return c == '{';
@@ -109,7 +109,7 @@ std::string hex_text(std::span<const std::uint8_t> bytes) {
   return out;
 }
 
-// Slots 6 and 7 field by field (JB-DOC's record layout, spec 11's nodes), or why not.
+// Slots 6 and 7 field by field (JB-DOC's record layout, format 11's nodes), or why not.
 void print_tags(const mab::LegacyClip& d) {
   if (d.tag_table) {
     std::printf("\ntag table (slot 6): %zu record(s) of 172 bytes\n", d.tag_table->size());
@@ -143,7 +143,7 @@ void print_tags(const mab::LegacyClip& d) {
   }
 }
 
-// Far Cry 2/3 clips (spec 13): tracks are keyed by skeleton bone id, each rotation track with
+// Far Cry 2/3 clips (format 13): tracks are keyed by skeleton bone id, each rotation track with
 // its own stored frames. --bone takes ids, --keys a frame range.
 int dump_legacy(const std::string& file, const mab::Container& c, std::size_t block,
                 const std::vector<std::string>& bones, const std::optional<KeyRange>& range_arg) {

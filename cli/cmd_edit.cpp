@@ -149,7 +149,7 @@ int reduce(const Op& op, double bound, mab::Clip& clip, mab::edit::Notes& notes)
                 bound, r->keys_before, r->keys_after, r->max_error_deg);
   notes.push_back(line);
   if (r->max_translation_error > 0 || r->max_root_rotation_error_deg > 0) {
-    // Translations and root motion follow the kept keys (issue 16); the bound is in degrees.
+    // Translations and root motion follow the kept keys (docs/motion.md); the bound is in degrees.
     std::snprintf(line, sizeof line,
                   "--reduce: translations and root motion follow: dropped keys within %.6g units and "
                   "%.6f degrees (root rotation) of the interpolation",
@@ -272,7 +272,7 @@ int run(const Options& o) {
   const auto d = load_clip(o, status);
   if (!d) return status;
   mab::Clip clip = d->clip;
-  // The error policy mab import shares (issue 25).
+  // The error policy mab import shares (decision 21).
   mab::EncodeOptions eo = mab::edit_policy(o.max_error.value_or(mab::default_max_error_deg));
   eo.max_translation_error = o.max_translation_error.value_or(mab::default_max_translation_error);
   eo.refuse_above_max_translation_error = o.max_translation_error.has_value();
@@ -338,7 +338,7 @@ void setup(CLI::App& app, int& exit_code) {
     }
   }
   cmd->footer(
-      "BONE is a bone name (its CRC-32 is the hash, D11) or a hash (0xB6C65665). QUAT is x,y,z,w, or\n"
+      "BONE is a bone name (its CRC-32 is the hash, decision 11) or a hash (0xB6C65665). QUAT is x,y,z,w, or\n"
       "ax,ay,az@deg for a turn of deg degrees about an axis (0,0,1@90).\n"
       "Examples (from the source folder; corpus/ holds synthetic clips):\n"
       "  mab edit corpus/wd2/long_k40.mab -o slow.mab --speed 0.5\n"

@@ -19,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// One bone name per line (D11 hashes them); blank lines and "#" comments are skipped. A
+// One bone name per line (decision 11 hashes them); blank lines and "#" comments are skipped. A
 // UTF-8 byte order mark, "\r\n" line ends (files from Windows editors) and spaces or tabs at
 // the end of a line are dropped; spaces inside and before a name are kept ("L Thigh").
 mab::Result<std::vector<std::string>> read_names(const std::string& path) {
@@ -38,7 +38,7 @@ mab::Result<std::vector<std::string>> read_names(const std::string& path) {
   return names;
 }
 
-// The names of a --names file whose CRC-32 is the hash of no bone of the file (D11): typos,
+// The names of a --names file whose CRC-32 is the hash of no bone of the file (decision 11): typos,
 // or names of another skeleton.
 std::vector<std::string> names_matching_no_bone(const mab::Container& c, const std::vector<std::string>& names) {
   std::set<std::uint32_t> hashes;

@@ -71,7 +71,7 @@ void print_legacy_encode(const mab::LegacyEncodeReport& rep, double bound) {
                  rep.tag_offsets_kept.size());
 }
 
-// Issue 25: a resampled file, key times added for keys between the template's, and (with
+// Decision 23: a resampled file, key times added for keys between the template's, and (with
 // --template-times) the changes left out.
 void print_timing(const mab::GltfAnimationImport& a) {
   if (a.resampled_rate > 0) {
@@ -229,7 +229,6 @@ void print_legacy_animation(const mab::GltfAnimationImport& a, const mab::GltfIm
   if (!a.nodes_unmatched.empty())
     std::fprintf(stderr, "mab: import: note: %zu channel(s) match no track of the clip and were not imported: %s\n",
                  a.nodes_unmatched.size(), mab::cli::short_list(a.nodes_unmatched).c_str());
-  print_timing(a);
   print_legacy_encode(a.legacy_encode, opt.max_error_deg);
 }
 
@@ -420,7 +419,7 @@ void setup(CLI::App& app, int& exit_code) {
       "An unedited JSON document, or an unedited glTF export imported with its --template, gives the\n"
       "file back byte for byte. glTF: nodes are matched to bones by the CRC-32 of their names (or a\n"
       "bone_0xHASH name); without --animation every animation named block_N goes to block N, else\n"
-      "the first to block 0. Translation and scale channels are listed, not stored (spec 10).\n"
+      "the first to block 0. Translation and scale channels are listed, not stored (format 10).\n"
       "glTF with --template: a bone the file only repeats (even resampled by a tool) keeps its exact\n"
       "keys; a key set between the template's key times gets a key time of its own; a file resampled\n"
       "on another frame grid is refused when edited keys fall between its samples (docs/gltf.md).\n"

@@ -17,7 +17,7 @@ namespace {
 
 using mab::cli::hex;
 
-// Slots 6 and 7 (JB-DOC, spec 11): a line per tag record, the event nodes in one line, or why
+// Slots 6 and 7 (JB-DOC, format 11): a line per tag record, the event nodes in one line, or why
 // a present section did not decode (its bytes are kept either way).
 void print_legacy_tags(const mab::LegacyTags& d) {
   if (d.tag_table) {
@@ -48,7 +48,7 @@ void print_legacy_tags(const mab::LegacyTags& d) {
   }
 }
 
-// Spec 13 sections as tracks, or why they do not decode (the clip stays bytes either way).
+// Format 13 sections as tracks, or why they do not decode (the clip stays bytes either way).
 void print_legacy_tracks(const mab::Container& c, std::size_t block) {
   auto d = mab::decode_legacy_clip(c, block);
   if (!d) {
@@ -73,7 +73,7 @@ void print_legacy_tracks(const mab::Container& c, std::size_t block) {
 }
 
 const char* part_type_name(unsigned type) {
-  // The editor's PartEventType (spec 12, OSM-MAC); other values are unnamed there.
+  // The editor's PartEventType (format 12, OSM-MAC); other values are unnamed there.
   switch (type) {
     case 1: return "InPossession";
     case 6: return "IKPath";
@@ -94,7 +94,7 @@ std::string level_name(mab::EvidenceLevel l) {
 }
 
 // Translations, root motion and part clips of an 'aNi' or FC4 block, each with its evidence
-// (issue 16): "decoded", "hypothesis N accepted", "opaque: reason" or "absent".
+// (docs/motion.md): "decoded", "hypothesis N accepted", "opaque: reason" or "absent".
 void print_motion(const mab::Container& c, std::size_t block, const mab::DecodeOptions& options) {
   auto d = mab::decode_clip(c, block, options);
   if (!d) {
@@ -164,7 +164,7 @@ void print_text(const std::string& path, const mab::Container& c, const mab::Pla
   std::printf("  layout      %s, %s\n", std::string(mab::to_string(v.layout)).c_str(),
               std::string(mab::to_string(v.confidence)).c_str());
   std::printf("  evidence    %s\n", std::string(v.evidence).c_str());
-  std::printf("  size        %llu bytes, header checksum %s (algorithm unknown, spec 14)\n",
+  std::printf("  size        %llu bytes, header checksum %s (algorithm unknown, format 14)\n",
               static_cast<unsigned long long>(pl.file_size), hex(c.header.checksum, 8).c_str());
   if (c.is_opaque()) std::printf("  body        %zu bytes kept opaque: %s\n", c.opaque_body.size(), c.opaque_reason.c_str());
   for (std::size_t k = 0; k < c.blocks.size(); ++k) {
@@ -217,7 +217,7 @@ void print_text(const std::string& path, const mab::Container& c, const mab::Pla
 }
 
 // A glTF or a JSON document given to `mab info` by mistake: what it is, and the command that
-// reads it (no .mab magic is "glTF" or starts with '{', spec 2).
+// reads it (no .mab magic is "glTF" or starts with '{', format 2).
 std::optional<mab::Error> other_format(const std::filesystem::path& path, std::span<const std::uint8_t> bytes) {
   const std::string_view text(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   const std::string p = path.string();

@@ -1,5 +1,5 @@
 // `mab survey DIR...`: every .mab under the folders, in parallel, with per-file rows and
-// aggregate statistics for spec work (lib/include/mab/survey.hpp, docs/survey.md).
+// aggregate statistics for format work (lib/include/mab/survey.hpp, docs/survey.md).
 #include "command.hpp"
 #include "common.hpp"
 #include "survey_report.hpp"

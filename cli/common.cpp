@@ -212,16 +212,16 @@ void print_mab_written(const std::string& out, std::span<const std::uint8_t> byt
   if (bytes.size() < 8) return;
   const std::uint32_t sum = static_cast<std::uint32_t>(bytes[4]) | static_cast<std::uint32_t>(bytes[5]) << 8 |
                             static_cast<std::uint32_t>(bytes[6]) << 16 | static_cast<std::uint32_t>(bytes[7]) << 24;
-  // spec 14: nobody knows what the checksum covers, so a file whose bytes changed must assume it stale.
+  // format 14: nobody knows what the checksum covers, so a file whose bytes changed must assume it stale.
   if (origin.identical)
     std::printf("  header checksum   %s at +4 still valid: the bytes are identical to %s\n", hex(sum, 8).c_str(),
                 origin.name.c_str());
   else if (origin.name.empty())
-    std::printf("  header checksum   %s at +4 is a placeholder (its algorithm is unknown, spec 14)\n",
+    std::printf("  header checksum   %s at +4 is a placeholder (its algorithm is unknown, format 14)\n",
                 hex(sum, 8).c_str());
   else
     std::printf("  header checksum   %s at +4 kept from %s, now stale: the bytes changed and its algorithm is "
-                "unknown (spec 14; docs/crc-search.md, mab crc-apply)\n",
+                "unknown (format 14; docs/crc-search.md, mab crc-apply)\n",
                 hex(sum, 8).c_str(), origin.name.c_str());
 }
 
@@ -261,7 +261,7 @@ std::optional<GltfSkeleton> load_skeleton(std::string_view cmd, int& exit_code, 
 }
 
 void print_encode_report(const mab::EncodeReport& rep, std::string_view error_note) {
-  // Issue 25: the timeline, the bone table and the depths as the edit left them, then the error
+  // Decision 21: the timeline, the bone table and the depths as the edit left them, then the error
   // against the bound every command shares (edit_policy).
   std::printf("  key times         %zu -> %zu (%zu added, %zu removed)\n", rep.key_times_before, rep.key_times_after,
               rep.key_times_added, rep.key_times_removed);
@@ -289,7 +289,7 @@ void print_encode_report(const mab::EncodeReport& rep, std::string_view error_no
   std::printf("  constant bones    %zu reused, %zu encoded\n", rep.constants_reused, rep.constants_encoded);
   std::printf("  max angular error %.6f degrees (--max-error %g)%s%.*s\n", rep.max_error_deg, rep.max_error_bound,
               error_note.empty() ? "" : " ", static_cast<int>(error_note.size()), error_note.data());
-  // Issue 16: translations and other sections decoded beyond the rotations (docs/motion.md).
+  // docs/motion.md: translations and other sections decoded beyond the rotations (docs/motion.md).
   if (rep.translation_chunks_reused + rep.translation_chunks_requantised > 0)
     std::printf("  translation chunks %zu reused, %zu re-quantised (%zu scale(s) widened, %zu depth(s) raised), max "
                 "error %.6g units\n",
@@ -362,8 +362,8 @@ double block_duration(const Block& b) {
 }
 
 double block_frame_rate(const Block& b) {
-  if (const auto* a = b.ani()) return a->shape == AniShape::wd1 ? 120.0 : a->frame_rate();  // D7
-  if (b.fc4()) return 30.0;  // D7
+  if (const auto* a = b.ani()) return a->shape == AniShape::wd1 ? 120.0 : a->frame_rate();  // decision 7
+  if (b.fc4()) return 30.0;  // decision 7
   return std::nan("");
 }
 

@@ -81,7 +81,7 @@ struct MabOrigin {
 // Reads `path` (before the output may replace it) and compares it with `written`.
 MabOrigin mab_origin(const std::string& path, std::span<const std::uint8_t> written);
 
-// "wrote OUT (N bytes; ORIGIN: M bytes)", then whether the header checksum at +4 (spec 14,
+// "wrote OUT (N bytes; ORIGIN: M bytes)", then whether the header checksum at +4 (format 14,
 // algorithm unknown) still holds: it does when the bytes are identical, else it is stale.
 void print_mab_written(const std::string& out, std::span<const std::uint8_t> bytes, const MabOrigin& origin);
 
@@ -110,11 +110,11 @@ bool has_extension(const std::filesystem::path& p, std::string_view ext);
 nlohmann::json to_json(const Error& e);
 nlohmann::json to_json(const Finding& f);
 
-// Key count as the header states it: lastFrame + 1 (spec 7), or the KeyTimes
+// Key count as the header states it: lastFrame + 1 (format 7), or the KeyTimes
 // region size / 2 where the layout has no lastFrame (FC5 preamble, FC4 slot 2).
 std::optional<std::uint64_t> header_key_count(const Block& b);
 
-// Duration in seconds and frame rate (D7), NaN when the layout has none.
+// Duration in seconds and frame rate (decision 7), NaN when the layout has none.
 double block_duration(const Block& b);
 double block_frame_rate(const Block& b);
 

@@ -1,4 +1,4 @@
-// Bit reader and writer (spec 9.2 "Bit reading", decision D6) against a one-bit-at-a-time
+// Bit reader and writer (format 9.2 "Bit reading", decision 6) against a one-bit-at-a-time
 // model, for arbitrary widths (0..63, so the > 32 failure path too) and alignments.
 //
 // Input: a mode byte, then
@@ -18,7 +18,7 @@ namespace {
 
 using fuzz::check;
 
-// The reference: bit i of a stream is bit (i % 8) of byte i / 8 (LSB-first, spec 9.2).
+// The reference: bit i of a stream is bit (i % 8) of byte i / 8 (LSB-first, format 9.2).
 unsigned model_bit(std::span<const std::uint8_t> s, std::uint64_t i) {
   return (unsigned{s[static_cast<std::size_t>(i >> 3)]} >> (i & 7)) & 1u;
 }
@@ -74,7 +74,7 @@ void same_state(const mab::BitReader& r, const ModelReader& m) {
   }
 }
 
-// Decision D6 as the model sees it: after a clean read, the pad bits to the end of the
+// Decision 6 as the model sees it: after a clean read, the pad bits to the end of the
 // current byte are zero and no whole byte follows.
 void check_end_statuses(const mab::BitReader& r, const ModelReader& m) {
   const auto st = r.status("s");
@@ -201,7 +201,7 @@ void writer_round_trip(fuzz::Input& in) {
   check(out == m.bytes, "BitWriter bytes differ from the model");
   check(w.bit_position() == 0 && w.finish().empty(), "BitWriter not empty after finish()");
 
-  // Reading the ops back in order gives every value, and the stream ends exactly (D6).
+  // Reading the ops back in order gives every value, and the stream ends exactly (decision 6).
   mab::BitReader r(out);
   r.skip(std::uint64_t{prefix.size()} * 8);
   for (const Op& op : ops) {
@@ -221,7 +221,7 @@ void writer_round_trip(fuzz::Input& in) {
     }
     check(r.ok(), "reading back what was written overran");
   }
-  check(r.finish_exact("round trip").ok(), "written stream does not end exactly (D6)");
+  check(r.finish_exact("round trip").ok(), "written stream does not end exactly (decision 6)");
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 //  3. that output is a fixed point: encoding its decode against itself, and (at a fixed bit
 //     depth) against the original, gives the same bytes again;
 //  4. in the same block, one translation, constant translation, root-motion value or part entry
-//     (issue 16), where decoded, changed the same way, reads back with the same evidence and
+//     (docs/motion.md), where decoded, changed the same way, reads back with the same evidence and
 //     within the reported error, nothing else moving (edit_motion_and_check).
 // Aborts on any mismatch.
 #include "harness_util.hpp"
@@ -119,12 +119,12 @@ bool same_motion_reading(const mab::BlockEvidence& e1, const mab::BlockEvidence&
 }
 
 // How the output reads the edited block's part array. A non-zero nested offset must land
-// exactly on a block (docs/motion.md, spec 12), a test of absolute positions. An array the
-// input left opaque is kept byte for byte and never relinked (D8: bytes not understood are
+// exactly on a block (docs/motion.md, format 12), a test of absolute positions. An array the
+// input left opaque is kept byte for byte and never relinked (decision 8: bytes not understood are
 // kept; relinking needs a proven base), so once an edit moves blocks or sections, an offset
 // that landed nowhere can land on a block by chance, and the output then reads parts the input
 // did not have. That is the decoder reading new positions, not an encoder fault; those parts
-// still cannot be written against the input (issue 16: data is written only in a layout decoded
+// still cannot be written against the input (docs/motion.md: data is written only in a layout decoded
 // from the block). Any other change of reading is a finding.
 enum class PartsReading { same, opaque_array_now_reads };
 PartsReading parts_reading(const mab::DecodedClip& d, const mab::DecodedClip& d2, const mab::Container& out) {
@@ -169,7 +169,7 @@ void edit_and_check(const mab::DecodedClip& d, std::uint64_t seed, const mab::Li
   opt.max_error_deg = opt.choose_depth ? std::pow(10.0, -3.0 + 3.0 * rng.unit()) : 0.01;
   mab::EncodeReport rep;
   auto bytes = mab::encode_clip(d, edited, opt, &rep);
-  // A documented refusal: the edit would make the FC5 'aNi' scan (spec 4.3) find other
+  // A documented refusal: the edit would make the FC5 'aNi' scan (format 4.3) find other
   // blocks in the written file. The encoder checked that by reading its output back.
   if (!bytes && bytes.error().code == mab::ErrorCode::ambiguous_layout) return;
   // The other: sections that share bytes (equal offsets), which the edit would rewrite.
@@ -248,7 +248,7 @@ void edit_and_check(const mab::DecodedClip& d, std::uint64_t seed, const mab::Li
       back_to_original = back_to_original && same_bits(back.bones[t.bone].keys[k], orig.bones[t.bone].keys[k]);
   }
   // The re-quantiser's one documented exception (rotation_codec.hpp): a chunk with a key
-  // renormalised by decision D2 decodes off the code grid, so its re-quantisation may differ.
+  // renormalised by decision 2 decodes off the code grid, so its re-quantisation may differ.
   bool renormalised = false;
   if (!t.constant) {
     std::size_t anim = 0;
@@ -278,7 +278,7 @@ void edit_and_check(const mab::DecodedClip& d, std::uint64_t seed, const mab::Li
 
 bool same_vec(const mab::Vec3& a, const mab::Vec3& b) { return std::memcmp(a.data(), b.data(), sizeof a) == 0; }
 
-// Translations, root motion and part entries (issue 16), where the block decoded them: one value,
+// Translations, root motion and part entries (docs/motion.md), where the block decoded them: one value,
 // chosen and changed from the input, encodes to a file that decodes with the same evidence for
 // every section; the value comes back within the reported error (translation chunks), the
 // 6-byte quaternion bound (root rotations) or bit for bit (floats); nothing else moves; and the
@@ -334,7 +334,7 @@ void edit_motion_and_check(const mab::DecodedClip& d, std::uint64_t seed, const 
   if (!bytes && (bytes.error().code == mab::ErrorCode::ambiguous_layout || bytes.error().code == mab::ErrorCode::overlap))
     return;  // documented refusals, as for rotations
   // Another: a translation asked beyond the largest scale a TranslationTable entry holds
-  // (2^24 - 1 steps, about 5000 units, spec 10.1; translation_entry_for). `nudge` asks up to
+  // (2^24 - 1 steps, about 5000 units, format 10.1; translation_entry_for). `nudge` asks up to
   // 4 times the bone's scale, so an entry above 1250 units can be asked more than fits.
   if (!bytes && bytes.error().code == mab::ErrorCode::bad_value && t.kind == translation) {
     const double largest =

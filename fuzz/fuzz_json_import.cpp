@@ -63,7 +63,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (!d) fail_with("import_json rejects a document import_json_bytes accepted", d.error());
   // Its container and codes are the document's original, its clip the document's (edited)
   // one: encoding that clip against a fresh decode of the original, under the error policy
-  // every command shares (edit_policy, issue 25), is what import_json_bytes does.
+  // every command shares (edit_policy, decision 21), is what import_json_bytes does.
   auto original = mab::decode_clip(d->container, d->block, limits);
   if (!original) fail_with("the container import_json returns does not decode", original.error());
   fuzz::check(original->rotations == d->rotations && original->constant_codes == d->constant_codes,

@@ -1,4 +1,4 @@
-// Legacy 'AnD' clips (spec 13): every block of a file that parses is handed to
+// Legacy 'AnD' clips (format 13): every block of a file that parses is handed to
 // decode_legacy_clip, which must return an error or a clip whose tracks agree with the masks
 // and the frame range. A clip that decodes must encode back to the same bytes unedited, and,
 // with one keyed track turned, to a file that parses, decodes, and reads back within the

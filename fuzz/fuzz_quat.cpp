@@ -1,5 +1,5 @@
-// Both rotation codecs: the 6-byte constant quaternion (spec 9.1, decision D3) and one bone
-// block of the JointRotations chunk codec (spec 9.2, decisions D1, D2, D6).
+// Both rotation codecs: the 6-byte constant quaternion (format 9.1, decision 3) and one bone
+// block of the JointRotations chunk codec (format 9.2, decisions 1, 2, 6).
 //
 // Properties: decoding never fails and gives a finite, non-zero quaternion; encoding what
 // was decoded is stable (a second encode of its decode gives the same codes); the error the
@@ -54,7 +54,7 @@ double quat48_bound_deg() {
 
 // An encoder output is a fixed point: its decode encodes to it again.
 void quat48_encoded_is_stable(const mab::Quat48& y) {
-  check(!mab::quat48_suspicious(y), "encode_quat48 wrote bit 15 of w2 (D3)");
+  check(!mab::quat48_suspicious(y), "encode_quat48 wrote bit 15 of w2 (decision 3)");
   const mab::Quat r = mab::decode_quat48(y);
   decoded_is_sane(r, "decode of an encoded quat48 is not a usable quaternion");
   if (mab::encode_quat48(r) != y) fuzz::fail("encode_quat48(decode_quat48(y)) != y for an encoder output y");
@@ -198,7 +198,7 @@ void requantise_checks(std::span<const mab::Quat> keys, unsigned nbits) {
 
   auto again = mab::quantise_chunk(std::span<const mab::Quat>(decoded.data(), n), nbits);
   check(again.ok(), "quantise_chunk failed on its own decode");
-  // The documented exception (rotation_codec.hpp): a key renormalised by decision D2 decodes
+  // The documented exception (rotation_codec.hpp): a key renormalised by decision 2 decodes
   // off the code grid, and nothing promises its re-quantisation.
   bool renormalised = false;
   for (unsigned f = 0; f < n; ++f) renormalised = renormalised || mab::key_renormalised(q->codes, f, nbits);

@@ -1,4 +1,4 @@
-// JointTranslations codec (spec 10.1). Input: byte 0 -> key count (b % 64 + 1), byte 1 -> bone
+// JointTranslations codec (format 10.1). Input: byte 0 -> key count (b % 64 + 1), byte 1 -> bone
 // count (b % 4 + 1), then one little-endian u32 TranslationTable entry per bone, then the
 // section bytes. If the section decodes:
 //  1. encoding its codes gives the section back byte for byte (the decoder accepts only what

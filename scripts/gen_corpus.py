@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Generate the SYNTHETIC .mab test corpus for mabkit.
 
-Every file is assembled field by field from /work/shared/spec/mab-format.md (the
-"spec") and the project decisions (decisions.md); no real game data is involved and
+Every file is assembled field by field from docs/format/README.md (the
+"format reference") and the project decisions (docs/format/decisions.md); no real game data is involved and
 nothing here calls or imports the C++ code.  The generator is deterministic: each file
 has its own fixed seed, derived from its variant and name.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A synthetic "game dump" for `mab survey`: many clips with a game-like mix of sizes and
-variants, written by the corpus generator's builders (scripts/corpus/) (field by field from the spec,
+variants, written by the corpus generator's builders (scripts/corpus/) (field by field from the format reference,
 independently of the library), plus a manifest of what was put in.
 
     scripts/gen_dump.py OUT_DIR [--files 12500] [--seed 1] [--jobs 2]
@@ -88,7 +88,7 @@ def one_clip(args):
             blocks.append({"clip": clip, "ani_flags": flags})
         data, _, _, _ = build_fc5(rng, blocks)
     elif variant == "fc4":
-        # u16 section offsets (spec 4.4): a Far Cry 4 file stays under 64 KiB.
+        # u16 section offsets (format 4.4): a Far Cry 4 file stays under 64 KiB.
         n, k = shape(rng)
         clip = ani_clip(1, 30.0, min(n, 60), min(k, 150))
         info["blocks"][-1]["ani_flags"] = 3

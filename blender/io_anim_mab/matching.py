@@ -1,6 +1,6 @@
 """Which Blender bone carries which clip bone.
 
-'aNi' clips name bones by the CRC-32 of their names (decision D11); Far Cry 2/3 clips by the
+'aNi' clips name bones by the CRC-32 of their names (decision 11); Far Cry 2/3 clips by the
 bone's index in the game's animation skeleton.
 """
 import re

@@ -27,7 +27,7 @@ PathOrBytes = Union[str, "os.PathLike[str]", bytes, bytearray, memoryview]
 
 
 def hash(name: str) -> int:  # noqa: A001 - the library's name for it
-    """CRC-32 of a bone name, as the files store it (decision D11: zlib crc32, case-sensitive)."""
+    """CRC-32 of a bone name, as the files store it (decision 11: zlib crc32, case-sensitive)."""
     return _mabkit.hash(name)
 
 

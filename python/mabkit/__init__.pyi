@@ -1,4 +1,4 @@
-# Typed API of mabkit (issue 26). docs/python.md explains it with examples that ctest runs.
+# Typed API of mabkit (docs/python.md). docs/python.md explains it with examples that ctest runs.
 import os
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 
@@ -34,7 +34,7 @@ def read(source: PathOrBytes) -> File:
 def new_file(variant: str) -> File:
     """A file of "wd1", "wd2", "wdl" or "fc5" with no bones and one key at time 0."""
 def hash(name: str) -> int:
-    """CRC-32 of a bone name (D11), as the files store bone names."""
+    """CRC-32 of a bone name (decision 11), as the files store bone names."""
 def quat_from_axis_angle(axis: Sequence[float], degrees: float) -> npt.NDArray[np.float32]:
     """(x, y, z, w) of a turn of `degrees` about `axis`."""
 
@@ -44,7 +44,7 @@ class File:
     layout: str           # "ani", "fc4", "legacy", "opaque" (body kept as bytes)
     confidence: str       # how far the layout rests on evidence
     magic: int
-    checksum: int         # u32 at +4 (algorithm unknown, spec 14; kept as is)
+    checksum: int         # u32 at +4 (algorithm unknown, format 14; kept as is)
     header: Dict[str, Any]  # magic_word, checksum, reserved (bytes)
     size: int
     opaque_reason: str
@@ -66,7 +66,7 @@ class Block:
     bone_hashes: List[int]
     bone_flags: List[int]
     parent: Optional[int]  # legacy chained clip: the clip that holds it
-    key_rate: float       # key time units per second (D7); 0 for legacy clips
+    key_rate: float       # key time units per second (decision 7); 0 for legacy clips
     sections: List[Tuple[int, str, int]]  # (slot, name, size)
     decodable: bool
     reason: str           # why not, if not
@@ -123,11 +123,11 @@ class Clip:
     """An 'aNi' clip: K keys on one shared timeline, B bones, NumPy arrays to edit in place."""
     file: File
     block: int
-    key_rate: float                        # units per second (D7): WD1 120, others frames
+    key_rate: float                        # units per second (decision 7): WD1 120, others frames
     duration: float                        # seconds, as the header stores it
     key_times: npt.NDArray[np.uint32]      # (K,) stored units
     bone_hashes: npt.NDArray[np.uint32]    # (B,)
-    bone_flags: npt.NDArray[np.uint8]      # (B,) spec 5.3
+    bone_flags: npt.NDArray[np.uint8]      # (B,) format 5.3
     bone_names: List[Optional[str]]
     kinds: List[str]                       # "none" | "constant" | "animated"
     rotations: npt.NDArray[np.float32]     # (K, B, 4) x y z w; bone-major memory

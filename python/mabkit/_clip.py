@@ -26,7 +26,7 @@ def quat_from_axis_angle(axis: Sequence[float], degrees: float) -> np.ndarray:
 
 @dataclass
 class Part:
-    """One part animation entry (spec 12): a prop, attachment or anchor animated with the clip."""
+    """One part animation entry (format 12): a prop, attachment or anchor animated with the clip."""
     start: float            # seconds
     end: float              # seconds
     parent_hash: int        # the bone it hangs from (CRC-32)
@@ -126,7 +126,7 @@ def _write(path: Union[str, "os.PathLike[str]"], data: bytes) -> None:
 class Clip:
     """An 'aNi' clip as NumPy arrays (writable copies: edit them, then ``encode``).
 
-    K keys share one timeline (``key_times``, in ``key_rate`` units per second, D7); B bones.
+    K keys share one timeline (``key_times``, in ``key_rate`` units per second, decision 7); B bones.
     ``rotations`` is (K, B, 4) float32 x, y, z, w: a constant bone repeats its constant, a bone
     without rotations holds identity. Its memory is bone-major, so ``rotations[:, b]`` (one
     bone's track) is contiguous. ``translations`` is (K, B, 3) with NaN for bones that have
@@ -197,7 +197,7 @@ class Clip:
 
     @property
     def bit_depths(self) -> np.ndarray:
-        """Bits per stored value of each bone (flags & 0x0F) + 1 (spec 5.3); meaningful for animated bones."""
+        """Bits per stored value of each bone (flags & 0x0F) + 1 (format 5.3); meaningful for animated bones."""
         return (np.asarray(self.bone_flags, dtype=np.uint8) & 0x0F) + 1
 
     def find_bone(self, bone: BoneRef) -> int:

@@ -1,4 +1,4 @@
-"""Far Cry 2 / Far Cry 3 'AnD' clips (spec 13, docs/legacy.md): tracks by skeleton bone id."""
+"""Far Cry 2 / Far Cry 3 'AnD' clips (format 13, docs/legacy.md): tracks by skeleton bone id."""
 from __future__ import annotations
 
 import os

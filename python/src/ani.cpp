@@ -156,7 +156,7 @@ py::tuple encode_ani(const FileHandle& tmpl, std::size_t block, const py::dict& 
   if (edited.key_rate != original.clip.key_rate)
     raise(mab::ErrorCode::invalid_argument, "key_rate",
           "the clip's key rate is " + std::to_string(edited.key_rate) + " units/s, the template block's " +
-              std::to_string(original.clip.key_rate) + " (D7): key times are in the template's units");
+              std::to_string(original.clip.key_rate) + " (decision 7): key times are in the template's units");
   mab::EncodeReport rep;
   const auto bytes = take(mab::encode_clip(original, edited, encode_policy(max_error, requantise_all), &rep));
   py::dict r = report_dict(rep, original.clip, edited);

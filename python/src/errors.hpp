@@ -18,7 +18,7 @@ namespace mabpy {
 // writes nothing (the verification of Clip.encode and LegacyClip.encode).
 [[noreturn]] void not_landed(std::string field, const std::string& what);
 
-// A 6-byte quaternion (spec 9.1: constants, root and trajectory rotations) is within 0.005
+// A 6-byte quaternion (format 9.1: constants, root and trajectory rotations) is within 0.005
 // degrees of what it stores.
 inline constexpr double quat48_bound_deg = 0.01;
 

@@ -179,7 +179,7 @@ py::dict file_info(const FileHandle& f) {
   evidence.append("layout " + std::string(mab::to_string(v.layout)) + ", " + std::string(mab::to_string(v.confidence)));
   evidence.append("evidence " + std::string(v.evidence));
   char checksum[64];
-  std::snprintf(checksum, sizeof checksum, "header checksum 0x%08X (algorithm unknown, spec 14)", c.header.checksum);
+  std::snprintf(checksum, sizeof checksum, "header checksum 0x%08X (algorithm unknown, format 14)", c.header.checksum);
   evidence.append(std::string(checksum));
   if (c.is_opaque()) evidence.append("body kept opaque: " + c.opaque_reason);
   d["evidence"] = evidence;

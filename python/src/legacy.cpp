@@ -1,4 +1,4 @@
-// Far Cry 2/3 'AnD' clips (spec 13, docs/legacy.md): tracks by skeleton bone id with sparse
+// Far Cry 2/3 'AnD' clips (format 13, docs/legacy.md): tracks by skeleton bone id with sparse
 // keys, the trajectory, tags and events as the Python LegacyClip holds them, and back through
 // encode_legacy_clip (the bank's other clips keep their bytes).
 #include "arrays.hpp"

@@ -1,5 +1,5 @@
 // The compiled part of the mabkit package (python/mabkit/__init__.py wraps it): pybind11
-// bindings over the library's public API (lib/include/mab), issue 26, docs/python.md.
+// bindings over the library's public API (lib/include/mab), docs/python.md, docs/python.md.
 #include "handle.hpp"
 
 #include <pybind11/pybind11.h>

@@ -115,7 +115,7 @@ def test_a_key_at_a_new_time_lands(where):
         clip.rotations[k, b] = q
     if clip.bone_count and clip.kinds[b] != "animated" and path.parent.name == "fc4":
         # The bone would become animated: a new flag byte, which FC4's unverified bone tables
-        # cannot take (spec 4.4). Refused, not dropped.
+        # cannot take (format 4.4). Refused, not dropped.
         with pytest.raises(mabkit.MabError) as e:
             clip.encode()
         assert e.value.field == "hashTableOffset"
@@ -272,7 +272,7 @@ OPS = [
     (["--set-constant", "BONE", Q], lambda c, bone: c.set_constant(bone, QV)),
     (["--remove-bone", "BONE"], lambda c, bone: c.remove_bone(bone)),
     (["--add-bone", "Prop_Gun", Q], lambda c, bone: c.add_bone("Prop_Gun", QV)),
-    # A depth the edit asks for is held to the bound (issue 25's one policy): a loose bound here.
+    # A depth the edit asks for is held to the bound (decision 21's one policy): a loose bound here.
     (["--bits", "BONE", "BITS", "--max-error", "5"], lambda c, bone: c.set_bits(bone, other_depth(c, bone))),
     (["--reduce", "40"], lambda c, bone: c.reduce(40)),
     (["--requantise", "--max-error", "0.05"], None),

@@ -37,7 +37,7 @@ def test_tracks_by_bone_id_and_unedited_round_trip(where):
     for bone, t in clip.rotation_tracks.items():
         assert isinstance(t, Track) and t.keys.shape == (len(t.frames), 4) and t.keys.dtype == np.float32
         assert t.frames[0] == 0 and np.all(np.diff(t.frames.astype(np.int64)) > 0) and t.frames[-1] <= clip.last_frame
-        # The engine keys every group start (spec 13).
+        # The engine keys every group start (format 13).
         assert set(range(0, clip.frame_count, 8)) <= set(int(f) for f in t.frames)
         np.testing.assert_array_equal(clip.rotation_at(bone, t.frames), t.keys)
     for t in clip.translation_tracks.values():

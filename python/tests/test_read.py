@@ -110,7 +110,7 @@ def test_write_into_a_missing_folder_fails_and_leaves_nothing(tmp_path):
 
 
 def test_bit_offset_travels_with_the_error():
-    # A chunk padded with a one bit: decode fails inside the bit stream (decision D6).
+    # A chunk padded with a one bit: decode fails inside the bit stream (decision 6).
     path = CORPUS / "wd1" / "one_bone_k8.mab"
     raw = bytearray(path.read_bytes())
     f = mabkit.read(bytes(raw))

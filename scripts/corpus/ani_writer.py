@@ -1,6 +1,6 @@
 """The writer of 'aNi' files (WD1, WDL, WD2, FC5) and of FC4: random rotation codes packed into
-the JointRotations bitstream (spec 9.2), bones and key times, and the containers that place a
-clip's sections (spec 4, 8). Each builder returns the bytes and what a correct reader must report
+the JointRotations bitstream (format 9.2), bones and key times, and the containers that place a
+clip's sections (format 4, 8). Each builder returns the bytes and what a correct reader must report
 (the expected JSON of the block), computed from the codes drawn, never by reading the bytes back."""
 
 import math
@@ -13,7 +13,7 @@ from .spec import (FC_MAGIC, IDENTITY_Q6, LAYOUT, UNVERIFIED, WD_MAGIC, const_va
                    extents, reconstruct, section_list, varying_values)
 
 # ---------------------------------------------------------------------------------
-# rotation codes and the JointRotations bitstream, spec 9.1, 9.2
+# rotation codes and the JointRotations bitstream, format 9.1, 9.2
 # ---------------------------------------------------------------------------------
 def random_unit_quat(rng):
     """Uniform on the 3-sphere by rejection from the unit 4-ball (arithmetic + sqrt only)."""
@@ -465,7 +465,7 @@ def build_fc5(rng, blocks):
 
 
 # ---------------------------------------------------------------------------------
-# FC4 (spec 4.4, layout unverified): base 0x18, u16 section offsets, tables at the end
+# FC4 (format 4.4, layout unverified): base 0x18, u16 section offsets, tables at the end
 # ---------------------------------------------------------------------------------
 def build_fc4(rng, clip, order=None, align16=False, opaque=None, ani_flags=3, overrides=None):
     B = 0x18

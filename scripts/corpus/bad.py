@@ -168,7 +168,7 @@ CASES = [
         "parse", "out_of_bounds", "m_offsets[5]", 0x5C,
         "FC5 m_offsets[5] (JointRotations) points 4 bytes past the end of the only block."),
     # No "offset into the next FC5 block" file: blocks after the first are found only after
-    # everything the previous block points at (spec 4.3 gives no block table), so such an offset
+    # everything the previous block points at (format 4.3 gives no block table), so such an offset
     # makes the later 'aNi' part of block 0's data, not an error.
     Bad("fc4_offset_past_end", "fc4", fc4(["c", "a4"], 9), [put("<H", 0x40 + 2 * 4, past_end(2, minus=0x18))],
         "parse", "out_of_bounds", "sectionOffsets[4]", 0x48,

@@ -1,5 +1,5 @@
-"""The LSB-first bit order of spec 9.2, written one way (an integer accumulator) and read
-another, as the spec describes a reader (3 bytes from p >> 3): the reader is the oracle's."""
+"""The LSB-first bit order of format 9.2, written one way (an integer accumulator) and read
+another, as the format reference describes a reader (3 bytes from p >> 3): the reader is the oracle's."""
 
 from .spec import const_value, varying_values
 
@@ -15,12 +15,12 @@ class BitWriter:
         self.acc |= value << self.pos
         self.pos += n
 
-    def to_bytes(self):                               # D6: zero bits up to the byte
+    def to_bytes(self):                               # decision 6: zero bits up to the byte
         return self.acc.to_bytes((self.pos + 7) // 8, "little")
 
 
 class BitReader:
-    """Reads as spec 9.2 says: 3 bytes from p>>3, shift by p&7, mask."""
+    """Reads as format 9.2 says: 3 bytes from p>>3, shift by p&7, mask."""
 
     def __init__(self, data):
         self.data = bytes(data)
@@ -41,7 +41,7 @@ class BitReader:
 
 
 def read_components(br, cf, F, n):
-    """The three components of one bone block of a rotation or translation chunk (spec 9.2,
+    """The three components of one bone block of a rotation or translation chunk (format 9.2,
     10.1): where bit j of cf is set a 16-bit constant, else a 16-bit header and F raw values of
     n bits. Returns three lists of F values."""
     comps = []

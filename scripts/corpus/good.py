@@ -268,7 +268,7 @@ def define_retail():
                     [{"slots": [1, 0, 2, 3, 4, 5, 6, 7], "last": 20, "bits": (6, 3, 1, 2)},
                      {"slots": [2, 3, 5], "last": 12, "bits": (2, 2, 0, 1)},
                      {"slots": [2, 4], "last": 0, "bits": (3, 0, 2, 0)}])
-    # Blood Dragon (0x62): only listed by BUU (spec 2); mabkit tries the FC3 reading on it. These
+    # Blood Dragon (0x62): only listed by BUU (format 2); mabkit tries the FC3 reading on it. These
     # files are that reading's layout; the opaque_* files are bodies it must keep opaque.
     def bd(name, desc, specs, spoil=None):
         retail_file("fc3bd", name, desc, specs, 1, spoil, layout="legacy")
@@ -306,7 +306,7 @@ def define_retail():
                  {"slots": [3], "last": 4, "bits": (0, 1, 0, 0)}], 2)
 
 
-# Issue 25: a 6-byte code with no valid quaternion, 1 - a^2 - b^2 - c^2 < 0 (spec 9.1: the
+# Decision 20: a 6-byte code with no valid quaternion, 1 - a^2 - b^2 - c^2 < 0 (format 9.1: the
 # public FC2 readers reject it). a = b = c = 0x7FFF * step - bias = 0.7071: the sum is 1.5.
 INVALID_Q6 = struct.pack("<3H", 0x7FFF, 0xFFFF, 0x7FFF)
 
@@ -329,7 +329,7 @@ def define_invalid_codes():
 
     retail_file("fc2", "invalid_quaternion",
                 "FC2 clip in the retail layout holding two 6-byte codes with no valid quaternion (1 - a^2 - "
-                "b^2 - c^2 < 0, spec 9.1; public FC2 readers reject them): a constant rotation and a keyed "
+                "b^2 - c^2 < 0, format 9.1; public FC2 readers reject them): a constant rotation and a keyed "
                 "key. The file reads, round-trips and decodes (docs/legacy.md, 'Codes with no valid "
                 "quaternion'); verify warns.",
                 [{"slots": [1, 0, 2, 3], "last": 12, "bits": (2, 2, 0, 0)}], 3, spoil)
@@ -413,7 +413,7 @@ def define_motion():
     fc5_file(
         "root_translation_block",
         "FC5, 2 blocks: a main block (5 bones, K=20) and a single-bone 'Root' block (flags 0x0F, K=20) "
-        "with a one-entry TranslationTable (slot 0) and JointTranslations (slot 6): spec 10.1's "
+        "with a one-entry TranslationTable (slot 0) and JointTranslations (slot 6): format 10.1's "
         "public decoder case, 'decoded'.",
         [{"kinds": ["a16", "c", "a4", "n", "a10"], "K": 20, "ani_flags": 3},
          {"kinds": ["a12"], "names": ["Root"], "K": 20, "ani_flags": 0x0F,

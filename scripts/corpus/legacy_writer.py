@@ -1,11 +1,11 @@
-"""The writer of Far Cry 2/3 files (spec 13; the FC3 layout is a guess): chains of 'AnD' clips as
-spec 13 lays them out, and banks in the layout JB-DOC describes for retail FC2 files (farcry-sdk
+"""The writer of Far Cry 2/3 files (format 13; the FC3 layout is a guess): chains of 'AnD' clips as
+format 13 lays them out, and banks in the layout JB-DOC describes for retail FC2 files (farcry-sdk
 mab.md and its writer): sections in the order 1, 0, 2, 3, 4, 5, 6, 7, 8; trajectory headers count
 one track; constant sections store lastFrame 0 and rate 0; the keyed group table ends with where
 the last group ends; a 16-byte zero block separates the last track section from the events or the
 chained clip; the last clip points slot 8 at its own end; the first clip's tag table (u32 count,
 172-byte records) points each record at a chained clip, relative to the record. Event chain nodes
-(spec 11): f32 time, u32 type, u16 size, u16 next, payload; here size = payload bytes and next =
+(format 11): f32 time, u32 type, u16 size, u16 next, payload; here size = payload bytes and next =
 bytes from this node to the next, 0 at the end (our reading of JB-DOC, a [guess]), payloads
 zero-padded to 4 bytes."""
 
@@ -24,8 +24,8 @@ def random_mask(rng, nw, bits):
 
 
 def legacy_array_header(count, last, variant="fc2"):
-    # Spec 13: FC2 `u16 count, u16 lastFrame, u16 fps, u16 0`; FC3 replaces the last two with
-    # an f32 frame rate (the spec's reconciliation of BUU's "magic float", a [guess]).
+    # Format 13: FC2 `u16 count, u16 lastFrame, u16 fps, u16 0`; FC3 replaces the last two with
+    # an f32 frame rate (the format reference's reconciliation of BUU's "magic float", a [guess]).
     if variant == "fc2":
         return struct.pack("<4H", count, last, 30, 0)
     return struct.pack("<2Hf", count, last, 30.0)
@@ -57,7 +57,7 @@ def legacy_keyframed(rng, tracks, last, variant="fc2"):
 
 
 def clip_head(masks, traj, loop, duration, offsets):
-    """Spec 13: the four bone masks, trajectory orientation, loop rotation, 'AnD\\x1a', duration,
+    """Format 13: the four bone masks, trajectory orientation, loop rotation, 'AnD\\x1a', duration,
     the nine section offsets and the pointer slot (0)."""
     head = b"".join(struct.pack("<%dI" % len(m), *m) for m in masks)
     head += struct.pack("<4f", *traj) + struct.pack("<4f", *loop)

@@ -1,7 +1,7 @@
-"""The writer of what an 'aNi' block carries besides rotations (spec 10, 12; issue 16):
+"""The writer of what an 'aNi' block carries besides rotations (format 10, 12; docs/motion.md):
 translations, constant translations, root motion and part entries.
 
-The spec gives one decoder, for a single-bone translation stream (spec 10.1); the rest is
+The format reference gives one decoder, for a single-bone translation stream (format 10.1); the rest is
 guesswork, which mabkit tries as numbered hypotheses (docs/motion.md). Each corpus file is built
 for one hypothesis, and the oracle (motion_reader.py) checks, with its own reading of the
 documented rules, that the hypotheses before it fail on the bytes and no later one is ambiguous
@@ -16,7 +16,7 @@ from .bits import BitWriter
 from .spec import PART_ENTRY, TSCALE, const_value, decode_q6, encode_q6, motion_slots, table_size_for, varying_values
 
 def gen_translation_sections(rng, tbones, K):
-    """tbones: [(bone, n, scale_code)] in stream order (spec 10.1: 3 constant flags, then per
+    """tbones: [(bone, n, scale_code)] in stream order (format 10.1: 3 constant flags, then per
     component a 16-bit constant or a 16-bit header and F x n bits, times the scale). Returns
     (table bytes, stream bytes, {bone: [[x, y, z] per key]})."""
     num_chunks = (K + 7) // 8
@@ -125,7 +125,7 @@ class Motion:
         return {self.slots[k]: v for k, v in self.sections.items()}
 
     def patch_nested(self, data, sec_abs, bases):
-        """Writes each entry's nested offset (measured from the entry, spec 12) now that the
+        """Writes each entry's nested offset (measured from the entry, format 12) now that the
         blocks are placed."""
         if not self.parts_spec:
             return

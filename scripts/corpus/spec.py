@@ -1,4 +1,4 @@
-"""The format as this generator reads the spec: variants, magics, layouts, the 6-byte quaternion
+"""The format as this generator reads the format reference: variants, magics, layouts, the 6-byte quaternion
 and the bitstream formulas, section extents, and the slot tables. The writers use the formulas to
 compute what a correct reader must find from the codes they draw; the reader (reader.py,
 motion_reader.py) applies them to the bytes written, so a packing or placement mistake fails."""
@@ -11,11 +11,11 @@ WD_MAGIC = {"wd1": 0x329B, "wd2": 0x46AF, "wdl": 0x46B4}
 FC_MAGIC = {"fc2": 0x4C, "fc3": 0x61, "fc3bd": 0x62, "fc4": 0x81, "primal": 0x82, "fc5": 0xB0}
 LAYOUT = {"wd1": "ani", "wd2": "ani", "wdl": "ani", "fc5": "ani", "fc4": "fc4",
           "fc2": "legacy", "fc3": "legacy", "fc3bd": "opaque", "primal": "opaque"}
-# Layouts the spec marks as weak evidence (decision D10).
+# Layouts the format reference marks as weak evidence (decision 10).
 UNVERIFIED = {"fc4", "fc3", "fc3bd", "primal"}
 
 # ---------------------------------------------------------------------------------
-# 6-byte packed quaternion, spec 9.1
+# 6-byte packed quaternion, format 9.1
 # ---------------------------------------------------------------------------------
 Q6_STEP = math.sqrt(2.0) / 32767.0
 Q6_BIAS = 1.0 / math.sqrt(2.0)
@@ -37,7 +37,7 @@ def decode_q6(b):
     w0, w1, w2 = struct.unpack("<3H", bytes(b))
     a = (w0 & 0x7FFF) * Q6_STEP - Q6_BIAS
     bb = (w1 & 0x7FFF) * Q6_STEP - Q6_BIAS
-    c = w2 * Q6_STEP - Q6_BIAS                       # D3: unsigned
+    c = w2 * Q6_STEP - Q6_BIAS                       # decision 3: unsigned
     d = math.sqrt(max(0.0, 1.0 - a * a - bb * bb - c * c))
     k = (w0 >> 15) | ((w1 >> 15) << 1)
     out = [a, bb, c]
@@ -46,14 +46,14 @@ def decode_q6(b):
 
 
 # ---------------------------------------------------------------------------------
-# JointRotations bitstream, spec 9.2 + decisions D1, D2, D6
+# JointRotations bitstream, format 9.2 + decisions 1, 2, 6
 # ---------------------------------------------------------------------------------
 def interp_scale(n):
     return 0.0 if n < 2 else 1.0 / ((1 << n) - 1)
 
 
 def const_value(v):
-    return v / 32767.5 - 1.0                          # D1
+    return v / 32767.5 - 1.0                          # decision 1
 
 
 def varying_values(h, raws, n):
@@ -70,7 +70,7 @@ def reconstruct(vals3, wind, negate):
         for j in range(3):
             q[slots[j]] = vals3[j]
         q[wind] = math.sqrt(1.0 - s)
-    else:                                             # D2: renormalise, omitted = 0
+    else:                                             # decision 2: renormalise, omitted = 0
         r = math.sqrt(s)
         for j in range(3):
             q[slots[j]] = vals3[j] / r
@@ -81,10 +81,10 @@ def reconstruct(vals3, wind, negate):
 
 
 # ---------------------------------------------------------------------------------
-# sections, spec 8.3
+# sections, format 8.3
 # ---------------------------------------------------------------------------------
 def extents(offsets, extra_anchors, block_end_rel):
-    """Spec 8.3: distance to the next larger distinct non-zero anchor, or to the block end."""
+    """Format 8.3: distance to the next larger distinct non-zero anchor, or to the block end."""
     anchors = sorted(set([o for o in offsets.values() if o] + [a for a in extra_anchors if a]))
     out = {}
     for slot, o in offsets.items():
@@ -101,7 +101,7 @@ def section_list(offsets, sizes, base):
 
 
 # ---------------------------------------------------------------------------------
-# Legacy FC2 / FC3 (spec 13; FC3 layout is a guess)
+# Legacy FC2 / FC3 (format 13; FC3 layout is a guess)
 # ---------------------------------------------------------------------------------
 MASK_NAMES = ["const_rotation", "keyframed_rotation", "const_translation", "animated_translation"]
 
@@ -116,9 +116,9 @@ TAG_RECORD = 172
 TAG_SLOT_NAMES = ("name", "parent", "unused", "reference")
 
 # ---------------------------------------------------------------------------------
-# translations, root motion and part entries (spec 10, 12; issue 16)
+# translations, root motion and part entries (format 10, 12; docs/motion.md)
 # ---------------------------------------------------------------------------------
-TSCALE = 0.00029802325                      # spec 10.1: scale = (entry >> 8) * this
+TSCALE = 0.00029802325                      # format 10.1: scale = (entry >> 8) * this
 MOTION_SLOTS = {"wd": {"table": 1, "root_rot": 2, "root_tr": 3, "const_tr": 5, "tr": 7, "parts": 8},
                 "fc5": {"table": 0, "root_rot": 1, "root_tr": 2, "const_tr": 4, "tr": 6, "parts": 7}}
 MAX_PAD = 15                                # fewer than 16 zero bytes may follow the data

@@ -1,5 +1,5 @@
-// Bit I/O (spec 9.2 "Bit reading"): LSB-first packing, every width at every alignment,
-// sticky overrun, exact end (decision D6).
+// Bit I/O (format 9.2 "Bit reading"): LSB-first packing, every width at every alignment,
+// sticky overrun, exact end (decision 6).
 #include <mab/bits.hpp>
 
 #include "support/naive_bits.hpp"
@@ -28,7 +28,7 @@ TEST(BitIo, SpecExampleLsbFirst) {
   EXPECT_EQ(bytes[1], 0xBC);
   EXPECT_EQ(bytes[2], 0x0A);
 
-  // Spec 9.2: a 16-bit read at p is (le24(bytes[p>>3..]) >> (p & 7)) & 0xFFFF.
+  // Format 9.2: a 16-bit read at p is (le24(bytes[p>>3..]) >> (p & 7)) & 0xFFFF.
   const std::vector<std::uint8_t> data{0x12, 0x34, 0x56, 0x78};
   mab::BitReader r(data);
   EXPECT_EQ(r.read(4), 0x2u);

@@ -1,5 +1,5 @@
 // Checksum spec texts as users type them for `mab crc-apply --algo` (checksum.hpp): every
-// alias and spelling the parser takes reads to the spec it names and prints back to a text
+// alias and spelling the parser takes reads to the format reference it names and prints back to a text
 // that reads the same; every malformed one is refused naming its key.
 #include <mab/checksum.hpp>
 

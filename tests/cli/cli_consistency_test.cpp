@@ -1,4 +1,4 @@
-// Issue 25, CLI consistency: one exit-status table for every command (docs/cli.md), the command
+// CLI consistency: one exit-status table for every command (docs/cli.md), the command
 // list, typed options, case-insensitive game names, --names files from any editor, `mab info`
 // on the wrong kind of file, and the size and checksum lines of every command writing a .mab.
 #include "support/cli_run.hpp"

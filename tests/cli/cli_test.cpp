@@ -43,7 +43,7 @@ TEST(Cli, VerifyReportsAFlippedOffsetByteWithFieldAndOffset) {
     }
   ASSERT_FALSE(file.empty());
   auto bytes = mab::test::load(file);
-  // m_offsets[6] (JointRotations) of WD1 is at 0x48 (spec 4.2); flip its high byte.
+  // m_offsets[6] (JointRotations) of WD1 is at 0x48 (format 4.2); flip its high byte.
   bytes[0x48 + 3] ^= 0x40;
   const auto bad = dir / "flipped.mab";
   ASSERT_TRUE(mab::write_file_atomic(bad, bytes).ok());

@@ -113,7 +113,7 @@ TEST_F(EditInputs, ConversionsTheTargetCannotHold) {
     d["clip"]["key_times"].back() = 20000;
   });
   refused("convert " + longer + " --to wd1", "65535");
-  // m_nbBonesInAnim flag bits 0x5000 (D5): WD1 would read them as bone count bits.
+  // m_nbBonesInAnim flag bits 0x5000 (decision 5): WD1 would read them as bone count bits.
   const std::string high = (corpus_dir() / "wdl" / "highflags_k17.mab").string();
   refused("convert " + high + " --to wd1", "m_nbBonesInAnim flag bits 0x5000");
   const auto out = written("convert " + high + " --to wd1 --drop-unmappable");

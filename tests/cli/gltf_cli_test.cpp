@@ -177,6 +177,27 @@ TEST(GltfCli, AKeyOnANewFrameLandsAndTemplateTimesSaysWhatItLeavesOut) {
   EXPECT_FALSE(fs::exists(dir / "x.mab"));
 }
 
+// A Far Cry 2 bank resampled as Blender does: its report says so once (the resample lines were
+// printed twice per animation for Far Cry 2/3 imports).
+TEST(GltfCli, AFarCry2ResampledImportReportsItOnce) {
+  const auto dir = temp_dir();
+  const fs::path bank = mab::test::corpus_dir() / "fc2/all_arrays.mab";
+  auto g = mab::export_gltf(mab::test::load_container(bank));
+  ASSERT_TRUE(g.ok()) << g.error().message();
+  auto m = mab::test::parse_gltf(*g);
+  mab::test::resample_like_blender(m, 24.0);
+  const auto p = dir / "fc2_sampled.glb";
+  save(p, mab::test::write_gltf(m));
+  std::string err;
+  auto r = run("import " + p.string() + " --template " + bank.string() + " -o " + (dir / "out.mab").string(), &err);
+  ASSERT_EQ(r.status, 0) << err;
+  EXPECT_EQ(load(dir / "out.mab"), load(bank));
+  std::size_t lines = 0;
+  for (std::size_t at = r.out.find("  resampled "); at != std::string::npos; at = r.out.find("  resampled ", at + 1))
+    ++lines;
+  EXPECT_EQ(lines, 1u) << r.out;
+}
+
 TEST(GltfCli, AResampledFileKeepsUntouchedBonesAndRefusesToGuessEdits) {
   const auto dir = temp_dir();
   const auto plain = changed_export(dir, "sampled", [](tinygltf::Model& m) { mab::test::resample_like_blender(m, 24.0); });

@@ -1,5 +1,5 @@
 // `mab info` reports translations, root motion and part clips per block with their evidence
-// (issue 16), and --strict-layout keeps every hypothesis's section opaque.
+// (docs/motion.md), and --strict-layout keeps every hypothesis's section opaque.
 #include "support/cli_run.hpp"
 #include "support/corpus.hpp"
 
@@ -14,7 +14,7 @@ std::string corpus(const char* rel) { return (mab::test::corpus_dir() / rel).str
 TEST(CliInfoMotion, TextNamesTheEvidenceOfEverySection) {
   auto r = run("info " + corpus("fc5/parts_nested.mab"));
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("translations: decoded (spec 10.1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("translations: decoded (format 10.1"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("part clips: hypothesis 1 accepted"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("type 7 (Anchor)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("nested block 2 (1 bone(s), 18 keys)"), std::string::npos) << r.out;

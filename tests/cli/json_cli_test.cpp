@@ -358,7 +358,7 @@ TEST(JsonCli, DumpPrintsKeysBonesAndFilters) {
   EXPECT_EQ(all.out.find("0x530EC1CB"), all.out.rfind("0x530EC1CB")) << all.out;
   EXPECT_NE(all.out.find("0.066667"), std::string::npos) << all.out;  // key 1 at 8 / 120 s
 
-  // "Root" hashes to 0xB6C65665 (D11): name and hash select the same bone.
+  // "Root" hashes to 0xB6C65665 (decision 11): name and hash select the same bone.
   auto root = run("dump " + k_wd1.string() + " --bone Root --keys 2:3", &err);
   ASSERT_EQ(root.status, 0) << err;
   EXPECT_EQ(root.out, run("dump " + k_wd1.string() + " --bone 0xB6C65665 --keys 2:3").out);
@@ -389,7 +389,7 @@ TEST(JsonCli, DumpPrintsKeysBonesAndFilters) {
   auto range = run("dump " + k_wd1.string() + " --keys 9:2", &err);
   EXPECT_EQ(range.status, 2);  // a --keys value that does not parse: usage
   // A Far Cry 2 bank decodes clip by clip; a Far Cry 3 clip whose rate field does not fit
-  // the spec's reading is a one-line not_decodable.
+  // the format reference's reading is a one-line not_decodable.
   auto legacy = run("dump " + (mab::test::corpus_dir() / "fc2" / "chain_2.mab").string() + " --block 1", &err);
   EXPECT_EQ(legacy.status, 0) << err;
   EXPECT_NE(legacy.out.find("clip 1 of 2"), std::string::npos) << legacy.out;
@@ -486,7 +486,7 @@ TEST(JsonCli, InfoAndDumpShowTagTablesAndEventChains) {
       << opaque.out;
 }
 
-// --- issue 25: one error policy, strict bone identity, another clip's document ---
+// --- decision 21: one error policy, strict bone identity, another clip's document ---
 
 // The decoded clip of a written file.
 mab::DecodedClip decoded(const fs::path& file) {
@@ -508,7 +508,7 @@ Run import_doc(const fs::path& dir, const nlohmann::json& doc, const std::string
   return run("import " + (dir / "doc.json").string() + " -o " + (dir / out).string() + extra, err);
 }
 
-// Why (issue 25): JSON import wrote a clip 0.145 degrees off (0.29 for this edit: bone 0 keeps its
+// Why (decision 21): JSON import wrote a clip 0.145 degrees off (0.29 for this edit: bone 0 keeps its
 // 7 bits) while the documented bound was 0.01; glTF import and mab edit chose a finer depth.
 TEST(JsonCli, ImportMeetsTheDefaultBoundByAFinerDepth) {
   const auto dir = temp_dir();
@@ -577,7 +577,7 @@ TEST(JsonCli, EditJsonAndGltfRefuseABoundNoDepthMeetsWithOneText) {
   fs::remove_all(dir);
 }
 
-// Why (issue 25): a typo in a bone's hash renamed the bone and re-encoded it, exit 0.
+// Why (decision 24): a typo in a bone's hash renamed the bone and re-encoded it, exit 0.
 TEST(JsonCli, AChangedHashIsAnErrorARenameIsExplicit) {
   const auto dir = temp_dir();
   auto doc = exported(dir);
@@ -635,7 +635,7 @@ TEST(JsonCli, AChangedHashIsAnErrorARenameIsExplicit) {
   fs::remove_all(dir);
 }
 
-// Issue 25 item 2: a key time added in a document lands, and the report counts it.
+// Decision 22: a key time added in a document lands, and the report counts it.
 TEST(JsonCli, AKeyTimeAddedInTheDocumentLands) {
   const auto dir = temp_dir();
   auto doc = exported(dir);
@@ -662,7 +662,7 @@ TEST(JsonCli, AKeyTimeAddedInTheDocumentLands) {
   fs::remove_all(dir);
 }
 
-// Issue 25 item 7: a document that changes nothing writes; one that holds another clip does not.
+// Decision 24: a document that changes nothing writes; one that holds another clip does not.
 TEST(JsonCli, AnotherClipsDocumentIsRefusedWithTheReason) {
   const auto dir = temp_dir();
   auto doc = exported(dir);

@@ -1,4 +1,4 @@
-// Issue 25, items 8-11 end to end: Far Cry 2/3 clips in survey, diff and convert; verify's
+// docs/legacy.md, items 8-11 end to end: Far Cry 2/3 clips in survey, diff and convert; verify's
 // warnings for clips that do not decode and codes with no valid quaternion; diff on the union
 // of both key timelines and on JSON documents; import's report of kept and added keys.
 #include <mab/codec_file.hpp>
@@ -127,7 +127,7 @@ TEST(LegacyCli, SurveyCountsFarCry2And3ClipsAsDecoded) {
   EXPECT_TRUE(has(read_text(dir / "s.html"), "decoded blocks"));
 }
 
-// 'aNi' translations, root motion and part clips that decode (issue 16) are not "opaque".
+// 'aNi' translations, root motion and part clips that decode (docs/motion.md) are not "opaque".
 TEST(LegacyCli, SurveyCountsDecodedAniMotionSectionsAsDecoded) {
   const auto dir = temp_dir();
   const auto file = corpus_dir() / "wd2" / "translations_all_bones_root_motion.mab";

@@ -1,4 +1,4 @@
-// Issue 25, outputs: no command replaces a device, FIFO, link or backup. Every writing command
+// Outputs (docs/cli.md): no command replaces a device, FIFO, link or backup. Every writing command
 // is run with its output at a FIFO (with a reader), a symbolic link, a character device made by
 // mknod in a temporary folder (never the system's /dev/null: a regression would replace it), a
 // directory, and with --in-place twice.
@@ -251,7 +251,7 @@ TEST(OutputSafety, InPlaceTwiceKeepsTheFirstBackup) {
   fs::remove_all(dir);
 }
 
-// Issue 25: "crc-apply rewrites its inputs with no .bak". Now it needs --in-place (or -o).
+// "crc-apply rewrites its inputs with no .bak" (docs/cli.md): now it needs --in-place (or -o).
 TEST(OutputSafety, CrcApplyRewritesNothingUnlessAskedAndKeepsABackup) {
   const auto dir = mab::test::test_temp_dir("mab_out_crc");
   const auto file = dir / "a.mab";

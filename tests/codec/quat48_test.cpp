@@ -1,4 +1,4 @@
-// 6-byte constant quaternion codec (spec 9.1, decision D3).
+// 6-byte constant quaternion codec (format 9.1, decision 3).
 #include <mab/quat.hpp>
 
 #include <gtest/gtest.h>
@@ -57,7 +57,7 @@ TEST(Quat48, IdentityBytes) {
 }
 
 TEST(Quat48, SlotTable) {
-  // Spec 9.1: k = (w0 >> 15) | ((w1 >> 15) << 1) is where the implicit d goes.
+  // Format 9.1: k = (w0 >> 15) | ((w1 >> 15) << 1) is where the implicit d goes.
   const std::uint16_t a = 0x4000 + 1000, b = 0x4000 - 2000, c = 0x4000 + 3000;
   const double step = mab::quat48_step, bias = mab::quat48_bias;
   const double va = (a & 0x7FFF) * step - bias;
@@ -80,7 +80,7 @@ TEST(Quat48, SlotTable) {
 }
 
 TEST(Quat48, ThirdWordReadUnsigned) {
-  // Decision D3: bit 15 of w2 is part of the value, and flagged as suspicious.
+  // Decision 3: bit 15 of w2 is part of the value, and flagged as suspicious.
   const mab::Quat48 w{0x3FFF, 0x3FFF, 0xFFFF};
   EXPECT_TRUE(mab::quat48_suspicious(w));
   const mab::Quat q = mab::decode_quat48(w);
@@ -92,7 +92,7 @@ TEST(Quat48, ThirdWordReadUnsigned) {
   EXPECT_FALSE(mab::quat48_valid(w));
 }
 
-// Spec 9.1: where 1 - a^2 - b^2 - c^2 < 0 the public FC2 readers return "invalid"; mabkit
+// Format 9.1: where 1 - a^2 - b^2 - c^2 < 0 the public FC2 readers return "invalid"; mabkit
 // decodes the nearest unit quaternion (a, b, c over their length, the implicit slot 0:
 // docs/legacy.md, "Codes with no valid quaternion"), whatever slot k names.
 TEST(Quat48, CodesWithNoValidQuaternionDecodeToTheNearestUnitOne) {
@@ -172,7 +172,7 @@ TEST(Quat48, EveryInputDecodesAndReencodesStably) {
 TEST(Quat48, ValidCodesAreFixedPointsAwayFromTies) {
   // Codes from the encoder decode to a point that encodes to the same codes, unless the two
   // largest magnitudes are within a few steps: then the dropped component can decode smaller
-  // than a stored one whichever is dropped (spec 9.1 encoder note on ties). Even then the
+  // than a stored one whichever is dropped (format 9.1 encoder note on ties). Even then the
   // rotation is kept.
   std::mt19937_64 rng(7);
   const double bound = round_trip_bound_deg();

@@ -1,4 +1,4 @@
-// Re-quantiser: float keys to JointRotations codes (spec 9.2 "Encoder notes").
+// Re-quantiser: float keys to JointRotations codes (format 9.2 "Encoder notes").
 #include <mab/rotation_codec.hpp>
 
 #include <gtest/gtest.h>
@@ -326,7 +326,7 @@ TEST(Requantise, FixedPointOnAdversarialChunks) {
     bool renormalised = false;
     for (unsigned f = 0; f < keys; ++f)
       renormalised = renormalised || mab::key_renormalised(first->codes, f, n);
-    if (renormalised) continue;  // decision D2: documented exception
+    if (renormalised) continue;  // decision 2: documented exception
     auto again = mab::quantise_chunk(decoded, n);
     ASSERT_TRUE(again.ok());
     ASSERT_EQ(again->codes, first->codes) << "it " << it << " kind " << kind << " keys " << keys

@@ -1,4 +1,4 @@
-// JointRotations chunk codec (spec 9.2; decisions D1, D2, D6).
+// JointRotations chunk codec (format 9.2; decisions 1, 2, 6).
 #include <mab/rotation_codec.hpp>
 
 #include "support/naive_bits.hpp"
@@ -18,7 +18,7 @@ void put_u32(std::vector<std::uint8_t>& out, std::size_t at, std::uint32_t v) {
   for (unsigned i = 0; i < 4; ++i) out[at + i] = static_cast<std::uint8_t>(v >> (8 * i));
 }
 
-// Builds a section the way spec 9.2 describes it, without the library's encoder.
+// Builds a section the way format 9.2 describes it, without the library's encoder.
 std::vector<std::uint8_t> assemble(const std::vector<std::vector<mab::BoneChunkCodes>>& chunks,
                                    std::uint32_t key_count, const std::vector<std::uint8_t>& depths,
                                    const std::vector<std::uint8_t>& tail = {}) {
@@ -78,7 +78,7 @@ Clip random_clip(std::mt19937_64& rng, std::uint32_t key_count, std::size_t bone
   return clip;
 }
 
-// Spec 9.2 pseudo-code in double precision, as an independent reference.
+// Format 9.2 pseudo-code in double precision, as an independent reference.
 void reference_key(const mab::BoneChunkCodes& k, unsigned f, unsigned n, double out[4]) {
   const double scale = n < 2 ? 0.0 : 1.0 / static_cast<double>((1u << n) - 1u);
   double v[3];
@@ -147,7 +147,7 @@ TEST(RotationChunk, HandAssembledChunk) {
   EXPECT_EQ(k.raw[2][1], 7);
   EXPECT_TRUE(s.tail.empty());
 
-  const double x = 49152 / 32767.5 - 1;  // 0.500008 (decision D1)
+  const double x = 49152 / 32767.5 - 1;  // 0.500008 (decision 1)
   const double y0 = (100 / 127.0 - 1) + 3 * (51 / 127.5 / 15);
   const double y1 = (100 / 127.0 - 1) + 10 * (51 / 127.5 / 15);
   const mab::Quat q0 = mab::decode_key(k, 0, 4);
@@ -170,7 +170,7 @@ TEST(RotationChunk, HandAssembledChunk) {
 }
 
 TEST(RotationChunk, BlockSizes) {
-  // Spec 9.2 step 5 table.
+  // Format 9.2 step 5 table.
   EXPECT_EQ(mab::bone_block_bits(0x00, 8, 5), 6u + 3 * (16 + 40));
   EXPECT_EQ(mab::bone_block_bits(0x01, 8, 5), 6u + 2 * (16 + 40) + 16);
   EXPECT_EQ(mab::bone_block_bits(0x06, 8, 5), 6u + (16 + 40) + 32);
@@ -222,7 +222,7 @@ TEST(RotationChunk, BlockDecodeIsKeyDecode) {
     c.cflags = static_cast<std::uint8_t>(it % 64);
     c.signs = static_cast<std::uint8_t>(rng());
     for (unsigned j = 0; j < 3; ++j) {
-      // Small headers too, so sums of squares fall on both sides of 1 (decision D2).
+      // Small headers too, so sums of squares fall on both sides of 1 (decision 2).
       c.headers[j] = static_cast<std::uint16_t>(rng() % 3 == 0 ? rng() % 2048 : rng());
       for (auto& r : c.raw[j]) r = static_cast<std::uint16_t>(rng() & ((1u << n) - 1));
     }
@@ -238,7 +238,7 @@ TEST(RotationChunk, BlockDecodeIsKeyDecode) {
 }
 
 TEST(RotationChunk, SumOfSquaresAboveOneRenormalises) {
-  // Decision D2: s > 1 divides the stored three by sqrt(s) and zeroes the omitted one.
+  // Decision 2: s > 1 divides the stored three by sqrt(s) and zeroes the omitted one.
   mab::BoneChunkCodes k;
   k.cflags = 0x07 | 0x08 | (2u << 4);  // all constant, signs, wInd = z
   k.signs = 1;
@@ -432,7 +432,7 @@ TEST(RotationChunk, ChunkEndErrors) {
   EXPECT_NE(r.error().field.find("JointRotations.chunk[0].bone[1]"), std::string::npos)
       << r.error().field;
 
-  // A stray pad bit (decision D6).
+  // A stray pad bit (decision 6).
   bad = good;
   bad[end - 1] = static_cast<std::uint8_t>(bad[end - 1] | 0x80);
   r = mab::decode_rotation_stream(bad, 16, clip.depths, 0x1000);

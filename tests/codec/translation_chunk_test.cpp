@@ -1,4 +1,4 @@
-// JointTranslations codec (spec 10.1): exact codes round trip, the stream is refused when it
+// JointTranslations codec (format 10.1): exact codes round trip, the stream is refused when it
 // does not end where its table says, and the re-quantiser stays within the bound its bit count
 // gives, decode -> encode -> decode included.
 #include <mab/translation_codec.hpp>
@@ -10,7 +10,7 @@
 
 namespace {
 
-// One bit at a time, LSB first (spec 9.2 "Bit reading"): shares no code with lib/src/bits.
+// One bit at a time, LSB first (format 9.2 "Bit reading"): shares no code with lib/src/bits.
 struct NaiveReader {
   std::span<const std::uint8_t> bytes;
   std::uint64_t pos = 0;
@@ -53,7 +53,7 @@ TEST(TranslationCodec, EntryFields) {
   EXPECT_EQ(e.bit_depth(), 12u);
   EXPECT_EQ(e.scale_code(), 0x123456u);
   EXPECT_FLOAT_EQ(e.scale(), 0x123456 * 0.00029802325f);
-  // 10000 / 2^25 per step: the largest 24-bit code reaches about 5000 units (spec 10.1).
+  // 10000 / 2^25 per step: the largest 24-bit code reaches about 5000 units (format 10.1).
   EXPECT_NEAR(mab::TranslationEntry::make(16, 0xFFFFFF).scale(), 5000.0, 0.01);
 }
 
@@ -76,7 +76,7 @@ TEST(TranslationCodec, CodesRoundTripExactly) {
   }
 }
 
-// Spec 10.1 block: 3 flag bits, then 16 bits per component and n bits per key of a varying
+// Format 10.1 block: 3 flag bits, then 16 bits per component and n bits per key of a varying
 // one, LSB first; the stream is read with an independent bit reader.
 TEST(TranslationCodec, LayoutMatchesTheSpec) {
   const std::vector<mab::TranslationEntry> entries{mab::TranslationEntry::make(5, 4000)};
@@ -123,7 +123,7 @@ TEST(TranslationCodec, StreamsThatDoNotEndAtTheirTableAreRefused) {
   // n = 0 in an entry.
   const std::vector<mab::TranslationEntry> zero{mab::TranslationEntry::make(0, 5)};
   EXPECT_FALSE(mab::decode_translation_stream(*bytes, 12, zero, 0).ok());
-  // A set pad bit (decision D6).
+  // A set pad bit (decision 6).
   auto padded = *bytes;
   const std::uint32_t end0 = std::uint32_t{padded[4]} | (std::uint32_t{padded[5]} << 8);
   padded[end0 - 1] |= 0x80;

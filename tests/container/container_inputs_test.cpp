@@ -1,4 +1,4 @@
-// Container files at the edges of what the readers accept: an 'aNp' signature (C14), two bones
+// Container files at the edges of what the readers accept: an 'aNp' signature (format 16 (C14)), two bones
 // with one hash, animated bones without a JointRotations section, files and key counts over
 // the caller's limits. Each reads, validates and decodes as documented: a warning where the
 // file is kept as it is, an error naming the field where it cannot be decoded.
@@ -25,7 +25,7 @@ const mab::Finding* find(const std::vector<mab::Finding>& fs, const std::string&
   return nullptr;
 }
 
-// C14: 'aNp' instead of 'aNi' is read and kept, with a warning.
+// format 16 (C14): 'aNp' instead of 'aNi' is read and kept, with a warning.
 TEST(ContainerInputs, AnApSignatureIsKeptWithAWarning) {
   auto bytes = load(corpus_dir() / "wd1" / "long_k100.mab");
   auto c = mab::read_container(bytes);
@@ -41,7 +41,7 @@ TEST(ContainerInputs, AnApSignatureIsKeptWithAWarning) {
   ASSERT_NE(f, nullptr);
   EXPECT_EQ(f->severity, mab::Severity::warning);
   EXPECT_EQ(mab::to_string(f->severity), "warning");
-  EXPECT_NE(f->message.find("C14"), std::string::npos);
+  EXPECT_NE(f->message.find("format 16 (C14)"), std::string::npos);
   EXPECT_FALSE(mab::has_errors(findings));
   EXPECT_EQ(*mab::write_container(*p), bytes);
   auto d = mab::decode_clip(*p);
@@ -113,7 +113,7 @@ TEST(ContainerInputs, MoreBlocksThanTheLimitAreRefused) {
 }
 
 // A Legion header whose frame rate is not a number: the clip still reads, at the default key
-// rate of 30 (D7), and validate says why.
+// rate of 30 (decision 7), and validate says why.
 TEST(ContainerInputs, AFrameRateThatIsNotANumberFallsBackTo30) {
   mab::Container c = mab::test::load_container(corpus_dir() / "wdl" / "mixed_k9.mab");
   c.blocks[0].ani()->frame_rate_bits = 0x7FC00000u;

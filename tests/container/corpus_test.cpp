@@ -85,7 +85,7 @@ TEST_P(CorpusFile, MatchesGeneratorSummary) {
         EXPECT_EQ(a->last_frame, eb.at("last_frame").get<std::uint16_t>());
       }
     }
-    // Sections: every non-zero slot with its offset and extent (spec 8.3).
+    // Sections: every non-zero slot with its offset and extent (format 8.3).
     std::map<std::size_t, std::tuple<std::uint64_t, std::uint64_t, std::uint64_t>> want, got;
     for (const auto& s : eb.at("sections"))
       want[s.at("slot").get<std::size_t>()] = {s.at("offset").get<std::uint64_t>(),

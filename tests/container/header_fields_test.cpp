@@ -1,4 +1,4 @@
-// The header field tables (lib/src/container/header_fields.hpp, issue 27): the binary reader,
+// The header field tables (lib/src/container/header_fields.hpp, CONTRIBUTING.md): the binary reader,
 // writer and sizes they give agree with the layouts of format 3, 4.1-4.4 and 13, field by
 // field; errors name the field the bytes ran out in; the JSON member lists are the format's.
 #include "container/header_fields.hpp"

@@ -1,5 +1,5 @@
 // The writer recomputes offsets and sizes when a section changes size, and keeps
-// everything else (issue 2, item 4).
+// everything else (docs/library.md, item 4).
 #include <mab/container.hpp>
 #include <mab/validate.hpp>
 
@@ -51,7 +51,7 @@ void resize_and_check(const std::filesystem::path& path, std::ptrdiff_t delta) {
     }
     EXPECT_EQ(bb.bones.size(), eb.bones.size());
   }
-  // The outer header is untouched (decision D9).
+  // The outer header is untouched (decision 9).
   EXPECT_TRUE(std::equal(bytes.begin(), bytes.begin() + 16, w->begin()));
   if (const auto* a = back->blocks[0].ani()) {
     if (edited.blocks[0].size_rule == mab::SizeRule::file_minus_16)
@@ -91,7 +91,7 @@ TEST(Writer, AddingABoneMovesEverySection) {
     EXPECT_EQ(back->blocks[0].bones.back().hash, mab::bone_hash("Added"));
     const auto* a0 = c->blocks[0].ani();
     const auto* a1 = back->blocks[0].ani();
-    // Flag bits above the count survive (decision D5).
+    // Flag bits above the count survive (decision 5).
     EXPECT_EQ(a1->bone_count_field & ~a1->bone_count_mask(), a0->bone_count_field & ~a0->bone_count_mask());
     for (std::size_t slot = 0; slot < a0->offsets.size(); ++slot) {
       if (a0->offsets[slot] == 0) {
@@ -110,7 +110,7 @@ TEST(Writer, OffsetThatNoLongerFitsItsFieldIsAnError) {
     if (c->is_opaque() || !c->blocks[0].fc4()) continue;
     auto& b = c->blocks[0];
     bool grown = false;
-    // Grow the preamble past 64 KiB: FC4 offsets are u16 (spec 4.4).
+    // Grow the preamble past 64 KiB: FC4 offsets are u16 (format 4.4).
     for (std::size_t slot = 0; slot < b.slot_segment.size(); ++slot)
       if (b.slot_segment[slot] >= 0) grown = true;
     if (!grown) continue;

@@ -151,7 +151,7 @@ TEST(EncodeClip, AddingAndRemovingKeysAndBonesGivesValidFiles) {
     nb.hash = mab::bone_hash("NewBone");
     nb.set_kind(mab::BoneKind::animated);
     nb.set_bit_depth(12);
-    // Where every bone carries a translation (the accepted rule, issue 16), so must a new one:
+    // Where every bone carries a translation (the accepted rule, docs/motion.md), so must a new one:
     // it gets a copy of the first bone's track (the encoder never invents one).
     if (d->evidence.translations.accepted() && d->motion.translation_bones == mab::TranslationBones::all_bones)
       nb.translations = edited.bones[0].translations;
@@ -209,7 +209,7 @@ TEST(EncodeClip, ClipWithoutKeysWritesBackUnchanged) {
 }
 
 // Found by fuzz_decode_encode: FC5 blocks are found by scanning for plausible 'aNi' headers
-// (spec 4.3), and growing a later block can make a stray 'aNi' plausible. Every edit of this
+// (format 4.3), and growing a later block can make a stray 'aNi' plausible. Every edit of this
 // file either writes a file that reads back with the same blocks, or is refused with
 // ambiguous_layout; the refusal must actually happen for some edit here.
 TEST(EncodeClip, EditThatWouldMoveFc5BlocksIsRefused) {
@@ -255,7 +255,7 @@ TEST(EncodeClip, EditThatWouldMoveFc5BlocksIsRefused) {
 namespace {
 
 // Found by fuzz_decode_encode: JointConstantRotations and JointRotations at the same offset
-// (legal, kept as read: spec 8.3, D8). Re-quantising a rotation would rewrite the constants
+// (legal, kept as read: format 8.3, decision 8). Re-quantising a rotation would rewrite the constants
 // too; the edit is refused and names the shared offset, and the unedited clip still writes
 // back byte for byte.
 TEST(EncodeClip, EditOfSectionsSharingBytesIsRefused) {

@@ -1,7 +1,7 @@
 // validate_decode on damaged files: a code with no valid quaternion written over each stored
 // rotation code of the corpus, as a bad copy or another tool leaves it. Each is reported at the
 // offset it was written to (keys at a group's first frame and keys after the presence bytes,
-// spec 13; root rotations, spec 10.2), and a file full of them is summed up past the cap.
+// format 13; root rotations, format 10.2), and a file full of them is summed up past the cap.
 #include <mab/codec_file.hpp>
 #include <mab/legacy.hpp>
 #include <mab/quat.hpp>
@@ -104,7 +104,7 @@ TEST(ValidateDecodeInputs, ManyInvalidCodesEndInACount) {
 }
 
 // Root rotations (DisplacementOrientations) of the 'aNi' / FC4 corpus: the motion decoder only
-// takes a reading whose codes are all unit (spec 10.2), so a code with no quaternion leaves the
+// takes a reading whose codes are all unit (format 10.2), so a code with no quaternion leaves the
 // section kept as bytes, and verify says why (the square sum of the damaged key).
 TEST(ValidateDecodeInputs, AnInvalidRootRotationCodeLeavesTheSectionOpaqueAndSaysWhy) {
   std::size_t tried = 0;

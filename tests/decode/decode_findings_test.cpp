@@ -1,5 +1,5 @@
 // validate_decode (validate.hpp): what only a decode shows, as findings for `mab verify` and
-// `mab survey` (issue 25: a clip that does not decode, or a code with no valid quaternion, was
+// `mab survey` (decision 20: a clip that does not decode, or a code with no valid quaternion, was
 // reported as nothing at all).
 #include <mab/codec_file.hpp>
 #include <mab/legacy.hpp>
@@ -59,7 +59,7 @@ TEST(ValidateDecode, TheCorpusWarnsOnlyWhereItWasBuiltTo) {
       EXPECT_EQ(w[0].field, "sections[2]");
       EXPECT_NE(w[0].offset, mab::no_offset);
     } else {
-      // Issue 16's files whose translations, root motion or parts no reading fits.
+      // Corpus files whose translations, root motion or parts no reading fits.
       const auto doc = mab::test::load_json(mab::test::expected_path(p));
       std::size_t opaque = 0;
       for (const auto& b : doc["blocks"])

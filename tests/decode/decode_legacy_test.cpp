@@ -1,5 +1,5 @@
-// Legacy 'AnD' decoding (spec 13). Exact values come from sections built here byte by byte,
-// following the spec's table, not from the library's own writer.
+// Legacy 'AnD' decoding (format 13). Exact values come from sections built here byte by byte,
+// following the format reference's table, not from the library's own writer.
 #include <mab/legacy.hpp>
 
 #include "support/corpus.hpp"
@@ -29,7 +29,7 @@ void put_code(Bytes& b, const mab::Quat48& q) {
 void pad16(Bytes& b) {
   while (b.size() % 16 != 0) b.push_back(0);
 }
-// FC2: u16 fps, u16 0; FC3: an f32 rate (spec 13; the FC3 reading is a [guess]).
+// FC2: u16 fps, u16 0; FC3: an f32 rate (format 13; the FC3 reading is a [guess]).
 bool g_fc3 = false;
 Bytes array_header(std::uint32_t count, std::uint32_t last) {
   Bytes b;
@@ -55,7 +55,7 @@ const std::uint32_t const_rot_bones[] = {3, 40};
 const std::uint32_t keyed_bones[] = {1, 33, 70};  // three tracks: an odd count, so a pad byte
 const std::uint32_t const_tr_bones[] = {5};
 const std::uint32_t anim_tr_bones[] = {2, 7};
-// presence[group][track]: bit i = a key at sub-frame i + 1 (spec 13), bit 7 always set.
+// presence[group][track]: bit i = a key at sub-frame i + 1 (format 13), bit 7 always set.
 const std::uint8_t presence[2][3] = {{0x80 | 0x05, 0x80, 0xFF}, {0x80 | 0x03, 0x80 | 0x02, 0x80}};
 
 // with_end: the group table carries one entry more, where the last group ends (JB-DOC's later
@@ -306,7 +306,7 @@ INSTANTIATE_TEST_SUITE_P(Fc2AndFc3, DecodeLegacyGame, ::testing::Values(false, t
                          [](const auto& p) { return std::string(p.param ? "fc3" : "fc2"); });
 
 // An FC3 clip whose array sections hold FC2's `u16 fps, u16 0` is not read with FC2's rules:
-// the spec's FC3 rate does not fit, and the error says so.
+// the format reference's FC3 rate does not fit, and the error says so.
 TEST(DecodeLegacy, Fc3WithAnFc2RateFieldIsRefusedByName) {
   auto c = mab::read_container(mab::test::load(mab::test::corpus_dir() / "fc3" / "const_rotations_only.mab"));
   ASSERT_TRUE(c.ok());
@@ -315,7 +315,7 @@ TEST(DecodeLegacy, Fc3WithAnFc2RateFieldIsRefusedByName) {
   auto d = mab::decode_legacy_clip(*c, 0);
   ASSERT_FALSE(d.ok());
   EXPECT_EQ(d.error().code, mab::ErrorCode::not_decodable);
-  EXPECT_NE(d.error().message().find("FC3 reading of spec 13"), std::string::npos) << d.error().message();
+  EXPECT_NE(d.error().message().find("FC3 reading of format 13"), std::string::npos) << d.error().message();
 }
 
 TEST(DecodeLegacy, EveryFarCry2And3CorpusClipDecodesConsistently) {

@@ -1,4 +1,4 @@
-// Translations, root motion and part entries (issue 16) on the corpus: the evidence and the
+// Translations, root motion and part entries (docs/motion.md) on the corpus: the evidence and the
 // values a reader of the documented rules finds (scripts/gen_corpus.py decides them with its own
 // reader), byte-identical round trips, edits that come back within the reported error, and
 // refusals that name the section.
@@ -29,7 +29,7 @@ std::string evidence_name(const mab::Evidence& e) {
 }
 
 // The generator decodes in float64, mabkit in float32 with the engine constants: a component
-// (spec 9.2 formulas, |c| <= 3) is within 4 ulps of 3 (rotation_varying_value rounds a double
+// (format 9.2 formulas, |c| <= 3) is within 4 ulps of 3 (rotation_varying_value rounds a double
 // sum of a float slope product), the scale within half an ulp, their product within another;
 // 16 ulps of 3 covers it, in units of the scale; the JSON keeps 7 decimals (5e-8).
 double translation_tol(double scale) { return 16.0 * 3.0 * std::numeric_limits<float>::epsilon() * scale + 5e-8; }

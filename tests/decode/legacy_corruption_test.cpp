@@ -1,4 +1,4 @@
-// Far Cry 2/3 clips of damaged files (spec 13): every section of every FC2/FC3 corpus clip
+// Far Cry 2/3 clips of damaged files (format 13): every section of every FC2/FC3 corpus clip
 // corrupted the ways a bad copy or a hostile file corrupts it (array headers and counts, frame
 // numbers, values, cut short or grown), written, read again. The contract: the clip decodes or
 // is refused with a one-line error naming a field; a clip that decodes writes back, unedited,
@@ -48,7 +48,7 @@ TEST(LegacyCorruption, DamagedClipsDecodeOrAreRefusedAndWriteBackExactly) {
     ASSERT_TRUE(c.ok()) << p;
     for (std::size_t b = 0; b < c->blocks.size(); ++b) {
       if (!mab::decode_legacy_clip(*c, b)) continue;
-      for (std::size_t slot = 0; slot < 6; ++slot) {  // the array sections (spec 13.2)
+      for (std::size_t slot = 0; slot < 6; ++slot) {  // the array sections (format 13.3)
         const auto sec = c->blocks[b].section(slot);
         if (sec.empty()) continue;
         const std::vector<std::uint8_t> original(sec.begin(), sec.end());

@@ -1,4 +1,4 @@
-// Translations, root motion and part entries (spec 10, 12) of damaged files: each motion
+// Translations, root motion and part entries (format 10, 12) of damaged files: each motion
 // section of each corpus file that has one is corrupted the ways a bad copy, a wrong tool or a
 // hostile file corrupt it (a word set to NaN, infinity, a huge or a tiny value, a byte flipped,
 // padding that is not zero, the section cut short or grown), the file is written and read

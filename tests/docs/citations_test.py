@@ -37,7 +37,7 @@ class OldSpecCitations(unittest.TestCase):
         self.assertEqual(rw("spec 4.1-4.3, 8.1-8.2)"), "format 4.1-4.3, 8.1-8.2)")
         self.assertEqual(rw("Spec 9 and 4: what"), "Format 9 and 4: what")
         self.assertEqual(rw("spec 2-9)"), "format 2-9)")
-        self.assertEqual(rw("spec 10, 12; issue 16"), "format 10, 12; issue 16")
+        self.assertEqual(rw("spec 10, 12; docs/motion.md"), "format 10, 12; docs/motion.md")
 
     def test_mixed_lists(self):
         self.assertEqual(rw("spec 2, 13, D10: listed"), "format 2, 13, decision 10: listed")

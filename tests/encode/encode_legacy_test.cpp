@@ -1,4 +1,4 @@
-// Legacy 'AnD' re-encoding (spec 13): unedited clips give their bytes back; edited tracks are
+// Legacy 'AnD' re-encoding (format 13): unedited clips give their bytes back; edited tracks are
 // rewritten with the sparse key writer and read back within the reported error; the rest of
 // the clip and of the bank does not move.
 #include <mab/legacy.hpp>
@@ -209,7 +209,7 @@ mab::LegacyClip encode_and_decode(const mab::Container& c, std::size_t block, co
   return r ? std::move(r).value() : mab::LegacyClip{};
 }
 
-// Issue 25: one key of a keyed track turned by 6 degrees (as a JSON edit does) is written again
+// docs/legacy.md: one key of a keyed track turned by 6 degrees (as a JSON edit does) is written again
 // with every other key of the track at its frame and code, and no key anywhere else: the edit
 // needs none, since the track between the kept keys is the edited one up to the new key's
 // quantisation. The issue measured 33 of 68 such edits adding keys away from the edited one
@@ -491,7 +491,7 @@ std::uint64_t record_position(const mab::Container& c, std::size_t k, std::size_
 
 }  // namespace
 
-// Issue 15: clip 0 of a bank grows and moves the clips chained from it away from its tag
+// docs/legacy.md: clip 0 of a bank grows and moves the clips chained from it away from its tag
 // table; each record's clip offset (from the record's start, JB-DOC) follows its clip, the
 // report lists the rewrites, and the chained clips keep every byte.
 TEST(EncodeLegacy, TagRecordsFollowTheirClipsWhenAnEarlierClipGrows) {

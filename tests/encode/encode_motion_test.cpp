@@ -1,4 +1,4 @@
-// encode_clip with translations, root motion and part entries (issue 16): edits come back
+// encode_clip with translations, root motion and part entries (docs/motion.md): edits come back
 // within the reported error and change only what holds them; what was not decoded cannot be
 // written; nested-block links follow blocks an edit moves.
 #include <mab/codec_file.hpp>
@@ -116,7 +116,7 @@ TEST(EncodeMotion, ValueBeyondTheScaleWidensTheEntry) {
   EXPECT_EQ(main_after.clip.bones.size(), main_before.clip.bones.size());
   for (std::size_t i = 0; i < main_before.clip.bones.size(); ++i)
     EXPECT_EQ(main_after.clip.bones[i].keys, main_before.clip.bones[i].keys);
-  // Beyond the largest scale (2^24 - 1 steps, about 5000 units, spec 10.1) no entry holds the
+  // Beyond the largest scale (2^24 - 1 steps, about 5000 units, format 10.1) no entry holds the
   // value: refused, naming the bone (regress/fuzz_decode_encode-translation_beyond_largest_scale.mab).
   edited.bones[0].translations[3] = {0.0f, -5001.0f, 0.0f};
   auto beyond = mab::encode_clip(d, edited);
@@ -328,11 +328,11 @@ TEST(EncodeMotion, PartEditsAndNestedLinksFollowMovedBlocks) {
   EXPECT_EQ(back.clip.parts, main.clip.parts);
 }
 
-// A part array that stayed opaque is kept byte for byte when an edit moves the blocks (D8):
+// A part array that stayed opaque is kept byte for byte when an edit moves the blocks (decision 8):
 // without a proven base its offsets are not links to follow. Whether a nested offset lands on
 // a block depends on where the blocks are, so the moved file may read parts by chance (found by
 // fuzz_decode_encode, regress/fuzz_decode_encode-opaque_parts_read_after_move.mab); those are
-// not data of the input's reading and are refused against it (issue 16).
+// not data of the input's reading and are refused against it (docs/motion.md).
 TEST(EncodeMotion, OpaquePartArrayIsKeptWhenBlocksMove) {
   auto c = mab::read_container(load(corpus("fc5/parts_nested.mab")));
   ASSERT_TRUE(c.ok());
@@ -459,7 +459,7 @@ TEST(EncodeMotion, TimingEditsCarryTranslationsAndRootMotion) {
 
 namespace {
 
-// mab convert carries translations as their sections (by name, spec 8.2's slot map): each
+// mab convert carries translations as their sections (by name, format 8.2's slot map): each
 // game of the chain reads them back with the same hypothesis and the same values.
 TEST(EncodeMotion, ConvertCarriesTranslationSections) {
   const auto original = load(corpus("wd1/translations_flag40.mab"));

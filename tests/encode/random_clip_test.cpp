@@ -34,7 +34,7 @@ std::vector<mab::Quat> random_track(std::mt19937& rng, std::size_t keys) {
 }
 
 // Bound from the bit count: a raw value is off by at most half a slope step, and the
-// slope spans at most 2 (spec 9.2: m/127.5 with m <= 255) over 2^n - 1 steps, so each
+// slope spans at most 2 (format 9.2: m/127.5 with m <= 255) over 2^n - 1 steps, so each
 // stored component is within 1/(2^n - 1). Three such components and the derived one
 // move the quaternion by at most 2 * sqrt(3) times that; the angle is twice the
 // chord. Valid while the small-angle approximation holds (n >= 6 here).
@@ -71,7 +71,7 @@ TEST(RandomClip, EncodeDecodeWithinBoundAndIdempotent) {
       const auto& want = clip.bones[i];
       const auto& got = back->clip.bones[i];
       if (want.kind() == mab::BoneKind::constant) {
-        // 15-bit components in a 2/sqrt(2) range: step sqrt(2)/32767 (spec 9.1).
+        // 15-bit components in a 2/sqrt(2) range: step sqrt(2)/32767 (format 9.1).
         const double comp = std::sqrt(2.0) / 32767.0 / 2.0;
         EXPECT_LE(mab::angular_error_deg(want.constant, got.constant), 2.0 * 2.0 * std::sqrt(3.0) * comp * 180.0 / M_PI);
       }

@@ -109,7 +109,7 @@ TEST(ReadFile, ZeroPaddingFollowsTheBytesAndTheLimitIsOnTheFileAlone) {
 
 }  // namespace
 
-// Issue 25: where an output goes, by what is at its path.
+// Where an output goes, by what is at its path (docs/cli.md).
 namespace {
 
 TEST(ResolveOutput, KindsByWhatIsThere) {

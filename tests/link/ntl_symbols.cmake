@@ -1,4 +1,4 @@
-# ctest libmab_without_ntl (issue 27): libmab carries no NTL, gf2x or GMP symbol, defined
+# ctest libmab_without_ntl (CONTRIBUTING.md): libmab carries no NTL, gf2x or GMP symbol, defined
 # or undefined, so a program that links only mab::mab needs none of them; the crc-search
 # solver (mab::crc_search) is their only user. Run on both archives: EXPECT none for
 # libmab, EXPECT some for libmab_crc_search (which shows the check can see them).

@@ -261,7 +261,7 @@ TEST(Edit, ChainedCliOperationsEqualOneAtATime) {
   EXPECT_FALSE(std::filesystem::exists(dir / "no.mab"));
 }
 
-// Issue 13: WD1 -> WDL -> WD2 -> FC5 -> WD1 returns the same rotations within the reported
+// docs/edit.md: WD1 -> WDL -> WD2 -> FC5 -> WD1 returns the same rotations within the reported
 // bound; on these clips every chunk keeps its codes and the file comes back byte for byte.
 TEST(Convert, RoundTripThroughEveryAniGame) {
   const mab::Game chain[] = {mab::Game::watch_dogs_legion, mab::Game::watch_dogs_2, mab::Game::far_cry_5,
@@ -273,7 +273,7 @@ TEST(Convert, RoundTripThroughEveryAniGame) {
     for (const auto g : chain) {
       mab::ConvertReport rep;
       mab::ConvertOptions opt;
-      opt.drop_unmappable = true;  // Markup has no FC5 slot (spec 8.2)
+      opt.drop_unmappable = true;  // Markup has no FC5 slot (format 8.2)
       auto out = mab::convert_clip(*mab::read_container(bytes), 0, g, opt, &rep);
       ASSERT_TRUE(out.ok()) << rel << " -> " << mab::to_string(g) << ": " << out.error().message();
       auto c = mab::read_container(*out);
@@ -381,7 +381,7 @@ TEST(Edit, ReduceOnGltfImport) {
   o.game = mab::Game::watch_dogs_legion;
   o.reduce_deg = 0.01;
   // The five keys left are far apart: even 16 bits keep one bone only within 0.025 degrees,
-  // which the default bound (0.01) of the error policy refuses (issue 25).
+  // which the default bound (0.01) of the error policy refuses (decision 21).
   o.max_error_deg = 0.05;
   auto imported = mab::import_gltf(*g, nullptr, o);
   ASSERT_TRUE(imported.ok()) << imported.error().message();

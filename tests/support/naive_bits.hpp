@@ -1,4 +1,4 @@
-// Independent reference bit packer for tests (spec 9.2 "Bit reading"): one bit at a time,
+// Independent reference bit packer for tests (format 9.2 "Bit reading"): one bit at a time,
 // bit 0 of a value into the lowest free bit, LSB first. Deliberately naive, so it shares no
 // code with lib/src/bits.
 #pragma once

@@ -1,6 +1,6 @@
 // The survey's decode sanity checks on files that parse and write back but hold odd clips
 // (docs/survey.md): key times that do not increase, a duration far from the last key, a
-// constant rotation whose code is not a unit quaternion (D3), each named in the row and
+// constant rotation whose code is not a unit quaternion (decision 3), each named in the row and
 // counted in the sanity histogram; a file that cannot be read is counted as unreadable.
 #include <mab/codec_file.hpp>
 #include <mab/json.hpp>
@@ -57,7 +57,7 @@ TEST(SurveyInputs, OddClipsFailTheSanityChecksByName) {
   }
 }
 
-// Warnings (an 'aNp' signature, C14) are counted in the row; a long clip lands in the last
+// Warnings (an 'aNp' signature, format 16 (C14)) are counted in the row; a long clip lands in the last
 // duration bucket.
 TEST(SurveyInputs, WarningsAndLongClipsAreCounted) {
   auto bytes = mab::test::load(mab::test::corpus_dir() / "wd1" / "long_k100.mab");

@@ -14,7 +14,7 @@ TEST(Survey, GoodFilesPassEveryCheckAndBadFilesNameTheirError) {
   for (const auto& p : mab::test::good_files()) {
     const auto r = mab::survey::survey_file(load(p), p.string(), stats);
     EXPECT_TRUE(r.parsed && r.round_trip) << p << ": " << r.first_error;
-    // A file built with codes that hold no quaternion (spec 9.1) is the one not sane.
+    // A file built with codes that hold no quaternion (format 9.1) is the one not sane.
     const auto doc = mab::test::load_json(mab::test::expected_path(p));
     const bool invalid_codes = !doc["blocks"].empty() && doc["blocks"][0].contains("invalid_codes");
     EXPECT_EQ(r.sane, !invalid_codes) << p << ": " << r.sanity;

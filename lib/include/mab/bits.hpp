@@ -1,4 +1,4 @@
-// LSB-first bit streams (spec 9.2 "Bit reading"): bit 0 of a value sits in the lowest unused
+// LSB-first bit streams (format 9.2 "Bit reading"): bit 0 of a value sits in the lowest unused
 // bit of the current byte, so a value may straddle bytes little-end first.
 #pragma once
 
@@ -65,7 +65,7 @@ class BitReader {
 
   // bit_overrun if a read failed, else success.
   Status status(std::string_view field) const;
-  // Decision D6: the stream must end inside its last byte, and the bits after the read
+  // Decision 6: the stream must end inside its last byte, and the bits after the read
   // position up to that byte's end must be zero. Overrun -> bit_overrun; stray bits or
   // whole unused bytes -> trailing_data.
   Status finish_exact(std::string_view field) const;
@@ -123,7 +123,7 @@ class BitWriter {
     fill_ += nbits;
     if (fill_ >= 32) flush32();
   }
-  // Pads with zero bits to the next byte boundary (decision D6 chunk padding).
+  // Pads with zero bits to the next byte boundary (decision 6 chunk padding).
   void align_to_byte() {
     fill_ = (fill_ + 7) & ~7u;
     if (fill_ >= 32) flush32();

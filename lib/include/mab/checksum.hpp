@@ -1,4 +1,4 @@
-// Checksum specifications for the header field at +0x04 (spec 14): which algorithm,
+// Checksum specifications for the header field at +0x04 (format 14): which algorithm,
 // over which byte range, stored where. A spec has a one-line text form that
 // `mab crc-search` prints and `mab crc-apply --algo` reads back:
 //

@@ -15,30 +15,30 @@ namespace mab {
 enum class BoneKind : std::uint8_t { none = 0, constant = 1, animated = 2 };
 
 struct ClipBone {
-  std::uint32_t hash = 0;  // CRC-32 of the name (D11)
+  std::uint32_t hash = 0;  // CRC-32 of the name (decision 11)
   std::string name;        // empty when unknown
-  std::uint8_t flags = 0;  // spec 5.3, kept verbatim; kind and bit depth derive from it
+  std::uint8_t flags = 0;  // format 5.3, kept verbatim; kind and bit depth derive from it
   Quat constant{};         // BoneKind::constant: the rotation
   std::vector<Quat> keys;  // BoneKind::animated: one per stored key
-  // Animated translation (spec 10.1): one per stored key when the block's JointTranslations
+  // Animated translation (format 10.1): one per stored key when the block's JointTranslations
   // decoded and this bone is one of the translated bones; empty otherwise. Which bones carry
   // it is the accepted hypothesis's rule (DecodedClip::evidence), not a flag of this bone.
   std::vector<Vec3> translations;
-  // Constant translation (spec 10.2), when JointConstantTranslations decoded for this bone.
+  // Constant translation (format 10.2), when JointConstantTranslations decoded for this bone.
   std::optional<Vec3> constant_translation;
   // The hash this bone has in the original clip, when an explicit rename gave it a new one
-  // (edit::rename_bone, a JSON bone's "rename_to"; issue 25): encode_clip pairs the bone with
+  // (edit::rename_bone, a JSON bone's "rename_to"; decision 24): encode_clip pairs the bone with
   // that original bone, so its codes are kept and only the bone table's hash changes.
   std::optional<std::uint32_t> renamed_from;
 
-  // flags & 0x30: 0x30 constant, 0x10 animated, otherwise no rotation (spec 5.3).
+  // flags & 0x30: 0x30 constant, 0x10 animated, otherwise no rotation (format 5.3).
   BoneKind kind() const noexcept;
   unsigned bit_depth() const noexcept { return (flags & 0x0Fu) + 1u; }
   void set_kind(BoneKind k) noexcept;
   void set_bit_depth(unsigned nbits) noexcept;  // 1..16, clamped
 };
 
-// Root motion (spec 10.3): DisplacementOrientations and DisplacementTranslations, one value
+// Root motion (format 10.3): DisplacementOrientations and DisplacementTranslations, one value
 // per stored key each when decoded; empty when the section is absent or kept opaque.
 struct RootMotion {
   std::vector<Quat> rotations;
@@ -46,11 +46,11 @@ struct RootMotion {
   bool empty() const noexcept { return rotations.empty() && translations.empty(); }
 };
 
-// One part animation entry (spec 12): a prop, attachment or anchor animated with the clip.
+// One part animation entry (format 12): a prop, attachment or anchor animated with the clip.
 struct ClipPart {
   float start = 0.0f;                // seconds
   float end = 0.0f;                  // seconds
-  std::uint32_t parent_hash = 0;     // the bone it hangs from (CRC-32, D11)
+  std::uint32_t parent_hash = 0;     // the bone it hangs from (CRC-32, decision 11)
   std::uint32_t attachment_hash = 0; // the bone / attachment name (CRC-32)
   std::uint8_t type = 0;             // PartEventType: 1 InPossession, 6 IKPath, 7 Anchor, 8 SubPartInPossession
   int nested_block = -1;             // the container block holding its nested CAnimData, -1 none
@@ -58,12 +58,12 @@ struct ClipPart {
 };
 
 struct Clip {
-  double key_rate = 30.0;                // key time units per second (D7)
+  double key_rate = 30.0;                // key time units per second (decision 7)
   std::vector<std::uint32_t> key_times;  // one per stored key, in key_rate units
   float duration = 0.0f;                 // seconds, as the header stores it
   std::vector<ClipBone> bones;
-  RootMotion root_motion;       // spec 10.3, when decoded
-  std::vector<ClipPart> parts;  // spec 12, when decoded
+  RootMotion root_motion;       // format 10.3, when decoded
+  std::vector<ClipPart> parts;  // format 12, when decoded
 
   std::size_t key_count() const noexcept { return key_times.size(); }
   double key_seconds(std::size_t key) const noexcept;

@@ -16,7 +16,7 @@
 namespace mab {
 
 struct DecodeOptions {
-  // Refuse every hypothesis (spec [guess] readings): only what a public decoder reads is
+  // Refuse every hypothesis (format reference [guess] readings): only what a public decoder reads is
   // decoded, everything else stays opaque with that reason (`--strict-layout`).
   bool strict_layout = false;
   // Decode each animated bone's keys. false: the keys stay empty (everything else, the key
@@ -26,22 +26,22 @@ struct DecodeOptions {
   bool keys = true;
 };
 
-// What decode_clip read beyond the rotations (issue 16) and how, so encode_clip writes it back
+// What decode_clip read beyond the rotations (docs/motion.md) and how, so encode_clip writes it back
 // the same way. Only the parts whose evidence is accepted hold anything.
 struct MotionCodes {
-  // TranslationTable + JointTranslations (spec 10.1): the accepted bone rule, one entry per
+  // TranslationTable + JointTranslations (format 10.1): the accepted bone rule, one entry per
   // translated bone in bone order, the stream's exact codes.
   TranslationBones translation_bones = TranslationBones::all_bones;
   std::vector<TranslationEntry> translation_table;
   TranslationStream translations;
-  // JointConstantTranslations (spec 10.2): 3 x f32 per bone of the rule, in bone order.
+  // JointConstantTranslations (format 10.2): 3 x f32 per bone of the rule, in bone order.
   TranslationBones constant_bones = TranslationBones::flag_0x80;
-  // Root motion (spec 10.3): the element layouts, and the 6-byte codes of quat48 rotations.
+  // Root motion (format 10.3): the element layouts, and the 6-byte codes of quat48 rotations.
   RootRotationLayout root_rotation_layout = RootRotationLayout::quat48;
   std::vector<Quat48> root_rotation_codes;
   RootTranslationLayout root_translation_layout = RootTranslationLayout::f32x3;
   std::uint32_t root_translation_w_bits = 0;  // f32x4: the fourth float, as stored
-  // Part animations (spec 12): the array layout and each 32-byte entry as stored (the fields
+  // Part animations (format 12): the array layout and each 32-byte entry as stored (the fields
   // not modelled in ClipPart are written back from here).
   PartHeader part_header = PartHeader::count_then_12;
   NestedBase nested_base = NestedBase::none;
@@ -55,7 +55,7 @@ struct DecodedClip {
   // Exact codes, for lossless re-encoding of what the user did not change.
   std::vector<std::array<std::uint8_t, 6>> constant_codes;  // per constant bone, in bone order
   RotationStream rotations;                                 // [chunk][animated bone]
-  // Translations, root motion and part entries (issue 16): what was decoded and on which
+  // Translations, root motion and part entries (docs/motion.md): what was decoded and on which
   // evidence; a section whose evidence is not accepted stays opaque bytes in `container`.
   BlockEvidence evidence;
   MotionCodes motion;
@@ -63,12 +63,12 @@ struct DecodedClip {
 };
 
 
-// Key time units per second for a block (decision D7): WD1 ticks at 120; WDL/WD2 frames
+// Key time units per second for a block (decision 7): WD1 ticks at 120; WDL/WD2 frames
 // at the header's frame rate; FC4/FC5 frames at 30 unless the header says otherwise.
 double key_rate(const Container& c, std::size_t block) noexcept;
 
-// Rotations (spec 9) must decode or the call fails; translations, root motion and part
-// entries (spec 10, 12) are decoded where the bytes prove a reading and otherwise stay opaque,
+// Rotations (format 9) must decode or the call fails; translations, root motion and part
+// entries (format 10, 12) are decoded where the bytes prove a reading and otherwise stay opaque,
 // each with its evidence in DecodedClip::evidence.
 Result<DecodedClip> decode_clip(Container container, std::size_t block = 0,
                                 const Limits& limits = default_limits);
@@ -76,14 +76,14 @@ Result<DecodedClip> decode_clip(Container container, std::size_t block, const De
                                 const Limits& limits = default_limits);
 
 // The error bound every command applies to the keys it re-quantises for a user's edit unless
-// told otherwise (`mab import` of JSON and glTF, `mab edit`: `--max-error`; issue 25).
+// told otherwise (`mab import` of JSON and glTF, `mab edit`: `--max-error`; decision 21).
 inline constexpr double default_max_error_deg = 0.01;
 // The same for re-quantised translation keys, in file units (decision 21).
 inline constexpr double default_max_translation_error = 0.001;
 
 struct EncodeOptions {
   double max_error_deg = default_max_error_deg;  // bound for choose_depth and raise_depth
-  bool choose_depth = false;    // re-pick each changed bone's bit depth (spec 5.3 low nibble)
+  bool choose_depth = false;    // re-pick each changed bone's bit depth (format 5.3 low nibble)
   // Keep a changed bone's bit depth (so only its changed chunks are re-quantised) unless
   // its error then exceeds max_error_deg; then re-pick it as choose_depth does. A bone the
   // original lacks (added, or constant before) always gets a chosen depth. A depth the edit
@@ -97,7 +97,7 @@ struct EncodeOptions {
   // max_error_deg from the edit: invalid_argument (field "max_error") naming the worst bone,
   // its error and why no finer storage exists (see edit_policy).
   bool refuse_above_max_error = false;
-  // With raise_depth: a bone whose re-quantised translation chunks (spec 10.1) miss this many
+  // With raise_depth: a bone whose re-quantised translation chunks (format 10.1) miss this many
   // file units at its depth gets the smallest finer depth (and the scale it needs) meeting it,
   // 16 bits at most. What 16 bits still miss (a track spanning hundreds of units) is written at
   // 16 bits, the finest the format holds, and its error reported; refused instead (nothing
@@ -108,7 +108,7 @@ struct EncodeOptions {
 };
 
 // The one error policy of every command that writes a user's edit (`mab import` of JSON and
-// glTF, `mab edit`; issue 25, docs/json-format.md "Error policy"): a changed bone keeps its
+// glTF, `mab edit`; decision 21, docs/json-format.md "Error policy"): a changed bone keeps its
 // bit depth unless that misses max_error_deg, then gets the smallest depth meeting it (16 at
 // most); a depth the edit asked for is kept; whatever still misses the bound (a key at 16 bits,
 // a requested depth, a 6-byte constant) is refused, nothing written. Far Cry 2/3 clips have no
@@ -121,7 +121,7 @@ struct EncodeReport {
   double max_error_deg = 0;              // over every re-quantised key
   std::vector<double> bone_error_deg;    // per bone of the edited clip (0 when reused)
   double max_error_bound = 0;            // EncodeOptions::max_error_deg
-  // Translations (spec 10.1): chunks per translated bone, and the largest error of a
+  // Translations (format 10.1): chunks per translated bone, and the largest error of a
   // re-quantised translation component, in file units.
   std::size_t translation_chunks_reused = 0, translation_chunks_requantised = 0;
   double max_translation_error = 0;
@@ -129,8 +129,8 @@ struct EncodeReport {
   std::size_t translation_depths_raised = 0;   // bones given a finer depth to meet max_translation_error
   // Other sections rewritten from edited values (constant translations, root motion, parts).
   std::vector<std::string> motion_sections_rewritten;
-  // The shared key timeline (spec 9.4): stored keys before and after, and the key times new to
-  // the timeline or gone from it (issue 25: an added time is reported, never dropped).
+  // The shared key timeline (format 9.4): stored keys before and after, and the key times new to
+  // the timeline or gone from it (decision 22: an added time is reported, never dropped).
   std::size_t key_times_before = 0, key_times_after = 0;
   std::size_t key_times_added = 0, key_times_removed = 0;
   // Animated bones (in both clips) written at another depth than the original's: asked for by

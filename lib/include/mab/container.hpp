@@ -1,10 +1,10 @@
 // The container model: everything needed to write a .mab back byte for byte,
-// with typed header fields and the body cut into sections (spec 3, 4, 8, 13).
+// with typed header fields and the body cut into sections (format 3, 4, 8, 13).
 //
 // A block's body (after its header and bone tables) is partitioned by its
-// distinct non-zero offsets (spec 8.3: a section runs to the next larger offset
+// distinct non-zero offsets (format 8.3: a section runs to the next larger offset
 // or the block end). Segments are kept in file order, so gaps, padding, trailing
-// bytes and non-ascending offset tables survive unchanged (decision D8). The
+// bytes and non-ascending offset tables survive unchanged (decision 8). The
 // writer lays segments out again and recomputes every offset from their sizes.
 #pragma once
 
@@ -21,18 +21,18 @@
 
 namespace mab {
 
-// File 0x00..0x10 (spec 3). Kept verbatim (decision D9).
+// File 0x00..0x10 (format 3). Kept verbatim (decision 9).
 struct OuterHeader {
   std::uint32_t magic_word = 0;  // u32 at 0; FC games use only its first byte
-  std::uint32_t checksum = 0;    // +4, algorithm unknown (spec 14)
+  std::uint32_t checksum = 0;    // +4, algorithm unknown (format 14)
   std::array<std::uint8_t, 8> reserved{};
 };
 
-// Which 'aNi' header shape (spec 4.1-4.3). Pinned.
+// Which 'aNi' header shape (format 4.1-4.3). Pinned.
 enum class AniShape : std::uint8_t {
-  wd1 = 0,  // 4-byte prefix, 7 counts, 11 offsets, lastFrame (spec 4.2)
-  wdl = 1,  // 16-byte prefix, frame rate, 10 counts, 12 offsets, PS3 pad, lastFrame (spec 4.1)
-  fc5 = 2,  // as wdl but bone hashes at base+0x68: no PS3 pad, no lastFrame (spec 4.3, C3)
+  wd1 = 0,  // 4-byte prefix, 7 counts, 11 offsets, lastFrame (format 4.2)
+  wdl = 1,  // 16-byte prefix, frame rate, 10 counts, 12 offsets, PS3 pad, lastFrame (format 4.1)
+  fc5 = 2,  // as wdl but bone hashes at base+0x68: no PS3 pad, no lastFrame (format 4.3, 16 (C3))
 };
 static_assert(sizeof(AniShape) == 1);
 
@@ -40,14 +40,14 @@ static_assert(sizeof(AniShape) == 1);
 // negative zero survive; use duration()/frame_rate() to read them.
 struct AniHeader {
   AniShape shape = AniShape::wdl;
-  std::uint64_t skeleton_bone_crc = 0;  // WD1: u32 "header3"; WDL/FC5: u64 (spec 4.1, 4.2)
+  std::uint64_t skeleton_bone_crc = 0;  // WD1: u32 "header3"; WDL/FC5: u64 (format 4.1, 4.2)
   std::uint64_t skeleton_path_id = 0;   // WDL/FC5 only
-  std::array<std::uint8_t, 3> signature{{'a', 'N', 'i'}};  // 'aNp' also accepted (C14)
-  std::uint8_t flags = 0;                                  // spec 4.5
+  std::array<std::uint8_t, 3> signature{{'a', 'N', 'i'}};  // 'aNp' also accepted (format 16 (C14))
+  std::uint8_t flags = 0;                                  // format 4.5
   std::uint32_t animation_data_size = 0;
   std::uint32_t duration_bits = 0;
   std::uint32_t frame_rate_bits = 0;     // WDL/FC5 only
-  std::uint16_t bone_count_field = 0;    // count in the low bits, flags above (D5)
+  std::uint16_t bone_count_field = 0;    // count in the low bits, flags above (decision 5)
   std::vector<std::uint16_t> data_counts;  // 7 (WD1) or 10
   std::uint16_t counts_padding = 0;        // WDL/FC5, after the counts
   std::vector<std::uint32_t> offsets;      // 11 (WD1) or 12, relative to the block base
@@ -57,10 +57,10 @@ struct AniHeader {
 
   float duration() const noexcept;
   float frame_rate() const noexcept;
-  std::uint16_t bone_count_mask() const noexcept;  // 0x7FFF (WD1) or 0x0FFF (D5)
+  std::uint16_t bone_count_mask() const noexcept;  // 0x7FFF (WD1) or 0x0FFF (decision 5)
 };
 
-// Far Cry 4 (spec 4.4, contradiction C8: layout unverified). Offsets relative to file 0x18.
+// Far Cry 4 (format 4.4, format 16 (C8): layout unverified). Offsets relative to file 0x18.
 struct Fc4Header {
   std::array<std::uint8_t, 8> unknown_10{};
   std::array<std::uint8_t, 3> signature{{'a', 'N', 'i'}};
@@ -77,7 +77,7 @@ struct Fc4Header {
   float duration() const noexcept;
 };
 
-// Legacy clip body header (spec 13). FC2: 5-word masks; FC3: 9-word masks (guess).
+// Legacy clip body header (format 13). FC2: 5-word masks; FC3: 9-word masks (guess).
 struct LegacyHeader {
   std::uint32_t mask_words = 5;
   std::vector<std::uint32_t> masks;  // 4 masks x mask_words: const rot, keyed rot, const tr, anim tr
@@ -92,8 +92,8 @@ struct LegacyHeader {
 };
 
 struct Bone {
-  std::uint32_t hash = 0;  // CRC-32 of the name (D11)
-  std::uint8_t flags = 0;  // spec 5.3
+  std::uint32_t hash = 0;  // CRC-32 of the name (decision 11)
+  std::uint8_t flags = 0;  // format 5.3
 };
 
 struct Segment {
@@ -104,7 +104,7 @@ struct Segment {
 
 // What m_animationDataSize tracks, decided when reading, applied when writing.
 enum class SizeRule : std::uint8_t {
-  file_minus_16 = 0,  // the documented rule (spec 3)
+  file_minus_16 = 0,  // the documented rule (format 3)
   block_extent = 1,   // extra FC5 blocks: their own extent
   verbatim = 2,       // neither held in the input: keep the value, validate reports it
 };
@@ -174,10 +174,10 @@ struct NewFieldDefault {
 // `defaults` when given. Other games: invalid_argument.
 Result<Container> new_container(Game game, std::vector<NewFieldDefault>* defaults = nullptr);
 
-// Human name of a section slot for this block's layout (spec 8.1, 8.2, 4.4, 13).
+// Human name of a section slot for this block's layout (format 8.1, 8.2, 4.4, 13).
 std::string_view section_name(const Block& block, std::size_t slot) noexcept;
 
-// Bone name hash (decision D11): zlib crc32 of the case-sensitive bytes.
+// Bone name hash (decision 11): zlib crc32 of the case-sensitive bytes.
 std::uint32_t bone_hash(std::string_view name) noexcept;
 
 }  // namespace mab

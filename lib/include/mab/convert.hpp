@@ -1,8 +1,8 @@
 // One clip rewrapped in another 'aNi' game's header and section layout (docs/edit.md,
-// `mab convert`): wd1, wd2, wdl, fc5. Key times keep their seconds (decision D7: WD1 ticks at
+// `mab convert`): wd1, wd2, wdl, fc5. Key times keep their seconds (decision 7: WD1 ticks at
 // 120/s, the others frames at their frame rate); rotations are re-quantised at the same bit
 // depths, which gives the same codes (the re-quantiser's fixed point) except in chunks the
-// decoder renormalised (D2). Fields the source lacks get documented defaults; sections the
+// decoder renormalised (decision 2). Fields the source lacks get documented defaults; sections the
 // target has no slot for are refused by name unless dropped on request.
 #pragma once
 

@@ -1,6 +1,6 @@
 // Generic table-driven CRC engine (Williams / Rocksoft model, width 1..64) and the
 // catalogue of parametrised CRCs, used by `mab crc-search` and `mab crc-apply` to
-// identify and recompute the header checksum at +0x04 (spec 14).
+// identify and recompute the header checksum at +0x04 (format 14).
 #pragma once
 
 #include <mab/result.hpp>

@@ -1,9 +1,9 @@
 // Edits of a decoded clip (docs/edit.md): timing (speed, trim, reverse, loop, resample), bone
 // tracks (rotate, set constant, copy from another clip, add, remove, bit depth) and key
-// reduction. Timing edits carry decoded translations and root motion (issue 16) with the keys:
+// reduction. Timing edits carry decoded translations and root motion (docs/motion.md) with the keys:
 // kept, reversed, or sampled (translations linearly, root rotations by slerp). Each works on the editable Clip only; encode_clip then re-quantises exactly the
 // chunks whose floats changed and keeps every other code. Times are in the clip's key units
-// (Clip::key_rate per second, decision D7); arguments given in seconds are converted.
+// (Clip::key_rate per second, decision 7); arguments given in seconds are converted.
 #pragma once
 
 #include <mab/clip.hpp>
@@ -16,7 +16,7 @@
 
 namespace mab {
 
-// A bone by name (CRC-32, D11) or by hash ("0xB6C65665" or decimal); the first match.
+// A bone by name (CRC-32, decision 11) or by hash ("0xB6C65665" or decimal); the first match.
 // not_found naming the argument when the clip has no such bone.
 Result<std::size_t> find_bone(const Clip& clip, std::string_view name_or_hash);
 
@@ -31,7 +31,7 @@ Quat sample_bone(const Clip& clip, const ClipBone& b, double t) noexcept;
 void resample_motion(Clip& clip, const Clip& from);
 
 // A bone given as a name or a hash, for a bone the clip does not have yet: "0x" and hex digits
-// is a hash (no name), anything else a name whose CRC-32 is the hash (D11). invalid_argument
+// is a hash (no name), anything else a name whose CRC-32 is the hash (decision 11). invalid_argument
 // for an empty text or a "0x" without eight hex digits at most.
 struct BoneId {
   std::uint32_t hash = 0;
@@ -69,7 +69,7 @@ Status remove_bone(Clip& clip, std::size_t bone);
 // A new constant bone named `name` (hash = CRC-32 of the name); an error if the hash exists.
 Status add_bone(Clip& clip, std::string name, const Quat& q);
 // Gives the bone another hash (and name), keeping its data and, once encoded, its exact codes:
-// ClipBone::renamed_from remembers the original hash (issue 25). `to` is a name or a hash as
+// ClipBone::renamed_from remembers the original hash (decision 24). `to` is a name or a hash as
 // parse_bone_id reads it; an error if another bone already has that hash.
 Status rename_bone(Clip& clip, std::size_t bone, std::string_view to);
 // The bit depth (1..16) an animated bone is re-quantised at.
@@ -78,7 +78,7 @@ Status set_bits(Clip& clip, std::size_t bone, unsigned nbits);
 struct ReduceReport {
   std::size_t keys_before = 0, keys_after = 0;
   double max_error_deg = 0;  // largest deviation of a dropped key from the interpolation
-  // Translations and root translations (issue 16) follow the kept keys: the largest distance,
+  // Translations and root translations (docs/motion.md) follow the kept keys: the largest distance,
   // in file units, of a dropped one from the linear interpolation (not bounded by max_deg).
   double max_translation_error = 0;
   double max_root_rotation_error_deg = 0;  // the same for root rotations, in degrees

@@ -25,13 +25,13 @@ enum class ErrorCode : std::uint16_t {
   bit_overrun = 11,         // a bit read ran past the end of its stream
   trailing_data = 12,       // a stream did not end where its table says
   bad_chunk_table = 13,     // JointRotations chunk table malformed
-  not_decodable = 14,       // layout known only as opaque bytes (decision D10)
+  not_decodable = 14,       // layout known only as opaque bytes (decision 10)
   invalid_argument = 15,    // caller error (API misuse, bad option)
   io_error = 16,            // file system
   parse_error = 17,         // text formats (JSON, glTF)
   not_found = 18,           // a requested item does not exist
   round_trip_mismatch = 19, // written bytes differ from the input
-  ambiguous_layout = 20,    // an edit would make the file read back with other blocks (spec 4.3)
+  ambiguous_layout = 20,    // an edit would make the file read back with other blocks (format 4.3)
 };
 
 std::string_view to_string(ErrorCode code) noexcept;

@@ -1,4 +1,4 @@
-// How far the bytes of a section beyond the rotations were understood (issue 16): decoded by
+// How far the bytes of a section beyond the rotations were understood (docs/motion.md): decoded by
 // the public decoder's reading, decoded under a numbered hypothesis the bytes were checked
 // against, or kept opaque with the reason. `mab info` prints these; survey reports count them.
 #pragma once
@@ -10,9 +10,9 @@ namespace mab {
 
 enum class EvidenceLevel : std::uint8_t {
   absent = 0,      // the block has no such section
-  decoded = 1,     // the reading a public decoder uses (spec [code]), and the bytes fit it
-  hypothesis = 2,  // a [guess] of the spec, tried in order; the first the bytes prove is taken
-  opaque = 3,      // kept as bytes (D8); `detail` says why
+  decoded = 1,     // the reading a public decoder uses (format reference [code]), and the bytes fit it
+  hypothesis = 2,  // a [guess] of the format reference, tried in order; the first the bytes prove is taken
+  opaque = 3,      // kept as bytes (decision 8); `detail` says why
 };
 static_assert(sizeof(EvidenceLevel) == 1);
 
@@ -28,17 +28,17 @@ struct Evidence {
 
 // One entry per kind of data a block may hold besides its rotations.
 struct BlockEvidence {
-  Evidence translations;           // TranslationTable + JointTranslations (spec 10.1)
-  Evidence constant_translations;  // JointConstantTranslations (spec 10.2)
-  Evidence root_rotations;         // DisplacementOrientations (spec 10.3)
-  Evidence root_translations;      // DisplacementTranslations (spec 10.3)
-  Evidence parts;                  // part animations and nested blocks (spec 12)
+  Evidence translations;           // TranslationTable + JointTranslations (format 10.1)
+  Evidence constant_translations;  // JointConstantTranslations (format 10.2)
+  Evidence root_rotations;         // DisplacementOrientations (format 10.3)
+  Evidence root_translations;      // DisplacementTranslations (format 10.3)
+  Evidence parts;                  // part animations and nested blocks (format 12)
 };
 
-// Which bones a hypothesis gives a translation, in bone-table order (spec 5.3: flag bits 0x40
+// Which bones a hypothesis gives a translation, in bone-table order (format 5.3: flag bits 0x40
 // and 0x80 are "probably translation-related", a guess). Pinned: JSON names them.
 enum class TranslationBones : std::uint8_t {
-  all_bones = 0,  // every bone of the block (the public decoder's single-bone blocks, spec 10.1)
+  all_bones = 0,  // every bone of the block (the public decoder's single-bone blocks, format 10.1)
   flag_0x40 = 1,  // bones whose flag byte has bit 0x40
   flag_0x80 = 2,  // bones whose flag byte has bit 0x80
 };
@@ -54,18 +54,18 @@ inline bool translation_selected(TranslationBones rule, std::uint8_t flags) noex
   return true;
 }
 
-// Element layouts of the root-motion hypotheses (spec 10.3).
+// Element layouts of the root-motion hypotheses (format 10.3).
 enum class RootRotationLayout : std::uint8_t {
-  quat48 = 0,  // one 6-byte quaternion (spec 9.1) per stored key
+  quat48 = 0,  // one 6-byte quaternion (format 9.1) per stored key
   f32x4 = 1,   // one (x, y, z, w) f32 quaternion per stored key
 };
 enum class RootTranslationLayout : std::uint8_t {
-  f32x3 = 0,  // one (x, y, z) f32 per stored key (FC2's trajectory element, spec 10.3)
+  f32x3 = 0,  // one (x, y, z) f32 per stored key (FC2's trajectory element, format 10.3)
   f32x4 = 1,  // (x, y, z, w) f32 per stored key, w the same 0 or 1 throughout
 };
 static_assert(sizeof(RootRotationLayout) == 1 && sizeof(RootTranslationLayout) == 1);
 
-// Part animation array layout (spec 12): where the 32-byte entries start, and what a nested
+// Part animation array layout (format 12): where the 32-byte entries start, and what a nested
 // CAnimData offset is measured from.
 enum class PartHeader : std::uint8_t {
   count_then_12 = 0,  // u32 count, 12 bytes, entries from +16 ("a cursor 4 floats in")

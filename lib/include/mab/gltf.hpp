@@ -28,7 +28,7 @@ namespace mab {
 
 struct GltfSkeletonNode {
   std::string name;
-  std::uint32_t hash = 0;  // bone_hash(name) (D11)
+  std::uint32_t hash = 0;  // bone_hash(name) (decision 11)
   int parent = -1;
   std::vector<int> children;
   // Rest pose. A node given by a matrix keeps it for nodes that are not animated; animated
@@ -58,7 +58,7 @@ Result<GltfSkeleton> read_gltf_skeleton(std::span<const std::uint8_t> bytes,
 
 struct GltfExportOptions {
   bool binary = false;             // GLB; otherwise .gltf with the buffer embedded as base64
-  std::vector<std::string> names;  // bone names, matched to bones by their CRC-32 (D11)
+  std::vector<std::string> names;  // bone names, matched to bones by their CRC-32 (decision 11)
   const GltfSkeleton* skeleton = nullptr;
   std::string rig_name = "mabkit_rig";  // the root node when there is no skeleton
 };
@@ -106,7 +106,7 @@ struct GltfImportOptions {
   std::optional<std::size_t> animation;  // index; default: see import_gltf
   std::string animation_name;            // or by name
   std::optional<std::size_t> block;      // template block to write; default: see import_gltf
-  bool keep_times = false;  // the glTF's own key times, rounded to the key rate (D7)
+  bool keep_times = false;  // the glTF's own key times, rounded to the key rate (decision 7)
   double max_error_deg = 0.01;
   // Units (EncodeOptions::max_translation_error); given, it is also refused when missed.
   std::optional<double> max_translation_error;
@@ -148,7 +148,7 @@ struct GltfAnimationImport {
   std::size_t block = 0;
   std::size_t keys = 0;                // key times of the block written
   bool times_from_template = false;
-  double key_rate = 0;           // key time units per second (D7)
+  double key_rate = 0;           // key time units per second (decision 7)
   double max_time_shift_s = 0;   // the glTF's times: the largest move onto the key-rate grid
   std::size_t bones_matched = 0;       // template bones with a rotation channel
   std::size_t keys_matched = 0;        // sampled keys equal to the template within tolerance
@@ -164,7 +164,7 @@ struct GltfAnimationImport {
   double reduce_error_deg = 0;         // largest deviation of a dropped key
   EncodeReport encode;
   // Keys set between the template's key times: the key times the block gained for them (key
-  // units, increasing) and the largest move of such a key onto the key grid (D7).
+  // units, increasing) and the largest move of such a key onto the key grid (decision 7).
   std::vector<std::uint32_t> times_added;
   double max_added_shift_s = 0;
   // template_times: changes between the template's key times that were not carried.

@@ -65,7 +65,7 @@ Result<std::string> export_json(const Container& c, std::string_view reason = {}
 Status export_json(const Container& c, std::string_view reason, const JsonSink& sink,
                    const JsonExportOptions& options = {});
 
-// A Far Cry 2/3 block (spec 13): the container and `clip` (decode_legacy_clip's result for
+// A Far Cry 2/3 block (format 13): the container and `clip` (decode_legacy_clip's result for
 // block clip.block, possibly edited) as "legacy_clip". Translations that are not finite are
 // written null, which import reads as "the stored value".
 Result<std::string> export_json(const Container& c, const LegacyClip& clip, const JsonExportOptions& options = {});
@@ -137,7 +137,7 @@ struct JsonImport {
 
 struct JsonImportOptions {
   // How the clip is encoded: by default the error policy every command shares (edit_policy,
-  // issue 25). A legacy clip gets legacy_edit_policy(encode.max_error_deg) (no refusal when
+  // decision 21). A legacy clip gets legacy_edit_policy(encode.max_error_deg) (no refusal when
   // encode.refuse_above_max_error is off).
   EncodeOptions encode = edit_policy();
   // The file the document must come from (`mab import --template`): a document whose container

@@ -1,5 +1,5 @@
-// Far Cry 2 / Far Cry 3 'AnD' clips (spec 13) decoded into tracks, with the exact codes kept
-// for lossless re-encoding. A first step of issue 15: decode only (the clip model of the 'aNi'
+// Far Cry 2 / Far Cry 3 'AnD' clips (format 13) decoded into tracks, with the exact codes kept
+// for lossless re-encoding. A first step of docs/legacy.md: decode only (the clip model of the 'aNi'
 // games is keyed by bone hashes and a shared key timeline; a legacy clip is keyed by skeleton
 // bone ids, each rotation track with its own sparse frames, so it has its own type here).
 #pragma once
@@ -25,11 +25,11 @@ using Vec3 = std::array<float, 3>;
 // How a keyed-rotation section (slot 3) lays out its group offsets.
 enum class LegacyGroupTable : std::uint8_t {
   none = 0,      // no tracks: the array header alone (JB-DOC's writer for an empty mask)
-  per_group = 1,  // one i32 per group (spec 13)
+  per_group = 1,  // one i32 per group (format 13)
   with_end = 2,   // one per group, then where the last group ends (JB-DOC's later revision)
 };
 
-// `u16 count, u16 lastFrame` then the rate: FC2 `u16 fps, u16 0`; FC3 an f32 (spec 13, the
+// `u16 count, u16 lastFrame` then the rate: FC2 `u16 fps, u16 0`; FC3 an f32 (format 13, the
 // FC3 reading is a [guess]). JB-DOC: a constant section (slots 2, 4) holds no frames and
 // stores lastFrame 0 and rate 0 in retail files; `untimed()` says so.
 struct LegacyArrayHeader {
@@ -73,7 +73,7 @@ struct LegacyTranslationTrack {
 // u32 count, then 172-byte records, one per participant of the scene. Fields JB-DOC names are
 // typed; the bytes it does not decode are kept as they are.
 struct LegacyTagName {
-  std::uint32_t hash = 0;                 // CRC-32 of the text (D11's function; JB-DOC: "" gives 0)
+  std::uint32_t hash = 0;                 // CRC-32 of the text (decision 11's function; JB-DOC: "" gives 0)
   std::array<std::uint8_t, 32> bytes{};   // NUL-padded text
 
   std::string text() const;  // up to the first NUL
@@ -99,7 +99,7 @@ struct LegacyTagRecord {
 
 inline constexpr std::size_t legacy_tag_record_size = 172;
 
-// Slot 7, the event chain (spec 11, JB-DOC): nodes of `f32 time, u32 type, u16 size, u16 next`
+// Slot 7, the event chain (format 11, JB-DOC): nodes of `f32 time, u32 type, u16 size, u16 next`
 // and a payload (FCB binary when type is 2, not decoded). Read with size = the payload's bytes
 // and next = bytes from this node's start to the next one's, 0 at the last: a [guess] that
 // holds only where the chain is consistent (nodes move forward, payloads fit, the bytes
@@ -164,7 +164,7 @@ Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, con
 Result<LegacyTags> decode_legacy_tags(const Container& c, std::size_t block);
 
 // Rotation of `track` at `frame`: the stored key there, or a slerp between the keys around it
-// (spec 9.3/13 name the engine's sg_magicTable slerp scale, whose values are not public: plain
+// (format 9.3/13 name the engine's sg_magicTable slerp scale, whose values are not public: plain
 // slerp by frame distance is a [guess]); held after the last key.
 Quat legacy_rotation_at(const LegacyRotationTrack& track, std::uint32_t frame) noexcept;
 
@@ -199,7 +199,7 @@ struct LegacyEncodeOptions {
   // An edited keyed track (docs/legacy.md, "Writing") keeps its group starts (frames 0, 8, 16
   // ...), the keys it lists (or, given at every frame as samples, the original's keys), and
   // gets another key only where leaving a frame to interpolation would miss the edited rotation
-  // by more than this many degrees (spec 13 sparse keys).
+  // by more than this many degrees (format 13 sparse keys).
   double max_error_deg = 0.01;
   // Nothing is encoded when a rewritten track ends up further than max_error_deg from the edit
   // (invalid_argument, field "max_error"): the sparse writer keys every frame that needs it, so
@@ -207,7 +207,7 @@ struct LegacyEncodeOptions {
   bool refuse_above_max_error = false;
 };
 
-// The error policy of edit_policy (codec_file.hpp, issue 25) for Far Cry 2/3 clips: there is no
+// The error policy of edit_policy (codec_file.hpp, decision 21) for Far Cry 2/3 clips: there is no
 // bit depth to raise; the bound is the sparse key writer's, and a miss is refused.
 LegacyEncodeOptions legacy_edit_policy(double max_error_deg = default_max_error_deg);
 

@@ -1,4 +1,4 @@
-// Quaternions and the 6-byte packed constant rotation (spec 9.1).
+// Quaternions and the 6-byte packed constant rotation (format 9.1).
 #pragma once
 
 #include <array>
@@ -7,7 +7,7 @@
 
 namespace mab {
 
-// Component order is (x, y, z, w) everywhere in the format (spec 9.1, 9.2).
+// Component order is (x, y, z, w) everywhere in the format (format 9.1, 9.2).
 struct Quat {
   float x = 0.0f;
   float y = 0.0f;
@@ -19,7 +19,7 @@ struct Quat {
   friend bool operator==(const Quat&, const Quat&) = default;
 };
 
-// A translation (x, y, z) in the bone's parent space, in file units (spec 10, 13).
+// A translation (x, y, z) in the bone's parent space, in file units (format 10, 13).
 using Vec3 = std::array<float, 3>;
 
 // Rotation angle in degrees between the rotations of a and b. q and -q are the same rotation,
@@ -42,7 +42,7 @@ inline constexpr float quat48_step = 4.315969e-05f;
 // float(1/sqrt(2)); stored values are code * step - bias.
 inline constexpr float quat48_bias = 0.70710677f;
 
-// Total for every one of the 2^48 inputs (decision D3: w2 is read unsigned). The implicit
+// Total for every one of the 2^48 inputs (decision 3: w2 is read unsigned). The implicit
 // component is sqrt(1 - a^2 - b^2 - c^2); where that is negative the code holds no valid
 // quaternion (quat48_valid) and decodes to a, b, c divided by their length with the implicit
 // component 0: a unit quaternion, the same rotation the 'aNi' decoders' clamp gives
@@ -50,11 +50,11 @@ inline constexpr float quat48_bias = 0.70710677f;
 Quat decode_quat48(const Quat48& words) noexcept;
 Quat decode_quat48(std::span<const std::uint8_t, 6> bytes) noexcept;
 
-// Decision D3: bit 15 of w2 puts c outside +-1/sqrt(2), which no encoder produces; decode
+// Decision 3: bit 15 of w2 puts c outside +-1/sqrt(2), which no encoder produces; decode
 // accepts it and `verify` reports it through this predicate.
 bool quat48_suspicious(const Quat48& words) noexcept;
 
-// 1 - a^2 - b^2 - c^2 >= 0 (spec 9.1). The public FC2 readers (BUU, QJ-OLD) reject a code
+// 1 - a^2 - b^2 - c^2 >= 0 (format 9.1). The public FC2 readers (BUU, QJ-OLD) reject a code
 // where it is negative; no encoder writes one, and `verify` reports each with its bone and key.
 bool quat48_valid(const Quat48& words) noexcept;
 
@@ -63,7 +63,7 @@ bool quat48_valid(const Quat48& words) noexcept;
 // an exact tie, which makes identity FF BF FF BF FF 3F). When components are within a few
 // quanta of each other, decode-then-encode can move to other codes; the result is then the
 // smallest code of the cycle that map falls into, so encode(decode(y)) == y for every result
-// y, at the price of a few quanta of error in those near-tie cases (spec 9.1 encoder note).
+// y, at the price of a few quanta of error in those near-tie cases (format 9.1 encoder note).
 // The input is normalised first; a zero or non-finite input encodes identity.
 Quat48 encode_quat48(const Quat& q) noexcept;
 std::array<std::uint8_t, 6> encode_quat48_bytes(const Quat& q) noexcept;

@@ -1,4 +1,4 @@
-// JointRotations: the chunked bitstream of animated bone rotations (spec 9.2), and the
+// JointRotations: the chunked bitstream of animated bone rotations (format 9.2), and the
 // re-quantiser that turns float keys back into its codes.
 #pragma once
 
@@ -13,7 +13,7 @@
 
 namespace mab {
 
-// Spec 9.2: m_numFramesPerChunk.
+// Format 9.2: m_numFramesPerChunk.
 inline constexpr unsigned keys_per_chunk = 8;
 
 // The exact codes of one bone's block in one chunk, so an unedited clip re-encodes to the same
@@ -35,10 +35,10 @@ struct BoneChunkCodes {
 
 struct RotationStream {
   // As read: numChunks + 1 entries; entry i is the start of chunk i, the last the data end.
-  // The encoder recomputes it; decode only accepts tables the encoder would write (D6).
+  // The encoder recomputes it; decode only accepts tables the encoder would write (decision 6).
   std::vector<std::uint32_t> chunk_table;
   std::vector<std::vector<BoneChunkCodes>> chunks;  // [chunk][animated bone]
-  std::vector<std::uint8_t> tail;  // section bytes after the last chunk end, kept verbatim (D8)
+  std::vector<std::uint8_t> tail;  // section bytes after the last chunk end, kept verbatim (decision 8)
   friend bool operator==(const RotationStream&, const RotationStream&) = default;
 };
 
@@ -56,7 +56,7 @@ struct RotationTracks {
   }
 };
 
-// --- Value reconstruction (spec 9.2 step 3, engine float constants) ---
+// --- Value reconstruction (format 9.2 step 3, engine float constants) ---
 //
 // Sums of products are evaluated in double, where the products are exact, and rounded to float
 // once. The result is then the same whether or not the compiler fuses a multiply-add (gcc does
@@ -72,13 +72,13 @@ constexpr std::array<float, 17> make_interpolant_scales() {
 inline constexpr std::array<float, 17> interpolant_scales = make_interpolant_scales();
 }  // namespace detail
 
-// Spec 9.2 ms_interpolantScaleFactors: 0 for n = 0, 1; 1/(2^n - 1) for n = 2..16. Inline: the
+// Format 9.2 ms_interpolantScaleFactors: 0 for n = 0, 1; 1/(2^n - 1) for n = 2..16. Inline: the
 // re-quantiser evaluates it for every candidate header.
 inline float interpolant_scale(unsigned nbits) noexcept {
   return nbits < detail::interpolant_scales.size() ? detail::interpolant_scales[nbits] : 0.0f;
 }
 
-// Decision D1: v / 32767.5 - 1, via the engine's 0.000030518044.
+// Decision 1: v / 32767.5 - 1, via the engine's 0.000030518044.
 inline float rotation_constant_value(std::uint16_t v) noexcept {
   return static_cast<float>(static_cast<double>(v) * double{0.000030518044f} - 1.0);
 }
@@ -96,7 +96,7 @@ inline float rotation_varying_value(float base, float slope, std::uint16_t raw) 
   return static_cast<float>(static_cast<double>(raw) * double{slope} + double{base});
 }
 
-// Bits of one bone block for a chunk of `chunk_keys` keys (spec 9.2 step 5).
+// Bits of one bone block for a chunk of `chunk_keys` keys (format 9.2 step 5).
 std::uint64_t bone_block_bits(std::uint8_t cflags, unsigned chunk_keys, unsigned nbits) noexcept;
 
 // Keys in chunk `chunk` of a clip with `key_count` stored keys (1..8 for a valid chunk).
@@ -107,19 +107,19 @@ inline std::size_t chunk_count(std::uint32_t key_count) noexcept {
 
 // Key `key` (0..7; taken mod 8) of one block: stored values go to the slots other than wInd
 // in ascending order, the omitted one is sqrt(1 - s), or 0 with the three divided by sqrt(s)
-// when s > 1 (decision D2), then negated if its sign bit is set.
+// when s > 1 (decision 2), then negated if its sign bit is set.
 Quat decode_key(const BoneChunkCodes& codes, unsigned key, unsigned nbits) noexcept;
 // Keys 0..min(out.size(), 8)-1 of one block, each identical to decode_key.
 void decode_block(const BoneChunkCodes& codes, unsigned nbits, std::span<Quat> out) noexcept;
-// True when key `key` (0..7) takes the s > 1 path of decision D2: its decode is divided by
+// True when key `key` (0..7) takes the s > 1 path of decision 2: its decode is divided by
 // sqrt(s), off the code grid, so quantising it again need not give these codes back.
 bool key_renormalised(const BoneChunkCodes& codes, unsigned key, unsigned nbits) noexcept;
 
 // --- Stream codec ---
 
 // `section` is the whole JointRotations extent; `bit_depths[b]` is n (1..16) of animated bone b
-// (flag & 0x0F) + 1, spec 5.3). Checks the table (size 4*(ceil(K/8)+1), ascending, inside the
-// section) and that each chunk ends exactly at its table end with zero pad bits (decision D6).
+// (flag & 0x0F) + 1, format 5.3). Checks the table (size 4*(ceil(K/8)+1), ascending, inside the
+// section) and that each chunk ends exactly at its table end with zero pad bits (decision 6).
 Result<RotationStream> decode_rotation_stream(std::span<const std::uint8_t> section,
                                               std::uint32_t key_count,
                                               std::span<const std::uint8_t> bit_depths,
@@ -145,7 +145,7 @@ Result<RotationTracks> decode_rotations(const RotationStream& stream, std::uint3
 Status decode_rotations_into(const RotationStream& stream, std::uint32_t key_count,
                              std::span<const std::uint8_t> bit_depths, std::span<const std::span<Quat>> tracks);
 
-// --- Re-quantiser (spec 9.2 "Encoder notes") ---
+// --- Re-quantiser (format 9.2 "Encoder notes") ---
 
 struct QuantisedChunk {
   BoneChunkCodes codes;
@@ -159,7 +159,7 @@ struct QuantisedTrack {
 };
 
 // Flips keys so each has a non-negative dot product with the one before (q and -q are the
-// same rotation; the engine may blend neighbouring keys component-wise, spec 9.2).
+// same rotation; the engine may blend neighbouring keys component-wise, format 9.2).
 void make_hemisphere_continuous(std::span<Quat> keys) noexcept;
 
 // Codes for 1..8 keys of one bone, taken on the hemisphere given. Keys within 1e-6 of unit
@@ -175,7 +175,7 @@ Result<QuantisedChunk> quantise_chunk(std::span<const Quat> keys, unsigned nbits
 // point: quantising their decoded keys again at the same n gives the same codes (quantise_chunk
 // shows it from the result where it can, and otherwise walks decode + re-quantise to a cycle
 // to make sure of it). The exception is a chunk with a
-// key on the s > 1 path of decision D2 (key_renormalised), possible when keys of one chunk
+// key on the s > 1 path of decision 2 (key_renormalised), possible when keys of one chunk
 // point in unrelated directions at a coarse depth: its decode is off the code grid and the
 // walk can drift for hundreds of steps, so the accurate codes are returned as they are.
 Result<QuantisedTrack> quantise_track(std::span<const Quat> keys, unsigned nbits);

@@ -1,6 +1,6 @@
 // Surveying many files (docs/survey.md, `mab survey`): per file, what mabkit makes of it
 // (variant, layout confidence, byte-identical round trip, structural checks, decode sanity,
-// JSON identity, the first error), and aggregates over all files for spec work (histograms of
+// JSON identity, the first error), and aggregates over all files for format work (histograms of
 // flags, depths, sections, counts...). Aggregates are bounded in size whatever the number of
 // files, so a survey's memory does not grow with the dump; rows are for the caller to stream.
 #pragma once
@@ -34,7 +34,7 @@ struct FileResult {
   bool round_trip = false;  // written back byte for byte
   std::size_t errors = 0, warnings = 0;  // findings of validate and validate_decode (`mab verify`'s)
   // Blocks, and those that decode as `mab export` decodes them: an 'aNi' block's rotations, a
-  // Far Cry 2/3 clip's tracks (spec 13).
+  // Far Cry 2/3 clip's tracks (format 13).
   std::size_t blocks = 0, decoded_blocks = 0;
   bool sane = true;                  // every decoded block passed the sanity checks
   std::string sanity;                // the first sanity failure
@@ -87,8 +87,8 @@ inline constexpr const char* key_counts = "key counts";
 inline constexpr const char* durations = "durations (seconds)";
 inline constexpr const char* sanity = "decode sanity failures";
 inline constexpr const char* not_decoded = "blocks not decoded, by reason";
-// 'aNi' translations, root motion and part clips by evidence (issue 16); Far Cry 2/3 sections
-// decoded or kept as bytes (spec 13).
+// 'aNi' translations, root motion and part clips by evidence (docs/motion.md); Far Cry 2/3 sections
+// decoded or kept as bytes (format 13).
 inline constexpr const char* evidence = "sections by evidence (decoded, hypothesis N, opaque)";
 }  // namespace h
 

@@ -1,8 +1,8 @@
-// JointTranslations (spec 10.1): the translation compression table (one u32 per translated
+// JointTranslations (format 10.1): the translation compression table (one u32 per translated
 // bone: interpolant bits and a 24-bit scale) and the chunked stream of 3-component
 // translations, with the re-quantiser for edited translations.
 //
-// The public decoder reads one bone (spec 10.1 [code]); how several bones share the table and
+// The public decoder reads one bone (format 10.1 [code]); how several bones share the table and
 // the stream is a hypothesis the caller chooses (codec_file.hpp). This codec only reads and
 // writes one stream for a given list of table entries, refusing anything it would not write.
 #pragma once
@@ -18,7 +18,7 @@
 
 namespace mab {
 
-// Spec 10.1: scale = (entry >> 8) * 0.00029802325, i.e. 10000 / 2^25 units per step.
+// Format 10.1: scale = (entry >> 8) * 0.00029802325, i.e. 10000 / 2^25 units per step.
 inline constexpr float translation_scale_step = 0.00029802325f;
 inline constexpr std::uint32_t translation_max_scale_code = 0xFFFFFF;
 
@@ -35,7 +35,7 @@ struct TranslationEntry {
   friend bool operator==(const TranslationEntry&, const TranslationEntry&) = default;
 };
 
-// One bone's block in one chunk (spec 10.1): 3 constant flags (x, y, z), then per component
+// One bone's block in one chunk (format 10.1): 3 constant flags (x, y, z), then per component
 // a constant 16-bit value or a 16-bit base/range header and one n-bit value per key. No sign
 // bits and no omitted component, unlike rotations. Fields a block does not store are zero.
 struct TranslationChunkCodes {
@@ -58,7 +58,7 @@ struct TranslationStream {
 // when it varies.
 std::uint64_t translation_block_bits(std::uint8_t cflags, unsigned chunk_keys, unsigned nbits) noexcept;
 
-// Component j of key `key` (0..7) before scaling: the rotation formulas of spec 9.2 (constant
+// Component j of key `key` (0..7) before scaling: the rotation formulas of format 9.2 (constant
 // v / 32767.5 - 1, varying base + raw * slope), so in [-1, 3].
 float translation_component(const TranslationChunkCodes& codes, unsigned component, unsigned key,
                             unsigned nbits) noexcept;
@@ -67,7 +67,7 @@ Vec3 decode_translation_key(const TranslationChunkCodes& codes, unsigned key, Tr
 
 // `section` is the whole JointTranslations extent. Checks the chunk table (size
 // 4*(ceil(K/8)+1), ascending, inside the section), every entry's n (1..16), and that each
-// chunk ends exactly at its table end with zero pad bits (decision D6, as for rotations).
+// chunk ends exactly at its table end with zero pad bits (decision 6, as for rotations).
 Result<TranslationStream> decode_translation_stream(std::span<const std::uint8_t> section,
                                                     std::uint32_t key_count,
                                                     std::span<const TranslationEntry> entries,
@@ -88,14 +88,14 @@ Result<std::vector<std::vector<Vec3>>> decode_translations(const TranslationStre
 // --- Re-quantiser ---
 
 // Whether this entry's scale can hold `keys` (1..8 keys of one chunk): per component, the
-// values over the scale must lie where a varying component reaches (spec 9.2 formulas: at or
+// values over the scale must lie where a varying component reaches (format 9.2 formulas: at or
 // above -1, and at most 255/127.5 above the largest base at or below their minimum), so values
 // up to about 3 x scale fit when they span little. Non-finite values never fit.
 bool translation_chunk_fits(std::span<const Vec3> keys, TranslationEntry entry) noexcept;
 
 // An entry with `nbits` whose scale is the smallest that holds every component of `keys`.
 // bad_value for a non-finite value or one beyond the largest scale (2^24 - 1 steps, about
-// 5000 units, spec 10.1); invalid_argument for n outside 1..16.
+// 5000 units, format 10.1); invalid_argument for n outside 1..16.
 Result<TranslationEntry> translation_entry_for(std::span<const Vec3> keys, unsigned nbits);
 
 struct QuantisedTranslationChunk {
@@ -104,7 +104,7 @@ struct QuantisedTranslationChunk {
 };
 
 // Codes for 1..8 keys of one bone with this entry: per component the constant or varying
-// codes of the rotation re-quantiser (spec 9.2 "Encoder notes"), on value / scale.
+// codes of the rotation re-quantiser (format 9.2 "Encoder notes"), on value / scale.
 // invalid_argument for an empty or > 8 key span or n outside 1..16; bad_value when the keys
 // do not fit the entry (translation_chunk_fits).
 Result<QuantisedTranslationChunk> quantise_translation_chunk(std::span<const Vec3> keys, TranslationEntry entry);

@@ -22,7 +22,7 @@ struct Finding {
 
 std::string_view to_string(Severity s) noexcept;
 
-// Slots of the 'aNi' family by meaning (spec 8.1, 8.2). -1: no slot (FC5 KeyTimes).
+// Slots of the 'aNi' family by meaning (format 8.1, 8.2). -1: no slot (FC5 KeyTimes).
 struct AniSlots {
   int key_times, constant_rotations, rotations;
 };
@@ -37,9 +37,9 @@ bool has_errors(const std::vector<Finding>& findings) noexcept;
 // `mab survey` add these to validate()'s). Warnings: a Far Cry 2/3 clip whose tracks do not
 // decode (the decoder's reason: a count that contradicts the masks, a group offset, a pad
 // byte...); 'aNi' rotations that do not decode, or translations, root motion or part clips kept
-// as bytes because no reading fits (issue 16); a 6-byte code with no valid quaternion (spec
+// as bytes because no reading fits (docs/motion.md); a 6-byte code with no valid quaternion (format
 // 9.1), naming the bone and key, decoded as decode_quat48 documents; a legacy code with bit 15
-// of its third word set (D3). Far Cry 4 (layout unverified, D10), and legacy tag tables and
+// of its third word set (decision 3). Far Cry 4 (layout unverified, decision 10), and legacy tag tables and
 // event chains kept as bytes, are info. Never fails.
 std::vector<Finding> validate_decode(const Container& c, const Limits& limits = default_limits);
 

@@ -1,4 +1,4 @@
-// Game versions and the magic values that identify them (spec section 2).
+// Game versions and the magic values that identify them (format 2).
 #pragma once
 
 #include <mab/result.hpp>
@@ -25,15 +25,15 @@ static_assert(sizeof(Game) == 1);
 
 // How the body after the 16-byte header is laid out.
 enum class LayoutKind : std::uint8_t {
-  ani = 0,     // CAnimData with 'aNi' (spec 4.1-4.3)
-  fc4 = 1,     // Far Cry 4 'aNi' variant with u16 offsets (spec 4.4)
-  legacy = 2,  // 'AnD\x1a' clips (spec 13)
-  opaque = 3,  // detected, kept as bytes (decision D10)
+  ani = 0,     // CAnimData with 'aNi' (format 4.1-4.3)
+  fc4 = 1,     // Far Cry 4 'aNi' variant with u16 offsets (format 4.4)
+  legacy = 2,  // 'AnD\x1a' clips (format 13)
+  opaque = 3,  // detected, kept as bytes (decision 10)
 };
 static_assert(sizeof(LayoutKind) == 1);
 
 // How far the layout is supported by evidence. No level means "checked on real
-// files here": the project has none (spec 15).
+// files here": the project has none (format 15).
 enum class Confidence : std::uint8_t {
   public_decoders = 0,    // public decoders report validation on real files
   layout_unverified = 1,  // small or indirect evidence; reports say "layout unverified"
@@ -49,7 +49,7 @@ struct VariantInfo {
   std::uint8_t magic_bytes;  // 1: first byte; 4: u32 little-endian
   std::string_view short_name;
   std::string_view game_name;
-  std::string_view evidence;  // one line, cites the spec
+  std::string_view evidence;  // one line, cites the format reference
 };
 
 std::span<const VariantInfo> all_variants() noexcept;

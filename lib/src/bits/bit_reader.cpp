@@ -60,7 +60,7 @@ Status BitReader::status(std::string_view field) const {
 Status BitReader::finish_exact(std::string_view field) const {
   if (failed_) return status(field);
   const std::uint64_t end_byte = (pos_ + 7) >> 3;
-  // Decision D6: pad bits are zero, so any set bit there is data the decoder did not explain.
+  // Decision 6: pad bits are zero, so any set bit there is data the decoder did not explain.
   for (std::uint64_t bit = pos_; bit < end_byte * 8; ++bit) {
     if ((unsigned{data_[bit >> 3]} >> (bit & 7)) & 1u) {
       Error e = make_error(ErrorCode::trailing_data, file_offset_of(bit), std::string(field),

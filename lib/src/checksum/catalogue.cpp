@@ -135,7 +135,7 @@ constexpr std::array entries{
     entry("CRC-64/WE", 64, 0x42f0e1eba9ea3693, ~0ull, F, F, ~0ull, 0x62ec59e3f1a4f00a, 0xfcacbebd5931a992),
     entry("CRC-64/XZ", 64, 0x42f0e1eba9ea3693, ~0ull, T, T, ~0ull, 0x995dc9bbdf1939fa, 0x49958c9abd7d353f),
     // Not in the public catalogue: the CRC-64 variant Dunia uses for path hashes
-    // (spec 14, hypothesis 3). Its check value comes from a bit-by-bit reference.
+    // (format 14, hypothesis 3). Its check value comes from a bit-by-bit reference.
     entry("CRC-64/DUNIA", 64, 0x000000000000001b, 0x0, T, T, 0x0, 0x46a5a9388a5beffe, 0x0),
 };
 

@@ -1,4 +1,4 @@
-// Internal: the chunked stream frame JointRotations (spec 9.2) and JointTranslations (spec
+// Internal: the chunked stream frame JointRotations (format 9.2) and JointTranslations (format
 // 10.1: "the same chunk table and 8-keys-per-chunk layout as rotations") share.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Quantising one stored component (spec 9.2 "Encoder notes"): constant or varying, header and
+// Quantising one stored component (format 9.2 "Encoder notes"): constant or varying, header and
 // raw codes, each re-checked on the values it decodes to, with the decoder's float arithmetic,
 // so that quantising those values again gives the same codes.
 #include "component_quantiser.hpp"
@@ -15,7 +15,7 @@ namespace {
 // Slack, in units of one base (1/127) or range (1/127.5) step, absorbing float rounding of
 // decoded values (about 1e-5 steps) so they map back to the codes that produced them.
 constexpr double step_tolerance = 1e-4;
-// Half of one constant step (decision D1: 1/32767.5), plus float rounding of the decode.
+// Half of one constant step (decision 1: 1/32767.5), plus float rounding of the decode.
 constexpr double const_half_quantum = 0.5 / 32767.5 + 1e-7;
 
 struct Span {
@@ -123,7 +123,7 @@ Component varying_component(const double* v, unsigned nbits, Span s) {
   const unsigned max_raw = (1u << nbits) - 1u;
   unsigned k = 0, m = 0;
   if (nbits == 1) {
-    // Spec 9.2: S[1] = 0, so every key decodes to the base; take the nearest base.
+    // Format 9.2: S[1] = 0, so every key decodes to the base; take the nearest base.
     const double t = std::floor((0.5 * (s.lo + s.hi) + 1.0) * 127.0);
     const unsigned first = static_cast<unsigned>(std::clamp(t - 1.0, 0.0, 255.0));
     double best = 1e300;

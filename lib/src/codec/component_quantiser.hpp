@@ -1,4 +1,4 @@
-// One stored component of one chunk: constant or varying codes for its 8 keys (spec 9.2
+// One stored component of one chunk: constant or varying codes for its 8 keys (format 9.2
 // "Encoder notes"), the building block of the re-quantiser (requantise.cpp).
 #pragma once
 

@@ -1,4 +1,4 @@
-// Spec 9.2 step 4, shared by the decoder and the re-quantiser: the re-quantiser scores its
+// Format 9.2 step 4, shared by the decoder and the re-quantiser: the re-quantiser scores its
 // candidates on exactly the floats decode_block would produce, without decoding their codes.
 #pragma once
 
@@ -9,13 +9,13 @@
 namespace mab::detail {
 
 // Sum of squares of the three stored values, in double where the squares of floats are exact
-// (rotation_codec.hpp); `> 1` is the s > 1 test of decision D2.
+// (rotation_codec.hpp); `> 1` is the s > 1 test of decision 2.
 inline double stored_sum_of_squares(float v0, float v1, float v2) noexcept {
   const double x = v0, y = v1, z = v2;
   return x * x + y * y + z * z;
 }
 
-// The omitted component: sqrt(1 - s), or 0 when s > 1 (decision D2), negated if its sign bit
+// The omitted component: sqrt(1 - s), or 0 when s > 1 (decision 2), negated if its sign bit
 // is set. Branch-free, so loops over keys vectorise. The float square root is correctly
 // rounded, hence as deterministic as the double one.
 inline float omitted_value(double s, bool negate) noexcept {
@@ -24,8 +24,8 @@ inline float omitted_value(double s, bool negate) noexcept {
 }
 
 // The stored values go to the slots other than `omitted` in ascending order, the omitted one
-// is omitted_value; when s > 1 the three are divided by sqrt(s) (decision D2, engine
-// behaviour, spec C7).
+// is omitted_value; when s > 1 the three are divided by sqrt(s) (decision 2, engine
+// behaviour, format 16 (C7)).
 inline Quat assemble_key(float v0, float v1, float v2, double s, unsigned omitted,
                          bool negate) noexcept {
   float fx = v0, fy = v1, fz = v2;

@@ -16,7 +16,7 @@ float stored_value(std::uint32_t code) noexcept {
 
 // Nearest step of the ideal grid (value + 1/sqrt(2)) / (sqrt(2)/32767), ties to the lower code.
 // The only exact tie is a zero component, and the lower code there is what gives identity its
-// documented bytes FF BF FF BF FF 3F (spec 9.1).
+// documented bytes FF BF FF BF FF 3F (format 9.1).
 std::uint16_t nearest_code(double value) noexcept {
   const double t = (value * 1.4142135623730951 + 1.0) * 16383.5;
   return static_cast<std::uint16_t>(std::clamp(std::ceil(t - 0.5), 0.0, 32767.0));
@@ -28,7 +28,7 @@ double implicit_square(float a, float b, float c) noexcept {
   return 1.0 - double{a} * a - double{b} * b - double{c} * c;
 }
 
-// d goes to slot k, a, b, c fill the others in order (spec 9.1 table).
+// d goes to slot k, a, b, c fill the others in order (format 9.1 table).
 Quat place(unsigned k, float d, float a, float b, float c) noexcept {
   switch (k) {
     case 0:
@@ -46,10 +46,10 @@ unsigned implicit_slot(const Quat48& words) noexcept {
   return (unsigned{words[0]} >> 15) | ((unsigned{words[1]} >> 15) << 1);
 }
 
-// 1 - a^2 - b^2 - c^2 < 0: no quaternion has these stored components (spec 9.1, "Decoding
+// 1 - a^2 - b^2 - c^2 < 0: no quaternion has these stored components (format 9.1, "Decoding
 // failure"). docs/legacy.md, "Codes with no valid quaternion": the nearest unit quaternion,
 // a, b, c divided by their length and the implicit component 0, as the engine does for the
-// bitstream's sum above 1 (D2).
+// bitstream's sum above 1 (decision 2).
 Quat invalid_code_rotation(const Quat48& words, float a, float b, float c) noexcept {
   const double n = std::sqrt(double{a} * a + double{b} * b + double{c} * c);
   return place(implicit_slot(words), 0.0f, static_cast<float>(a / n), static_cast<float>(b / n),
@@ -65,7 +65,7 @@ bool quat48_valid(const Quat48& words) noexcept {
 Quat decode_quat48(const Quat48& words) noexcept {
   const float a = stored_value(words[0] & 0x7FFFu);
   const float b = stored_value(words[1] & 0x7FFFu);
-  const float c = stored_value(words[2]);  // decision D3: unsigned, all 16 bits
+  const float c = stored_value(words[2]);  // decision 3: unsigned, all 16 bits
   const double d2 = implicit_square(a, b, c);
   if (d2 < 0.0) return invalid_code_rotation(words, a, b, c);
   const float d = std::sqrt(static_cast<float>(d2));
@@ -104,7 +104,7 @@ unsigned largest_slot(const double v[4]) noexcept {
 }
 
 Quat48 encode_dropping(const double v_in[4], unsigned k) noexcept {
-  // No sign bit: the implicit component decodes as >= 0 (spec 9.1).
+  // No sign bit: the implicit component decodes as >= 0 (format 9.1).
   const double sign = v_in[k] < 0 ? -1.0 : 1.0;
   Quat48 w{};
   unsigned j = 0;

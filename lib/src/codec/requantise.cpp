@@ -1,4 +1,4 @@
-// Re-quantiser: float keys to JointRotations codes (spec 9.2 "Encoder notes").
+// Re-quantiser: float keys to JointRotations codes (format 9.2 "Encoder notes").
 //
 // Besides accuracy, the codes are built to be a fixed point: decoding them and quantising the
 // decoded keys again gives the same codes. Every choice below is therefore re-checked on the
@@ -104,7 +104,7 @@ struct Candidate {
   float decoded[4][lanes];  // by component
   double norm2[lanes];      // squared norm of each decoded key, as load_keys computes it
   double ratio = 0;  // largest (|p - q| / |p + q|)^2 over the keys; monotone in the angle
-  // Keys whose stored values decode with s > 1 (decision D2): their decode is renormalised
+  // Keys whose stored values decode with s > 1 (decision 2): their decode is renormalised
   // off the code grid, so it does not re-quantise to these codes.
   std::uint8_t overflow = 0;
   std::uint64_t bits = 0;
@@ -118,7 +118,7 @@ struct Candidate {
 };
 
 // Sum of squares of the stored values of key f, computed as the decoder does, so `> 1` is
-// exactly the decoder's D2 test.
+// exactly the decoder's decision 2 test.
 double stored_sum_of_squares(const BoneChunkCodes& c, unsigned f, unsigned nbits) noexcept {
   float v[3];
   for (unsigned j = 0; j < 3; ++j) {
@@ -262,7 +262,7 @@ void evaluate_slots(const ChunkKeys& k, unsigned nbits, unsigned omitted, const 
   float root[lanes];
   for (unsigned f = 0; f < lanes; ++f) {
     s[f] = detail::stored_sum_of_squares(st.value[0][f], st.value[1][f], st.value[2][f]);
-    // D2 keys are redone below.
+    // decision 2 keys are redone below.
     root[f] = detail::omitted_value(s[f], std::signbit(k.q[omitted][f]));
   }
   for (unsigned j = 0; j < 3; ++j) std::copy_n(st.value[j], lanes, cand.decoded[st.slot[j]]);
@@ -297,7 +297,7 @@ bool evaluate_against(const ChunkKeys& k, unsigned nbits, unsigned omitted,
     const D2 s = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];  // detail::stored_sum_of_squares
     D2 d[4];
     if (s[0] > 1.0 || (n == 2 && s[1] > 1.0)) {
-      // Decision D2 renormalises these keys: key by key, as decode_block does.
+      // Decision 2 renormalises these keys: key by key, as decode_block does.
       if (bounded) return false;
       for (unsigned g = f; g < f + 2; ++g) {
         const double sg = s[g - f];
@@ -322,7 +322,7 @@ bool evaluate_against(const ChunkKeys& k, unsigned nbits, unsigned omitted,
   return true;
 }
 
-// The selection order: no D2 overflow first, then the smaller error, then fewer bits, then the
+// The selection order: no decision 2 overflow first, then the smaller error, then fewer bits, then the
 // lower omitted slot (so the result does not depend on the order candidates are scored in).
 bool better(const Candidate& a, const Candidate& b) noexcept {
   if ((a.overflow == 0) != (b.overflow == 0)) return a.overflow == 0;
@@ -371,14 +371,14 @@ bool omitted_not_exact(const Candidate& best, unsigned count, unsigned nbits) {
 }
 
 // Whether quantise_prepared(decode(best), top level) gives best.codes back, shown without
-// running it. `best` won the slot contest without D2 overflow and its stored slots reproduce
+// running it. `best` won the slot contest without decision 2 overflow and its stored slots reproduce
 // themselves, so the candidate omitting the same slot w is best.codes again and decodes
 // exactly to the keys: distance 0. The caller has re-quantised slot w (`omitted` there) and
 // found a non-zero error, so the top-level tie check stays out. A rival omitting another slot
 // stores slot w with those values, which differ from the keys at some key, and the other two
 // slots exactly. At that key, if either of those two is non-zero, the rival must match it, which
 // pins its normalisation to the key's within rounding, and then its slot-w value (another
-// float) cannot match: non-zero distance, or D2 overflow, so every rival loses. Decoded
+// float) cannot match: non-zero distance, or decision 2 overflow, so every rival loses. Decoded
 // stored values are practically never exactly zero; where two are, this says "not shown".
 bool shown_fixed_point(const Candidate& best, const Component* slots, unsigned count) {
   const unsigned w = best.codes.omitted();
@@ -439,7 +439,7 @@ Prepared quantise_prepared(const ChunkKeys& k, unsigned nbits, bool top_level) {
   };
   const bool contest_winner = best.overflow == 0;
   if (best.overflow && !(requantised(best) == best.codes)) {
-    // The decoded keys went through the s > 1 path (decision D2), whose renormalised output
+    // The decoded keys went through the s > 1 path (decision 2), whose renormalised output
     // lies off the code grid. Re-quantising a few times usually settles on codes that do
     // reproduce themselves; failing that, forcing s <= 1 costs about sqrt(step) on the
     // overflowing keys. Either is taken only while the error stays near the accurate one.
@@ -483,7 +483,7 @@ bool codes_less(const BoneChunkCodes& a, const BoneChunkCodes& b) noexcept {
 }
 
 // quantise_prepared is accurate but not always a fixed point of quantise(decode(.)): at
-// near-ties and after the s > 1 renormalisation (decision D2) the decoded keys can
+// near-ties and after the s > 1 renormalisation (decision 2) the decoded keys can
 // re-quantise to other codes, which can in turn move again. Walk that map from its result
 // until a code repeats, and return the member of the cycle closest to the keys (then the
 // fewest bits, then the smallest codes among those with the same decode). Quantising the
@@ -494,10 +494,10 @@ QuantisedChunk quantise_stable(const ChunkKeys& k, unsigned nbits) {
   const unsigned keys = k.count;
   const Prepared prepared = quantise_prepared(k, nbits, true);
   const QuantisedChunk& first = prepared.chunk;
-  // The usual case, shown without walking (and without D2 keys): the walk would stop at once
+  // The usual case, shown without walking (and without decision 2 keys): the walk would stop at once
   // and return `first`.
   if (prepared.fixed_point) return first;
-  // Decision D2: a renormalised key decodes off the code grid, and the walk from it can drift
+  // Decision 2: a renormalised key decodes off the code grid, and the walk from it can drift
   // for hundreds of steps, losing accuracy on the way (rotation_codec.hpp, quantise_track).
   for (unsigned f = 0; f < keys; ++f)
     if (stored_sum_of_squares(first.codes, f, nbits) > 1.0) return first;
@@ -561,7 +561,7 @@ double key_dot(const Quat& a, const Quat& b) noexcept {
 // negating a key negates that product exactly.
 // With `best_of_both`, each chunk is also quantised from the keys as given and the codes with
 // the smaller error kept: which signs give the narrower component ranges depends on the chunk,
-// and a depth chosen from one reading can miss a bound the other meets (issue 25's refusals).
+// and a depth chosen from one reading can miss a bound the other meets (decision 21's refusals).
 Result<QuantisedTrack> quantise_keys(std::span<const Quat> keys, bool continuous, unsigned nbits,
                                      double stop_above, bool best_of_both = false) {
   QuantisedTrack out;

@@ -1,4 +1,4 @@
-// JointRotations chunk codec (spec 9.2; decisions D1, D2, D6, D8).
+// JointRotations chunk codec (format 9.2; decisions 1, 2, 6, 8).
 #include <mab/bits.hpp>
 #include <mab/rotation_codec.hpp>
 
@@ -65,7 +65,7 @@ Quat decode_key(const BoneChunkCodes& codes, unsigned key, unsigned nbits) noexc
 }
 
 namespace {
-// The omitted value goes to slot W, the stored three to the others in order (spec 9.2 step 4).
+// The omitted value goes to slot W, the stored three to the others in order (format 9.2 step 4).
 template <unsigned W>
 void place_keys(const float (*v)[keys_per_chunk], const float* root, std::size_t keys,
                 Quat* out) noexcept {
@@ -97,7 +97,7 @@ void decode_block(const BoneChunkCodes& codes, unsigned nbits, std::span<Quat> o
   float root[lanes];
   for (unsigned f = 0; f < lanes; ++f) {
     s[f] = detail::stored_sum_of_squares(v[0][f], v[1][f], v[2][f]);
-    root[f] = detail::omitted_value(s[f], (signs >> f) & 1u);  // D2 keys are redone below
+    root[f] = detail::omitted_value(s[f], (signs >> f) & 1u);  // decision 2 keys are redone below
   }
   const std::size_t keys = std::min<std::size_t>(out.size(), lanes);
   const unsigned omitted = codes.omitted();
@@ -130,7 +130,7 @@ Result<RotationStream> decode_rotation_stream(std::span<const std::uint8_t> sect
   MAB_TRY(check_depths(bit_depths));
   const std::size_t nchunks = chunk_count(key_count);
   RotationStream out;
-  // Spec 9.2 section layout: u32 tableSize = 4 * (numChunks + 1), then the chunk ends.
+  // Format 9.2 section layout: u32 tableSize = 4 * (numChunks + 1), then the chunk ends.
   MAB_ASSIGN(out.chunk_table, detail::read_chunk_table(section, nchunks, key_count, base, "JointRotations"));
 
   MAB_ASSIGN(out.chunks, detail::read_chunks<RotationBlocks>(section, out.chunk_table, key_count, bit_depths, base));

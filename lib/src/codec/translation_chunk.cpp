@@ -1,4 +1,4 @@
-// JointTranslations chunk codec (spec 10.1; decisions D1, D6, D8).
+// JointTranslations chunk codec (format 10.1; decisions 1, 6, 8).
 #include <mab/bits.hpp>
 #include <mab/translation_codec.hpp>
 
@@ -24,8 +24,8 @@ struct TranslationBlocks {
   static bool has_signs(const Codes&) noexcept { return false; }
 };
 
-// Spec 10.1 reuses the rotation interpolants, whose scale table covers n = 0..16; n = 0 would
-// store no bits per key and does not occur in rotations (spec 5.3: n = (flag & 0x0F) + 1).
+// Format 10.1 reuses the rotation interpolants, whose scale table covers n = 0..16; n = 0 would
+// store no bits per key and does not occur in rotations (format 5.3: n = (flag & 0x0F) + 1).
 Status check_entries(std::span<const TranslationEntry> entries) {
   for (std::size_t b = 0; b < entries.size(); ++b) {
     const unsigned n = entries[b].bit_depth();
@@ -83,7 +83,7 @@ Result<TranslationStream> decode_translation_stream(std::span<const std::uint8_t
   MAB_TRY(check_entries(entries));
   const std::size_t nchunks = chunk_count(key_count);
   TranslationStream out;
-  // Spec 10.1: "the same chunk table and 8-keys-per-chunk layout as rotations" (spec 9.2).
+  // Format 10.1: "the same chunk table and 8-keys-per-chunk layout as rotations" (format 9.2).
   MAB_ASSIGN(out.chunk_table, detail::read_chunk_table(section, nchunks, key_count, base, "JointTranslations"));
   MAB_ASSIGN(out.chunks,
              detail::read_chunks<TranslationBlocks>(section, out.chunk_table, key_count, depths_of(entries), base));
@@ -161,14 +161,14 @@ Result<TranslationEntry> translation_entry_for(std::span<const Vec3> keys, unsig
     return make_error(ErrorCode::bad_value, no_offset, "translations",
                       "a component of " + std::to_string(largest) + " units is beyond the largest scale (" +
                           std::to_string(double{TranslationEntry::make(16, translation_max_scale_code).scale()}) +
-                          " units, spec 10.1)");
+                          " units, format 10.1)");
   auto code = static_cast<std::uint32_t>(std::max(1.0, std::ceil(steps)));
   while (code < translation_max_scale_code && double{TranslationEntry::make(nbits, code).scale()} < largest) ++code;
   while (code > 1 && double{TranslationEntry::make(nbits, code - 1).scale()} >= largest) --code;
   const TranslationEntry e = TranslationEntry::make(nbits, code);
   if (double{e.scale()} < largest)
     return make_error(ErrorCode::bad_value, no_offset, "translations",
-                      "a component of " + std::to_string(largest) + " units is beyond the largest scale (spec 10.1)");
+                      "a component of " + std::to_string(largest) + " units is beyond the largest scale (format 10.1)");
   return e;
 }
 

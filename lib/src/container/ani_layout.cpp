@@ -1,4 +1,4 @@
-// 'aNi' CAnimData blocks: WD1 (spec 4.2), WDL/WD2 (spec 4.1, D4), FC5 (spec 4.3).
+// 'aNi' CAnimData blocks: WD1 (format 4.2), WDL/WD2 (format 4.1, decision 4), FC5 (format 4.3).
 #include "header_fields.hpp"
 #include "layouts.hpp"
 
@@ -82,7 +82,7 @@ Result<Block> read_ani_block(std::span<const std::uint8_t> block_bytes, std::uin
   MAB_ASSIGN(AniHeader h, read_ani_header(block_bytes, base, shape, limits));
   const std::uint64_t header_size = ani_header_size(shape);
   const std::size_t bones = h.bone_count_field & h.bone_count_mask();
-  // Both tables must fit before anything is allocated for them (spec 4.1: 4n + n bytes).
+  // Both tables must fit before anything is allocated for them (format 4.1: 4n + n bytes).
   if (!io::fits(header_size, 5 * static_cast<std::uint64_t>(bones), block_bytes.size())) {
     const bool hashes_fit = io::fits(header_size, 4 * static_cast<std::uint64_t>(bones), block_bytes.size());
     return make_error(ErrorCode::truncated,
@@ -121,10 +121,10 @@ void write_ani_header(io::ByteWriter& w, const AniHeader& h) { (void)ani_header_
 
 Status read_ani_blocks(Container& c, std::span<const std::uint8_t> file, AniShape shape,
                        const Limits& limits) {
-  constexpr std::uint64_t first_base = 0x10;  // spec 3
+  constexpr std::uint64_t first_base = 0x10;  // format 3
   std::vector<std::uint64_t> bases{first_base};
   if (shape == AniShape::fc5) {
-    // Several CAnimData blocks per file (spec 4.3, 12). A later 'aNi' is taken as a
+    // Several CAnimData blocks per file (format 4.3, 12). A later 'aNi' is taken as a
     // block only if it starts after everything the previous block points at and its
     // own header is plausible; otherwise it is data (e.g. inside a bitstream).
     MAB_ASSIGN(const AniHeader first, read_ani_header(file.subspan(first_base), first_base, shape, limits));

@@ -20,7 +20,7 @@ float bits_to_float(std::uint32_t bits) noexcept {
 float AniHeader::duration() const noexcept { return bits_to_float(duration_bits); }
 float AniHeader::frame_rate() const noexcept { return bits_to_float(frame_rate_bits); }
 std::uint16_t AniHeader::bone_count_mask() const noexcept {
-  return shape == AniShape::wd1 ? 0x7FFF : 0x0FFF;  // decision D5
+  return shape == AniShape::wd1 ? 0x7FFF : 0x0FFF;  // decision 5
 }
 float Fc4Header::duration() const noexcept { return bits_to_float(duration_bits); }
 float LegacyHeader::duration() const noexcept { return bits_to_float(duration_bits); }
@@ -85,7 +85,7 @@ Result<Container> read_container(std::span<const std::uint8_t> file, const Limit
   };
   switch (variant->layout) {
     case LayoutKind::opaque:
-      keep_opaque("no public layout for this version (decision D10)");
+      keep_opaque("no public layout for this version (decision 10)");
       break;
     case LayoutKind::ani: {
       const AniShape shape = variant->game == Game::watch_dogs ? AniShape::wd1
@@ -96,16 +96,16 @@ Result<Container> read_container(std::span<const std::uint8_t> file, const Limit
     }
     case LayoutKind::fc4: {
       MAB_ASSIGN(const bool found, container::read_fc4(c, file, limits));
-      if (!found) keep_opaque("no 'aNi' at 0x18 where the FC4 layout expects it (spec 4.4)");
+      if (!found) keep_opaque("no 'aNi' at 0x18 where the FC4 layout expects it (format 4.4)");
       break;
     }
     case LayoutKind::legacy: {
-      // FC3 and Blood Dragon: 9-word masks (spec 13, a guess). Blood Dragon is only listed
-      // (spec 2): any failure of that reading keeps its body opaque, with the reason (D10).
+      // FC3 and Blood Dragon: 9-word masks (format 13, a guess). Blood Dragon is only listed
+      // (format 2): any failure of that reading keeps its body opaque, with the reason (decision 10).
       const bool fc2 = variant->game == Game::far_cry_2;
       auto found = container::read_legacy(c, file, fc2 ? 5 : 9, !fc2, limits);
       if (!found && variant->game == Game::far_cry_3_blood_dragon) {
-        keep_opaque("the guessed FC3 layout does not fit (spec 13): " + found.error().message());
+        keep_opaque("the guessed FC3 layout does not fit (format 13): " + found.error().message());
         break;
       }
       if (!found) return std::move(found).error();
@@ -261,7 +261,7 @@ std::string_view section_name(const Block& block, std::size_t slot) noexcept {
       "KeyTimes", "TranslationTable", "DisplacementOrientations", "DisplacementTranslations",
       "JointConstantRotations", "JointConstantTranslations", "JointRotations", "JointTranslations",
       "PartAnimations", "Markup", "unknown10", "unknown11"};
-  // FC5: the WD order without the KeyTimes slot (spec 8.2, a reconciliation).
+  // FC5: the WD order without the KeyTimes slot (format 8.2, a reconciliation).
   static constexpr std::string_view fc5[] = {
       "TranslationTable", "DisplacementOrientations", "DisplacementTranslations",
       "JointConstantRotations", "JointConstantTranslations", "JointRotations", "JointTranslations",

@@ -1,4 +1,4 @@
-// Far Cry 4 'aNi' variant (spec 4.4; contradiction C8: layout unverified, decision D10).
+// Far Cry 4 'aNi' variant (format 4.4; format 16 (C8): layout unverified, decision 10).
 // The block starts at file 0x10 so the 8 unknown bytes before 'aNi' belong to it;
 // the file's offsets are relative to 0x18, i.e. block-relative value - 8.
 #include "header_fields.hpp"
@@ -58,7 +58,7 @@ Result<bool> read_fc4(Container& c, std::span<const std::uint8_t> file, const Li
   MAB_ASSIGN(auto anchors, checked_anchors(b, block_start, body_start, bytes.size(), values, field_offsets));
   MAB_TRY(partition(b, bytes, block_start, body_start, values.size(), anchors));
 
-  // Bones live in two tables at the end (spec 4.4). Read them when both fit; a
+  // Bones live in two tables at the end (format 4.4). Read them when both fit; a
   // missing or short table is reported by validate, not guessed around.
   const auto hashes = b.section(fc4_hash_table_slot);
   const auto flags = b.section(fc4_flag_table_slot);

@@ -1,4 +1,4 @@
-// Internal: every header field of the container declared once (issue 27), in file order, for
+// Internal: every header field of the container declared once (CONTRIBUTING.md), in file order, for
 // the binary reader and writer (layouts.hpp), the JSON export and the JSON import
 // (interchange/json/json_container_read.cpp).
 //

@@ -18,7 +18,7 @@ struct Anchor {
   std::uint64_t field_offset;  // absolute offset of the field itself, for reports
 };
 
-// Cut block bytes [body_start, block.size()) into segments at the anchors (spec 8.3).
+// Cut block bytes [body_start, block.size()) into segments at the anchors (format 8.3).
 // `block_bytes` starts at the block base; `base` is its absolute offset.
 Status partition(Block& block, std::span<const std::uint8_t> block_bytes, std::uint64_t base,
                  std::uint64_t body_start, std::size_t slot_count,
@@ -30,7 +30,7 @@ Result<std::vector<Anchor>> checked_anchors(const Block& block, std::uint64_t ba
                                             const std::vector<std::int64_t>& values,
                                             const std::vector<std::uint64_t>& field_offsets);
 
-// 'aNi' family (spec 4.1-4.3).
+// 'aNi' family (format 4.1-4.3).
 std::uint64_t ani_header_size(AniShape shape) noexcept;
 std::uint64_t ani_offsets_position(AniShape shape) noexcept;  // relative to base
 // Reads only the fixed header (no bone tables): cheap enough to probe FC5 candidates.
@@ -44,7 +44,7 @@ std::uint64_t ani_min_extent(const AniHeader& h) noexcept;
 Status read_ani_blocks(Container& c, std::span<const std::uint8_t> file, AniShape shape,
                        const Limits& limits);
 
-// Far Cry 4 (spec 4.4).
+// Far Cry 4 (format 4.4).
 inline constexpr std::uint64_t fc4_base = 0x18;
 inline constexpr std::uint64_t fc4_header_size = 0x3C;  // file 0x18..0x54
 inline constexpr std::size_t fc4_flag_table_slot = 10;
@@ -53,7 +53,7 @@ inline constexpr std::size_t fc4_hash_table_slot = 11;
 Result<bool> read_fc4(Container& c, std::span<const std::uint8_t> file, const Limits& limits);
 void write_fc4_header(io::ByteWriter& w, const Fc4Header& h);
 
-// Legacy clips (spec 13).
+// Legacy clips (format 13).
 std::uint64_t legacy_header_size(std::uint32_t mask_words) noexcept;
 Result<bool> read_legacy(Container& c, std::span<const std::uint8_t> file,
                          std::uint32_t mask_words, bool opaque_if_no_tag, const Limits& limits);

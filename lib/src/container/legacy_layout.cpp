@@ -1,4 +1,4 @@
-// Legacy 'AnD' clips: FC2 (spec 13, JB-DOC) and FC3 (9-word masks: a guess that
+// Legacy 'AnD' clips: FC2 (format 13, JB-DOC) and FC3 (9-word masks: a guess that
 // puts duration at 0xC4 and the section table at 0xC8, as BUU reads them).
 #include "header_fields.hpp"
 #include "layouts.hpp"
@@ -55,7 +55,7 @@ Result<Block> read_clip(std::span<const std::uint8_t> bytes, std::uint64_t base,
 Result<bool> read_legacy(Container& c, std::span<const std::uint8_t> file,
                          std::uint32_t mask_words, bool opaque_if_no_tag, const Limits& limits) {
   constexpr std::uint64_t first_base = 0x10;
-  // Chained clips (spec 13, slot 8) are read with a work list, never by recursion.
+  // Chained clips (format 13, slot 8) are read with a work list, never by recursion.
   struct Pending {
     std::uint64_t base, end;
     int parent, parent_segment;

@@ -31,20 +31,20 @@ Result<Container> new_container(Game game, std::vector<NewFieldDefault>* default
       return make_error(ErrorCode::invalid_argument, no_offset, "game",
                         std::string(v.short_name) +
                             ": a new clip can be built for wd1, wd2, wdl and fc5 only (the layouts "
-                            "whose rotations are specified, spec 4.1-4.3)");
+                            "whose rotations are specified, format 4.1-4.3)");
   }
   std::vector<NewFieldDefault> d;
-  // Spec 2: WD games store a u32 magic; Far Cry only its first byte, the rest is unknown.
-  d.push_back({"magic_word", container::hex(v.magic), "the variant's magic (spec 2)"});
+  // Format 2: WD games store a u32 magic; Far Cry only its first byte, the rest is unknown.
+  d.push_back({"magic_word", container::hex(v.magic), "the variant's magic (format 2)"});
   d.push_back({"checksum", "0x00000000",
-               "algorithm unknown (spec 14); recompute with `mab crc-apply` once it is known"});
-  d.push_back({"reserved (+0x08..+0x0F)", "zeros", "meaning unknown (spec 3)"});
-  d.push_back({"m_skeletonBoneCRC", "0", "derivation unknown (spec 14); build from a --template of the "
+               "algorithm unknown (format 14); recompute with `mab crc-apply` once it is known"});
+  d.push_back({"reserved (+0x08..+0x0F)", "zeros", "meaning unknown (format 3)"});
+  d.push_back({"m_skeletonBoneCRC", "0", "derivation unknown (format 14); build from a --template of the "
                                          "same skeleton to keep the game's value"});
   if (shape != AniShape::wd1) d.push_back({"m_skeletonPathId", "0", "as m_skeletonBoneCRC"});
-  d.push_back({"'aNi' flags", "0x03", "the most common value seen on Far Cry 5 (spec 4.5); meaning unknown"});
-  if (shape != AniShape::wd1) d.push_back({"m_animFrameRate", "30", "the value DET asserts (spec 4.1)"});
-  d.push_back({"m_dataCounts other than [2] and [4]", "0", "no translations or root motion (spec 6)"});
+  d.push_back({"'aNi' flags", "0x03", "the most common value seen on Far Cry 5 (format 4.5); meaning unknown"});
+  if (shape != AniShape::wd1) d.push_back({"m_animFrameRate", "30", "the value DET asserts (format 4.1)"});
+  d.push_back({"m_dataCounts other than [2] and [4]", "0", "no translations or root motion (format 6)"});
 
   AniHeader h;
   h.shape = shape;
@@ -54,12 +54,12 @@ Result<Container> new_container(Game game, std::vector<NewFieldDefault>* default
   h.data_counts.assign(shape == AniShape::wd1 ? 7 : 10, 0);
   h.offsets.assign(shape == AniShape::wd1 ? 11 : 12, 0);
   const std::uint64_t header_size = container::ani_header_size(shape);
-  // One key at time 0, so the clip has a KeyTimes section that later edits rewrite (spec 9.4;
-  // WD1/WDL slot 0, FC5 the bytes after the bone tables, spec 8.2).
+  // One key at time 0, so the clip has a KeyTimes section that later edits rewrite (format 9.4;
+  // WD1/WDL slot 0, FC5 the bytes after the bone tables, format 8.2).
   if (shape != AniShape::fc5) h.offsets[0] = static_cast<std::uint32_t>(header_size);
   h.last_frame = 0;
   const std::uint64_t file_size = 0x10 + header_size + 2;
-  h.animation_data_size = static_cast<std::uint32_t>(file_size - 16);  // spec 3
+  h.animation_data_size = static_cast<std::uint32_t>(file_size - 16);  // format 3
 
   std::vector<std::uint8_t> bytes;
   io::ByteWriter w(bytes);

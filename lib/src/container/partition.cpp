@@ -19,7 +19,7 @@ Result<std::vector<Anchor>> checked_anchors(const Block& block, std::uint64_t ba
   out.reserve(values.size());
   for (std::size_t slot = 0; slot < values.size(); ++slot) {
     const std::int64_t v = values[slot];
-    if (v == 0) continue;  // absent section (spec 4.1)
+    if (v == 0) continue;  // absent section (format 4.1)
     const std::string field = block.slot_field_name(slot);
     if (v < 0)
       return make_error(ErrorCode::bad_offset, field_offsets[slot], field,

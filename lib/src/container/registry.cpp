@@ -1,4 +1,4 @@
-// Variant registry keyed by magic (spec section 2).
+// Variant registry keyed by magic (format 2).
 #include <mab/variant.hpp>
 
 #include "io/bytes.hpp"
@@ -17,23 +17,23 @@ constexpr Confidence layout_unverified = Confidence::layout_unverified;
 // u32 magics first: their first bytes (0x9B, 0xAF, 0xB4) are not single-byte magics.
 constexpr std::array<VariantInfo, 9> k_variants{{
     {watch_dogs, ani, public_decoders, 0x329B, 4, "wd1", "Watch Dogs",
-     "spec 4.2: decoder validated on 12,535 clips (QJ-WD1)"},
+     "format 4.2: decoder validated on 12,535 clips (QJ-WD1)"},
     {watch_dogs_2, ani, public_decoders, 0x46AF, 4, "wd2", "Watch Dogs 2",
-     "spec 4.1, D4: WDL layout; 'same layout as WDL' is a comment only"},
+     "format 4.1, decision 4: WDL layout; 'same layout as WDL' is a comment only"},
     {watch_dogs_legion, ani, public_decoders, 0x46B4, 4, "wdl", "Watch Dogs: Legion",
-     "spec 4.1, D4: engine struct (MP-FBAT), bit-exact decoder (OSM-DEC)"},
+     "format 4.1, decision 4: engine struct (MP-FBAT), bit-exact decoder (OSM-DEC)"},
     {far_cry_2, legacy, public_decoders, 0x4C, 1, "fc2", "Far Cry 2",
-     "spec 13: JB-DOC/JB-PY, 4,436 retail files; container only"},
+     "format 13: JB-DOC/JB-PY, 4,436 retail files; container only"},
     {far_cry_3, legacy, layout_unverified, 0x61, 1, "fc3", "Far Cry 3",
-     "spec 13: FC2 layout with 9-word bone masks (guess from BUU offsets 0xC4/0xC8)"},
+     "format 13: FC2 layout with 9-word bone masks (guess from BUU offsets 0xC4/0xC8)"},
     {far_cry_3_blood_dragon, legacy, layout_unverified, 0x62, 1, "fc3bd", "Far Cry 3: Blood Dragon",
-     "spec 2, 13, D10: listed only; read with the guessed FC3 layout, kept opaque where it does not fit"},
+     "format 2, 13, decision 10: listed only; read with the guessed FC3 layout, kept opaque where it does not fit"},
     {far_cry_4, fc4, layout_unverified, 0x81, 1, "fc4", "Far Cry 4",
-     "spec 4.4, C8: QJ-FC4, verified on 4 files"},
+     "format 4.4, 16 (C8): QJ-FC4, verified on 4 files"},
     {far_cry_primal, opaque, Confidence::opaque, 0x82, 1, "primal", "Far Cry Primal",
-     "spec 2, D10: listed, no public layout"},
+     "format 2, decision 10: listed, no public layout"},
     {far_cry_5, ani, public_decoders, 0xB0, 1, "fc5", "Far Cry 5 / New Dawn",
-     "spec 4.3: QJ-FC5 engine RE; bone table start (C3) unconfirmed"},
+     "format 4.3: QJ-FC5 engine RE; bone table start (format 16 (C3)) unconfirmed"},
 }};
 
 }  // namespace

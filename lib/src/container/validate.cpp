@@ -20,8 +20,8 @@ std::string_view to_string(Severity s) noexcept {
 }
 
 AniSlots ani_slots(AniShape shape) noexcept {
-  if (shape == AniShape::fc5) return {-1, 3, 5};  // spec 8.2
-  return {0, 4, 6};                               // spec 8.1
+  if (shape == AniShape::fc5) return {-1, 3, 5};  // format 8.2
+  return {0, 4, 6};                               // format 8.1
 }
 
 bool has_errors(const std::vector<Finding>& findings) noexcept {
@@ -56,7 +56,7 @@ struct Checker {
       const std::uint64_t at = section_start(b, k, slot);
       if (at < prev) {
         add(s, ErrorCode::ok, at, b.slot_field_name(slot),
-            "offsets are not ascending (kept as they are, spec 8.3)");
+            "offsets are not ascending (kept as they are, format 8.3)");
         return;
       }
       prev = at;
@@ -89,7 +89,7 @@ struct Checker {
     const std::uint32_t t = *table;
     if (t < 8 || t % 4 != 0) {
       add(Severity::error, ErrorCode::bad_chunk_table, start, "chunkTable[0]",
-          "table size " + std::to_string(t) + " is not 4 * (chunks + 1) with at least one chunk (spec 9.2)");
+          "table size " + std::to_string(t) + " is not 4 * (chunks + 1) with at least one chunk (format 9.2)");
       return;
     }
     const std::uint64_t chunks = t / 4 - 1;
@@ -107,7 +107,7 @@ struct Checker {
     if (keys && chunks != (*keys + 7) / 8)
       add(Severity::error, ErrorCode::bad_chunk_table, start, "chunkTable[0]",
           std::to_string(chunks) + " chunks for " + std::to_string(*keys) +
-              " keys; expected ceil(keys / 8) (spec 9.2)");
+              " keys; expected ceil(keys / 8) (format 9.2)");
     std::uint32_t prev = t;
     for (std::uint64_t i = 1; i <= chunks; ++i) {
       const std::uint64_t at = r.file_offset();
@@ -133,17 +133,17 @@ struct Checker {
     if (k == 0 && h.animation_data_size != pl.file_size - 16)
       add(Severity::error, ErrorCode::size_mismatch, size_at, "m_animationDataSize",
           std::to_string(h.animation_data_size) + " but file size - 16 is " + std::to_string(pl.file_size - 16) +
-              " (spec 3)");
+              " (format 3)");
     if (k > 0 && h.animation_data_size != pl.blocks[k].extent)
       add(Severity::warning, ErrorCode::size_mismatch, size_at, "m_animationDataSize",
           std::to_string(h.animation_data_size) + " but the block spans " + std::to_string(pl.blocks[k].extent) +
               " bytes");
     if (h.signature[2] == 'p')
       add(Severity::warning, ErrorCode::bad_signature, base + prefix, "signature",
-          "'aNp' instead of 'aNi' (accepted, meaning unknown: C14)");
+          "'aNp' instead of 'aNi' (accepted, meaning unknown: format 16 (C14))");
     if (h.flags & 0x80)
       add(Severity::warning, ErrorCode::bad_value, base + prefix + 3, "m_flags",
-          "bit 7 (external bone arrays) is a runtime state, expected 0 on disk (spec 4.1)");
+          "bit 7 (external bone arrays) is a runtime state, expected 0 on disk (format 4.1)");
     const float d = h.duration();
     if (!std::isfinite(d) || d < 0)
       add(Severity::warning, ErrorCode::bad_value, base + prefix + 8, "m_duration",
@@ -160,7 +160,7 @@ struct Checker {
     const std::uint64_t counts_at = base + prefix + 12 + (h.shape == AniShape::wd1 ? 0 : 4) + 2;
     if (h.bone_count_field & ~h.bone_count_mask())
       add(Severity::info, ErrorCode::ok, counts_at - 2, "m_nbBonesInAnim",
-          "flag bits " + hex(h.bone_count_field & ~h.bone_count_mask()) + " set above the count (kept, D5)");
+          "flag bits " + hex(h.bone_count_field & ~h.bone_count_mask()) + " set above the count (kept, decision 5)");
     std::uint64_t constant = 0, animated = 0;
     for (const auto& bone : b.bones) {
       if ((bone.flags & 0x30) == 0x30) ++constant;
@@ -171,7 +171,7 @@ struct Checker {
         add(Severity::error, ErrorCode::count_mismatch, counts_at + 2 * i,
             "m_dataCounts[" + std::to_string(i) + "]",
             std::to_string(h.data_counts[i]) + " but " + std::to_string(actual) + " bones are flagged " +
-                what + " (spec 6)");
+                what + " (format 6)");
     };
     count_check(2, constant, "constant (flags & 0x30 == 0x30)");
     count_check(4, animated, "animated (flags & 0x30 == 0x10)");
@@ -183,7 +183,7 @@ struct Checker {
 
     const AniSlots slots = ani_slots(h.shape);
     std::optional<std::uint64_t> keys;
-    if (h.shape != AniShape::fc5) keys = std::uint64_t{h.last_frame} + 1;  // spec 7
+    if (h.shape != AniShape::fc5) keys = std::uint64_t{h.last_frame} + 1;  // format 7
     if (keys) need_bytes(b, k, slots.key_times, 2 * *keys, "KeyTimes (m_lastFrame + 1 keys)");
     if (h.data_counts.size() > 2)
       need_bytes(b, k, slots.constant_rotations, 6ull * h.data_counts[2], "JointConstantRotations");
@@ -194,7 +194,7 @@ struct Checker {
     if (constant > 0 && b.slot_segment[static_cast<std::size_t>(slots.constant_rotations)] < 0)
       add(Severity::error, ErrorCode::count_mismatch, counts_at + 4, "m_dataCounts[2]",
           std::to_string(constant) + " constant bones but no JointConstantRotations section");
-    // Decision D3: a third word with bit 15 set decodes, but is suspicious.
+    // Decision 3: a third word with bit 15 set decodes, but is suspicious.
     const auto consts = b.section(static_cast<std::size_t>(slots.constant_rotations));
     const std::size_t n = std::min<std::size_t>(consts.size() / 6, constant);
     for (std::size_t i = 0; i < n; ++i)
@@ -202,13 +202,13 @@ struct Checker {
         add(Severity::warning, ErrorCode::bad_value,
             section_start(b, k, static_cast<std::size_t>(slots.constant_rotations)) + 6 * i + 4,
             "JointConstantRotations[" + std::to_string(i) + "]",
-            "third word has bit 15 set; decoded unsigned (decision D3)");
+            "third word has bit 15 set; decoded unsigned (decision 3)");
     check_offsets_order(b, k, Severity::info);
   }
 
   void check_fc4(const Block& b, std::size_t k) {
     const Fc4Header& h = *b.fc4();
-    add(Severity::info, ErrorCode::ok, 0x18, "signature", "Far Cry 4 layout unverified (spec 4.4, C8)");
+    add(Severity::info, ErrorCode::ok, 0x18, "signature", "Far Cry 4 layout unverified (format 4.4, 16 (C8))");
     if (b.bones.size() != h.bone_count)
       add(Severity::error, ErrorCode::count_mismatch, 0x2C, "hashTableOffset",
           std::to_string(h.bone_count) + " bones but the hash/flag tables are missing or too short");

@@ -20,7 +20,7 @@ struct ClipParts {
   std::vector<std::array<std::uint8_t, 6>> constant_codes;  // per constant bone, in bone order
   RotationStream rotations;                                 // [chunk][animated bone]
   std::vector<std::uint8_t> bit_depths;                     // per animated bone
-  BlockEvidence evidence;                                   // issue 16, when motion was asked for
+  BlockEvidence evidence;                                   // docs/motion.md, when motion was asked for
   MotionCodes motion;
 };
 

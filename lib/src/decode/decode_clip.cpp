@@ -1,4 +1,4 @@
-// Container + codecs -> editable clip (spec 9.1, 9.2, 9.4; decisions D1-D3, D6, D7).
+// Container + codecs -> editable clip (format 9.1, 9.2, 9.4; decisions 1-3, 6, 7).
 #include <mab/codec_file.hpp>
 
 #include "decode/clip_layout.hpp"
@@ -15,10 +15,10 @@ namespace decode {
 
 std::optional<ClipLayout> clip_layout(const Block& b) noexcept {
   if (const auto* a = b.ani()) {
-    if (a->shape == AniShape::fc5) return ClipLayout{-1, 3, 5, false};  // spec 8.2
-    return ClipLayout{0, 4, 6, true};                                   // spec 8.1
+    if (a->shape == AniShape::fc5) return ClipLayout{-1, 3, 5, false};  // format 8.2
+    return ClipLayout{0, 4, 6, true};                                   // format 8.1
   }
-  if (b.fc4()) return ClipLayout{2, 0, 4, false};  // spec 4.4
+  if (b.fc4()) return ClipLayout{2, 0, 4, false};  // format 4.4
   return std::nullopt;
 }
 
@@ -33,7 +33,7 @@ double key_rate(const Container& c, std::size_t block) noexcept {
   if (block >= c.blocks.size()) return 30.0;
   const Block& b = c.blocks[block];
   if (const auto* a = b.ani()) {
-    if (a->shape == AniShape::wd1) return 120.0;  // D7
+    if (a->shape == AniShape::wd1) return 120.0;  // decision 7
     const float fr = a->frame_rate();
     return std::isfinite(fr) && fr > 0 ? fr : 30.0;
   }
@@ -52,7 +52,7 @@ Result<ClipParts> decode_parts(const Container& container, std::size_t block, co
   const auto layout = clip_layout(b);
   if (!layout)
     return make_error(ErrorCode::not_decodable, b.original_base, "layout",
-                      "rotations of this layout are not specified (legacy 'AnD' clips: spec 13)");
+                      "rotations of this layout are not specified (legacy 'AnD' clips: format 13)");
   MAB_ASSIGN(const Placement pl, place(container));
   const PlacedBlock& pb = pl.blocks[block];
   auto section_at = [&](int slot) -> std::uint64_t {
@@ -67,7 +67,7 @@ Result<ClipParts> decode_parts(const Container& container, std::size_t block, co
   if (const auto* a = b.ani()) clip.duration = a->duration();
   if (const auto* f = b.fc4()) clip.duration = f->duration();
 
-  // Key times (spec 9.4): the count comes from m_lastFrame where there is one,
+  // Key times (format 9.4): the count comes from m_lastFrame where there is one,
   // otherwise from the size of the KeyTimes region.
   const auto kt = key_time_bytes(b, *layout);
   std::size_t keys = kt.size() / 2;
@@ -84,12 +84,12 @@ Result<ClipParts> decode_parts(const Container& container, std::size_t block, co
     clip.key_times.resize(keys);
     for (auto& t : clip.key_times) t = r.u16("KeyTimes").value();
   } else {
-    // No KeyTimes section: one key per frame (what OSM-WDL synthesises, spec C2).
+    // No KeyTimes section: one key per frame (what OSM-WDL synthesises, format 16 (C2)).
     clip.key_times.resize(keys);
     for (std::size_t i = 0; i < keys; ++i) clip.key_times[i] = static_cast<std::uint32_t>(i);
   }
 
-  // Bones, constant rotations (spec 9.1) and the animated stream (spec 9.2).
+  // Bones, constant rotations (format 9.1) and the animated stream (format 9.2).
   const auto consts = layout->constant_slot >= 0 ? b.section(static_cast<std::size_t>(layout->constant_slot))
                                                   : std::span<const std::uint8_t>{};
   std::vector<std::uint8_t>& depths = d.bit_depths;
@@ -135,8 +135,8 @@ Result<ClipParts> decode_parts(const Container& container, std::size_t block, co
     }
   }
   if (motion != nullptr) {
-    // Issue 16: translations, root motion and part entries, each decoded only where the bytes
-    // prove a reading (spec 10, 12); never a reason to fail the rotations' decode.
+    // docs/motion.md: translations, root motion and part entries, each decoded only where the bytes
+    // prove a reading (format 10, 12); never a reason to fail the rotations' decode.
     decode_motion(container, block, pl, MotionOut{clip, d.evidence, d.motion}, *motion, limits);
   }
   return d;

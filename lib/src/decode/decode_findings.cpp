@@ -33,8 +33,8 @@ struct Sink {
   void refused(const Error& e, const std::string& what) {
     add(Severity::warning, e.code, e.offset, e.field, what + ": " + e.detail);
   }
-  // Spec 9.1: a code whose 1 - a^2 - b^2 - c^2 < 0 holds no quaternion (the public FC2 readers
-  // reject it; mabkit decodes the nearest unit one); D3: a third word with bit 15 set.
+  // Format 9.1: a code whose 1 - a^2 - b^2 - c^2 < 0 holds no quaternion (the public FC2 readers
+  // reject it; mabkit decodes the nearest unit one); decision 3: a third word with bit 15 set.
   void code(const Quat48& q, std::uint64_t offset, const std::string& field, const std::string& where) {
     const bool invalid = !quat48_valid(q), suspicious = quat48_suspicious(q);
     if (!invalid && !suspicious) return;
@@ -43,9 +43,9 @@ struct Sink {
     std::snprintf(text, sizeof text, "%04X %04X %04X", q[0], q[1], q[2]);
     add(Severity::warning, ErrorCode::bad_value, offset, field,
         where + ": code " + text +
-            (invalid ? " holds no valid quaternion (1 - a^2 - b^2 - c^2 < 0, spec 9.1); decoded as the nearest unit "
+            (invalid ? " holds no valid quaternion (1 - a^2 - b^2 - c^2 < 0, format 9.1); decoded as the nearest unit "
                        "quaternion (docs/legacy.md)"
-                     : ": third word has bit 15 set; decoded unsigned (decision D3)"));
+                     : ": third word has bit 15 set; decoded unsigned (decision 3)"));
   }
   void codes_summary(std::uint64_t offset) {
     if (codes > max_code_findings)
@@ -59,7 +59,7 @@ std::uint64_t section_offset(const Block& b, const PlacedBlock& pb, std::size_t 
   return seg < 0 ? no_offset : pb.base + pb.segments[static_cast<std::size_t>(seg)].offset + at;
 }
 
-// Where keyed track t's key i lies in slot 3 (spec 13, as decode_legacy_clip read it): its
+// Where keyed track t's key i lies in slot 3 (format 13, as decode_legacy_clip read it): its
 // group's first codes, or after the group's presence bytes, the keys of the tracks before it.
 std::size_t keyed_code_at(std::span<const std::uint8_t> s3, const LegacyClip& d, std::size_t t, std::size_t i) {
   const std::uint32_t f = d.rotations[t].frames[i], g = f >> 3, tracks = static_cast<std::uint32_t>(d.rotations.size());
@@ -74,7 +74,7 @@ std::size_t keyed_code_at(std::span<const std::uint8_t> s3, const LegacyClip& d,
   return group + 7 * std::size_t{tracks} + (tracks & 1) + 6 * before;
 }
 
-// Spec 13: the clip's tracks as decode_legacy_clip reads them (docs/legacy.md, "What the
+// Format 13: the clip's tracks as decode_legacy_clip reads them (docs/legacy.md, "What the
 // decoder accepts"); a refusal keeps the clip as bytes, so it is a warning.
 void check_legacy(const Container& c, std::size_t k, const PlacedBlock& pb, const Limits& limits, Sink& s) {
   const Block& b = c.blocks[k];
@@ -110,8 +110,8 @@ std::size_t constants_slot(const Block& b) {
   return b.slot_segment.size();
 }
 
-// Spec 9, 10, 12: the rotations must decode; each other kind of data a block holds decodes
-// under its reading or stays bytes (issue 16). Far Cry 4's layout is unverified (D10): what
+// Format 9, 10, 12: the rotations must decode; each other kind of data a block holds decodes
+// under its reading or stays bytes (docs/motion.md). Far Cry 4's layout is unverified (decision 10): what
 // does not decode there is information, not a warning.
 void check_ani(const Container& c, std::size_t k, const PlacedBlock& pb, const Limits& limits, Sink& s) {
   const Block& b = c.blocks[k];
@@ -137,7 +137,7 @@ void check_ani(const Container& c, std::size_t k, const PlacedBlock& pb, const L
   for (std::size_t i = 0; i < d->clip.bones.size() && constant < d->constant_codes.size(); ++i) {
     if (d->clip.bones[i].kind() != BoneKind::constant) continue;
     const Quat48 q = quat48_from_bytes(d->constant_codes[constant]);
-    // D3 alone is validate()'s finding; a code with no quaternion is this one's.
+    // decision 3 alone is validate()'s finding; a code with no quaternion is this one's.
     if (!quat48_valid(q))
       s.code(q, section_offset(b, pb, constants_slot(b), 6 * constant), "JointConstantRotations[" + std::to_string(constant) + "]",
              "bone " + std::to_string(i) + " (" + hex8(d->clip.bones[i].hash) + ")");

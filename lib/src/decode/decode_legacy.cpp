@@ -1,4 +1,4 @@
-// Legacy 'AnD' clip sections (spec 13) into tracks. Every count and offset is checked against
+// Legacy 'AnD' clip sections (format 13) into tracks. Every count and offset is checked against
 // the masks and the section sizes before it is used, so a hostile file gives not_decodable or
 // truncated, never a large allocation.
 #include <mab/legacy.hpp>
@@ -62,13 +62,13 @@ LegacyArrayHeader raw_header(const Section& s) {
 // The rate field of a timed section.
 Status read_rate(const Section& s, LegacyArrayHeader& h, bool f32_rate) {
   if (f32_rate) {
-    // FC3 (spec 13, [guess]): an f32 frame rate.
+    // FC3 (format 13, [guess]): an f32 frame rate.
     std::memcpy(&h.frame_rate, &h.rate_bits, sizeof h.frame_rate);
     if (!std::isfinite(h.frame_rate) || h.frame_rate < 1.0f || h.frame_rate > 1000.0f) {
       char text[96];
       std::snprintf(text, sizeof text, "rate field 0x%08X (f32 %g) is not a frame rate in [1, 1000]", h.rate_bits,
                     static_cast<double>(h.frame_rate));
-      return inconsistent(s, 4, std::string(text) + " (the FC3 reading of spec 13 does not fit)");
+      return inconsistent(s, 4, std::string(text) + " (the FC3 reading of format 13 does not fit)");
     }
   } else {
     // FC2: u16 fps, u16 0.
@@ -111,9 +111,9 @@ std::uint32_t read_u32(std::span<const std::uint8_t> b, std::size_t at) {
          std::uint32_t{b[at + 3]} << 24;
 }
 
-// Spec 13: i32 group offsets (relative to the section), then per group the first-frame codes,
+// Format 13: i32 group offsets (relative to the section), then per group the first-frame codes,
 // the presence bytes (padded to even) and the present keys track by track. The table holds one
-// entry per group (spec 13) or one more, where the last group ends (JB-DOC's later revision and
+// entry per group (format 13) or one more, where the last group ends (JB-DOC's later revision and
 // its writer); the first offset tells which, and the extra entry must equal that end.
 Status keyframed(const Section& s, LegacyArrayHeader& h, const std::vector<std::uint32_t>& bones,
                  std::vector<LegacyRotationTrack>& out) {
@@ -155,7 +155,7 @@ Status keyframed(const Section& s, LegacyArrayHeader& h, const std::vector<std::
     for (std::size_t t = 0; t < tracks; ++t) {
       const std::uint8_t p = s.bytes[pos + t];
       if ((p & 0x80) == 0)
-        return inconsistent(s, pos + t, "presence byte without bit 7 (spec 13: it is always set)");
+        return inconsistent(s, pos + t, "presence byte without bit 7 (format 13: it is always set)");
       for (unsigned i = 0; i < 7; ++i)
         if ((p >> i) & 1u) {
           if (frame0 + i + 1u > h.last_frame)
@@ -229,7 +229,7 @@ Result<std::vector<LegacyTagRecord>> tag_table(const Section& s, const Placement
   return out;
 }
 
-// Slot 7 (spec 11): the nodes from the section's start, each next offset moving forward past
+// Slot 7 (format 11): the nodes from the section's start, each next offset moving forward past
 // the node's payload; the bytes between nodes and after the last are zero.
 Result<std::vector<LegacyEvent>> event_chain(const Section& s) {
   std::vector<LegacyEvent> out;
@@ -276,7 +276,7 @@ Section section_of(const Block& b, const PlacedBlock& pb, std::size_t slot) {
   return s;
 }
 
-// Slots 0-5 (spec 13): the track arrays, each opening with a count, lastFrame and rate.
+// Slots 0-5 (format 13): the track arrays, each opening with a count, lastFrame and rate.
 struct ArraySections {
   std::array<Section, 6> sections;
   std::array<LegacyArrayHeader, 6> headers{};
@@ -325,7 +325,7 @@ Status check_array_header(const ArraySections& a, std::size_t slot, LegacyArrayH
     return make_error(ErrorCode::limit_exceeded, s.offset, s.field, "lastFrame exceeds the key limit");
   const std::size_t frames = std::size_t{clip.last_frame} + 1;
   // Slots 0 and 1 hold one track of a value per frame; 2-5 a track per bone of their mask
-  // (spec 13). The trajectory's count is its track count, 1 (JB-DOC), or lastFrame + 1.
+  // (format 13). The trajectory's count is its track count, 1 (JB-DOC), or lastFrame + 1.
   const std::size_t want = slot < 2 ? frames : mask_bones;
   if (slot < 2 ? h.count != 1 && h.count != want : h.count != want)
     return inconsistent(s, 0, "count " + std::to_string(h.count) + ", expected " +

@@ -1,11 +1,11 @@
-// Translations, root motion and part entries of an 'aNi' block (spec 10, 12; issue 16).
+// Translations, root motion and part entries of an 'aNi' block (format 10, 12; docs/motion.md).
 //
-// The public evidence is thin: one decoder reads a single-bone translation stream (spec 10.1
+// The public evidence is thin: one decoder reads a single-bone translation stream (format 10.1
 // [code]); everything else is a [guess]. Each section is therefore tried against numbered
 // hypotheses in a fixed order, and a hypothesis is taken only when the bytes prove it: the data
-// fills the section up to zero padding, every count the spec ties to it agrees, bit streams
+// fills the section up to zero padding, every count the format reference ties to it agrees, bit streams
 // end exactly at their chunk boundaries, values are finite and plausible. A section no
-// hypothesis fits stays opaque bytes (D8) and its evidence names every hypothesis's failure.
+// hypothesis fits stays opaque bytes (decision 8) and its evidence names every hypothesis's failure.
 #include "decode/motion_layout.hpp"
 
 #include <algorithm>
@@ -78,8 +78,8 @@ std::string hex32(std::uint64_t v) {
   return buf;
 }
 
-// "m_dataCounts[i] = v, not n" when a count the spec ties to the data is stated (non-zero)
-// and disagrees; the labels are comments only (spec 6), so 0 is read as "not stated".
+// "m_dataCounts[i] = v, not n" when a count the format reference ties to the data is stated (non-zero)
+// and disagrees; the labels are comments only (format 6), so 0 is read as "not stated".
 std::optional<std::string> count_problem(const Block& b, std::size_t index, std::size_t n) {
   const auto* a = b.ani();
   if (!a || index >= a->data_counts.size()) return std::nullopt;
@@ -124,10 +124,10 @@ std::string failures_text(const std::vector<std::pair<Candidate, std::string>>& 
 
 Evidence strict_refusal(const std::string& what) {
   return {EvidenceLevel::opaque, 0,
-          "--strict-layout: " + what + " is read only by hypotheses (a [guess] of the spec), none tried"};
+          "--strict-layout: " + what + " is read only by hypotheses (a [guess] of the format reference), none tried"};
 }
 
-// --- TranslationTable + JointTranslations (spec 10.1) ---
+// --- TranslationTable + JointTranslations (format 10.1) ---
 
 struct TranslationsRead {
   TranslationBones rule;
@@ -178,7 +178,7 @@ void decode_translations_of(MotionOut& d, const Block& b, const PlacedBlock& pb,
   const Section stream = section_of(b, pb, l.translations);
   if (b.fc4()) {
     if (stream.present)
-      ev = {EvidenceLevel::opaque, 0, "the Far Cry 4 layout names no TranslationTable slot (spec 4.4, C8)"};
+      ev = {EvidenceLevel::opaque, 0, "the Far Cry 4 layout names no TranslationTable slot (format 4.4, 16 (C8))"};
     return;
   }
   const Section table = section_of(b, pb, l.table);
@@ -197,7 +197,7 @@ void decode_translations_of(MotionOut& d, const Block& b, const PlacedBlock& pb,
   const bool fc5_single = b.ani() && b.ani()->shape == AniShape::fc5 && b.bones.size() == 1;
   if (fc5_single)
     cands.push_back({{EvidenceLevel::decoded, 0,
-                      "spec 10.1, the public decoder's case: a Far Cry 5 block of one bone, one table entry"},
+                      "format 10.1, the public decoder's case: a Far Cry 5 block of one bone, one table entry"},
                      TranslationBones::all_bones});
   if (!options.strict_layout) {
     cands.push_back({{EvidenceLevel::hypothesis, 1, rule_text(TranslationBones::flag_0x40) + ", in bone-table order"},
@@ -252,7 +252,7 @@ void decode_translations_of(MotionOut& d, const Block& b, const PlacedBlock& pb,
         failures_text(failures) + (options.strict_layout ? " (--strict-layout: hypotheses not tried)" : "")};
 }
 
-// --- JointConstantTranslations (spec 10.2: 3 x f32 per bone, FC2's layout, a guess) ---
+// --- JointConstantTranslations (format 10.2: 3 x f32 per bone, FC2's layout, a guess) ---
 
 void decode_constant_translations(MotionOut& d, const Block& b, const PlacedBlock& pb, const MotionLayout& l,
                                   const DecodeOptions& options) {
@@ -316,16 +316,16 @@ void decode_constant_translations(MotionOut& d, const Block& b, const PlacedBloc
   ev = {EvidenceLevel::opaque, 0, failures_text(failures)};
 }
 
-// --- Root motion (spec 10.3: storage undocumented; FC2 stores dense per-frame arrays) ---
+// --- Root motion (format 10.3: storage undocumented; FC2 stores dense per-frame arrays) ---
 
-// The 6-byte code of a unit quaternion: its dropped component is the largest (spec 9.1), so
+// The 6-byte code of a unit quaternion: its dropped component is the largest (format 9.1), so
 // the three stored ones square-sum to at most 3/4 and none exceeds the reconstructed one.
 std::optional<std::string> quat48_problem(const Quat48& w) {
-  if (quat48_suspicious(w)) return "bit 15 of the third word is set (D3)";
+  if (quat48_suspicious(w)) return "bit 15 of the third word is set (decision 3)";
   const auto value = [](std::uint32_t code) { return static_cast<double>(code) * double{quat48_step} - double{quat48_bias}; };
   const double a = value(w[0] & 0x7FFFu), b = value(w[1] & 0x7FFFu), c = value(w[2]);
   const double s = a * a + b * b + c * c;
-  // One quantum of slack per component (spec 9.1 step sqrt(2)/32767).
+  // One quantum of slack per component (format 9.1 step sqrt(2)/32767).
   const double q = 2 * double{quat48_step};
   if (s > 0.75 + 3 * q) return "the stored components square-sum to " + std::to_string(s) + " (a unit code stays below 0.75)";
   const double dropped = std::sqrt(std::max(0.0, 1.0 - s));
@@ -345,7 +345,7 @@ void decode_root_rotations(MotionOut& d, const Block& b, const PlacedBlock& pb, 
   }
   const std::size_t k = d.clip.key_count();
   std::vector<std::pair<Candidate, std::string>> failures;
-  const Candidate h1{EvidenceLevel::hypothesis, 1, "one 6-byte quaternion (spec 9.1) per stored key"};
+  const Candidate h1{EvidenceLevel::hypothesis, 1, "one 6-byte quaternion (format 9.1) per stored key"};
   const Candidate h2{EvidenceLevel::hypothesis, 2, "one (x, y, z, w) f32 quaternion per stored key"};
   auto common = [&](std::size_t element) -> std::optional<std::string> {
     if (k == 0) return "the clip has no keys";
@@ -446,7 +446,7 @@ void decode_root_translations(MotionOut& d, const Block& b, const PlacedBlock& p
   ev = {EvidenceLevel::opaque, 0, failures_text(failures)};
 }
 
-// --- Part animations (spec 12, from an approximate decompile) ---
+// --- Part animations (format 12, from an approximate decompile) ---
 
 // A part array read under one header hypothesis: its entries, raw and decoded, and the nested
 // offsets they hold.
@@ -486,7 +486,7 @@ std::optional<std::string> read_part_entries(const Section& sec, std::size_t hea
   return std::nullopt;
 }
 
-// Nested CAnimData offsets (spec 12: "measured from within the entry, so the exact base is
+// Nested CAnimData offsets (format 12: "measured from within the entry, so the exact base is
 // uncertain"): the first base from which every non-zero offset lands exactly on another block
 // of the file is taken, and each part names the block it lands on; none means the links are
 // not proven.

@@ -1,5 +1,5 @@
-// Internal: where an 'aNi' block keeps translations, root motion and part entries (spec 8.1,
-// 8.2, 10, 12), and the rules shared by their decoder and encoder (issue 16).
+// Internal: where an 'aNi' block keeps translations, root motion and part entries (format 8.1,
+// 8.2, 10, 12), and the rules shared by their decoder and encoder (docs/motion.md).
 #pragma once
 
 #include <mab/codec_file.hpp>
@@ -18,14 +18,14 @@ struct MotionLayout {
   int root_translations = -1;      // DisplacementTranslations
   int constant_translations = -1;  // JointConstantTranslations
   int translations = -1;           // JointTranslations
-  int parts = -1;                  // part animations (spec 12)
+  int parts = -1;                  // part animations (format 12)
 };
 
-// WD1/WDL/WD2: spec 8.1. FC5: the WD order without KeyTimes (spec 8.2, a reconciliation; the
-// part slot 7 follows the same pattern, a guess). FC4: JointTranslations only (spec 4.4).
+// WD1/WDL/WD2: format 8.1. FC5: the WD order without KeyTimes (format 8.2, a reconciliation; the
+// part slot 7 follows the same pattern, a guess). FC4: JointTranslations only (format 4.4).
 MotionLayout motion_layout(const Block& b) noexcept;
 
-// m_dataCounts indices the spec ties to these sections (spec 6, labels only).
+// m_dataCounts indices the format reference ties to these sections (format 6, labels only).
 inline constexpr std::size_t count_root_rotations = 0;
 inline constexpr std::size_t count_root_translations = 1;
 inline constexpr std::size_t count_constant_translations = 3;
@@ -33,12 +33,12 @@ inline constexpr std::size_t count_translations = 5;
 inline constexpr std::size_t count_translation_table = 6;
 
 // A hypothesis is proven only when its data fills the section up to padding: fewer than 16
-// bytes, all zero (the 16-byte alignment legacy files use, spec 8.3). Empty when that holds.
+// bytes, all zero (the 16-byte alignment legacy files use, format 8.3). Empty when that holds.
 std::optional<std::string> padding_problem(std::span<const std::uint8_t> rest);
 inline constexpr std::size_t max_padding = 15;
 
 // A translation or root-motion component as a real clip stores it: finite, zero or between
-// 1e-20 and 1e4 units in magnitude (the animated scale reaches about 5000 units, spec 10.1).
+// 1e-20 and 1e4 units in magnitude (the animated scale reaches about 5000 units, format 10.1).
 bool plausible_translation(float v) noexcept;
 
 inline std::uint32_t load_u32(std::span<const std::uint8_t> s, std::size_t pos) noexcept {
@@ -57,7 +57,7 @@ inline std::uint32_t f32_bits(float f) noexcept {
   return u;
 }
 
-// Part entry fields (spec 12, exact offsets uncertain there: the order here is part of the
+// Part entry fields (format 12, exact offsets uncertain there: the order here is part of the
 // hypothesis): i32 nested offset, f32 start, f32 end, u32 parent CRC, u32 attachment CRC,
 // u8 type, 11 bytes kept as stored.
 inline constexpr std::size_t part_entry_size = 32;

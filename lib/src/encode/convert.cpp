@@ -18,7 +18,7 @@ std::string hex(std::uint64_t v) {
 }
 
 // Sections map by name; "unknownN" slots only between WD1 and WDL/WD2, whose slot tables
-// are the same (spec 8.1); FC5's shifted table (spec 8.2) gives its unknown slots no
+// are the same (format 8.1); FC5's shifted table (format 8.2) gives its unknown slots no
 // counterpart.
 int target_slot(const Block& src, std::size_t slot, const Block& dst) {
   const std::string_view name = section_name(src, slot);
@@ -43,7 +43,7 @@ void carry(ConvertReport& rep, std::string_view field, std::string what) {
   std::erase_if(rep.defaults, [&](const NewFieldDefault& f) { return f.field == field; });
 }
 
-// The frame rate goes first: it sets the target's key rate (D7).
+// The frame rate goes first: it sets the target's key rate (decision 7).
 void carry_frame_rate(const AniHeader* sh, AniHeader& th, ConvertReport& rep) {
   if (th.shape == AniShape::wd1 || !sh || sh->shape == AniShape::wd1) return;
   th.frame_rate_bits = sh->frame_rate_bits;
@@ -64,7 +64,7 @@ Result<std::vector<std::size_t>> retime_keys(const Clip& source, Clip& clip, Con
     if (t > 0xFFFF)
       return make_error(ErrorCode::limit_exceeded, no_offset, "key_times",
                         "key " + std::to_string(k) + " would be at " + std::to_string(t) +
-                            " key-time units; the format stores at most 65535 (spec 9.4)");
+                            " key-time units; the format stores at most 65535 (format 9.4)");
     const auto ut = static_cast<std::uint32_t>(t);
     if (!clip.key_times.empty() && ut <= clip.key_times.back()) {
       ++rep.keys_merged;
@@ -81,7 +81,7 @@ Result<std::vector<std::size_t>> retime_keys(const Clip& source, Clip& clip, Con
 Result<Clip> retime_clip(const Clip& source, Clip clip, ConvertReport& rep) {
   MAB_ASSIGN(const auto kept, retime_keys(source, clip, rep));
   clip.bones = source.bones;
-  // Translations, root motion and part entries (issue 16) travel as their sections, copied
+  // Translations, root motion and part entries (docs/motion.md) travel as their sections, copied
   // verbatim below like every section the clip does not rebuild; their per-key tracks would no
   // longer match a merged timeline.
   bool per_key_motion = !source.root_motion.empty();
@@ -106,7 +106,7 @@ Result<Clip> retime_clip(const Clip& source, Clip clip, ConvertReport& rep) {
 }
 
 // Encoded against the source's own codes: the bitstream is the same in every 'aNi' game
-// (spec 9), so each chunk whose keys are unchanged keeps its exact codes; only a chunk that
+// (format 9), so each chunk whose keys are unchanged keeps its exact codes; only a chunk that
 // lost a merged key is re-quantised.
 Result<Container> encode_against_source(const DecodedClip& d, Container empty, const Clip& clip, ConvertReport& rep) {
   DecodedClip against;
@@ -118,24 +118,24 @@ Result<Container> encode_against_source(const DecodedClip& d, Container empty, c
   return encode_clip_container(against, clip, {}, &rep.encode);
 }
 
-// Header fields (spec 3): the checksum and reserved bytes are the source's.
+// Header fields (format 3): the checksum and reserved bytes are the source's.
 void carry_outer_header(const OuterHeader& source, OuterHeader& out, ConvertReport& rep) {
   out.checksum = source.checksum;
   out.reserved = source.reserved;
-  rep.carried.push_back("checksum and +0x08..+0x0F (D9; the checksum covers the source's bytes, so it is "
+  rep.carried.push_back("checksum and +0x08..+0x0F (decision 9; the checksum covers the source's bytes, so it is "
                         "likely wrong for the new file: recompute with `mab crc-apply` once the algorithm is known)");
   std::erase_if(rep.defaults, [](const NewFieldDefault& f) {
     return f.field == "checksum" || f.field.rfind("reserved", 0) == 0;
   });
 }
 
-// Bits above the bone count (D5): flags whose meaning is unknown.
+// Bits above the bone count (decision 5): flags whose meaning is unknown.
 Status carry_bone_count_flags(const AniHeader& sh, AniHeader& oh, const ConvertOptions& options, ConvertReport& rep) {
   const std::uint16_t high = sh.bone_count_field & static_cast<std::uint16_t>(~sh.bone_count_mask());
   if (!high) return {};
   if (high & oh.bone_count_mask()) {
     if (!options.drop_unmappable)
-      return refuse("m_nbBonesInAnim flag bits " + hex(high) + " would be read as bone count bits in the target (D5)");
+      return refuse("m_nbBonesInAnim flag bits " + hex(high) + " would be read as bone count bits in the target (decision 5)");
     rep.dropped.push_back("m_nbBonesInAnim flag bits " + hex(high));
   } else {
     oh.bone_count_field = static_cast<std::uint16_t>(oh.bone_count_field | high);
@@ -144,7 +144,7 @@ Status carry_bone_count_flags(const AniHeader& sh, AniHeader& oh, const ConvertO
   return {};
 }
 
-// Counts other than the two the clip sets (spec 6), by index.
+// Counts other than the two the clip sets (format 6), by index.
 Status carry_data_counts(const AniHeader& sh, AniHeader& oh, const ConvertOptions& options, ConvertReport& rep) {
   for (std::size_t i = 0; i < sh.data_counts.size(); ++i) {
     if (sh.data_counts[i] == 0) continue;
@@ -161,7 +161,7 @@ Status carry_data_counts(const AniHeader& sh, AniHeader& oh, const ConvertOption
   return {};
 }
 
-// 'aNi' header fields (spec 4): carried where the target has them, defaults otherwise.
+// 'aNi' header fields (format 4): carried where the target has them, defaults otherwise.
 Status carry_ani_header(const AniHeader& sh, AniHeader& oh, const ConvertOptions& options, ConvertReport& rep) {
   oh.flags = sh.flags;
   carry(rep, "'aNi' flags", "'aNi' flags " + hex(sh.flags));
@@ -193,7 +193,7 @@ Status copy_sections(const Block& sb, Container& out, const ConvertOptions& opti
     const int s = static_cast<int>(slot);
     if (src_layout && (s == src_layout->key_times_slot || s == src_layout->constant_slot || s == src_layout->rotations_slot))
       continue;
-    // Far Cry 4 keeps its bone tables in two of its slots (spec 4.4): the clip rebuilds them.
+    // Far Cry 4 keeps its bone tables in two of its slots (format 4.4): the clip rebuilds them.
     if (section_name(sb, slot) == "BoneFlags" || section_name(sb, slot) == "BoneHashes") continue;
     const std::string name = std::string(section_name(sb, slot)) + " (" + sb.slot_field_name(slot) + ")";
     const auto& bytes = sb.segments[static_cast<std::size_t>(seg)].bytes;

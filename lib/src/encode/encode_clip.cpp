@@ -1,5 +1,5 @@
 // Editable clip -> container: reuse the exact codes of everything unchanged,
-// re-quantise the rest (spec 9.1, 9.2 "Encoder notes"; decisions D1, D2, D6, D8).
+// re-quantise the rest (format 9.1, 9.2 "Encoder notes"; decisions 1, 2, 6, 8).
 #include <mab/codec_file.hpp>
 
 #include "container/layouts.hpp"
@@ -53,7 +53,7 @@ void index_kinds(const Clip& orig, std::vector<int>& constant, std::vector<int>&
   }
 }
 
-// A constant rotation (spec 9.1): the original code when the float is unchanged.
+// A constant rotation (format 9.1): the original code when the float is unchanged.
 std::array<std::uint8_t, 6> constant_code(const DecodedClip& original, std::size_t i, const ClipBone& eb,
                                           const std::vector<int>& orig_const_index, EncodeReport& rep) {
   const Clip& orig = original.clip;
@@ -71,7 +71,7 @@ std::array<std::uint8_t, 6> constant_code(const DecodedClip& original, std::size
   return code;
 }
 
-// Animated bone i (spec 9.2): per chunk, the original codes when the bone, its depth, the
+// Animated bone i (format 9.2): per chunk, the original codes when the bone, its depth, the
 // chunk's key count and every float of the chunk are unchanged; the rest re-quantised at the
 // depth the options pick (EncodeOptions, edit_policy). Appends the bone's chunks to `stream`
 // and sets its depth in `bone`.
@@ -191,7 +191,7 @@ void report_timeline_and_bones(const Clip& orig, const Clip& edited, EncodeRepor
     if (!kept[o]) rep.bones_removed.push_back(orig.bones[o].hash);
 }
 
-// Equal offsets are legal and kept (spec 8.3, D8): two sections can be one run of bytes.
+// Equal offsets are legal and kept (format 8.3, decision 8): two sections can be one run of bytes.
 // Rewriting such a run for one of them would silently change the other (or be undone by the
 // other's write), so the edit is refused.
 Status check_shared_runs(const DecodedClip& original, const Block& b, const std::vector<int>& rewritten) {
@@ -219,7 +219,7 @@ Status check_shared_runs(const DecodedClip& original, const Block& b, const std:
   return {};
 }
 
-// FC4 bone tables sit in sections whose layout is unverified (spec 4.4): no bone edits.
+// FC4 bone tables sit in sections whose layout is unverified (format 4.4): no bone edits.
 Status check_fc4_bones(const Block& b, const Clip& edited) {
   if (!b.fc4()) return {};
   bool same = edited.bones.size() == b.bones.size();
@@ -227,11 +227,11 @@ Status check_fc4_bones(const Block& b, const Clip& edited) {
     same = edited.bones[i].hash == b.bones[i].hash && edited.bones[i].flags == b.bones[i].flags;
   if (!same)
     return make_error(ErrorCode::invalid_argument, 0x2C, "hashTableOffset",
-                      "Far Cry 4 bone tables cannot be edited (layout unverified, spec 4.4)");
+                      "Far Cry 4 bone tables cannot be edited (layout unverified, format 4.4)");
   return {};
 }
 
-// Key times (spec 9.4). A file without a KeyTimes section keeps none while the
+// Key times (format 9.4). A file without a KeyTimes section keeps none while the
 // times stay the synthesised 0..K-1.
 Status encode_key_times(Block& b, const decode::ClipLayout& layout, const Clip& orig, const Clip& edited,
                         std::vector<int>& rewritten) {
@@ -250,7 +250,7 @@ Status encode_key_times(Block& b, const decode::ClipLayout& layout, const Clip& 
   return {};
 }
 
-// The rotation stream (spec 9.2) into its section; with every animated bone removed, only
+// The rotation stream (format 9.2) into its section; with every animated bone removed, only
 // what followed the stream stays.
 Status write_rotations(Block& b, const decode::ClipLayout& layout, const DecodedClip& original,
                        const RotationStream& stream, std::uint32_t keys, const std::vector<std::uint8_t>& depths,
@@ -277,7 +277,7 @@ Status write_rotations(Block& b, const decode::ClipLayout& layout, const Decoded
   return {};
 }
 
-// Header fields that depend on the clip (spec 4, 6, 7), and the block's bone table.
+// Header fields that depend on the clip (format 4, 6, 7), and the block's bone table.
 void update_header(Block& b, const decode::ClipLayout& layout, const Clip& orig, const Clip& edited,
                    std::vector<Bone> bones, std::size_t n_const, std::size_t n_anim) {
   const std::size_t keys = edited.key_count();
@@ -298,7 +298,7 @@ void update_header(Block& b, const decode::ClipLayout& layout, const Clip& orig,
     a->duration_bits = float_bits(encoded_duration(orig, edited));
   } else if (b.fc4()) {
     std::get<Fc4Header>(b.header).duration_bits = float_bits(encoded_duration(orig, edited));
-    // A re-picked bit depth lives in the flag table at the end of the file (spec 4.4);
+    // A re-picked bit depth lives in the flag table at the end of the file (format 4.4);
     // the table keeps its size, so only its first n bytes change.
     if (auto* flags = b.section_mut(container::fc4_flag_table_slot); flags && flags->size() >= bones.size())
       for (std::size_t i = 0; i < bones.size(); ++i) (*flags)[i] = bones[i].flags;
@@ -325,7 +325,7 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
   MAB_TRY(check_fc4_bones(b, edited));
   MAB_TRY(encode_key_times(b, *layout, orig, edited, rewritten));
 
-  // Bones and constant rotations (spec 9.1), then the animated ones (spec 9.2).
+  // Bones and constant rotations (format 9.1), then the animated ones (format 9.2).
   std::vector<Bone> bones;
   std::vector<int> orig_const_index, orig_anim_index;
   index_kinds(orig, orig_const_index, orig_anim_index);
@@ -363,12 +363,12 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
   report_timeline_and_bones(orig, edited, rep);
   MAB_TRY(write_rotations(b, *layout, original, stream, static_cast<std::uint32_t>(keys), depths, rewritten));
 
-  // Translations, root motion and part entries, where they were decoded (issue 16).
+  // Translations, root motion and part entries, where they were decoded (docs/motion.md).
   MAB_TRY(encode::encode_motion(original, edited, b, options, rep, rewritten));
 
   update_header(b, *layout, orig, edited, std::move(bones), n_const, n_anim);
   MAB_TRY(check_shared_runs(original, b, rewritten));
-  // Nested-block links of part entries follow the blocks this edit moved (spec 12).
+  // Nested-block links of part entries follow the blocks this edit moved (format 12).
   MAB_TRY(encode::relink_parts(original.container, c, original.options, rep.warnings));
   if (report) *report = std::move(rep);
   return c;
@@ -378,7 +378,7 @@ Result<std::vector<std::uint8_t>> encode_clip(const DecodedClip& original, const
                                               const EncodeOptions& options, EncodeReport* report) {
   MAB_ASSIGN(const Container c, encode_clip_container(original, edited, options, report));
   MAB_ASSIGN(std::vector<std::uint8_t> bytes, write_container(c));
-  // FC5 blocks are found by scanning for plausible 'aNi' headers (spec 4.3), and whether a
+  // FC5 blocks are found by scanning for plausible 'aNi' headers (format 4.3), and whether a
   // stray 'aNi' looks plausible depends on the file size and on the bytes a re-quantised
   // stream now holds. A file that would read back as other blocks is refused, never written.
   MAB_ASSIGN(const Placement placed, place(c));

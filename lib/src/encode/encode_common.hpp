@@ -14,7 +14,7 @@
 namespace mab::encode {
 
 // Replaces the first `old_used` bytes of a section with `fresh`, keeping what
-// follows (padding, bytes we do not understand: D8). Creates the section if needed. Returns
+// follows (padding, bytes we do not understand: decision 8). Creates the section if needed. Returns
 // whether the section's bytes changed.
 inline bool splice_section(Block& b, int slot, std::size_t old_used, std::span<const std::uint8_t> fresh) {
   std::vector<std::uint8_t>* sec = nullptr;
@@ -47,7 +47,7 @@ inline int original_index(const Clip& orig, std::size_t i, const ClipBone& edite
   return orig.find_bone(hash);
 }
 
-// Duration (spec 9.4) the encoded header holds: a value the user set wins; otherwise, where
+// Duration (format 9.4) the encoded header holds: a value the user set wins; otherwise, where
 // the input's duration was its last key time (FC4: "duration == last_key / 30"), it follows
 // the new last key; otherwise it is kept as read.
 inline float encoded_duration(const Clip& orig, const Clip& edited) noexcept {

@@ -1,4 +1,4 @@
-// Legacy 'AnD' clips (spec 13) from edited tracks. Untouched sections keep their bytes; the
+// Legacy 'AnD' clips (format 13) from edited tracks. Untouched sections keep their bytes; the
 // others are rebuilt with the layout decode_legacy_clip reads.
 #include <mab/legacy.hpp>
 
@@ -92,7 +92,7 @@ struct SparseInput {
   }
 };
 
-// The first keys: every group's first frame (spec 13: always stored), and the edited track's
+// The first keys: every group's first frame (format 13: always stored), and the edited track's
 // own keys when it lists some frames only (a key at a new frame is a key). A track listing every
 // frame is samples (what a glTF import or an animation tool bakes): then the original's keys
 // the samples did not move. Other frames are keyed only where the error bound needs it

@@ -1,5 +1,5 @@
 // Translations, root motion and part entries back into their sections, the way they were read
-// (spec 10, 12; issue 16). Nothing is written in a layout the decoder did not prove on this
+// (format 10, 12; docs/motion.md). Nothing is written in a layout the decoder did not prove on this
 // block: data for a section that stayed opaque is refused, naming the section's evidence.
 #include "encode/encode_motion.hpp"
 
@@ -36,7 +36,7 @@ std::string bone_field(std::size_t i, const char* what) { return "bones[" + std:
 Error not_stored(std::string field, const std::string& section, const Evidence& ev) {
   return make_error(ErrorCode::invalid_argument, no_offset, std::move(field),
                     "cannot be written: the file's " + section + " is " + ev.text() +
-                        "; data is written only in a layout decoded from this block (issue 16)");
+                        "; data is written only in a layout decoded from this block (docs/motion.md)");
 }
 
 // Sets m_dataCounts[index] to `now` when it held `before` (a count that disagreed in the input
@@ -53,7 +53,7 @@ void note(std::vector<int>& rewritten, EncodeReport& rep, const Block& b, int sl
                                           std::string(section_name(b, static_cast<std::size_t>(slot))) + ")");
 }
 
-// --- JointTranslations (spec 10.1) ---
+// --- JointTranslations (format 10.1) ---
 
 // The bones a clip translates, in bone order.
 std::vector<std::size_t> translated_bones(const Clip& c) {
@@ -149,7 +149,7 @@ Result<TranslationEntry> encode_translation_track(const DecodedClip& original, c
   MAB_ASSIGN(Track track, quantise_track(entry));
   const unsigned depth_before = entry.bit_depth();
   // Decision 21 for translations: a depth that misses the bound is raised (a new key time
-  // regroups every later chunk, spec 10.1: 8 keys a chunk, so untouched bones are
+  // regroups every later chunk, format 10.1: 8 keys a chunk, so untouched bones are
   // re-quantised too and must stay where they were).
   for (unsigned n = entry.bit_depth() + 1; options.raise_depth && track.max_error > options.max_translation_error && n <= 16;
        ++n) {
@@ -221,7 +221,7 @@ Status encode_translations(const DecodedClip& original, const Clip& edited, Bloc
   return {};
 }
 
-// --- JointConstantTranslations (spec 10.2) ---
+// --- JointConstantTranslations (format 10.2) ---
 
 Status encode_constant_translations(const DecodedClip& original, const Clip& edited, Block& b,
                                     const decode::MotionLayout& l, EncodeReport& rep, std::vector<int>& rewritten) {
@@ -265,7 +265,7 @@ Status encode_constant_translations(const DecodedClip& original, const Clip& edi
   return {};
 }
 
-// --- Root motion (spec 10.3) ---
+// --- Root motion (format 10.3) ---
 
 Status encode_root_motion(const DecodedClip& original, const Clip& edited, Block& b, const decode::MotionLayout& l,
                           EncodeReport& rep, std::vector<int>& rewritten) {
@@ -336,7 +336,7 @@ Status encode_root_motion(const DecodedClip& original, const Clip& edited, Block
   return {};
 }
 
-// --- Part entries (spec 12) ---
+// --- Part entries (format 12) ---
 
 Status encode_parts(const DecodedClip& original, const Clip& edited, Block& b, const decode::MotionLayout& l,
                     EncodeReport& rep, std::vector<int>& rewritten) {

@@ -1,4 +1,4 @@
-// Internal: the encoder side of decode_motion (issue 16).
+// Internal: the encoder side of decode_motion (docs/motion.md).
 #pragma once
 
 #include <mab/codec_file.hpp>
@@ -17,7 +17,7 @@ namespace mab::encode {
 Status encode_motion(const DecodedClip& original, const Clip& edited, Block& b, const EncodeOptions& options,
                      EncodeReport& report, std::vector<int>& rewritten);
 
-// Nested-block offsets of part entries (spec 12) are positions: when an edit moves blocks,
+// Nested-block offsets of part entries (format 12) are positions: when an edit moves blocks,
 // every block whose links were proven in `before` gets them rewritten in `after` so they point
 // at the same blocks again. Refused (overlap) when the part array shares its bytes with
 // another section; limit_exceeded when an offset no longer fits 32 bits. `options` are those the

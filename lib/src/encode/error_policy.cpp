@@ -1,4 +1,4 @@
-// The error policy shared by `mab import` (JSON and glTF) and `mab edit` (issue 25): one bound,
+// The error policy shared by `mab import` (JSON and glTF) and `mab edit` (decision 21): one bound,
 // one way to meet it, one refusal (docs/json-format.md "Error policy").
 #include <mab/codec_file.hpp>
 #include <mab/legacy.hpp>

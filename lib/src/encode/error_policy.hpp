@@ -1,4 +1,4 @@
-// Internal: the refusal of the error policy (edit_policy, legacy_edit_policy; issue 25), one
+// Internal: the refusal of the error policy (edit_policy, legacy_edit_policy; decision 21), one
 // text for every encoder and command.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Trims of legacy 'AnD' clips (spec 13; docs/legacy.md, "Trims"): a new frame range for every
+// Trims of legacy 'AnD' clips (format 13; docs/legacy.md, "Trims"): a new frame range for every
 // timed track of a decoded clip, ready for encode_legacy_clip.
 #include <mab/legacy.hpp>
 
@@ -70,7 +70,7 @@ Result<LegacyClip> trim_legacy_clip(const LegacyClip& clip, std::uint32_t first,
     out.duration = static_cast<float>(std::max(0.0, clip.duration - (clip.last_frame - new_last) / rate));
     rep.duration_rule = "duration minus the removed frames";
   }
-  // Event times are the clip's (spec 11, JB-DOC's GetEventAtTime): they move with the frames.
+  // Event times are the clip's (format 11, JB-DOC's GetEventAtTime): they move with the frames.
   if (out.events && first > 0)
     for (auto& e : *out.events) {
       e.time = static_cast<float>(e.time - first / rate);

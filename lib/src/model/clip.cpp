@@ -8,7 +8,7 @@ namespace mab {
 
 BoneKind ClipBone::kind() const noexcept {
   switch (flags & 0x30) {
-    case 0x30: return BoneKind::constant;  // spec 5.3
+    case 0x30: return BoneKind::constant;  // format 5.3
     case 0x10: return BoneKind::animated;
     default: return BoneKind::none;
   }
@@ -108,7 +108,7 @@ Status Clip::remove_bone(std::size_t index) {
 }
 
 Status Clip::check() const {
-  // FC4 and FC5 take the key count from the KeyTimes bytes (spec 8.2, 4.4), which a file
+  // FC4 and FC5 take the key count from the KeyTimes bytes (format 8.2, 4.4), which a file
   // may lack; such a clip is valid as long as nothing is animated, so it writes back as read.
   if (key_times.empty())
     for (std::size_t i = 0; i < bones.size(); ++i)
@@ -117,7 +117,7 @@ Status Clip::check() const {
                           "bones[" + std::to_string(i) + "] is animated but the clip has no keys");
   if (key_times.size() > 65536)
     return make_error(ErrorCode::limit_exceeded, no_offset, "key_times", "more than 65536 keys");
-  // Key times are not required to ascend: files may hold any order (spec 9.4 says only
+  // Key times are not required to ascend: files may hold any order (format 9.4 says only
   // "usually linear"), and an unedited clip must write back as read. insert_key keeps
   // edits ordered.
   for (std::size_t i = 0; i < bones.size(); ++i)
@@ -125,7 +125,7 @@ Status Clip::check() const {
       return make_error(ErrorCode::count_mismatch, no_offset, "bones[" + std::to_string(i) + "].keys",
                         std::to_string(bones[i].keys.size()) + " keys, clip has " +
                             std::to_string(key_times.size()));
-  // Translations and root motion are per stored key (spec 10.1, 10.3), or absent.
+  // Translations and root motion are per stored key (format 10.1, 10.3), or absent.
   auto per_key = [&](std::size_t n, std::string field) -> Status {
     if (n == 0 || n == key_times.size()) return {};
     return make_error(ErrorCode::count_mismatch, no_offset, std::move(field),

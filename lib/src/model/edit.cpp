@@ -11,7 +11,7 @@
 #include <map>
 #include <unordered_map>
 
-// Bone hashes are CRC-32 of the names (D11); the model layer carries its own copy of the
+// Bone hashes are CRC-32 of the names (decision 11); the model layer carries its own copy of the
 // table-free bitwise CRC so that it depends on nothing (names are short).
 namespace {
 
@@ -30,7 +30,7 @@ namespace mab {
 
 namespace {
 
-constexpr std::uint32_t max_time = 0xFFFF;  // u16 key times (spec 9.4)
+constexpr std::uint32_t max_time = 0xFFFF;  // u16 key times (format 9.4)
 
 Error bad(std::string field, std::string detail) {
   return make_error(ErrorCode::invalid_argument, no_offset, std::move(field), std::move(detail));
@@ -85,7 +85,7 @@ std::string hex32(std::uint32_t h) {
   return buf;
 }
 
-// Per-key tracks besides rotations (issue 16): a bone's translations and the root motion.
+// Per-key tracks besides rotations (docs/motion.md): a bone's translations and the root motion.
 // Each helper applies one operation to every such track that is not empty.
 template <class F>
 void for_each_motion_track(Clip& c, F&& f) {
@@ -218,7 +218,7 @@ Status speed(Clip& c, double factor, Notes* notes) {
   for (std::size_t k = 0; k < c.key_times.size(); ++k) {
     const double t = std::round(c.key_times[k] / factor);
     if (t > max_time) return bad("speed", "key " + std::to_string(k) + " would be at " + std::to_string(t) +
-                                              " key-time units; the format stores at most 65535 (spec 9.4)");
+                                              " key-time units; the format stores at most 65535 (format 9.4)");
     const auto ut = static_cast<std::uint32_t>(t);
     if (!times.empty() && ut <= times.back()) {
       ++dropped;
@@ -353,12 +353,12 @@ Status copy_track(Clip& c, const Clip& from, std::uint32_t hash, Notes* notes) {
   if (dst >= 0) {
     ClipBone& old = c.bones[static_cast<std::size_t>(dst)];
     const std::uint8_t keep_high = old.flags & 0xC0;
-    nb.flags = static_cast<std::uint8_t>((nb.flags & 0x3F) | keep_high);  // bits 0x40/0x80: not ours (spec 5.3)
+    nb.flags = static_cast<std::uint8_t>((nb.flags & 0x3F) | keep_high);  // bits 0x40/0x80: not ours (format 5.3)
     // The bone keeps its own depth, which the error policy raises if the copied track needs
-    // it (a changed depth would read as the user's request, issue 25).
+    // it (a changed depth would read as the user's request, decision 21).
     if (old.kind() == BoneKind::animated && nb.kind() == BoneKind::animated)
       nb.flags = static_cast<std::uint8_t>((nb.flags & 0xF0) | (old.flags & 0x0F));
-    // The rotation track is copied; the bone's own translations stay (issue 16).
+    // The rotation track is copied; the bone's own translations stay (docs/motion.md).
     nb.translations = std::move(old.translations);
     nb.constant_translation = old.constant_translation;
     nb.renamed_from = old.renamed_from;
@@ -405,7 +405,7 @@ Status rename_bone(Clip& c, std::size_t bone, std::string_view to) {
 
 Status set_bits(Clip& c, std::size_t bone, unsigned nbits) {
   MAB_TRY(check_bone(c, bone));
-  if (nbits < 1 || nbits > 16) return bad("bits", "a bit depth is 1..16 (spec 5.3)");
+  if (nbits < 1 || nbits > 16) return bad("bits", "a bit depth is 1..16 (format 5.3)");
   ClipBone& b = c.bones[bone];
   if (b.kind() != BoneKind::animated) return bad("bits", "bone " + hex32(b.hash) + " is not animated: it has no bit depth");
   b.set_bit_depth(nbits);

@@ -92,7 +92,7 @@ void block_stats(const Container& c, const Block& b, const std::string& path, St
   for (const auto& bone : b.bones) stats.at(h::bone_flags).add(v + " " + hex2(bone.flags), path);
 }
 
-// Spec 9 and 4: what a decoded block must look like if its layout was read right.
+// Format 9 and 4: what a decoded block must look like if its layout was read right.
 std::string sanity_of(const DecodedClip& d, const Options& o) {
   const Clip& clip = d.clip;
   for (std::size_t k = 1; k < clip.key_count(); ++k)
@@ -112,7 +112,7 @@ std::string sanity_of(const DecodedClip& d, const Options& o) {
   for (std::size_t i = 0; i < d.constant_codes.size(); ++i)
     if (!quat48_valid(quat48_from_bytes(d.constant_codes[i])))
       return "constant " + std::to_string(i) + ": a code with no valid quaternion";
-  // Spec 9.4: the duration is the last key's time (WD1: 340 ticks / 2.8333 s = 120/s).
+  // Format 9.4: the duration is the last key's time (WD1: 340 ticks / 2.8333 s = 120/s).
   if (!clip.key_times.empty() && clip.key_rate > 0) {
     const double last = clip.key_times.back() / clip.key_rate;
     if (!std::isfinite(clip.duration) || std::abs(clip.duration - last) > 1.0 / clip.key_rate + 1e-6)
@@ -121,7 +121,7 @@ std::string sanity_of(const DecodedClip& d, const Options& o) {
   return {};
 }
 
-// Spec 13: every stored code holds a quaternion, and the header's duration is lastFrame / rate
+// Format 13: every stored code holds a quaternion, and the header's duration is lastFrame / rate
 // or (lastFrame + 1) / rate (docs/legacy.md, Trims), within a frame.
 std::string legacy_sanity_of(const LegacyClip& d) {
   for (std::size_t i = 0; i < d.constant_rotations.size(); ++i)
@@ -195,8 +195,8 @@ void check_round_trip(const Container& c, std::span<const std::uint8_t> bytes, F
 }
 
 // One parsed file's decode statistics, block by block, as `mab export` decodes them: 'aNi'
-// clips with their translations, root motion and part clips (issue 16), Far Cry 2/3 clips
-// with their tracks, tag table and event chain (spec 13).
+// clips with their translations, root motion and part clips (docs/motion.md), Far Cry 2/3 clips
+// with their tracks, tag table and event chain (format 13).
 struct FileSurvey {
   FileResult& r;
   Stats& stats;
@@ -252,7 +252,7 @@ struct FileSurvey {
     auto& cf = stats.at(h::cflags);
     for (const auto& chunk : d->rotations.chunks)
       for (const auto& codes : chunk) cf.add(hex2(codes.cflags), r.path);
-    // Translations, root motion and part clips (issue 16): decoded where their evidence is accepted.
+    // Translations, root motion and part clips (docs/motion.md): decoded where their evidence is accepted.
     const auto l = decode::motion_layout(b);
     const std::pair<const char*, std::pair<const Evidence*, std::array<int, 2>>> kinds[] = {
         {"translations", {&d->evidence.translations, {l.table, l.translations}}},
@@ -266,7 +266,7 @@ struct FileSurvey {
       if (ev.first->accepted())
         for (const int slot : ev.second) mark(bi, slot);
     }
-    // Nested blocks (part clips, spec 12) are in the file's document already.
+    // Nested blocks (part clips, format 12) are in the file's document already.
     if (json_check && b.parent < 0) check_json(export_json(*d));
   }
 
@@ -275,7 +275,7 @@ struct FileSurvey {
     decoded_slots[bi].assign(b.slot_segment.size(), false);
     auto d = decode_legacy_clip(c, bi, o.limits);
     if (!d) {
-      // Spec 13's consistency checks: the clip stays bytes, with the reason.
+      // Format 13's consistency checks: the clip stays bytes, with the reason.
       stats.at(h::not_decoded).add(r.variant + ": " + d.error().field + ": " + reason_key(d.error().detail), r.path);
       return;
     }
@@ -295,7 +295,7 @@ struct FileSurvey {
   }
 
   // Sections nothing decodes: everything but KeyTimes, the rotations, the bone tables and what
-  // the block's decode accepted (spec 17).
+  // the block's decode accepted (format 17).
   void opaque_sections() {
     for (std::size_t bi = 0; bi < c.blocks.size(); ++bi) {
       const Block& b = c.blocks[bi];

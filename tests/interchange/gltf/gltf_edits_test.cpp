@@ -1,4 +1,4 @@
-// Issue 25, glTF side: what a modder does in Blender lands in the .mab or the import says why
+// docs/gltf.md, glTF side: what a modder does in Blender lands in the .mab or the import says why
 // not. A key set on a frame the clip lacks gets a key time; a file resampled on another frame
 // grid (Blender's default export) keeps every untouched bone and refuses to guess edited keys;
 // a --skeleton export carries its rig; imports that would change nothing, or belong to another
@@ -100,7 +100,7 @@ TEST(GltfEdits, AKeyOnAFrameTheClipLacksGetsAKeyTimeOfItsOwn) {
   EXPECT_NEAR(dropped[0].deviation, 20.0, 0.01);
 }
 
-// D7: WD1 keys are ticks at 120/s; a key at a 24 fps scene's frame 3 is tick 15.
+// decision 7: WD1 keys are ticks at 120/s; a key at a 24 fps scene's frame 3 is tick 15.
 TEST(GltfEdits, KeyTimesAddedInTheClipsOwnUnits) {
   const auto c = load_container(k_wd1);
   std::vector<float> key;
@@ -140,7 +140,7 @@ TEST(GltfEdits, AnUneditedFileResampledAtAnotherRateComesBackExactly) {
     auto m = parse_gltf(*g);
     mab::test::resample_like_blender(m, 24.0);
     const auto resampled = write_gltf(m);
-    // Before issue 25: sampling at the template's times read the 24 fps samples' interpolation.
+    // Earlier versions: sampling at the template's times read the 24 fps samples' interpolation.
     auto naive = mab::import_gltf(resampled, &c, [] {
       mab::GltfImportOptions o;
       o.keep_times = true;

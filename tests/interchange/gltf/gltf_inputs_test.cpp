@@ -362,7 +362,7 @@ TEST(GltfInputs, TheOneBoneDocumentImports) {
   const mab::Clip clip = decoded(r->bytes);
   ASSERT_EQ(clip.bones.size(), 1u);
   ASSERT_EQ(clip.key_count(), 3u);
-  EXPECT_EQ(clip.key_times, (std::vector<std::uint32_t>{0, 30, 60}));  // 120 ticks/s (D7)
+  EXPECT_EQ(clip.key_times, (std::vector<std::uint32_t>{0, 30, 60}));  // 120 ticks/s (decision 7)
   EXPECT_LE(mab::angular_error_deg(clip.bones[0].keys[2], {0, 0, 0.70710677f, 0.70710677f}), 0.01);
   // The same document as GLB.
   mab::GltfImportOptions o;
@@ -547,7 +547,7 @@ TEST(GltfInputs, ANewClipNeedsRotationsThatFitTheFormat) {
     expect_error(d.import(), mab::ErrorCode::not_found, "/animations/0");
   }
   {
-    OneBone d;  // 1000 s at 120 ticks a second is past the u16 key times (spec 9.4)
+    OneBone d;  // 1000 s at 120 ticks a second is past the u16 key times (format 9.4)
     d.g.bin.clear();
     d.g.j.erase("bufferViews");
     d.g.j.erase("accessors");
@@ -1196,7 +1196,7 @@ TEST(GltfInputs, SkeletonsWithoutNodesOrWithSeparateTrees) {
 TEST(GltfInputs, AFarCryValueThatIsNotANumberIsRefusedByGltfAndKeptByJson) {
   mab::Container c = container_of("fc2/all_arrays.mab");
   const auto orig = *mab::decode_legacy_clip(c, 0);
-  auto* sec = c.blocks[0].section_mut(5);  // AnimatedTranslations (spec 13): 16-byte array header, values
+  auto* sec = c.blocks[0].section_mut(5);  // AnimatedTranslations (format 13): 16-byte array header, values
   ASSERT_NE(sec, nullptr);
   ASSERT_GT(sec->size(), 20u);
   const std::uint32_t nan = 0x7FC00000u;
@@ -1540,7 +1540,7 @@ TEST(GltfInputs, ImportWithASkeletonThatLacksBones) {
   EXPECT_EQ(back->bytes, t.bytes);
 }
 
-// A constant whose stored code is not a unit quaternion (D3: components near their maximum,
+// A constant whose stored code is not a unit quaternion (decision 3: components near their maximum,
 // the implicit one clamped to 0): glTF rotations must be unit quaternions, so the export writes
 // it normalised, and the import of that export keeps the stored code as it was.
 TEST(GltfInputs, ANonUnitStoredRotationIsExportedNormalisedAndImportedUnchanged) {

@@ -1,4 +1,4 @@
-// glTF export of translations, root motion and part entries (issue 16, docs/gltf.md): a
+// glTF export of translations, root motion and part entries (docs/motion.md, docs/gltf.md): a
 // translation channel per translated bone at the key times, one key for a constant translation,
 // root motion on the "trajectory" node, part entries in the animation's extras.
 #include <mab/gltf.hpp>

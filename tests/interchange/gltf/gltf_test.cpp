@@ -102,7 +102,7 @@ TEST(GltfExport, OneNodePerBoneOneAnimationPerBlockRotationsAtTheKeyTimes) {
       ASSERT_LT(anim, m.animations.size()) << name_of(p);
       const auto& a = m.animations[anim++];
       EXPECT_EQ(a.name, "block_" + std::to_string(b));
-      // Rotation channels first, one per rotated bone; translations and root motion (issue 16,
+      // Rotation channels first, one per rotated bone; translations and root motion (docs/motion.md,
       // gltf_motion_test.cpp) after them.
       std::size_t motion = 0;
       for (const auto& bone : d->clip.bones) motion += !bone.translations.empty() || bone.constant_translation.has_value();
@@ -454,7 +454,7 @@ TEST(GltfImport, NewClipOfEveryGameFromAnExport) {
     EXPECT_LE(imported->report.max_error_deg, 0.01);
     for (std::size_t i = 0; i < d->clip.bones.size(); ++i) {
       EXPECT_EQ(back->clip.bones[i].hash, d->clip.bones[i].hash);
-      // Same times in seconds: WD1 ticks at 120/s, the others at 30 frames/s (D7).
+      // Same times in seconds: WD1 ticks at 120/s, the others at 30 frames/s (decision 7).
       for (std::size_t k = 0; k < d->clip.key_count(); ++k) {
         const double t = d->clip.key_seconds(k);
         std::size_t j = 0;

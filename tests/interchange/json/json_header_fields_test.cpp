@@ -1,5 +1,5 @@
 // JSON import reads each header through its field table (lib/src/container/header_fields.hpp,
-// issue 27): every field the table lists for a layout is a member import needs, by the table's
+// CONTRIBUTING.md): every field the table lists for a layout is a member import needs, by the table's
 // key, and a member the table does not list is refused, so a field added to the table is read,
 // written and exported with no other change.
 #include <mab/json.hpp>

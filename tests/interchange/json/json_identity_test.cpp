@@ -1,4 +1,4 @@
-// Issue 25 in the library: the error policy (edit_policy, legacy_edit_policy) and its one
+// Decision 21 in the library: the error policy (edit_policy, legacy_edit_policy) and its one
 // refusal; bone identity in documents ("rename_to", "new", flags) and edit::rename_bone.
 #include <mab/edit.hpp>
 #include <mab/json.hpp>
@@ -124,7 +124,7 @@ TEST(JsonIdentity, EveryCorpusEditMeetsTheBound) {
     }
   }
   EXPECT_GT(edits, 20u);
-  EXPECT_GT(raised, 0u);  // the case issue 25 found: a kept depth far off the bound
+  EXPECT_GT(raised, 0u);  // the case decision 21 found: a kept depth far off the bound
   std::printf("%zu edits: %zu at a raised depth, %zu refused\n", edits, raised, refused);
 }
 

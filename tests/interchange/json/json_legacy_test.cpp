@@ -183,7 +183,7 @@ TEST(JsonLegacy, NonFiniteTranslationsAreNullAndKeepTheirBits) {
   // A null where the original has no value (a bone it does not translate) is refused.
   json bad = doc;
   bad["legacy_clip"]["constant_translations"][0]["bone"] = 31;
-  bad["legacy_clip"]["constant_translations"][0]["new"] = true;  // else a moved track (issue 25)
+  bad["legacy_clip"]["constant_translations"][0]["new"] = true;  // else a moved track (decision 24)
   auto r = import(bad);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().field, "/legacy_clip/constant_translations/0/translation/0");

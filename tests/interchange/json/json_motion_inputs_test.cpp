@@ -1,4 +1,4 @@
-// "motion" members of hand-edited mabkit-clip documents (docs/json-format.md, issue 16): every
+// "motion" members of hand-edited mabkit-clip documents (docs/json-format.md, docs/motion.md): every
 // malformed value is a parse_error naming its JSON path, and every value the file's section
 // cannot hold is refused by the encoder naming the field; values it can hold come back.
 #include <mab/clip.hpp>
@@ -119,7 +119,7 @@ TEST(JsonMotionInputs, ListsLongerThanTheLimitsAreRefusedBeforeReading) {
 TEST(JsonMotionInputs, ValuesTheSectionCannotHoldAreRefusedByName) {
   using mab::ErrorCode;
   const std::vector<Case> cases{
-      // 1e4 units is the plausibility bound a decoder proves a reading with (spec 10.1).
+      // 1e4 units is the plausibility bound a decoder proves a reading with (format 10.1).
       {kRoot, [](Json& d) { d["motion"]["constant_translations"][0]["translation"][0] = 2e4; }, ErrorCode::bad_value,
        "bones[1].constant_translation"},
       // Plausible, but past the largest TranslationTable scale (2^24 - 1 steps, about 5000 units).

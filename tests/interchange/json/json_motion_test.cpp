@@ -1,4 +1,4 @@
-// "motion" in mabkit-clip documents (issue 16, docs/json-format.md): written where something
+// "motion" in mabkit-clip documents (docs/motion.md, docs/json-format.md): written where something
 // beyond rotations decoded, read back to the same bytes, edits land where they belong,
 // documents without it keep the file's, and malformed members are parse errors naming the path.
 #include <mab/json.hpp>
@@ -86,7 +86,7 @@ TEST(JsonMotion, EditsComeBackWhereTheyBelong) {
   }
 }
 
-// A version-1 document written before issue 16 has no "motion": the file's are kept.
+// A version-1 document written before motion decoding has no "motion": the file's are kept.
 TEST(JsonMotion, DocumentsWithoutMotionKeepTheFiles) {
   for (const char* rel : {"wd1/translations_flag40.mab", "wdl/translations_flag80_constants40.mab",
                           "wd2/translations_all_bones_root_motion.mab", "wd1/root_motion_f32x4_constants80.mab",
@@ -147,7 +147,7 @@ TEST(JsonMotion, MalformedMotionIsAParseErrorNamingItsPath) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, mab::ErrorCode::invalid_argument) << r.error().message();
   EXPECT_NE(r.error().message().find("DisplacementTranslations"), std::string::npos) << r.error().message();
-  // "motion" is read from the document's one parse with the document's helpers (issue 27): a
+  // "motion" is read from the document's one parse with the document's helpers (CONTRIBUTING.md): a
   // member given twice is refused as anywhere else in the document (nlohmann kept the last).
   {
     std::string text = base.dump();

@@ -1,6 +1,6 @@
 // The "mabkit-clip" JSON writer as it was before the streaming one (an nlohmann DOM, then a
 // pretty printer), kept verbatim as the oracle: the streaming writer must give the same bytes
-// (issue 13: documents stay byte-identical, or the format version is bumped).
+// (docs/json-format.md: documents stay byte-identical, or the format version is bumped).
 #pragma once
 
 #include <mab/json.hpp>
@@ -200,7 +200,7 @@ ojson clip_json(const Clip& clip) {
   return j;
 }
 
-// Issue 16 ("motion", docs/json-format.md): written when something beyond rotations decoded.
+// docs/motion.md ("motion", docs/json-format.md): written when something beyond rotations decoded.
 bool has_motion(const DecodedClip& d) {
   const auto& e = d.evidence;
   return e.translations.accepted() || e.constant_translations.accepted() || e.root_rotations.accepted() ||

@@ -242,7 +242,7 @@ TEST(JsonEdit, OneQuaternionChangesOnlyItsChunk) {
         const auto& nb = out->blocks[k];
         expect_same_header(ob, nb, what);
         ASSERT_EQ(ob.segments.size(), nb.segments.size()) << what;
-        // A part array's nested-block offsets are positions (spec 12, issue 16): when the edit
+        // A part array's nested-block offsets are positions (format 12, docs/motion.md): when the edit
         // moves blocks they change, and only they, so that each entry names the same block.
         const auto parts_before = mab::decode_clip(*c, k);
         std::vector<std::size_t> nested_fields;
@@ -334,7 +334,7 @@ TEST(JsonEdit, AConstantBoneChangesOnlyItsSixBytes) {
     if (bytes[i] != imported->bytes[i] && differing++ == 0) first = i;
   EXPECT_GT(differing, 0u);
   EXPECT_LE(differing, 6u);
-  // The identity code (spec 9.1), within the JointConstantRotations section.
+  // The identity code (format 9.1), within the JointConstantRotations section.
   const auto& seg = c->blocks[0];
   const std::size_t slot = 4;
   ASSERT_GE(seg.slot_segment[slot], 0);
@@ -377,7 +377,7 @@ TEST(JsonContainer, UndecodableFilesRoundTripAndEditAsContainers) {
   ASSERT_FALSE(as_clip.ok());
   EXPECT_EQ(as_clip.error().code, mab::ErrorCode::not_decodable);
 
-  // The header checksum (D9) is editable through the container: 4 bytes change.
+  // The header checksum (decision 9) is editable through the container: 4 bytes change.
   auto doc = nlohmann::json::parse(*text);
   doc["container"]["header"]["checksum"] = "0x12345678";
   auto edited = mab::import_json_bytes(doc.dump());

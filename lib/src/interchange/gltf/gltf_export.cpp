@@ -23,7 +23,7 @@ using gltf::object;
 using gltf::add_linear_channel;
 using gltf::write_continuous_quats;
 
-// Spec 3 and common knowledge of Dunia: the engine is Z-up; glTF is Y-up (glTF 3.4). The
+// Format 3 and common knowledge of Dunia: the engine is Z-up; glTF is Y-up (glTF 3.4). The
 // bones' local rotations are written unchanged and the rig's root turns +Z to +Y, so
 // any glTF viewer shows the clip upright and Blender, which turns +Y back to +Z, gives the
 // bones the game's own local frames.
@@ -36,7 +36,7 @@ struct Channel {
   std::size_t keys() const noexcept { return constant() ? 1 : bone->keys.size(); }
 };
 
-// Issue 16: a translation (bone or root motion) or root-rotation channel, its values ready.
+// docs/motion.md: a translation (bone or root motion) or root-rotation channel, its values ready.
 struct MotionChannel {
   int node;
   bool translation;           // else rotation (root motion)
@@ -97,7 +97,7 @@ Result<std::vector<DecodedClip>> decode_blocks(const Container& c, GltfExportRep
 class GltfBuilder {
  public:
   GltfBuilder(const Container& c, const GltfExportOptions& o) : o_(o) {
-    // Names: the skeleton's node names, then the names file (D11: CRC-32 of the name).
+    // Names: the skeleton's node names, then the names file (decision 11: CRC-32 of the name).
     for (const auto& n : o.names) names_.emplace(bone_hash(n), n);
     m_.asset.version = "2.0";
     m_.asset.generator = "mabkit 0.1.0";
@@ -225,7 +225,7 @@ class GltfBuilder {
     for (const auto& bone : clip.bones) {
       const unsigned occ = seen[bone.hash]++;
       const int node = node_for(bone.hash, occ);
-      // Translations decoded under the block's evidence (issue 16, docs/motion.md): the node's
+      // Translations decoded under the block's evidence (docs/motion.md, docs/motion.md): the node's
       // local translation, which replaces the rig's rest translation while the clip plays.
       if (!bone.translations.empty()) {
         a.motion.push_back({node, true, false, vec3_values(bone.translations)});
@@ -315,7 +315,7 @@ class GltfBuilder {
     return time_acc;
   }
 
-  // The animation's extras: block, rates, duration and its part entries (spec 12, issue 16).
+  // The animation's extras: block, rates, duration and its part entries (format 12, docs/motion.md).
   static tinygltf::Value animation_extras(const BlockAnim& a) {
     tinygltf::Value::Object extras{{"block", tinygltf::Value(static_cast<int>(a.block))},
                                    {"key_rate", tinygltf::Value(a.key_rate)},

@@ -66,7 +66,7 @@ std::optional<std::size_t> block_named(const tinygltf::Animation& a) {
   return b;
 }
 
-// The glTF key times of `curves`, rounded to the key rate (D7), sorted and unique.
+// The glTF key times of `curves`, rounded to the key rate (decision 7), sorted and unique.
 Result<std::vector<std::uint32_t>> rounded_times(const std::vector<const gltf::Curve*>& curves, double rate,
                                                  const Limits& limits, double& max_shift) {
   std::vector<std::uint32_t> ticks;
@@ -77,7 +77,7 @@ Result<std::vector<std::uint32_t>> rounded_times(const std::vector<const gltf::C
       if (!(tick <= 65535))
         return make_error(ErrorCode::limit_exceeded, no_offset, "key_times",
                           "time " + std::to_string(t) + " s is " + std::to_string(tick) +
-                              " key-time units; the format stores at most 65535 (spec 9.4)");
+                              " key-time units; the format stores at most 65535 (format 9.4)");
       ticks.push_back(static_cast<std::uint32_t>(tick));
     }
   }
@@ -89,7 +89,7 @@ Result<std::vector<std::uint32_t>> rounded_times(const std::vector<const gltf::C
   return ticks;
 }
 
-// --keep-times: the glTF's own key times rounded to the key rate (D7), each key keeping its
+// --keep-times: the glTF's own key times rounded to the key rate (decision 7), each key keeping its
 // value; bones without a channel resampled onto them.
 Status read_on_own_times(const Context& ctx, const Channels& channels, const Clip& orig, const BoneNodes& node_of,
                          Clip& edited, GltfAnimationImport& rep) {
@@ -254,7 +254,7 @@ Result<std::vector<std::uint8_t>> import_animation(const Context& ctx, const Con
   } else {
     MAB_TRY(read_on_template_times(ctx, channels, orig, node_of, edited, rep));
   }
-  // Translations and root motion the template decoded (issue 16) are not read from the glTF;
+  // Translations and root motion the template decoded (docs/motion.md) are not read from the glTF;
   // on a new timeline they are the template's, resampled.
   if (edited.key_times != orig.key_times) resample_motion(edited, orig);
   MAB_TRY(reduce_keys(opt, edited, rep));
@@ -331,7 +331,7 @@ Result<std::vector<std::uint8_t>> import_new(const Context& ctx, std::size_t ai,
   return encode_clip(d, clip, eo, &rep.encode);
 }
 
-// Item 4 of issue 25: the rig a rest-relative read uses. --skeleton must be the one the file
+// Item 4 of docs/gltf.md: the rig a rest-relative read uses. --skeleton must be the one the file
 // records; without it, a recorded skeleton is used, a recorded digest alone is refused.
 Status resolve_rig(const gltf::RigRecord& rig, bool has_template, Context& ctx, std::vector<std::string>& notes) {
   const auto& opt = ctx.options;

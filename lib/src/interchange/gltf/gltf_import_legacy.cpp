@@ -396,7 +396,7 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
   LegacyClip edited = o;
   MAB_TRY(apply_rotations(ctx, r, edited, rep));
   MAB_TRY(apply_translations(ctx, r, edited, rep));
-  const LegacyEncodeOptions lo = legacy_edit_policy(opt.max_error_deg);  // issue 25: the one error policy
+  const LegacyEncodeOptions lo = legacy_edit_policy(opt.max_error_deg);  // decision 21: the one error policy
   MAB_ASSIGN(const Container written, encode_legacy_clip(current, block, edited, lo, &rep.legacy_encode));
   return write_container(written);
 }

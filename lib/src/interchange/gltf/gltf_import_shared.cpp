@@ -13,7 +13,7 @@
 namespace mab::gltf_in {
 
 // How a node names a bone (docs/gltf.md, "Names"): the `mabkit` extras hash, the CRC-32 of
-// its name (D11) where that is a template bone, a generated "bone_0xHHHHHHHH" name, the
+// its name (decision 11) where that is a template bone, a generated "bone_0xHHHHHHHH" name, the
 // CRC-32 of its name without a ".001"-style suffix that tools add to repeated names, and,
 // for a new clip, the CRC-32 of the name itself.
 NodeBone identify(const tinygltf::Node& n, std::size_t index, const std::unordered_set<std::uint32_t>* known) {

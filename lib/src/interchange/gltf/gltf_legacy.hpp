@@ -1,4 +1,4 @@
-// Internal: Far Cry 2/3 clips (spec 13) as glTF animations (docs/gltf.md, "Far Cry 2 and 3").
+// Internal: Far Cry 2/3 clips (format 13) as glTF animations (docs/gltf.md, "Far Cry 2 and 3").
 // A legacy clip names bones by skeleton id, not by hash: each bone is a node "bone_<id>"
 // (found again on import by the CRC-32 of that name, like any named node), root motion
 // (slots 0 and 1) animates a node "trajectory", and a constant value of a bone that the same

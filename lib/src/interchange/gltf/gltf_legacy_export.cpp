@@ -1,6 +1,6 @@
 // Far Cry 2/3 bank -> glTF 2.0 (docs/gltf.md, "Far Cry 2 and 3"): a node per skeleton bone
 // id and one for root motion, one animation per clip. A keyed rotation track keeps its own
-// sparse key times (a LINEAR glTF sampler is a slerp between them, the reading of spec 13 the
+// sparse key times (a LINEAR glTF sampler is a slerp between them, the reading of format 13 the
 // decoder uses); translations and root motion are sampled at every frame, as stored.
 #include "interchange/gltf/gltf_legacy.hpp"
 
@@ -75,7 +75,7 @@ tinygltf::Model new_model(const Container& c, const GltfExportOptions& o) {
                                               {"game", tinygltf::Value(std::string(c.variant->game_name))}})}});
   tinygltf::Node root;
   root.name = o.rig_name;
-  // Spec 3: Dunia is Z-up, glTF Y-up; the rig root turns one into the other, as for 'aNi'.
+  // Format 3: Dunia is Z-up, glTF Y-up; the rig root turns one into the other, as for 'aNi'.
   root.rotation = {zup_to_yup.x, zup_to_yup.y, zup_to_yup.z, zup_to_yup.w};
   m.nodes.push_back(std::move(root));
   return m;
@@ -278,7 +278,7 @@ Result<std::vector<std::uint8_t>> export_legacy_gltf(const Container& c, const G
     return make_error(ErrorCode::invalid_argument, no_offset, o.skeleton ? "skeleton" : "names",
                       "Far Cry 2/3 clips name bones by skeleton id, not by the CRC-32 of a name: their nodes are "
                       "bone_<id>, and --names and --skeleton do not apply");
-  if (c.is_opaque())  // Blood Dragon when the guessed FC3 layout does not fit (D10)
+  if (c.is_opaque())  // Blood Dragon when the guessed FC3 layout does not fit (decision 10)
     return make_error(ErrorCode::not_decodable, 0x10, "body", "kept opaque: " + c.opaque_reason);
   GltfExportReport rep;
   MAB_ASSIGN(const std::vector<LegacyClip> clips, decode_clips(c, rep));

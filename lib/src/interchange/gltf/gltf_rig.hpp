@@ -31,7 +31,7 @@ inline QuatD mul(const QuatD& a, const QuatD& b) noexcept {
 }
 inline QuatD conj(const QuatD& q) noexcept { return {-q.x, -q.y, -q.z, q.w}; }
 
-// Spec 3 / Dunia is Z-up, glTF Y-up: the rotation `mab export` puts on its rig's root.
+// Format 3 / Dunia is Z-up, glTF Y-up: the rotation `mab export` puts on its rig's root.
 inline constexpr QuatD zup_to_yup{-0.70710678118654752, 0, 0, 0.70710678118654752};
 
 // The file's node tree: parents, rest rotations and the rotation channels of one animation.

@@ -27,7 +27,7 @@ class Metric {
   bool is_rotation() const noexcept { return rotation_; }
   bool near(const Value& a, const Value& b) const noexcept;
   double distance(const Value& a, const Value& b) const noexcept;  // degrees, or the largest component difference
-  // The clip's own interpolation: slerp on the shortest arc (the decoders' reading of spec 9.3),
+  // The clip's own interpolation: slerp on the shortest arc (the decoders' reading of format 9.3),
   // lerp for translations. u in [0, 1].
   Value interpolate(const Value& a, const Value& b, double u) const noexcept;
   // Whether `v` is where a tool interpolating from a (u = 0) to b (u = 1) puts it: slerp, or
@@ -52,7 +52,7 @@ struct Keys {
   bool explains(const Metric& m, double s, const Value& value) const noexcept;
 };
 
-// The frame rate at which every one of `units` (key units at `rate` per second, D7) is a whole
+// The frame rate at which every one of `units` (key units at `rate` per second, decision 7) is a whole
 // frame: rate / gcd(rate, units) for a whole rate (WD1 ticks every 4 of 120 per second: 30),
 // else the rate itself. The scene rate Blender should have so every key sits on a frame.
 double whole_frame_rate(std::span<const std::uint32_t> units, double rate) noexcept;

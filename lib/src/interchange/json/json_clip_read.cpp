@@ -85,7 +85,7 @@ Result<ParsedClip> read_clip(const Val& j, const Path& path, const Limits& limit
     }
     if (hash) {
       MAB_ASSIGN(bone.hash, read_u<std::uint32_t>(*hash, at(p, "hash")));
-      // Decision D11: a hash is the CRC-32 of its name; a disagreement is a typo in one.
+      // Decision 11: a hash is the CRC-32 of its name; a disagreement is a typo in one.
       if (name && !bone.name.empty() && bone_hash(bone.name) != bone.hash) {
         char buf[64];
         std::snprintf(buf, sizeof buf, "0x%08X", bone_hash(bone.name));

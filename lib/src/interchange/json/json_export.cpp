@@ -316,7 +316,7 @@ void legacy_tags_and_events(Writer& w, const LegacyClip& c) {
   }
 }
 
-// A legacy block's tracks (spec 13), keyed by skeleton bone id; docs/json-format.md.
+// A legacy block's tracks (format 13), keyed by skeleton bone id; docs/json-format.md.
 void legacy_clip(Writer& w, const LegacyClip& c) {
   w.object([&] {
     w.key("last_frame"), w.uint(c.last_frame);
@@ -410,7 +410,7 @@ bool names_are_utf8(const Clip& clip) {
 // The whole document into `out`, or through `sink` (then `out` is the reused buffer).
 // `original`: the container's own decode (codes, and the clip when `stored` is given), or null
 // when the codes are not written. `stored`: the clip's keys come from the codes as stored.
-// `motion`: the evidence of the clip's translations, root motion and parts (issue 16), if any.
+// `motion`: the evidence of the clip's translations, root motion and parts (docs/motion.md), if any.
 Status write_clip_document(const Container& container, std::size_t block_index, const Clip& edited,
                            const BlockEvidence* motion, const decode::ClipParts* original, const StoredKeys* stored,
                            const JsonExportOptions& options, std::string& out, const json_out::Sink* sink) {

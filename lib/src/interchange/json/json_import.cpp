@@ -38,7 +38,7 @@ struct ParsedDocument {
   std::optional<ParsedClip> clip;
   std::optional<ParsedCodes> codes;
   std::optional<ParsedLegacy> legacy;
-  std::optional<interchange::ParsedMotion> motion;  // issue 16, json_motion.hpp
+  std::optional<interchange::ParsedMotion> motion;  // docs/motion.md, json_motion.hpp
 };
 
 Error syntax_error(const nlohmann::json::parse_error& e) {
@@ -165,7 +165,7 @@ Result<LegacyOriginal> decode_legacy_original(const ParsedDocument& doc, const L
   return LegacyOriginal{std::move(reread), std::move(clip)};
 }
 
-// --- bone identity (issue 25, docs/json-format.md "Bone identity") ---
+// --- bone identity (decision 24, docs/json-format.md "Bone identity") ---
 
 std::string hex8(std::uint32_t v) {
   char buf[16];
@@ -175,7 +175,7 @@ std::string hex8(std::uint32_t v) {
 
 // Of a bone the file has, the document may change the bit depth of an animated bone and the
 // rotation kind (its keys or constant must then match, which read_clip checks); bits 0x40 and
-// 0x80 (spec 5.3: translation-related, a guess) and the unused nibble of a bone without
+// 0x80 (format 5.3: translation-related, a guess) and the unused nibble of a bone without
 // animated rotation are the file's.
 Status check_flags(const ClipBone& b, const ClipBone& o, const std::string& path) {
   unsigned fixed = 0xC0;
@@ -300,7 +300,7 @@ Status check_reads_back(const std::vector<std::uint8_t>& bytes, const Limits& li
   return {};
 }
 
-// --- another clip's document (issue 25, docs/json-format.md "Another clip's document") ---
+// --- another clip's document (decision 24, docs/json-format.md "Another clip's document") ---
 
 std::optional<std::uint32_t> duration_bits(const Block& b) {
   return std::visit([](const auto& h) { return std::optional<std::uint32_t>(h.duration_bits); }, b.header);

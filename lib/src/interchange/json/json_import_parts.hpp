@@ -24,7 +24,7 @@ Result<Container> read_container_json(const Val& j, const Path& path, const Limi
 
 // --- clip and codes (json_clip_read.cpp) ---
 
-// How a document bone names its bone (issue 25, docs/json-format.md "Bone identity").
+// How a document bone names its bone (decision 24, docs/json-format.md "Bone identity").
 struct ParsedBoneId {
   bool hash_given = false;          // else the hash is the name's CRC-32
   std::optional<BoneId> rename_to;  // "rename_to": the new hash (and name)
@@ -58,7 +58,7 @@ Result<ParsedCodes> read_codes(const Val& j, const Path& path, const Limits& lim
 // whose codes were edited on their own would otherwise be silently written without the edit.
 Status check_codes(const ParsedCodes& codes, const DecodedClip& original);
 
-// --- legacy clip (spec 13; json_legacy_import.cpp) ---
+// --- legacy clip (format 13; json_legacy_import.cpp) ---
 
 // A translation component written null (a NaN or infinity, which JSON cannot hold) stands
 // for the stored value at the same place: resolved against the original decode on import.

@@ -1,4 +1,4 @@
-// The "legacy_clip" member of a mabkit-clip document (Far Cry 2/3, spec 13; docs/json-format.md):
+// The "legacy_clip" member of a mabkit-clip document (Far Cry 2/3, format 13; docs/json-format.md):
 // read, then resolved against the original decode (nulls, identity, what a document cannot edit).
 #include "interchange/json/json_import_parts.hpp"
 
@@ -252,7 +252,7 @@ Status resolve_legacy_tags_and_events(const ParsedLegacy& parsed, const LegacyCl
   return {};
 }
 
-// A track's bone id is its identity, as a hash is in "clip" (issue 25): an id the clip has
+// A track's bone id is its identity, as a hash is in "clip" (decision 24): an id the clip has
 // no rotation (or translation) for would move the track to another bone, so it is refused
 // unless marked "new"; rotations may move between the constant and keyed lists (and
 // translations between theirs), which is an edit of the bone's kind.

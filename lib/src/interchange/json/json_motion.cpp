@@ -1,4 +1,4 @@
-// mabkit-clip documents and the data issue 16 decodes beyond rotations (docs/json-format.md).
+// mabkit-clip documents and the data docs/motion.md decodes beyond rotations (docs/json-format.md).
 // The "motion" member is read from the document's one simdjson parse with the document
 // reader's helpers (json_read.hpp), so its errors name paths and types the same way.
 #include "interchange/json/json_motion.hpp"

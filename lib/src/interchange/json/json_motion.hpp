@@ -1,4 +1,4 @@
-// Internal: translations, root motion and part entries in a mabkit-clip document (issue 16,
+// Internal: translations, root motion and part entries in a mabkit-clip document (docs/motion.md,
 // docs/json-format.md "motion"), kept apart from the rotation clip's reader and writer.
 #pragma once
 
@@ -15,7 +15,7 @@
 namespace mab::interchange {
 
 // Whether a decode with evidence `e` holds anything a "motion" member holds (some evidence
-// accepted). Documents of blocks without (every file from before issue 16) have no "motion",
+// accepted). Documents of blocks without (every file from before motion decoding) have no "motion",
 // so their bytes are unchanged.
 bool has_motion(const BlockEvidence& e);
 
@@ -52,7 +52,7 @@ Result<ParsedMotion> parse_motion(const json_in::Val& j, const json_in::Path& pa
 // with that hash (parse_error otherwise); bones not listed in a stated member have none.
 Status apply_motion(Clip& edited, const ParsedMotion& motion, const Clip& original);
 
-// A document without "motion" (every version-1 document written before issue 16, and those
+// A document without "motion" (every version-1 document written before motion decoding, and those
 // of blocks with nothing decoded beyond rotations) leaves translations, root motion and part
 // entries as the file holds them: they are copied from the original decode onto the
 // document's clip, bones matched by hash. Changing the key count that way would leave them one
