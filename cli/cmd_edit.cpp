@@ -89,7 +89,7 @@ struct Options {
   std::string file, output;
   std::optional<std::size_t> block;
   bool in_place = false;
-  std::optional<double> max_error;
+  std::optional<double> max_error, max_translation_error;
   std::vector<std::string> scratch;  // CLI11's store for the operations' values (see plan_of)
   std::vector<Op> plan;
 };
@@ -274,6 +274,8 @@ int run(const Options& o) {
   mab::Clip clip = d->clip;
   // The error policy mab import shares (issue 25).
   mab::EncodeOptions eo = mab::edit_policy(o.max_error.value_or(mab::default_max_error_deg));
+  eo.max_translation_error = o.max_translation_error.value_or(mab::default_max_translation_error);
+  eo.refuse_above_max_translation_error = o.max_translation_error.has_value();
   mab::edit::Notes notes;
   std::vector<fs::path> inputs{o.file};
   for (const Op& op : o.plan)
@@ -315,6 +317,13 @@ void setup(CLI::App& app, int& exit_code) {
                   "bone keeps its bit depth unless that misses the bound, then gets the smallest depth meeting it; "
                   "what no depth brings within it is refused, nothing written")
       ->type_name("FLOAT")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-translation-error", o->max_translation_error,
+                  "largest error in file units of a re-quantised translation key (default 0.001): a bone whose "
+                  "translation chunks are re-quantised (edited, or regrouped by a key time added or removed) keeps "
+                  "its depth unless that misses the bound, then gets a finer one, 16 bits at most (its error "
+                  "reported); given, what 16 bits miss is refused")
+      ->type_name("UNITS")
       ->check(CLI::PositiveNumber);
   for (const auto& [name, n, values, help] : ops) {
     if (n == 0) {

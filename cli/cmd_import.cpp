@@ -125,7 +125,7 @@ struct Options {
   std::optional<std::size_t> block;
   bool choose_depth = false, keep_times = false, in_place = false;
   bool template_times = false, accept_resample = false, allow_no_op = false, allow_other_clip = false;
-  std::optional<double> max_error, reduce;
+  std::optional<double> max_error, max_translation_error, reduce;
   double match_tolerance = 1e-3;
 };
 
@@ -141,6 +141,8 @@ int import_json(const Options& o, const mab::PaddedJson& data, std::vector<fs::p
   int status = mab::cli::exit_refused;
   mab::JsonImportOptions options;
   options.encode = mab::edit_policy(o.max_error.value_or(mab::default_max_error_deg));
+  options.encode.max_translation_error = o.max_translation_error.value_or(mab::default_max_translation_error);
+  options.encode.refuse_above_max_translation_error = o.max_translation_error.has_value();
   options.encode.choose_depth = o.choose_depth;
   options.allow_other_clip = o.allow_other_clip;
   std::optional<mab::Container> tmpl;
@@ -191,6 +193,7 @@ std::optional<mab::GltfImportOptions> gltf_options(const Options& o) {
   }
   mab::GltfImportOptions opt;
   if (o.max_error) opt.max_error_deg = *o.max_error;
+  opt.max_translation_error = o.max_translation_error;
   opt.match_tolerance_deg = o.match_tolerance;
   opt.keep_times = o.keep_times;
   opt.template_times = o.template_times;
@@ -376,6 +379,13 @@ void setup(CLI::App& app, int& exit_code) {
                   "bone keeps its bit depth unless that misses the bound, then gets the smallest depth meeting it; "
                   "what no depth brings within it is refused, nothing written. Far Cry 2/3: a frame of an edited "
                   "track gets its own stored key where interpolation would miss by more")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--max-translation-error", o->max_translation_error,
+                  "largest error in file units of a re-quantised translation key (default 0.001): a bone whose "
+                  "translation chunks are re-quantised (edited, or regrouped by a key time added or removed) keeps "
+                  "its depth unless that misses the bound, then gets a finer one, 16 bits at most (its error "
+                  "reported); given, what 16 bits miss is refused")
+      ->type_name("UNITS")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--reduce", o->reduce,
                   "glTF: drop shared key times while every bone stays within this many degrees of the interpolation "

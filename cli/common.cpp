@@ -291,11 +291,13 @@ void print_encode_report(const mab::EncodeReport& rep, std::string_view error_no
               error_note.empty() ? "" : " ", static_cast<int>(error_note.size()), error_note.data());
   // Issue 16: translations and other sections decoded beyond the rotations (docs/motion.md).
   if (rep.translation_chunks_reused + rep.translation_chunks_requantised > 0)
-    std::printf("  translation chunks %zu reused, %zu re-quantised (%zu scale(s) widened), max error %.6g units\n",
+    std::printf("  translation chunks %zu reused, %zu re-quantised (%zu scale(s) widened, %zu depth(s) raised), max "
+                "error %.6g units\n",
                 rep.translation_chunks_reused, rep.translation_chunks_requantised, rep.translation_scales_widened,
-                rep.max_translation_error);
+                rep.translation_depths_raised, rep.max_translation_error);
   if (!rep.motion_sections_rewritten.empty())
     std::printf("  also rewritten    %s\n", short_list(rep.motion_sections_rewritten).c_str());
+  for (const auto& w : rep.warnings) std::fprintf(stderr, "mab: warning: %s\n", w.c_str());
 }
 
 std::string short_list(const std::vector<std::string>& items, std::size_t max) {

@@ -96,6 +96,8 @@ class EncodeReport:
     translation_chunks_requantised: int
     max_translation_error: float
     translation_scales_widened: int
+    translation_depths_raised: int
+    warnings: List[str]
     motion_sections_rewritten: List[str]
     keys_before: int
     keys_after: int

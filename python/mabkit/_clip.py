@@ -51,6 +51,8 @@ class EncodeReport:
     translation_chunks_requantised: int = 0
     max_translation_error: float = 0.0         # file units
     translation_scales_widened: int = 0
+    translation_depths_raised: int = 0          # bones given a finer depth to meet the bound
+    warnings: List[str] = field(default_factory=list)  # what the file may carry that nothing checked
     motion_sections_rewritten: List[str] = field(default_factory=list)
     keys_before: int = 0
     keys_after: int = 0
@@ -84,7 +86,8 @@ class EncodeReport:
             out.append(f"constants         {self.constants_reused} reused, {self.constants_encoded} encoded")
             if self.translation_chunks_reused or self.translation_chunks_requantised:
                 out.append(f"translation chunks {self.translation_chunks_reused} reused, "
-                           f"{self.translation_chunks_requantised} re-quantised, max error "
+                           f"{self.translation_chunks_requantised} re-quantised "
+                           f"({self.translation_depths_raised} depth(s) raised), max error "
                            f"{self.max_translation_error:.6g} units")
             if self.motion_sections_rewritten:
                 out.append("rewritten         " + ", ".join(self.motion_sections_rewritten))
@@ -99,6 +102,7 @@ class EncodeReport:
                 out.append(f"clip size         {self.size_change:+d} bytes, {self.moved_clips} clip(s) after it moved")
         out.append(f"max error         {self.max_error_deg:.6f} degrees"
                    + (f" (read back: {self.measured_max_error_deg:.6f})" if self.verified else ""))
+        out.extend("warning           " + w for w in self.warnings)
         return out
 
     def __str__(self) -> str:

@@ -133,6 +133,8 @@ py::dict report_dict(const mab::EncodeReport& rep, const mab::Clip& before, cons
   r["translation_chunks_requantised"] = rep.translation_chunks_requantised;
   r["max_translation_error"] = rep.max_translation_error;
   r["translation_scales_widened"] = rep.translation_scales_widened;
+  r["translation_depths_raised"] = rep.translation_depths_raised;
+  r["warnings"] = rep.warnings;
   r["motion_sections_rewritten"] = rep.motion_sections_rewritten;
   r["keys_before"] = before.key_count();
   r["keys_after"] = after.key_count();

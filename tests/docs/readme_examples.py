@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Runs every `mab` line of the README's sh blocks, as written, from a scratch folder.
 
-usage: readme_examples.py MAB README.md CORPUS_DIR
+usage: readme_examples.py MAB README.md CORPUS_DIR [PYTHON_MODULE_DIR]
+
+With PYTHON_MODULE_DIR (the build's python/ folder), the README's
+`PYTHONPATH=build/release/python python3 ...` lines run too, with that folder and this
+interpreter; `cmake --build` lines are what built it and are not run again.
 
 The scratch folder holds a link `corpus` to the repository's corpus, so the README's paths
 resolve as they do from the source folder. A line must exit 0 unless it ends with `# exit N`
@@ -22,10 +26,13 @@ import tempfile
 STAND_INS = {"walk_edit.glb": "walk.glb"}
 
 
-def examples(readme_text):
+PYTHON_PREFIX = "PYTHONPATH=build/release/python python3 "
+
+
+def examples(readme_text, with_python):
     for block in re.findall(r"```sh\n(.*?)```", readme_text, re.S):
         for line in block.splitlines():
-            if line.startswith("mab "):
+            if line.startswith("mab ") or (with_python and line.startswith(PYTHON_PREFIX)):
                 yield line
 
 
@@ -35,12 +42,13 @@ def expected_status(line):
 
 
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) not in (4, 5):
         print(__doc__, file=sys.stderr)
         return 2
-    mab, readme, corpus = (os.path.abspath(a) for a in sys.argv[1:])
+    mab, readme, corpus = (os.path.abspath(a) for a in sys.argv[1:4])
+    module_dir = os.path.abspath(sys.argv[4]) if len(sys.argv) == 5 else None
     with open(readme) as f:
-        lines = list(examples(f.read()))
+        lines = list(examples(f.read(), module_dir is not None))
     if len(lines) < 5:
         print("readme_examples: only %d mab example(s) found in %s" % (len(lines), readme), file=sys.stderr)
         return 1
@@ -53,7 +61,12 @@ def main():
             for name, source in STAND_INS.items():
                 if name in args and not os.path.exists(os.path.join(work, name)):
                     shutil.copy(os.path.join(work, source), os.path.join(work, name))
-            r = subprocess.run([mab] + args[1:], cwd=work, capture_output=True, text=True, timeout=300)
+            if line.startswith(PYTHON_PREFIX):
+                env = dict(os.environ, PYTHONPATH=module_dir)
+                argv = [sys.executable] + args[2:]
+            else:
+                env, argv = None, [mab] + args[1:]
+            r = subprocess.run(argv, cwd=work, capture_output=True, text=True, timeout=300, env=env)
             want = expected_status(line)
             ok = r.returncode == want
             print("%s  %s  (exit %d)" % ("ok  " if ok else "FAIL", command, r.returncode))

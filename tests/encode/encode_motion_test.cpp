@@ -6,6 +6,8 @@
 #include <mab/edit.hpp>
 #include <mab/validate.hpp>
 
+#include "decode/motion_layout.hpp"
+#include "io/bytes.hpp"
 #include "support/corpus.hpp"
 
 #include <gtest/gtest.h>
@@ -114,6 +116,13 @@ TEST(EncodeMotion, ValueBeyondTheScaleWidensTheEntry) {
   EXPECT_EQ(main_after.clip.bones.size(), main_before.clip.bones.size());
   for (std::size_t i = 0; i < main_before.clip.bones.size(); ++i)
     EXPECT_EQ(main_after.clip.bones[i].keys, main_before.clip.bones[i].keys);
+  // Beyond the largest scale (2^24 - 1 steps, about 5000 units, spec 10.1) no entry holds the
+  // value: refused, naming the bone (regress/fuzz_decode_encode-translation_beyond_largest_scale.mab).
+  edited.bones[0].translations[3] = {0.0f, -5001.0f, 0.0f};
+  auto beyond = mab::encode_clip(d, edited);
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_EQ(beyond.error().code, mab::ErrorCode::bad_value);
+  EXPECT_EQ(beyond.error().field, "bones[0].translations");
 }
 
 // Float sections are written back bit for bit; 6-byte root rotations within the code's bound.
@@ -179,6 +188,57 @@ TEST(EncodeMotion, KeyInsertAndRemoveCarryTranslations) {
                   rep.max_translation_error);
 }
 
+// Decision 21 for translations: a key time added early regroups every later 8-key chunk, so
+// every translated bone is re-quantised, edited or not. At its own depth (4 bits for bone 0
+// of this clip) that moved untouched translations by about 0.38 units; the edit policy raises
+// the depth until the bound holds, or to 16 bits for a track spanning hundreds of units, and
+// refuses what 16 bits miss when the caller gave the bound.
+TEST(EncodeMotion, RegroupedTranslationsStayWithinTheBoundOrTheFinestDepth) {
+  const auto d = decoded("wd1/translations_flag40.mab");
+  mab::Clip edited = d.clip;
+  ASSERT_GE(edited.key_count(), 2u);
+  ASSERT_GT(edited.key_times[1], edited.key_times[0] + 1);
+  ASSERT_TRUE(edited.insert_key(1, edited.key_times[0] + 1).ok());
+  auto worst_untouched = [&](const mab::Clip& back) {
+    double worst = 0;
+    for (std::size_t i = 0; i < d.clip.bones.size(); ++i)
+      for (std::size_t k = 0; k < d.clip.bones[i].translations.size(); ++k)
+        for (unsigned j = 0; j < 3; ++j) {
+          const std::size_t kb = k == 0 ? 0 : k + 1;  // the inserted key is index 1
+          worst = std::max(worst, std::fabs(double{back.bones[i].translations[kb][j]} -
+                                            double{d.clip.bones[i].translations[k][j]}));
+        }
+    return worst;
+  };
+  // Depths kept (no policy): the regrouped chunks at 4 bits.
+  mab::EncodeReport kept;
+  auto plain = mab::encode_clip(d, edited, {}, &kept);
+  ASSERT_TRUE(plain.ok()) << plain.error().message();
+  const double kept_error = worst_untouched(reread(*plain).clip);
+  EXPECT_GT(kept_error, 0.1);
+  EXPECT_EQ(kept.translation_depths_raised, 0u);
+
+  // The policy: finer depths, the untouched values within what the report says.
+  mab::EncodeReport rep;
+  auto out = mab::encode_clip(d, edited, mab::edit_policy(), &rep);
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  const double error = worst_untouched(reread(*out).clip);
+  EXPECT_GT(rep.translation_depths_raised, 0u);
+  EXPECT_LE(error, rep.max_translation_error + 1e-6);
+  EXPECT_LT(error, kept_error / 50);
+  // 16 bits on bone 0's 440-unit span miss 0.001 units: refused when the bound was asked for.
+  if (rep.max_translation_error > mab::default_max_translation_error) {
+    mab::EncodeOptions strict = mab::edit_policy();
+    strict.refuse_above_max_translation_error = true;
+    auto refused = mab::encode_clip(d, edited, strict);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_EQ(refused.error().field, "max_translation_error");
+    EXPECT_NE(refused.error().message().find("--max-translation-error"), std::string::npos);
+    strict.max_translation_error = rep.max_translation_error * 1.01;
+    EXPECT_TRUE(mab::encode_clip(d, edited, strict).ok());
+  }
+}
+
 // Nothing is written in a layout the decoder did not prove on this block.
 TEST(EncodeMotion, DataForSectionsNotDecodedIsRefused) {
   {
@@ -223,6 +283,19 @@ TEST(EncodeMotion, DataForSectionsNotDecodedIsRefused) {
   }
 }
 
+// An edit of block 0 that moves the blocks after it: its first animated bone at 16 bits with a
+// new first key.
+mab::Result<std::vector<std::uint8_t>> grow_block0(const mab::Container& c) {
+  auto prop = mab::decode_clip(c, 0);
+  if (!prop) return prop.error();
+  mab::Clip grown = prop->clip;
+  std::size_t bone = 0;
+  while (grown.bones[bone].kind() != mab::BoneKind::animated) ++bone;
+  grown.bones[bone].set_bit_depth(16);
+  grown.bones[bone].keys[0] = mab::Quat{0.6f, -0.48f, 0.0f, 0.64f};
+  return mab::encode_clip(*prop, grown);
+}
+
 // Part entries: times written back bit for bit; when an edit of another block moves the blocks,
 // the nested offsets are rewritten so each entry still names its block.
 TEST(EncodeMotion, PartEditsAndNestedLinksFollowMovedBlocks) {
@@ -242,14 +315,8 @@ TEST(EncodeMotion, PartEditsAndNestedLinksFollowMovedBlocks) {
     edited.parts.pop_back();
     EXPECT_FALSE(mab::encode_clip(main, edited).ok());
   }
-  // Block 0 (before the main block) grows: re-pick its depth at a tight bound.
-  const auto prop = decoded("fc5/parts_nested.mab", 0);
-  mab::Clip grown = prop.clip;
-  std::size_t bone = 0;
-  while (grown.bones[bone].kind() != mab::BoneKind::animated) ++bone;
-  grown.bones[bone].set_bit_depth(16);
-  grown.bones[bone].keys[0] = mab::Quat{0.6f, -0.48f, 0.0f, 0.64f};
-  auto out = mab::encode_clip(prop, grown);
+  // Block 0 (before the main block) grows.
+  auto out = grow_block0(*mab::read_container(load(corpus("fc5/parts_nested.mab"))));
   ASSERT_TRUE(out.ok()) << out.error().message();
   auto before = mab::read_container(load(corpus("fc5/parts_nested.mab")));
   auto after = mab::read_container(*out);
@@ -259,6 +326,80 @@ TEST(EncodeMotion, PartEditsAndNestedLinksFollowMovedBlocks) {
   const auto back = reread(*out, 1);
   ASSERT_EQ(back.evidence.parts.level, mab::EvidenceLevel::hypothesis) << back.evidence.parts.text();
   EXPECT_EQ(back.clip.parts, main.clip.parts);
+}
+
+// A part array that stayed opaque is kept byte for byte when an edit moves the blocks (D8):
+// without a proven base its offsets are not links to follow. Whether a nested offset lands on
+// a block depends on where the blocks are, so the moved file may read parts by chance (found by
+// fuzz_decode_encode, regress/fuzz_decode_encode-opaque_parts_read_after_move.mab); those are
+// not data of the input's reading and are refused against it (issue 16).
+TEST(EncodeMotion, OpaquePartArrayIsKeptWhenBlocksMove) {
+  auto c = mab::read_container(load(corpus("fc5/parts_nested.mab")));
+  ASSERT_TRUE(c.ok());
+  const auto main = decoded("fc5/parts_nested.mab", 1);
+  ASSERT_EQ(main.clip.parts[0].nested_block, 0);
+  auto moved = grow_block0(*c);
+  ASSERT_TRUE(moved.ok()) << moved.error().message();
+  const auto shift = static_cast<std::int64_t>(mab::read_container(*moved)->blocks[1].original_base) -
+                     static_cast<std::int64_t>(c->blocks[1].original_base);
+  ASSERT_GT(shift, 0);
+
+  // Entry 0's offset made to land `shift` bytes before block 0: on no block, so no reading fits.
+  mab::Block& b = c->blocks[1];
+  const auto slot = static_cast<std::size_t>(mab::decode::motion_layout(b).parts);
+  std::vector<std::uint8_t>& array = *b.section_mut(slot);
+  const std::size_t at = mab::decode::part_header_size(main.motion.part_header) + mab::decode::part_nested_at;
+  mab::io::store_u32(array, at, mab::decode::load_u32(array, at) - static_cast<std::uint32_t>(shift));
+  const std::vector<std::uint8_t> opaque_array = array;
+  auto input = mab::write_container(*c);
+  ASSERT_TRUE(input.ok());
+  const auto in1 = reread(*input, 1);
+  ASSERT_EQ(in1.evidence.parts.level, mab::EvidenceLevel::opaque) << in1.evidence.parts.text();
+  ASSERT_TRUE(in1.clip.parts.empty());
+
+  auto out = grow_block0(*mab::read_container(*input));
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  auto after = mab::read_container(*out);
+  ASSERT_TRUE(after.ok());
+  EXPECT_EQ(std::vector<std::uint8_t>(after->blocks[1].section(slot).begin(), after->blocks[1].section(slot).end()),
+            opaque_array);
+  // Block 0 now sits where entry 0 points: the moved file reads the parts.
+  const auto out1 = reread(*out, 1);
+  ASSERT_EQ(out1.evidence.parts.level, mab::EvidenceLevel::hypothesis) << out1.evidence.parts.text();
+  EXPECT_EQ(out1.clip.parts, main.clip.parts);
+  auto refused = mab::encode_clip(in1, out1.clip);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, mab::ErrorCode::invalid_argument);
+  EXPECT_EQ(refused.error().field, "parts");
+  // The same clip as the input reads it (no parts) writes the input's block back unchanged.
+  mab::Clip as_input = out1.clip;
+  as_input.parts.clear();
+  auto same = mab::encode_clip(in1, as_input);
+  ASSERT_TRUE(same.ok()) << same.error().message();
+  EXPECT_EQ(*same, *input);
+  // The edit that moved the blocks says that block 1's opaque array may now hold stale links;
+  // the corpus file, whose part array decodes and is relinked, gets no such line.
+  auto in0 = mab::decode_clip(*mab::read_container(*input), 0);
+  ASSERT_TRUE(in0.ok());
+  mab::Clip grown = in0->clip;
+  std::size_t bone = 0;
+  while (grown.bones[bone].kind() != mab::BoneKind::animated) ++bone;
+  grown.bones[bone].set_bit_depth(16);
+  grown.bones[bone].keys[0] = mab::Quat{0.6f, -0.48f, 0.0f, 0.64f};
+  mab::EncodeReport rep;
+  ASSERT_TRUE(mab::encode_clip(*in0, grown, {}, &rep).ok());
+  ASSERT_EQ(rep.warnings.size(), 1u);
+  EXPECT_NE(rep.warnings[0].find("block 1's"), std::string::npos) << rep.warnings[0];
+  EXPECT_NE(rep.warnings[0].find("stale"), std::string::npos) << rep.warnings[0];
+  const auto good = decoded("fc5/parts_nested.mab");
+  mab::Clip good_grown = good.clip;
+  bone = 0;
+  while (good_grown.bones[bone].kind() != mab::BoneKind::animated) ++bone;
+  good_grown.bones[bone].set_bit_depth(16);
+  good_grown.bones[bone].keys[0] = mab::Quat{0.6f, -0.48f, 0.0f, 0.64f};
+  mab::EncodeReport good_rep;
+  ASSERT_TRUE(mab::encode_clip(good, good_grown, {}, &good_rep).ok());
+  EXPECT_TRUE(good_rep.warnings.empty()) << good_rep.warnings[0];
 }
 
 }  // namespace

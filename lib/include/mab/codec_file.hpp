@@ -78,6 +78,8 @@ Result<DecodedClip> decode_clip(Container container, std::size_t block, const De
 // The error bound every command applies to the keys it re-quantises for a user's edit unless
 // told otherwise (`mab import` of JSON and glTF, `mab edit`: `--max-error`; issue 25).
 inline constexpr double default_max_error_deg = 0.01;
+// The same for re-quantised translation keys, in file units (decision 21).
+inline constexpr double default_max_translation_error = 0.001;
 
 struct EncodeOptions {
   double max_error_deg = default_max_error_deg;  // bound for choose_depth and raise_depth
@@ -95,6 +97,14 @@ struct EncodeOptions {
   // max_error_deg from the edit: invalid_argument (field "max_error") naming the worst bone,
   // its error and why no finer storage exists (see edit_policy).
   bool refuse_above_max_error = false;
+  // With raise_depth: a bone whose re-quantised translation chunks (spec 10.1) miss this many
+  // file units at its depth gets the smallest finer depth (and the scale it needs) meeting it,
+  // 16 bits at most. What 16 bits still miss (a track spanning hundreds of units) is written at
+  // 16 bits, the finest the format holds, and its error reported; refused instead (nothing
+  // written) with refuse_above_max_translation_error, which the CLI sets when the user gave
+  // the bound. Without raise_depth the bone's depth is kept and the error only reported.
+  double max_translation_error = default_max_translation_error;
+  bool refuse_above_max_translation_error = false;
 };
 
 // The one error policy of every command that writes a user's edit (`mab import` of JSON and
@@ -116,6 +126,7 @@ struct EncodeReport {
   std::size_t translation_chunks_reused = 0, translation_chunks_requantised = 0;
   double max_translation_error = 0;
   std::size_t translation_scales_widened = 0;  // bones whose TranslationTable scale grew to hold an edit
+  std::size_t translation_depths_raised = 0;   // bones given a finer depth to meet max_translation_error
   // Other sections rewritten from edited values (constant translations, root motion, parts).
   std::vector<std::string> motion_sections_rewritten;
   // The shared key timeline (spec 9.4): stored keys before and after, and the key times new to
@@ -133,6 +144,10 @@ struct EncodeReport {
   // The bone table: bones the original lacks, bones it has that the edit dropped, renames.
   std::vector<std::uint32_t> bones_added, bones_removed;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> bones_renamed;  // (original hash, new hash)
+  // What the written file may carry that nothing here could check, one line each: a part
+  // array that did not decode (kept as bytes, format 12) in a file whose blocks this edit
+  // moved, whose entries, if they link nested blocks, now point where those blocks were.
+  std::vector<std::string> warnings;
 };
 
 // Writes `edited` into a copy of `original.container`: KeyTimes, constant rotations,

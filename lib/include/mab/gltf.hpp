@@ -108,6 +108,8 @@ struct GltfImportOptions {
   std::optional<std::size_t> block;      // template block to write; default: see import_gltf
   bool keep_times = false;  // the glTF's own key times, rounded to the key rate (D7)
   double max_error_deg = 0.01;
+  // Units (EncodeOptions::max_translation_error); given, it is also refused when missed.
+  std::optional<double> max_translation_error;
   // Drop shared key times while every bone stays within this many degrees of the
   // interpolation (edit::reduce), before re-quantising.
   std::optional<double> reduce_deg;

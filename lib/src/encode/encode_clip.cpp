@@ -376,12 +376,12 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
   MAB_TRY(write_rotations(b, *layout, original, stream, static_cast<std::uint32_t>(keys), depths, rewritten));
 
   // Translations, root motion and part entries, where they were decoded (issue 16).
-  MAB_TRY(encode::encode_motion(original, edited, b, rep, rewritten));
+  MAB_TRY(encode::encode_motion(original, edited, b, options, rep, rewritten));
 
   update_header(b, *layout, orig, edited, std::move(bones), n_const, n_anim);
   MAB_TRY(check_shared_runs(original, b, rewritten));
   // Nested-block links of part entries follow the blocks this edit moved (spec 12).
-  MAB_TRY(encode::relink_parts(original.container, c, original.options));
+  MAB_TRY(encode::relink_parts(original.container, c, original.options, rep.warnings));
   if (report) *report = std::move(rep);
   return c;
 }

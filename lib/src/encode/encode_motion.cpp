@@ -5,6 +5,7 @@
 
 #include "decode/motion_layout.hpp"
 #include "encode/encode_common.hpp"
+#include "encode/error_policy.hpp"
 #include "io/bytes.hpp"
 
 #include <algorithm>
@@ -84,8 +85,8 @@ Status check_translated_bones(const DecodedClip& original, const Clip& edited) {
 // whole track (all chunks then change: the scale is per bone); a chunk whose keys did not move
 // keeps its codes. orig_slot: each original bone's table index, or -1.
 Result<TranslationEntry> encode_translation_track(const DecodedClip& original, const Clip& edited, std::size_t i,
-                                                  const std::vector<int>& orig_slot, TranslationStream& stream,
-                                                  EncodeReport& rep) {
+                                                  const std::vector<int>& orig_slot, const EncodeOptions& options,
+                                                  TranslationStream& stream, EncodeReport& rep) {
   const Clip& orig = original.clip;
   const auto& mo = original.motion;
   const auto keys = static_cast<std::uint32_t>(edited.key_count());
@@ -119,28 +120,60 @@ Result<TranslationEntry> encode_translation_track(const DecodedClip& original, c
     entry = *widened;
     if (ob) ++rep.translation_scales_widened;
   }
-  for (std::size_t ch = 0; ch < chunks; ++ch) {
-    if (reusable(ch, entry)) {
-      stream.chunks[ch].push_back(mo.translations.chunks[ch][oi]);
-      ++rep.translation_chunks_reused;
-      continue;
+  // The bone's chunks at `e`: the original's codes where reusable, else re-quantised.
+  struct Track {
+    std::vector<TranslationChunkCodes> codes;
+    std::size_t reused = 0;
+    double max_error = 0;
+  };
+  auto quantise_track = [&](TranslationEntry e) -> Result<Track> {
+    Track t;
+    for (std::size_t ch = 0; ch < chunks; ++ch) {
+      if (reusable(ch, e)) {
+        t.codes.push_back(mo.translations.chunks[ch][oi]);
+        ++t.reused;
+        continue;
+      }
+      const std::size_t first = ch * keys_per_chunk;
+      auto q = quantise_translation_chunk(std::span<const Vec3>(eb.translations).subspan(first, chunk_key_count(keys, ch)), e);
+      if (!q) {
+        Error err = std::move(q).error();
+        err.field = bone_field(i, "translations") + "[" + std::to_string(first) + "..]";
+        return err;
+      }
+      t.codes.push_back(q->codes);
+      t.max_error = std::max(t.max_error, q->max_error);
     }
-    const std::size_t first = ch * keys_per_chunk;
-    auto q = quantise_translation_chunk(std::span<const Vec3>(eb.translations).subspan(first, chunk_key_count(keys, ch)), entry);
-    if (!q) {
-      Error e = std::move(q).error();
-      e.field = bone_field(i, "translations") + "[" + std::to_string(first) + "..]";
-      return e;
-    }
-    stream.chunks[ch].push_back(q->codes);
-    ++rep.translation_chunks_requantised;
-    rep.max_translation_error = std::max(rep.max_translation_error, q->max_error);
+    return t;
+  };
+  MAB_ASSIGN(Track track, quantise_track(entry));
+  const unsigned depth_before = entry.bit_depth();
+  // Decision 21 for translations: a depth that misses the bound is raised (a new key time
+  // regroups every later chunk, spec 10.1: 8 keys a chunk, so untouched bones are
+  // re-quantised too and must stay where they were).
+  for (unsigned n = entry.bit_depth() + 1; options.raise_depth && track.max_error > options.max_translation_error && n <= 16;
+       ++n) {
+    MAB_ASSIGN(const TranslationEntry finer, translation_entry_for(eb.translations, n));
+    MAB_ASSIGN(Track again, quantise_track(finer));
+    if (!(again.max_error < track.max_error)) continue;
+    if (entry.bit_depth() == depth_before) ++rep.translation_depths_raised;
+    entry = finer;
+    track = std::move(again);
   }
+  if (options.raise_depth && options.refuse_above_max_translation_error && track.max_error > options.max_translation_error)
+    return encode::max_translation_error_refusal(
+        encode::bone_label(eb.hash, eb.name) + " (translations at " + std::to_string(entry.bit_depth()) + " bits" +
+            (entry.bit_depth() >= 16 ? ", the finest depth)" : ")"),
+        track.max_error, options.max_translation_error);
+  for (std::size_t ch = 0; ch < chunks; ++ch) stream.chunks[ch].push_back(track.codes[ch]);
+  rep.translation_chunks_reused += track.reused;
+  rep.translation_chunks_requantised += chunks - track.reused;
+  rep.max_translation_error = std::max(rep.max_translation_error, track.max_error);
   return entry;
 }
 
 Status encode_translations(const DecodedClip& original, const Clip& edited, Block& b, const decode::MotionLayout& l,
-                           EncodeReport& rep, std::vector<int>& rewritten) {
+                           const EncodeOptions& options, EncodeReport& rep, std::vector<int>& rewritten) {
   const Evidence& ev = original.evidence.translations;
   const Clip& orig = original.clip;
   const std::vector<std::size_t> translated = translated_bones(edited);
@@ -170,7 +203,7 @@ Status encode_translations(const DecodedClip& original, const Clip& edited, Bloc
   stream.tail = mo.translations.tail;
   stream.chunks.assign(chunk_count(keys), {});
   for (const std::size_t i : translated) {
-    MAB_ASSIGN(const TranslationEntry entry, encode_translation_track(original, edited, i, orig_slot, stream, rep));
+    MAB_ASSIGN(const TranslationEntry entry, encode_translation_track(original, edited, i, orig_slot, options, stream, rep));
     entries.push_back(entry);
   }
   MAB_ASSIGN(const auto bytes, encode_translation_stream(stream, keys, entries));
@@ -351,16 +384,41 @@ Status encode_parts(const DecodedClip& original, const Clip& edited, Block& b, c
 
 }  // namespace
 
-Status encode_motion(const DecodedClip& original, const Clip& edited, Block& b, EncodeReport& report,
-                     std::vector<int>& rewritten) {
+Status encode_motion(const DecodedClip& original, const Clip& edited, Block& b, const EncodeOptions& options,
+                     EncodeReport& report, std::vector<int>& rewritten) {
   const decode::MotionLayout l = decode::motion_layout(b);
-  MAB_TRY(encode_translations(original, edited, b, l, report, rewritten));
+  MAB_TRY(encode_translations(original, edited, b, l, options, report, rewritten));
   MAB_TRY(encode_constant_translations(original, edited, b, l, report, rewritten));
   MAB_TRY(encode_root_motion(original, edited, b, l, report, rewritten));
   return encode_parts(original, edited, b, l, report, rewritten);
 }
 
-Status relink_parts(const Container& before, Container& after, const DecodeOptions& options) {
+namespace {
+
+// Decision 12 keeps a part array that did not decode as its bytes; if its entries were links to
+// nested blocks measured from a base no hypothesis tried, moving blocks made them stale, and
+// nothing can tell. Said, not hidden: the file is written, the warning names the array.
+void warn_opaque_parts(const Container& before, std::size_t k, const Placement& old_pl, const Placement& new_pl,
+                       const Evidence& evidence, std::vector<std::string>& warnings) {
+  const Block& ob = before.blocks[k];
+  const auto l = decode::motion_layout(ob);
+  if (l.parts < 0 || static_cast<std::size_t>(l.parts) >= ob.slot_segment.size() ||
+      ob.slot_segment[static_cast<std::size_t>(l.parts)] < 0)
+    return;
+  if (ob.section(static_cast<std::size_t>(l.parts)).empty() || before.blocks.size() < 2) return;
+  std::size_t moved = 0;
+  for (std::size_t j = 0; j < old_pl.blocks.size() && j < new_pl.blocks.size(); ++j)
+    moved += old_pl.blocks[j].base != new_pl.blocks[j].base;
+  if (moved == 0) return;
+  warnings.push_back("block " + std::to_string(k) + "'s " + ob.slot_field_name(static_cast<std::size_t>(l.parts)) +
+                     " (part animations) did not decode (" + evidence.text() + ") and is kept as bytes, while this edit moved " +
+                     std::to_string(moved) + " block(s): if its entries link nested blocks, those links are stale; check the clip in game");
+}
+
+}  // namespace
+
+Status relink_parts(const Container& before, Container& after, const DecodeOptions& options,
+                    std::vector<std::string>& warnings) {
   if (before.blocks.size() != after.blocks.size()) return {};
   bool any = false;
   for (const auto& blk : before.blocks) {
@@ -377,6 +435,10 @@ Status relink_parts(const Container& before, Container& after, const DecodeOptio
     if (!a) continue;
     const float duration = a->duration();
     const decode::PartsRead parts = decode::read_parts(before, k, old_pl, duration, options);
+    if (!parts.evidence.accepted()) {
+      warn_opaque_parts(before, k, old_pl, new_pl, parts.evidence, warnings);
+      continue;
+    }
     if (parts.base == NestedBase::none) continue;
     Block& nb = after.blocks[k];
     const auto slot = static_cast<std::size_t>(decode::motion_layout(nb).parts);

@@ -27,14 +27,30 @@ LegacyEncodeOptions legacy_edit_policy(double max_error_deg) {
 
 namespace encode {
 
+namespace {
+
+// The bound that accepts the error, rounded up at its second significant digit.
+double accepting_bound(double error) {
+  const double scale = std::pow(10.0, std::floor(std::log10(error)) - 1);
+  return std::ceil(error / scale) * scale;
+}
+
+}  // namespace
+
 Error max_error_refusal(const std::string& what, double error_deg, double bound_deg) {
-  // The bound that accepts the error, rounded up at its second significant digit.
-  const double scale = std::pow(10.0, std::floor(std::log10(error_deg)) - 1);
-  const double accept = std::ceil(error_deg / scale) * scale;
   char text[160];
   std::snprintf(text, sizeof text, " is %.6f degrees off, above --max-error %g; nothing written (--max-error %g accepts it)",
-                error_deg, bound_deg, accept);
+                error_deg, bound_deg, accepting_bound(error_deg));
   return make_error(ErrorCode::invalid_argument, no_offset, "max_error", what + text);
+}
+
+Error max_translation_error_refusal(const std::string& what, double error, double bound) {
+  char text[200];
+  std::snprintf(text, sizeof text,
+                " is %.6f units off, above --max-translation-error %g; nothing written (--max-translation-error %g "
+                "accepts it)",
+                error, bound, accepting_bound(error));
+  return make_error(ErrorCode::invalid_argument, no_offset, "max_translation_error", what + text);
 }
 
 std::string bone_label(std::uint32_t hash, const std::string& name) {
