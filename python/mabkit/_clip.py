@@ -319,12 +319,14 @@ class Clip:
     # --- writing ---------------------------------------------------------------------------
     def encode(self, template: Any = None, block: Optional[int] = None, max_error: float = 0.01,
                path: Union[str, "os.PathLike[str]", None] = None, requantise_all: bool = False,
-               verify: bool = True) -> Tuple[bytes, EncodeReport]:
+               verify: bool = True, max_translation_error: Optional[float] = None) -> Tuple[bytes, EncodeReport]:
         """Write the clip into block ``block`` of ``template`` (default: the file and block it
         was decoded from; a File, a path or bytes). Unchanged chunks keep their codes, edited
         ones are re-quantised (a changed bone keeps its bit depth unless that misses
         ``max_error`` degrees; ``requantise_all`` re-picks every animated bone's depth, as
-        ``mab edit --max-error``). With ``verify`` the bytes are read back and every bone
+        ``mab edit --requantise``). Translation chunks follow the same rule in file units:
+        ``max_translation_error`` (default 0.001 units, raised depths reported; given, what 16
+        bits miss raises MabError, as ``--max-translation-error`` does). With ``verify`` the bytes are read back and every bone
         compared with the edit before anything is returned or written. Returns the file's
         bytes and the report; with ``path``, also writes them there atomically."""
         from . import File, read
@@ -332,7 +334,8 @@ class Clip:
         if not isinstance(tmpl, File):
             tmpl = read(tmpl)
         blk = self.block if block is None else block
-        data, rep = _mabkit.encode_ani(tmpl._handle, blk, self._state(), max_error, requantise_all, verify)
+        data, rep = _mabkit.encode_ani(tmpl._handle, blk, self._state(), max_error, requantise_all, verify,
+                                       max_translation_error)
         if path is not None:
             _write(path, data)
         return data, _report(rep)

@@ -12,18 +12,24 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace mabpy {
 
 namespace {
 
-// The encoder policy of the module, in one place: the one `mab edit` uses (a changed bone
-// keeps its bit depth unless that misses max_error_deg; `requantise_all` is
-// `mab edit --max-error`). When the library gains one shared policy, call it here.
-// The library's one error policy (mab::edit_policy, as mab import and mab edit use it).
-mab::EncodeOptions encode_policy(double max_error_deg, bool requantise_all) {
+// The library's one error policy (mab::edit_policy, as mab import and mab edit use it;
+// decision 21); `requantise_all` is `mab edit --requantise`. A translation bound given is also
+// refused when missed, as `--max-translation-error` is.
+mab::EncodeOptions encode_policy(double max_error_deg, bool requantise_all, std::optional<double> max_translation_error) {
   mab::EncodeOptions o = mab::edit_policy(checked_max_error(max_error_deg));
   o.requantise_all = requantise_all;
+  if (max_translation_error) {
+    if (!(*max_translation_error > 0) || !std::isfinite(*max_translation_error))
+      raise(mab::ErrorCode::invalid_argument, "max_translation_error", "the bound must be a positive number of units");
+    o.max_translation_error = *max_translation_error;
+    o.refuse_above_max_translation_error = true;
+  }
   return o;
 }
 
@@ -149,7 +155,7 @@ py::dict report_dict(const mab::EncodeReport& rep, const mab::Clip& before, cons
 }
 
 py::tuple encode_ani(const FileHandle& tmpl, std::size_t block, const py::dict& state, double max_error,
-                     bool requantise_all, bool verify) {
+                     bool requantise_all, bool verify, std::optional<double> max_translation_error) {
   tmpl.block(block);
   const mab::Clip edited = clip_from_state(state);
   const mab::DecodedClip original = take(mab::decode_clip(tmpl.c(), block));
@@ -158,7 +164,7 @@ py::tuple encode_ani(const FileHandle& tmpl, std::size_t block, const py::dict& 
           "the clip's key rate is " + std::to_string(edited.key_rate) + " units/s, the template block's " +
               std::to_string(original.clip.key_rate) + " (decision 7): key times are in the template's units");
   mab::EncodeReport rep;
-  const auto bytes = take(mab::encode_clip(original, edited, encode_policy(max_error, requantise_all), &rep));
+  const auto bytes = take(mab::encode_clip(original, edited, encode_policy(max_error, requantise_all, max_translation_error), &rep));
   py::dict r = report_dict(rep, original.clip, edited);
   r["verified"] = verify;
   if (verify) r["measured_max_error_deg"] = verify_landed(bytes, block, edited, rep);

@@ -339,3 +339,24 @@ def test_root_rotations_and_part_entries_edit_lands():
     after = mabkit.read(data).blocks[0].decode()
     assert after.parts == clip.parts
     assert rep.motion_sections_rewritten
+
+
+def test_regrouped_translations_stay_within_the_translation_bound():
+    # A key time inserted early regroups every later 8-key translation chunk (format 10.1):
+    # untouched bones are re-quantised at a finer depth (decision 21), not moved by their own
+    # 4-bit grid; a bound given is refused when 16 bits miss it.
+    clip = decode(CORPUS / "wd1/translations_flag40.mab", 0)
+    before = clip.copy()
+    k = clip.insert_key(int(clip.key_times[0]) + 1)
+    data, rep = clip.encode()
+    assert rep.translation_depths_raised > 0
+    after = mabkit.read(data).blocks[0].decode()
+    old = [i for i in range(after.key_count) if i != k]
+    moved = np.nanmax(np.abs(after.translations[old] - before.translations))
+    assert moved <= rep.max_translation_error + 1e-6 and moved < 0.01
+    with pytest.raises(mabkit.MabError) as e:
+        clip.encode(max_translation_error=0.001)
+    assert e.value.field == "max_translation_error" and "accepts it" in str(e.value)
+    data, rep = clip.encode(max_translation_error=rep.max_translation_error * 1.01)
+    with pytest.raises(mabkit.MabError):
+        clip.encode(max_translation_error=0.0)
