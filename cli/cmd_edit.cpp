@@ -273,9 +273,7 @@ int run(const Options& o) {
   if (!d) return status;
   mab::Clip clip = d->clip;
   // The error policy mab import shares (decision 21).
-  mab::EncodeOptions eo = mab::edit_policy(o.max_error.value_or(mab::default_max_error_deg));
-  eo.max_translation_error = o.max_translation_error.value_or(mab::default_max_translation_error);
-  eo.refuse_above_max_translation_error = o.max_translation_error.has_value();
+  mab::EncodeOptions eo = mab::edit_policy(o.max_error.value_or(mab::default_max_error_deg), o.max_translation_error);
   mab::edit::Notes notes;
   std::vector<fs::path> inputs{o.file};
   for (const Op& op : o.plan)
@@ -319,10 +317,7 @@ void setup(CLI::App& app, int& exit_code) {
       ->type_name("FLOAT")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-translation-error", o->max_translation_error,
-                  "largest error in file units of a re-quantised translation key (default 0.001): a bone whose "
-                  "translation chunks are re-quantised (edited, or regrouped by a key time added or removed) keeps "
-                  "its depth unless that misses the bound, then gets a finer one, 16 bits at most (its error "
-                  "reported); given, what 16 bits miss is refused")
+                  mab::cli::max_translation_error_help)
       ->type_name("UNITS")
       ->check(CLI::PositiveNumber);
   for (const auto& [name, n, values, help] : ops) {

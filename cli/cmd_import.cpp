@@ -140,9 +140,7 @@ int import_json(const Options& o, const mab::PaddedJson& data, std::vector<fs::p
   }
   int status = mab::cli::exit_refused;
   mab::JsonImportOptions options;
-  options.encode = mab::edit_policy(o.max_error.value_or(mab::default_max_error_deg));
-  options.encode.max_translation_error = o.max_translation_error.value_or(mab::default_max_translation_error);
-  options.encode.refuse_above_max_translation_error = o.max_translation_error.has_value();
+  options.encode = mab::edit_policy(o.max_error.value_or(mab::default_max_error_deg), o.max_translation_error);
   options.encode.choose_depth = o.choose_depth;
   options.allow_other_clip = o.allow_other_clip;
   std::optional<mab::Container> tmpl;
@@ -380,10 +378,7 @@ void setup(CLI::App& app, int& exit_code) {
                   "track gets its own stored key where interpolation would miss by more")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--max-translation-error", o->max_translation_error,
-                  "largest error in file units of a re-quantised translation key (default 0.001): a bone whose "
-                  "translation chunks are re-quantised (edited, or regrouped by a key time added or removed) keeps "
-                  "its depth unless that misses the bound, then gets a finer one, 16 bits at most (its error "
-                  "reported); given, what 16 bits miss is refused")
+                  mab::cli::max_translation_error_help)
       ->type_name("UNITS")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--reduce", o->reduce,

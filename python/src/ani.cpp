@@ -22,14 +22,10 @@ namespace {
 // decision 21); `requantise_all` is `mab edit --requantise`. A translation bound given is also
 // refused when missed, as `--max-translation-error` is.
 mab::EncodeOptions encode_policy(double max_error_deg, bool requantise_all, std::optional<double> max_translation_error) {
-  mab::EncodeOptions o = mab::edit_policy(checked_max_error(max_error_deg));
+  if (max_translation_error && (!(*max_translation_error > 0) || !std::isfinite(*max_translation_error)))
+    raise(mab::ErrorCode::invalid_argument, "max_translation_error", "the bound must be a positive number of units");
+  mab::EncodeOptions o = mab::edit_policy(checked_max_error(max_error_deg), max_translation_error);
   o.requantise_all = requantise_all;
-  if (max_translation_error) {
-    if (!(*max_translation_error > 0) || !std::isfinite(*max_translation_error))
-      raise(mab::ErrorCode::invalid_argument, "max_translation_error", "the bound must be a positive number of units");
-    o.max_translation_error = *max_translation_error;
-    o.refuse_above_max_translation_error = true;
-  }
   return o;
 }
 

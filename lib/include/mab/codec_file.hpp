@@ -10,6 +10,7 @@
 #include <mab/translation_codec.hpp>
 
 #include <array>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -113,7 +114,10 @@ struct EncodeOptions {
 // most); a depth the edit asked for is kept; whatever still misses the bound (a key at 16 bits,
 // a requested depth, a 6-byte constant) is refused, nothing written. Far Cry 2/3 clips have no
 // depth: legacy_edit_policy (legacy.hpp) applies the same bound through the sparse key writer.
-EncodeOptions edit_policy(double max_error_deg = default_max_error_deg);
+// Translations: max_translation_error, default_max_translation_error when not given; a bound
+// given is also refused when missed (refuse_above_max_translation_error).
+EncodeOptions edit_policy(double max_error_deg = default_max_error_deg,
+                          std::optional<double> max_translation_error = std::nullopt);
 
 struct EncodeReport {
   std::size_t chunks_reused = 0, chunks_requantised = 0;

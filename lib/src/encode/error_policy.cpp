@@ -10,11 +10,13 @@
 
 namespace mab {
 
-EncodeOptions edit_policy(double max_error_deg) {
+EncodeOptions edit_policy(double max_error_deg, std::optional<double> max_translation_error) {
   EncodeOptions o;
   o.max_error_deg = max_error_deg;
   o.raise_depth = true;
   o.refuse_above_max_error = true;
+  o.max_translation_error = max_translation_error.value_or(default_max_translation_error);
+  o.refuse_above_max_translation_error = max_translation_error.has_value();
   return o;
 }
 

@@ -258,9 +258,7 @@ Result<std::vector<std::uint8_t>> import_animation(const Context& ctx, const Con
   // on a new timeline they are the template's, resampled.
   if (edited.key_times != orig.key_times) resample_motion(edited, orig);
   MAB_TRY(reduce_keys(opt, edited, rep));
-  EncodeOptions eo = edit_policy(opt.max_error_deg);  // decision 21: the one error policy
-  eo.max_translation_error = opt.max_translation_error.value_or(default_max_translation_error);
-  eo.refuse_above_max_translation_error = opt.max_translation_error.has_value();
+  const EncodeOptions eo = edit_policy(opt.max_error_deg, opt.max_translation_error);  // decision 21
   return encode_clip(d, edited, eo, &rep.encode);
 }
 
@@ -325,9 +323,7 @@ Result<std::vector<std::uint8_t>> import_new(const Context& ctx, std::size_t ai,
   rep.keys = clip.key_count();
   rep.key_rate = rate;
   MAB_TRY(reduce_keys(opt, clip, rep));
-  EncodeOptions eo = edit_policy(opt.max_error_deg);  // decision 21: the one error policy
-  eo.max_translation_error = opt.max_translation_error.value_or(default_max_translation_error);
-  eo.refuse_above_max_translation_error = opt.max_translation_error.has_value();
+  const EncodeOptions eo = edit_policy(opt.max_error_deg, opt.max_translation_error);  // decision 21
   return encode_clip(d, clip, eo, &rep.encode);
 }
 
