@@ -160,6 +160,9 @@ int import_json(const Options& o, const mab::PaddedJson& data, std::vector<fs::p
                          "depth to choose\n", o.file.c_str());
     return mab::cli::exit_usage;
   }
+  if (!mab::cli::may_replace_original("import", status, o.output, o.in_place, imported->original,
+                                      "the document's original clip (the file it was exported from)", inputs))
+    return status;
   if (!mab::cli::write_output("import", status, inputs, o.output, o.in_place, imported->bytes)) return status;
   mab::cli::print_mab_written(o.output, imported->bytes,
                               {"the document's original", imported->original_size, imported->identical});
@@ -401,8 +404,8 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_flag("--choose-depth", o->choose_depth,
                 "JSON: re-pick the bit depth of each edited bone, the smallest meeting --max-error");
   cmd->add_flag("--in-place", o->in_place,
-                "Allow -o to name an input file itself (it is kept as FILE.bak, or FILE.bak.1, .bak.2, ... when that "
-                "exists)");
+                "Allow -o to name an input file itself, or (JSON) a file holding the document's original clip, the "
+                ".mab it was exported from (it is kept as FILE.bak, or FILE.bak.1, .bak.2, ... when that exists)");
   cmd->footer(
       "Examples (from the source folder; corpus/ holds synthetic clips):\n"
       "  mab export corpus/wd2/mixed_k8.mab -o walk.json\n"

@@ -91,6 +91,24 @@ bool write_output(std::string_view cmd, int& exit_code, const std::vector<std::f
                              });
 }
 
+bool may_replace_original(std::string_view cmd, int& exit_code, const std::string& out, bool in_place,
+                          std::span<const std::uint8_t> original, std::string_view what,
+                          std::vector<std::filesystem::path>& inputs) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (out == "-" || !fs::is_regular_file(out, ec) || fs::file_size(out, ec) != original.size() || ec) return true;
+  const auto bytes = read_file(out);
+  if (!bytes || !std::equal(bytes->begin(), bytes->end(), original.begin(), original.end())) return true;
+  if (!in_place) {
+    std::fprintf(stderr, "mab: %.*s: %s holds %.*s; pass --in-place to overwrite it (a .bak copy is kept)\n",
+                 static_cast<int>(cmd.size()), cmd.data(), out.c_str(), static_cast<int>(what.size()), what.data());
+    exit_code = exit_usage;
+    return false;
+  }
+  inputs.push_back(out);
+  return true;
+}
+
 bool write_output_stream(std::string_view cmd, int& exit_code, const std::vector<std::filesystem::path>& inputs,
                          const std::string& out, bool in_place, std::string_view source,
                          const StreamProducer& produce) {

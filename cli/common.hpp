@@ -53,6 +53,14 @@ int exit_status(const Error& e);
 bool write_output(std::string_view cmd, int& exit_code, const std::vector<std::filesystem::path>& inputs,
                   const std::string& out, bool in_place, std::span<const std::uint8_t> bytes);
 
+// An existing regular file `out` whose bytes are `original` (the .mab a document or an
+// animation was made from, found by its content under any name) is treated as an input: only
+// `in_place` replaces it, and then `inputs` gains it so that write_output keeps the backup.
+// False after printing "mab: CMD: OUT holds WHAT; pass --in-place ..." (exit_code: exit_usage).
+bool may_replace_original(std::string_view cmd, int& exit_code, const std::string& out, bool in_place,
+                          std::span<const std::uint8_t> original, std::string_view what,
+                          std::vector<std::filesystem::path>& inputs);
+
 // The same for output produced in pieces: `produce` hands each piece to the sink it is
 // given and returns its status. A file is written atomically and committed only if
 // `produce` succeeds; on standard output, a device or a FIFO the pieces go out as they come,

@@ -133,6 +133,8 @@ struct JsonImport {
   LegacyEncodeReport legacy_report;
   std::size_t original_size = 0;    // of the file the document's container stands for
   bool identical = false;           // `bytes` are that file's, byte for byte
+  // That file's bytes: `mab import` finds the file by them, which only --in-place replaces.
+  std::vector<std::uint8_t> original;
 };
 
 struct JsonImportOptions {

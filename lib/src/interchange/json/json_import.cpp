@@ -434,9 +434,9 @@ namespace {
 
 // What the command's report compares the output with: the file the document came from.
 Result<JsonImport> with_original(const ParsedDocument& doc, JsonImport out) {
-  MAB_ASSIGN(const std::vector<std::uint8_t> original, write_container(doc.container));
-  out.original_size = original.size();
-  out.identical = original == out.bytes;
+  MAB_ASSIGN(out.original, write_container(doc.container));
+  out.original_size = out.original.size();
+  out.identical = out.original == out.bytes;
   return out;
 }
 
