@@ -73,4 +73,31 @@ TEST(JsonImportRules, OntoTheDocumentsOriginalNeedsInPlaceAndKeepsABackup) {
   fs::remove_all(dir);
 }
 
+// Windows Notepad saves UTF-8 with a byte order mark; it was refused as "missing or
+// superfluous commas" with no position.
+TEST(JsonImportRules, AByteOrderMarkIsSkipped) {
+  const auto dir = mab::test::test_temp_dir("mab_json_import_rules");
+  const std::pair<fs::path, std::string> cases[] = {
+      {mab::test::corpus_dir() / "wd2" / "mixed_k8.mab", "\"keys\""},
+      {mab::test::corpus_dir() / "fc2" / "chain_3.mab", "\"trajectory_translation\""}};
+  for (const auto& [src, key] : cases) {
+    const auto json = dir / "x.json", bom = dir / "bom.json";
+    ASSERT_EQ(run("export " + src.string() + " -o " + json.string()).status, 0);
+    write_text(bom, "\xEF\xBB\xBF" + edited(read_text(json), key));
+    write_text(json, edited(read_text(json), key));
+    std::string err;
+    auto r = run("import " + bom.string() + " -o " + (dir / "bom.mab").string(), &err);
+    ASSERT_EQ(r.status, 0) << src << r.out << err;
+    ASSERT_EQ(run("import " + json.string() + " -o " + (dir / "plain.mab").string(), &err).status, 0) << err;
+    EXPECT_EQ(read_text(dir / "bom.mab"), read_text(dir / "plain.mab")) << src;
+    EXPECT_NE(read_text(dir / "bom.mab"), read_text(src)) << src << ": the edit did not land";
+  }
+  // UTF-16 (Notepad's "Unicode") is refused by name, not as a comma.
+  write_text(dir / "utf16.json", std::string("\xFF\xFE{\0}\0", 6));
+  std::string err;
+  EXPECT_EQ(run("import " + (dir / "utf16.json").string() + " -o " + (dir / "u.mab").string(), &err).status, 1);
+  EXPECT_NE(err.find("UTF-16"), std::string::npos) << err;
+  fs::remove_all(dir);
+}
+
 }  // namespace

@@ -67,12 +67,19 @@ Error text_error(std::string_view text, simdjson::error_code code) {
 
 // `padded`: text is followed by PaddedJson::padding readable bytes, so simdjson reads it in place.
 Result<ParsedDocument> parse_document(std::string_view text, const Limits& limits, bool padded) {
+  // A UTF-8 byte order mark (Windows Notepad writes one) is no part of the JSON text, which
+  // a parser may ignore (RFC 8259, 8.1); simdjson does not, so it is skipped here.
+  const std::string_view bom = "\xEF\xBB\xBF";
+  const std::string_view json = text.substr(text.starts_with(bom) ? bom.size() : 0);
   // An empty text (possibly with no buffer at all) is a syntax error; simdjson copies its
   // input and must not be handed a null pointer.
-  if (text.empty()) return text_error(text, simdjson::EMPTY);
+  if (json.empty()) return text_error(text, simdjson::EMPTY);
+  if (json.starts_with("\xFF\xFE") || json.starts_with("\xFE\xFF"))
+    return make_error(ErrorCode::parse_error, 0, "json text",
+                      "the text is UTF-16 (it starts with a UTF-16 byte order mark): save it as UTF-8");
   simdjson::dom::parser parser;
   element root_element;
-  if (const auto code = parser.parse(text.data(), text.size(), !padded).get(root_element); code != simdjson::SUCCESS)
+  if (const auto code = parser.parse(json.data(), json.size(), !padded).get(root_element); code != simdjson::SUCCESS)
     return text_error(text, code);
   const Val root{root_element};
   const Path& top = root_path;
