@@ -159,6 +159,10 @@ def build_legacy_clip(variant, rng, spec, child=None):
           "array_headers": {str(s): {"count": c, "last_frame": last, "fps": 30}
                             for s, c in sorted(arrays.items())},
           "_offsets": offsets}
+    if 6 in spec["slots"]:
+        # Random bytes in the tag table's place: no table of 172-byte records reads from them,
+        # which `mab verify` warns about (format 13.5).
+        bj["tag_table_undecodable"] = True
     blocks = [bj] + chained_blocks(child, offsets[8])
     return data, blocks
 

@@ -39,8 +39,9 @@ bool has_errors(const std::vector<Finding>& findings) noexcept;
 // byte...); 'aNi' rotations that do not decode, or translations, root motion or part clips kept
 // as bytes because no reading fits (docs/motion.md); a 6-byte code with no valid quaternion (format
 // 9.1), naming the bone and key, decoded as decode_quat48 documents; a legacy code with bit 15
-// of its third word set (decision 3). Far Cry 4 (layout unverified, decision 10), and legacy tag tables and
-// event chains kept as bytes, are info. Never fails.
+// of its third word set (decision 3); a Far Cry 2/3 tag table that does not decode, a tag record
+// whose clip offset reaches no clip start or whose pointer slot is not 0 (format 13.5). Far Cry 4
+// (layout unverified, decision 10) and legacy event chains kept as bytes are info. Never fails.
 std::vector<Finding> validate_decode(const Container& c, const Limits& limits = default_limits);
 
 }  // namespace mab

@@ -226,7 +226,20 @@ struct Checker {
           c.variant->game == Game::far_cry_3_blood_dragon
               ? "Blood Dragon read with the FC3 layout, a guess (9-word masks), unverified"
               : "FC3 layout is a guess (9-word masks), unverified");
+    // Format 13.2: the engine's pointer slot is 0 on disk (JB-DOC).
+    if (h.pointer_slot != 0)
+      add(Severity::warning, ErrorCode::bad_value, pl.blocks[k].base + 16ull * h.mask_words + 0x4C, "pointer_slot",
+          "pointer slot " + hex(h.pointer_slot) + " is not 0, as the engine's slots are on disk (kept as stored)");
     check_offsets_order(b, k, Severity::info);
+  }
+
+  // Format 2: Far Cry 2's version field is u16 0x4C; the game is told by byte 0 alone, so a
+  // high byte that is not 0 reads as Far Cry 2 all the same.
+  void check_legacy_version() {
+    if (c.variant->game != Game::far_cry_2 || (c.header.magic_word & 0xFF00u) == 0) return;
+    add(Severity::warning, ErrorCode::bad_value, 1, "magic",
+        "version field " + hex(c.header.magic_word & 0xFFFFu) + ": its high byte is not 0 (Far Cry 2 stores u16 0x4C; "
+        "read as Far Cry 2 by byte 0)");
   }
 };
 
@@ -241,6 +254,7 @@ std::vector<Finding> validate(const Container& c, const Limits& limits) {
     ck.add(Severity::info, ErrorCode::not_decodable, 0x10, "body", "kept opaque: " + c.opaque_reason);
     return ck.out;
   }
+  ck.check_legacy_version();
   for (std::size_t k = 0; k < c.blocks.size(); ++k) {
     ck.block = static_cast<int>(k);
     const Block& b = c.blocks[k];

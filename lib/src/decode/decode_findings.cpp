@@ -74,6 +74,46 @@ std::size_t keyed_code_at(std::span<const std::uint8_t> s3, const LegacyClip& d,
   return group + 7 * std::size_t{tracks} + (tracks & 1) + 6 * before;
 }
 
+// Format 13.5: the tag table's layout is the engine's (JB-DOC), so a table that does not read
+// by it, a record whose clip offset reaches no clip start (import cannot make it follow a moved
+// clip, decision 19) and a pointer slot that is not 0 on disk are warnings. The event chain's
+// reading is a guess (decision 15): one that does not hold is information.
+void check_legacy_tags(const Container& c, std::size_t k, const PlacedBlock& pb, Sink& s) {
+  const Block& b = c.blocks[k];
+  const auto tags = decode_legacy_tags(c, k);
+  if (!tags) return;
+  const std::string table = b.slot_field_name(6);
+  if (!tags->tag_table_note.empty())
+    s.add(Severity::warning, ErrorCode::not_decodable, section_offset(b, pb, 6, 0), table,
+          "tag table does not decode (kept as bytes; the clip offsets of its records cannot follow clips that move "
+          "when a clip is edited): " + tags->tag_table_note);
+  std::size_t doubtful = 0;  // records reported, at most max_code_findings
+  if (tags->tag_table) {
+    const auto& records = *tags->tag_table;
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      const std::size_t at = 4 + legacy_tag_record_size * i;
+      const std::string name = "tag record " + std::to_string(i);
+      if ((records[i].clip_block < 0 || records[i].pointer_slot != 0) && ++doubtful > max_code_findings) continue;
+      if (records[i].clip_block < 0)
+        s.add(Severity::warning, ErrorCode::bad_value, section_offset(b, pb, 6, at + 0x0C), table,
+              name + ": clip offset " + std::to_string(records[i].clip_offset) +
+                  " from the record reaches no clip start (kept as stored; mab import cannot make it follow a clip "
+                  "that moves)");
+      if (records[i].pointer_slot != 0)
+        s.add(Severity::warning, ErrorCode::bad_value, section_offset(b, pb, 6, at + 0xA8), table,
+              name + ": pointer slot " + hex8(records[i].pointer_slot) + " is not 0, as the engine's slots are on "
+                     "disk (kept as stored)");
+    }
+  }
+  if (doubtful > max_code_findings)
+    s.add(Severity::warning, ErrorCode::bad_value, section_offset(b, pb, 6, 0), table,
+          std::to_string(doubtful - max_code_findings) + " more tag record(s) reaching no clip start or with a "
+                                                         "pointer slot that is not 0");
+  if (!tags->events_note.empty())
+    s.add(Severity::info, ErrorCode::not_decodable, section_offset(b, pb, 7, 0), b.slot_field_name(7),
+          "event chain kept as bytes: " + tags->events_note);
+}
+
 // Format 13: the clip's tracks as decode_legacy_clip reads them (docs/legacy.md, "What the
 // decoder accepts"); a refusal keeps the clip as bytes, so it is a warning.
 void check_legacy(const Container& c, std::size_t k, const PlacedBlock& pb, const Limits& limits, Sink& s) {
@@ -81,6 +121,7 @@ void check_legacy(const Container& c, std::size_t k, const PlacedBlock& pb, cons
   auto d = decode_legacy_clip(c, k, limits);
   if (!d) {
     s.refused(d.error(), "the clip's tracks do not decode (kept as bytes; export writes the container only)");
+    check_legacy_tags(c, k, pb, s);
     return;
   }
   auto f = [&](std::size_t slot) { return b.slot_field_name(slot); };
@@ -97,11 +138,7 @@ void check_legacy(const Container& c, std::size_t k, const PlacedBlock& pb, cons
                "bone " + std::to_string(t.bone) + " key " + std::to_string(i) + " (frame " + std::to_string(t.frames[i]) + ")");
   }
   s.codes_summary(pb.base);
-  // Slots 6 and 7 stay bytes when they do not read consistently: not tracks, so info.
-  if (!d->tag_table_note.empty())
-    s.add(Severity::info, ErrorCode::not_decodable, section_offset(b, pb, 6, 0), f(6), "tag table kept as bytes: " + d->tag_table_note);
-  if (!d->events_note.empty())
-    s.add(Severity::info, ErrorCode::not_decodable, section_offset(b, pb, 7, 0), f(7), "event chain kept as bytes: " + d->events_note);
+  check_legacy_tags(c, k, pb, s);
 }
 
 std::size_t constants_slot(const Block& b) {
