@@ -1,0 +1,58 @@
+// What `mab` says and does where its help and docs misled (issue 31, item 7): the export help's
+// Blender step, --speed's report, the translation bound of every edit, crc-search's inputs and
+// examples.
+#include "support/cli_run.hpp"
+#include "support/corpus.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+mab::test::CliRun run(const std::string& args, std::string* err = nullptr) {
+  return mab::test::run_mab_split(args, err);
+}
+
+// The lines of the block of examples in `help` (CONTRIBUTING.md, "Examples in --help").
+std::vector<std::string> example_block(const std::string& help) {
+  std::vector<std::string> out;
+  std::istringstream in(help);
+  std::string line;
+  bool in_block = false;
+  while (std::getline(in, line)) {
+    if (line.rfind("Example", 0) == 0) in_block = true;
+    else if (line.rfind("  ", 0) != 0) in_block = false;
+    else if (in_block) out.push_back(line.substr(2));
+  }
+  return out;
+}
+
+// A prose step among the examples ("export it as walk_edit.glb") names a file the next
+// examples then use: `mab export --help` had the user write walk_edit.glb and import walk.glb.
+TEST(CliMessages, FilesNamedBetweenExamplesAreTheOnesTheExamplesUse) {
+  const std::regex file(R"([A-Za-z0-9_./-]+\.(glb|gltf|json|mab))");
+  for (const char* cmd : {"export", "import", "edit", "diff", "dump"}) {
+    const auto block = example_block(run(std::string(cmd) + " --help").out);
+    for (std::size_t i = 0; i < block.size(); ++i) {
+      if (block[i].rfind("mab ", 0) == 0) continue;
+      for (std::sregex_iterator m(block[i].begin(), block[i].end(), file), end; m != end; ++m) {
+        bool used = false;
+        for (std::size_t j = i + 1; j < block.size(); ++j)
+          used = used || (block[j].rfind("mab ", 0) == 0 && block[j].find(m->str()) != std::string::npos);
+        EXPECT_TRUE(used) << "mab " << cmd << " --help: \"" << block[i] << "\" names " << m->str()
+                          << ", which no later example uses";
+      }
+    }
+  }
+}
+
+}  // namespace
