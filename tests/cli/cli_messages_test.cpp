@@ -55,4 +55,23 @@ TEST(CliMessages, FilesNamedBetweenExamplesAreTheOnesTheExamplesUse) {
   }
 }
 
+std::string read_text(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// README: "Untouched bones keep their exact bytes" holds only while no key time is added (decision
+// 22); the claim says so where it is made.
+TEST(CliMessages, TheReadmeQualifiesExactBytesOfUntouchedBones) {
+  const std::string readme = read_text(mab::test::source_dir() / "README.md");
+  const auto at = readme.find("Untouched bones keep their exact bytes");
+  ASSERT_NE(at, std::string::npos);
+  const std::string paragraph = readme.substr(at, readme.find("\n\n", at) - at);
+  EXPECT_NE(paragraph.find("as long as no key time"), std::string::npos) << paragraph;
+  EXPECT_NE(paragraph.find("re-quantised"), std::string::npos) << paragraph;
+  EXPECT_NE(paragraph.find("decision 22"), std::string::npos) << paragraph;
+}
+
 }  // namespace
