@@ -62,6 +62,31 @@ std::string read_text(const fs::path& p) {
   return ss.str();
 }
 
+// The README's `--speed 1.5` on long_k40: keys that round onto one time are merged, and the report
+// counts them; a speed that keeps every key apart keeps every code. docs/edit.md said "Rotations
+// and their codes stay"; its --speed row now quotes the report line, which must be mab's.
+TEST(CliMessages, SpeedReportsTheKeysMergedAtOneTimeAsDocsEditSays) {
+  const std::string doc = read_text(mab::test::source_dir() / "docs" / "edit.md");
+  const auto row = doc.substr(doc.find("| `--speed F` |"), doc.find('\n', doc.find("| `--speed F` |")) - doc.find("| `--speed F` |"));
+  EXPECT_EQ(row.find("codes stay"), std::string::npos) << row;
+  const auto quote_at = row.find("(`--speed: ");
+  ASSERT_NE(quote_at, std::string::npos) << "docs/edit.md's --speed row quotes no report line: " << row;
+  const std::string quoted = row.substr(quote_at + 2, row.find('`', quote_at + 2) - quote_at - 2);
+  const auto dir = mab::test::test_temp_dir("mab_cli_messages");
+  const auto src = (mab::test::corpus_dir() / "wd2" / "long_k40.mab").string();
+  std::string err;
+  auto r = run("edit " + src + " -o " + (dir / "fast.mab").string() + " --speed 1.5", &err);
+  ASSERT_EQ(r.status, 0) << r.out << err;
+  EXPECT_NE(r.out.find(quoted), std::string::npos) << quoted << "\n" << r.out;
+  EXPECT_NE(r.out.find("40 -> 35"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("0 reused, 15 re-quantised"), std::string::npos) << r.out;
+  r = run("edit " + src + " -o " + (dir / "slow.mab").string() + " --speed 0.5", &err);
+  ASSERT_EQ(r.status, 0) << r.out << err;
+  EXPECT_EQ(r.out.find("fell on the time"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("15 reused, 0 re-quantised"), std::string::npos) << r.out;
+  fs::remove_all(dir);
+}
+
 // README: "Untouched bones keep their exact bytes" holds only while no key time is added (decision
 // 22); the claim says so where it is made.
 TEST(CliMessages, TheReadmeQualifiesExactBytesOfUntouchedBones) {
