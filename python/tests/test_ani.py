@@ -344,11 +344,14 @@ def test_root_rotations_and_part_entries_edit_lands():
 def test_regrouped_translations_stay_within_the_translation_bound():
     # A key time inserted early regroups every later 8-key translation chunk (format 10.1):
     # untouched bones are re-quantised at a finer depth (decision 21), not moved by their own
-    # 4-bit grid; a bound given is refused when 16 bits miss it.
+    # 4-bit grid; the bound, the default one as a given one, is refused when 16 bits miss it.
     clip = decode(CORPUS / "wd1/translations_flag40.mab", 0)
     before = clip.copy()
     k = clip.insert_key(int(clip.key_times[0]) + 1)
-    data, rep = clip.encode()
+    with pytest.raises(mabkit.MabError) as e:
+        clip.encode()
+    assert e.value.field == "max_translation_error" and "above --max-translation-error 0.001" in str(e.value)
+    data, rep = clip.encode(max_translation_error=0.01)
     assert rep.translation_depths_raised > 0
     after = mabkit.read(data).blocks[0].decode()
     old = [i for i in range(after.key_count) if i != k]
