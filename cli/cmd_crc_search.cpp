@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 
 namespace {
@@ -148,6 +149,18 @@ int run(const Options& o) {
       std::fprintf(stderr, "mab: crc-search: %s: %s\n", f.c_str(), bytes.error().message().c_str());
       return mab::cli::exit_usage;
     }
+    // The same file twice adds no equation: the search would count it as evidence it is not.
+    for (const auto& earlier : inputs) {
+      std::error_code ec;
+      const bool same_file = std::filesystem::equivalent(earlier.name, f, ec);
+      if (same_file || earlier.bytes == *bytes) {
+        std::fprintf(stderr,
+                     "mab: crc-search: %s and %s %s: each file adds its own checksum equations, so give 3 or "
+                     "more different files\n",
+                     earlier.name.c_str(), f.c_str(), same_file ? "are the same file" : "have the same bytes");
+        return mab::cli::exit_usage;
+      }
+    }
     inputs.push_back(InputFile{f, std::move(bytes).value()});
   }
   auto report = search(inputs, so);
@@ -180,14 +193,16 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_flag("--json", o->json, "Machine-readable report on stdout");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress on stderr");
   cmd->footer("Exit status: 0 match found, 1 no match, 2 usage or I/O error.\n"
-              "Examples (from the source folder): three files given a known checksum, then found again\n"
+              "Examples (from the source folder; three files given a known checksum in the temporary folder,\n"
+              "  not the source tree, then the checksum found again):\n"
               "  mab crc-apply --algo 'algo=CRC-32/BZIP2 range=0x10..eof field=0x4:4:le' "
-              "corpus/wd1/long_k100.mab -o a.mab\n"
+              "corpus/wd1/long_k100.mab -o \"${TMPDIR:-/tmp}/mab_crc_a.mab\"\n"
               "  mab crc-apply --algo 'algo=CRC-32/BZIP2 range=0x10..eof field=0x4:4:le' "
-              "corpus/wd1/bit15_k7.mab -o b.mab\n"
+              "corpus/wd1/bit15_k7.mab -o \"${TMPDIR:-/tmp}/mab_crc_b.mab\"\n"
               "  mab crc-apply --algo 'algo=CRC-32/BZIP2 range=0x10..eof field=0x4:4:le' "
-              "corpus/wd1/one_bone_k8.mab -o c.mab\n"
-              "  mab crc-search -q a.mab b.mab c.mab\n"
+              "corpus/wd1/one_bone_k8.mab -o \"${TMPDIR:-/tmp}/mab_crc_c.mab\"\n"
+              "  mab crc-search -q \"${TMPDIR:-/tmp}\"/mab_crc_a.mab \"${TMPDIR:-/tmp}\"/mab_crc_b.mab "
+              "\"${TMPDIR:-/tmp}\"/mab_crc_c.mab\n"
               "then, on an edited file: mab crc-apply --algo 'SPEC' --in-place edited.mab");
   cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }

@@ -22,6 +22,12 @@ mab::test::CliRun run(const std::string& args, std::string* err = nullptr) {
   return mab::test::run_mab_split(args, err);
 }
 
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 // The lines of the block of examples in `help` (CONTRIBUTING.md, "Examples in --help").
 std::vector<std::string> example_block(const std::string& help) {
   std::vector<std::string> out;
@@ -115,6 +121,49 @@ TEST(CliMessages, TheReadmeQualifiesExactBytesOfUntouchedBones) {
   EXPECT_NE(paragraph.find("as long as no key time"), std::string::npos) << paragraph;
   EXPECT_NE(paragraph.find("re-quantised"), std::string::npos) << paragraph;
   EXPECT_NE(paragraph.find("decision 22"), std::string::npos) << paragraph;
+}
+
+// One file given three times adds no checksum equation: refused, by path or by content.
+TEST(CliMessages, CrcSearchRefusesTheSameFileTwice) {
+  const auto dir = mab::test::test_temp_dir("mab_cli_messages");
+  const auto a = (mab::test::corpus_dir() / "wd1" / "long_k100.mab").string();
+  const auto b = (mab::test::corpus_dir() / "wd1" / "bit15_k7.mab").string();
+  fs::copy_file(a, dir / "copy.mab");
+  std::string err;
+  auto r = run("crc-search -q " + a + " " + a + " " + a, &err);
+  EXPECT_EQ(r.status, 2) << r.out << err;
+  EXPECT_NE(err.find("are the same file"), std::string::npos) << err;
+  EXPECT_EQ(count(err, "mab: crc-search:"), 1u) << err;
+  r = run("crc-search -q " + a + " " + b + " " + (dir / "copy.mab").string(), &err);
+  EXPECT_EQ(r.status, 2) << r.out << err;
+  EXPECT_NE(err.find("have the same bytes"), std::string::npos) << err;
+  fs::remove_all(dir);
+}
+
+// The examples write their three files to the temporary folder, not where they run (the
+// source tree, for a user following "from the source folder").
+TEST(CliMessages, CrcSearchExamplesWriteNothingWhereTheyRun) {
+  const auto dir = mab::test::test_temp_dir("mab_cli_messages");
+  const auto tmp = dir / "tmp";
+  fs::create_directories(dir / "src" / "bin");
+  fs::create_directories(tmp);
+  fs::copy(mab::test::corpus_dir(), dir / "src" / "corpus", fs::copy_options::recursive);
+  fs::create_symlink(MAB_CLI_PATH, dir / "src" / "bin" / "mab");
+  std::size_t ran = 0;
+  for (const auto& line : example_block(run("crc-search --help").out)) {
+    if (line.rfind("mab ", 0) != 0) continue;
+    const auto r = mab::test::run_shell("cd '" + (dir / "src").string() + "' && TMPDIR='" + tmp.string() +
+                                        "' PATH=\"$PWD/bin:$PATH\" sh -c '" + std::regex_replace(line, std::regex("'"), "'\\''") +
+                                        "' 2>&1");
+    EXPECT_EQ(r.status, 0) << line << "\n" << r.out;
+    ++ran;
+  }
+  EXPECT_EQ(ran, 4u);
+  std::set<std::string> left;
+  for (const auto& e : fs::directory_iterator(dir / "src")) left.insert(e.path().filename().string());
+  EXPECT_EQ(left, (std::set<std::string>{"bin", "corpus"}));
+  EXPECT_TRUE(fs::exists(tmp / "mab_crc_a.mab"));
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -441,16 +441,19 @@ Result<SolverResult> solve_crc32(std::span<const SolverRange> ranges, std::span<
   // Group ranges with identical pair polynomials.
   std::vector<std::vector<std::size_t>> groups;
   std::map<std::uint64_t, std::size_t> by_sig;
+  std::size_t too_few = 0;  // one note for them all
   for (std::size_t i = 0; i < ranges.size(); ++i) {
     const auto& p = sh.prepared[i];
     if (p.files.size() < 2) {
-      sh.result.notes.push_back("solver: a range has fewer than 2 distinct files");
+      ++too_few;
       continue;
     }
     auto [it, inserted] = by_sig.emplace(p.signature, groups.size());
     if (inserted) groups.emplace_back();
     groups[it->second].push_back(i);
   }
+  if (too_few != 0)
+    sh.result.notes.push_back("solver: " + std::to_string(too_few) + " range(s) skipped: fewer than 2 distinct files");
 
   std::vector<Combo> combos;
   for (const auto endian : endians) {
