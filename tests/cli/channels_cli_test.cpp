@@ -233,7 +233,9 @@ TEST_F(ChannelsCli, DiffShowsFarCry2TranslationsAndTrajectory) {
   for (const auto& b : j["bones"])
     if (b.contains("translation") && b["translation"]["max"].get<double>() > 4.99) {
       ++moved;
-      if (b["bone"] == "trajectory") EXPECT_EQ(b["translation"]["key_a"], 6) << b.dump();
+      if (b["bone"] == "trajectory") {
+        EXPECT_EQ(b["translation"]["key_a"], 6) << b.dump();
+      }
     }
   EXPECT_EQ(moved, 3u) << j.dump(1);
   EXPECT_EQ(run_mab_split("diff " + corpus(rel) + " " + corpus(rel)).status, 0);
