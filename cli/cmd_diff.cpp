@@ -79,7 +79,21 @@ std::string bone_label(std::uint32_t id, bool legacy) {
   return id == mab::legacy_trajectory_id ? "trajectory" : "bone_" + std::to_string(id);
 }
 
-void print_json(const mab::ClipDiff& d, const std::string& a, const std::string& b, bool legacy, bool same) {
+std::string row_label(const mab::BoneDiff& bd, bool legacy) {
+  if (bd.root_motion) return legacy ? "trajectory" : "root motion";
+  return !legacy && !bd.name.empty() ? bd.name : bone_label(bd.hash, legacy);
+}
+
+bool bone_differs(const mab::BoneDiff& bd) { return bd.max_deg > 0 || (bd.translation && bd.translation->max > 0); }
+
+nlohmann::json key_json(std::ptrdiff_t k) { return k < 0 ? nlohmann::json(nullptr) : nlohmann::json(k); }
+
+nlohmann::json channel_json(const mab::ChannelDiff& c) {
+  return {{"max", c.max}, {"mean", c.mean}, {"worst_time_s", c.worst_time_s}, {"times", c.times},
+          {"key_a", key_json(c.key_a)}, {"key_b", key_json(c.key_b)}};
+}
+
+void print_json(const mab::ClipDiff& d, const std::string& a, const std::string& b, bool legacy) {
   auto ids = [&](const std::vector<std::uint32_t>& v) {
     nlohmann::json j = nlohmann::json::array();
     for (const auto h : v) j.push_back(bone_label(h, legacy));
@@ -90,40 +104,83 @@ void print_json(const mab::ClipDiff& d, const std::string& a, const std::string&
   j["b"] = b;
   j["family"] = legacy ? "far cry 2/3" : "ani";
   j["max_deg"] = d.max_deg;
-  j["identical"] = same;
+  j["max_translation"] = d.max_translation;
+  j["identical"] = d.identical();
   j["bones"] = nlohmann::json::array();
   for (const auto& bd : d.bones) {
-    nlohmann::json e{{legacy ? "bone" : "hash", bone_label(bd.hash, legacy)}, {"max_deg", bd.max_deg},
-                     {"mean_deg", bd.mean_deg}, {"worst_time_s", bd.worst_time_s}, {"times", bd.times}};
-    if (!legacy && !bd.name.empty()) e["name"] = bd.name;
+    nlohmann::json e;
+    if (bd.root_motion) e["root_motion"] = true;
+    if (!bd.root_motion || legacy) e[legacy ? "bone" : "hash"] = bone_label(bd.hash, legacy);
+    if (!legacy && !bd.name.empty() && !bd.root_motion) e["name"] = bd.name;
+    e["rotated"] = bd.rotated;
+    e["max_deg"] = bd.max_deg, e["mean_deg"] = bd.mean_deg, e["worst_time_s"] = bd.worst_time_s;
+    e["times"] = bd.times, e["key_a"] = key_json(bd.key_a), e["key_b"] = key_json(bd.key_b);
+    if (bd.translation) e["translation"] = channel_json(*bd.translation);
     j["bones"].push_back(std::move(e));
   }
   j["only_in_a"] = ids(d.only_in_a);
   j["only_in_b"] = ids(d.only_in_b);
   j["rotated_in_one_only"] = ids(d.rotation_kind_differs);
+  j["translated_in_one_only"] = ids(d.translation_kind_differs);
+  const nlohmann::json only_in = d.root_motion_only_in_a   ? nlohmann::json("a")
+                                 : d.root_motion_only_in_b ? nlohmann::json("b")
+                                                           : nlohmann::json(nullptr);
+  j["root_motion"] = {{"only_in", only_in},
+                      {"rotated_in_one_only", d.root_rotation_kind_differs},
+                      {"translated_in_one_only", d.root_translation_kind_differs}};
   std::printf("%s\n", j.dump(2).c_str());
 }
 
-void print_table(const mab::ClipDiff& d, bool legacy, bool all) {
+void print_row(const std::string& label, const char* channel, double max, double mean, double at, std::ptrdiff_t ka,
+               std::ptrdiff_t kb, std::size_t times) {
+  auto key = [](std::ptrdiff_t k) { return k < 0 ? std::string("-") : std::to_string(k); };
+  std::printf("%-16s %-11s %12.6f %12.6f %13.4f %6s %6s %6zu\n", label.c_str(), channel, max, mean, at, key(ka).c_str(),
+              key(kb).c_str(), times);
+}
+
+// What one clip has and the other does not, one line each.
+void print_one_sided(const mab::ClipDiff& d, bool legacy) {
   auto list = [&](const std::vector<std::uint32_t>& v) {
     std::vector<std::string> names;
     for (const auto h : v) names.push_back(bone_label(h, legacy));
     return mab::cli::short_list(names);
   };
-  std::printf("%-16s %12s %12s %13s %6s\n", "bone", "max deg", "mean deg", "worst at (s)", "times");
-  auto sorted = d.bones;
-  std::stable_sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) { return x.max_deg > y.max_deg; });
-  for (const auto& bd : sorted) {
-    if (!all && bd.max_deg == 0) continue;
-    const std::string label = !legacy && !bd.name.empty() ? bd.name : bone_label(bd.hash, legacy);
-    std::printf("%-16s %12.6f %12.6f %13.4f %6zu\n", label.c_str(), bd.max_deg, bd.mean_deg, bd.worst_time_s, bd.times);
-  }
-  const auto differ = static_cast<std::size_t>(std::count_if(d.bones.begin(), d.bones.end(), [](const auto& x) { return x.max_deg > 0; }));
-  std::printf("%zu %s compared: %zu identical, largest difference %.6f degrees\n", d.bones.size(),
-              legacy ? "rotations" : "bones", d.bones.size() - differ, d.max_deg);
   if (!d.only_in_a.empty()) std::printf("only in A: %s\n", list(d.only_in_a).c_str());
   if (!d.only_in_b.empty()) std::printf("only in B: %s\n", list(d.only_in_b).c_str());
   if (!d.rotation_kind_differs.empty()) std::printf("rotated in one clip only: %s\n", list(d.rotation_kind_differs).c_str());
+  if (!d.translation_kind_differs.empty())
+    std::printf("translated in one clip only: %s\n", list(d.translation_kind_differs).c_str());
+  const char* root = legacy ? "trajectory" : "root motion";
+  if (d.root_motion_only_in_a) std::printf("%s only in A\n", root);
+  if (d.root_motion_only_in_b) std::printf("%s only in B\n", root);
+  if (d.root_rotation_kind_differs) std::printf("%s rotation in one clip only\n", root);
+  if (d.root_translation_kind_differs) std::printf("%s translation in one clip only\n", root);
+}
+
+void print_table(const mab::ClipDiff& d, bool legacy, bool all) {
+  std::printf("%-16s %-11s %12s %12s %13s %6s %6s %6s\n", "bone", "channel", "largest", "mean", "worst at (s)", "key A",
+              "key B", "times");
+  auto sorted = d.bones;
+  auto largest = [](const mab::BoneDiff& x) { return std::max(x.max_deg, x.translation ? x.translation->max : 0.0); };
+  std::stable_sort(sorted.begin(), sorted.end(), [&](const auto& x, const auto& y) { return largest(x) > largest(y); });
+  for (const auto& bd : sorted) {
+    const std::string label = row_label(bd, legacy);
+    if (bd.rotated && (all || bd.max_deg > 0))
+      print_row(label, "rotation", bd.max_deg, bd.mean_deg, bd.worst_time_s, bd.key_a, bd.key_b, bd.times);
+    if (const auto& t = bd.translation; t && (all || t->max > 0))
+      print_row(label, "translation", t->max, t->mean, t->worst_time_s, t->key_a, t->key_b, t->times);
+  }
+  std::size_t bones = 0, differ = 0;
+  for (const auto& bd : d.bones) {
+    if (bd.root_motion) continue;
+    ++bones;
+    differ += bone_differs(bd);
+  }
+  std::printf("%zu %s compared: %zu identical; largest difference %.6f degrees, %.6f units\n", bones,
+              legacy ? "tracks" : "bones", bones - differ, d.max_deg, d.max_translation);
+  for (const auto& bd : d.bones)
+    if (bd.root_motion) std::printf("%s compared: %s\n", legacy ? "trajectory" : "root motion", bone_differs(bd) ? "differs" : "identical");
+  print_one_sided(d, legacy);
 }
 
 struct Options {
@@ -158,16 +215,17 @@ int run(const Options& o) {
     }
     d = std::move(r).value();
   }
-  const bool same = d.max_deg == 0 && d.only_in_a.empty() && d.only_in_b.empty() && d.rotation_kind_differs.empty();
-  if (o.json) print_json(d, o.a, o.b, legacy, same);
+  const bool same = d.identical();
+  if (o.json) print_json(d, o.a, o.b, legacy);
   else print_table(d, legacy, o.all);
   return same ? mab::cli::exit_ok : mab::cli::exit_refused;
 }
 
 void setup(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("diff", "Compare the rotations of two clips bone by bone: largest and mean angle "
-                                         "and the time where they differ most");
+  auto* cmd = app.add_subcommand("diff", "Compare every channel of two clips bone by bone: rotations (angle), "
+                                         "translations and root motion (distance in file units): largest and mean "
+                                         "difference, where it peaks and each clip's key there");
   cmd->add_option("A", o->a, "The first clip: a .mab, or a mabkit JSON document (mab export)")->required();
   cmd->add_option("B", o->b, "The second clip, the same way")->required();
   cmd->add_option("--block", o->block, "The block of both .mab files to compare (default 0; a JSON document holds one)");
@@ -178,14 +236,18 @@ void setup(CLI::App& app, int& exit_code) {
       "  mab edit corpus/wd2/long_k40.mab -o turned.mab --rotate-bone Root 0,0,1@10\n"
       "  mab diff corpus/wd2/long_k40.mab turned.mab    # exit 1: the clips differ\n"
       "  mab export corpus/wd2/long_k40.mab -o long.json\n"
-      "  mab diff corpus/wd2/long_k40.mab long.json     # exit 0: a document compares as written\n"
-      "Bones are matched by hash (Far Cry 2/3: by skeleton bone id, plus the trajectory). Each bone is\n"
-      "compared at every key time of both clips, in seconds, each clip interpolated (slerp) between its\n"
-      "own keys, so a key inserted or removed in either shows whichever clip is given first, and clips\n"
-      "with other timelines (after --speed, --resample, a conversion) compare too. Translations are not\n"
-      "compared. Far Cry 2/3 clips compare only with Far Cry 2/3 clips. A JSON document's clip is compared\n"
-      "as the document states it, before re-quantisation.\n"
-      "Exit status: 0 when the clips' rotations are identical, 1 when they differ, 2 on an error.");
+      "  mab diff corpus/wd2/long_k40.mab long.json     # exit 0: a document compares as written\n"      "  mab diff --all corpus/wd2/translations_all_bones_root_motion.mab corpus/wd2/translations_all_bones_root_motion.mab\n"
+      "Bones are matched by hash (Far Cry 2/3: by skeleton bone id, plus the trajectory). Each channel of\n"
+      "a bone (its rotation, its translation, keyed or constant) and the root motion are compared at every\n"
+      "key time of both clips, in seconds, each clip interpolated between its own keys (rotations by\n"
+      "slerp, translations linearly), so a key inserted or removed in either shows whichever clip is\n"
+      "given first, and clips with other timelines (after --speed, --resample, a conversion) compare too.\n"
+      "A row per channel that differs (--all: every one): the largest difference (degrees for a rotation,\n"
+      "file units for a translation), the mean, the time where it peaks and each clip's key there ('-':\n"
+      "between keys, or constant). Channels one clip has and the other lacks are listed after the table.\n"
+      "Far Cry 2/3 clips compare only with Far Cry 2/3 clips. A JSON document's clip is compared as the\n"
+      "document states it, before re-quantisation.\n"
+      "Exit status: 0 when every channel is identical, 1 when one differs, 2 on an error.");
   cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

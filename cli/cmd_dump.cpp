@@ -11,6 +11,8 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -168,7 +170,7 @@ int dump_legacy(const std::string& file, const mab::Container& c, std::size_t bl
   };
   KeyRange range = range_arg.value_or(KeyRange{});
   if (range_arg && range.first > d.last_frame) {
-    std::fprintf(stderr, "mab: dump: %s: --keys: the clip has frames 0 to %u\n", file.c_str(), d.last_frame);
+    std::fprintf(stderr, "mab: dump: %s: no frame selected: the clip has frames 0 to %u\n", file.c_str(), d.last_frame);
     return 1;
   }
   range.last = std::min<std::size_t>(range.last, d.last_frame);
@@ -233,18 +235,69 @@ int dump_legacy(const std::string& file, const mab::Container& c, std::size_t bl
 struct Options {
   std::string file;
   std::vector<std::string> bones;
-  std::string keys;
+  std::string keys, frames, time;
   std::size_t block = 0;
 };
 
 constexpr const char* k_range_usage = "expected A:B, A:, :B or A with A <= B";
 
+// --time "A:B" (seconds, inclusive), "A:", ":B" or "A".
+struct TimeRange {
+  double first = -INFINITY, last = INFINITY;
+};
+std::optional<TimeRange> parse_time_range(const std::string& s) {
+  TimeRange r;
+  const auto colon = s.find(':');
+  const std::string a = colon == std::string::npos ? s : s.substr(0, colon);
+  const std::string b = colon == std::string::npos ? s : s.substr(colon + 1);
+  auto number = [](const std::string& t, double& v) {
+    char* end = nullptr;
+    v = std::strtod(t.c_str(), &end);
+    return end == t.c_str() + t.size() && std::isfinite(v);
+  };
+  if (!a.empty() && !number(a, r.first)) return std::nullopt;
+  if (!b.empty() && !number(b, r.last)) return std::nullopt;
+  if (r.first > r.last) return std::nullopt;
+  return r;
+}
+
+// A time this close to a range's end is inside it (times print with 6 decimals).
+constexpr double k_time_slack = 5e-7;
+
+// The option that selects keys, its text, and its name for messages; nullopt for none.
+struct Selection {
+  const char* option;
+  const std::string* text;
+};
+std::optional<Selection> selection(const Options& o) {
+  if (!o.keys.empty()) return Selection{"--keys", &o.keys};
+  if (!o.frames.empty()) return Selection{"--frames", &o.frames};
+  if (!o.time.empty()) return Selection{"--time", &o.time};
+  return std::nullopt;
+}
+
+// Far Cry 2/3: --keys and --frames are frame ranges, --time seconds turned into frames.
 int run_legacy(const Options& o, const mab::Container& c) {
   std::optional<KeyRange> range;
-  if (!o.keys.empty()) {
-    range = parse_range(o.keys);
+  const auto sel = selection(o);
+  if (sel && !o.time.empty()) {
+    const auto t = parse_time_range(o.time);
+    auto d = mab::decode_legacy_clip(c, o.block);
+    if (!t) {
+      std::fprintf(stderr, "mab: dump: --time %s: %s (seconds)\n", o.time.c_str(), k_range_usage);
+      return mab::cli::exit_usage;
+    }
+    const double rate = d && d->frame_rate > 0 ? double{d->frame_rate} : 0.0;
+    range = KeyRange{};
+    if (rate > 0 && std::isfinite(t->first)) range->first = static_cast<std::size_t>(std::max(0.0, std::ceil(t->first * rate - 1e-6)));
+    if (rate > 0 && std::isfinite(t->last)) {
+      if (t->last * rate + 1e-6 < 0) range->first = ~std::size_t{0};
+      else range->last = static_cast<std::size_t>(std::floor(t->last * rate + 1e-6));
+    }
+  } else if (sel) {
+    range = parse_range(*sel->text);
     if (!range) {
-      std::fprintf(stderr, "mab: dump: --keys %s: %s\n", o.keys.c_str(), k_range_usage);
+      std::fprintf(stderr, "mab: dump: %s %s: %s\n", sel->option, sel->text->c_str(), k_range_usage);
       return mab::cli::exit_usage;
     }
   }
@@ -271,34 +324,89 @@ std::optional<std::vector<std::size_t>> select_bones(const Options& o, const mab
   return selected;
 }
 
-// The keys --keys names, within the clip's; nullopt after printing why (status: the exit status).
-std::optional<KeyRange> select_keys(const Options& o, std::size_t key_count, int& status) {
+// The keys --keys, --frames or --time names, within the clip's; nullopt after printing why
+// (status: the exit status). A frame is a key's time at `fps`.
+std::optional<KeyRange> select_keys(const Options& o, const mab::Clip& clip, double fps, int& status) {
+  const std::size_t key_count = clip.key_count();
   KeyRange range;
+  const auto sel = selection(o);
+  auto usage = [&](const char* unit) {
+    std::fprintf(stderr, "mab: dump: %s %s: %s%s\n", sel->option, sel->text->c_str(), k_range_usage, unit);
+    status = mab::cli::exit_usage;
+    return std::nullopt;
+  };
+  if (!sel) {
+    range.last = key_count ? key_count - 1 : 0;
+    return range;
+  }
   if (!o.keys.empty()) {
     const auto r = parse_range(o.keys);
-    if (!r) {
-      std::fprintf(stderr, "mab: dump: --keys %s: %s\n", o.keys.c_str(), k_range_usage);
-      status = mab::cli::exit_usage;
+    if (!r) return usage("");
+    range = *r;
+  } else {
+    // Keys whose frame (or time) lies in the range: the first and last of them.
+    std::function<bool(std::size_t)> inside;
+    if (!o.frames.empty()) {
+      const auto r = parse_range(o.frames);
+      if (!r) return usage(" (frames)");
+      inside = [&clip, fps, r](std::size_t k) {
+        const double f = clip.key_times[k] * fps / clip.key_rate;
+        return f >= static_cast<double>(r->first) - 1e-6 && f <= static_cast<double>(r->last) + 1e-6;
+      };
+    } else {
+      const auto r = parse_time_range(o.time);
+      if (!r) return usage(" (seconds)");
+      inside = [&clip, r](std::size_t k) {
+        const double t = clip.key_seconds(k);
+        return t >= r->first - k_time_slack && t <= r->last + k_time_slack;
+      };
+    }
+    range.first = key_count;
+    for (std::size_t k = 0; k < key_count; ++k)
+      if (inside(k)) range.first = std::min(range.first, k), range.last = k;
+    if (range.first == key_count) {
+      std::fprintf(stderr, "mab: dump: %s: %s %s: no key there; the clip's keys are at frames %s to %s (%g fps), %.6f s to %.6f s\n",
+                   o.file.c_str(), sel->option, sel->text->c_str(),
+                   key_count ? std::to_string(std::llround(clip.key_times.front() * fps / clip.key_rate)).c_str() : "-",
+                   key_count ? std::to_string(std::llround(clip.key_times.back() * fps / clip.key_rate)).c_str() : "-", fps,
+                   key_count ? clip.key_seconds(0) : 0.0, key_count ? clip.key_seconds(key_count - 1) : 0.0);
+      status = mab::cli::exit_refused;
       return std::nullopt;
     }
-    range = *r;
+    return range;
   }
-  if ((key_count == 0 || range.first >= key_count) && !o.keys.empty()) {
+  if (key_count == 0 || range.first >= key_count) {
     std::fprintf(stderr, "mab: dump: %s: --keys %s: the clip has keys 0 to %zu\n", o.file.c_str(), o.keys.c_str(),
                  key_count ? key_count - 1 : 0);
     status = mab::cli::exit_refused;
     return std::nullopt;
   }
-  range.last = std::min(range.last, key_count ? key_count - 1 : 0);
+  range.last = std::min(range.last, key_count - 1);
   return range;
+}
+
+// "  key frame time  ": the columns every per-key row of an 'aNi' clip starts with.
+std::string key_prefix(const mab::Clip& clip, double fps, std::size_t k) {
+  const double t = clip.key_seconds(k);
+  char prefix[96];
+  int n = 0;
+  if (std::isfinite(t))
+    n = std::snprintf(prefix, sizeof prefix, "  %5zu %6lld %10.6f  ", k, std::llround(clip.key_times[k] * fps / clip.key_rate), t);
+  else
+    n = std::snprintf(prefix, sizeof prefix, "  %5zu %6u %10s  ", k, clip.key_times[k], "-");
+  return std::string(prefix, n > 0 ? std::min(static_cast<std::size_t>(n), sizeof prefix - 1) : 0);
+}
+
+void append_vec(std::string& out, const mab::Vec3& v) {
+  for (unsigned j = 0; j < 3; ++j) mab::cli::append_fixed6(out, v[j]);
 }
 
 // One row per key and animated bone: the key's columns and each bone's padded label are
 // formatted once, the quaternions by append_fixed6, and the text leaves in large writes.
-void print_animated(const mab::Clip& clip, const std::vector<std::size_t>& animated, std::size_t width,
+void print_animated(const mab::Clip& clip, double fps, const std::vector<std::size_t>& animated, std::size_t width,
                     const KeyRange& range) {
-  std::printf("\nanimated bones\n  %5s %10s  %-*s %10s %10s %10s %10s\n", "key", "time (s)", static_cast<int>(width),
-              "bone", "x", "y", "z", "w");
+  std::printf("\nanimated bones\n  %5s %6s %10s  %-*s %10s %10s %10s %10s\n", "key", "frame", "time (s)",
+              static_cast<int>(width), "bone", "x", "y", "z", "w");
   std::vector<std::string> labels;
   for (const std::size_t i : animated) {
     std::string l = label(clip.bones[i]);
@@ -310,13 +418,9 @@ void print_animated(const mab::Clip& clip, const std::vector<std::size_t>& anima
   out.reserve(flush_at + 4096);
   std::fflush(stdout);
   for (std::size_t k = range.first; k <= range.last; ++k) {
-    const double t = clip.key_seconds(k);
-    char prefix[96];
-    const int n = std::isfinite(t) ? std::snprintf(prefix, sizeof prefix, "  %5zu %10.6f  ", k, t)
-                                   : std::snprintf(prefix, sizeof prefix, "  %5zu %10s  ", k, "-");
-    const std::size_t prefix_size = n > 0 ? std::min(static_cast<std::size_t>(n), sizeof prefix - 1) : 0;
+    const std::string prefix = key_prefix(clip, fps, k);
     for (std::size_t j = 0; j < animated.size(); ++j) {
-      out.append(prefix, prefix_size);
+      out += prefix;
       out += labels[j];
       append_quat(out, clip.bones[animated[j]].keys[k]);
     }
@@ -326,6 +430,50 @@ void print_animated(const mab::Clip& clip, const std::vector<std::size_t>& anima
     }
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
+}
+
+// Translations and root motion (docs/motion.md), as `mab export` writes them: constant
+// translations once, then per key each translated bone, then per key the root motion (only
+// without --bone, as for Far Cry 2/3 clips).
+void print_motion(const Options& o, const mab::Clip& clip, double fps, const std::vector<std::size_t>& selected,
+                  std::size_t width, const KeyRange& range) {
+  const int w = static_cast<int>(width);
+  std::vector<std::size_t> constant, keyed;
+  for (const std::size_t i : selected) {
+    if (!clip.bones[i].translations.empty()) keyed.push_back(i);
+    else if (clip.bones[i].constant_translation) constant.push_back(i);
+  }
+  if (!constant.empty()) {
+    std::printf("\nconstant translations\n  %-*s %10s %10s %10s\n", w, "bone", "x", "y", "z");
+    for (const std::size_t i : constant) std::printf("  %-*s", w, label(clip.bones[i]).c_str()), print_vec(*clip.bones[i].constant_translation);
+  }
+  const std::size_t keys = clip.key_count();
+  if (!keyed.empty() && keys > 0) {
+    std::printf("\ntranslations\n  %5s %6s %10s  %-*s %10s %10s %10s\n", "key", "frame", "time (s)", w, "bone", "x", "y", "z");
+    std::string out;
+    for (std::size_t k = range.first; k <= range.last; ++k)
+      for (const std::size_t i : keyed) {
+        std::string l = label(clip.bones[i]);
+        l.resize(std::max(l.size(), width), ' ');
+        out += key_prefix(clip, fps, k) + l;
+        append_vec(out, clip.bones[i].translations[k]);
+        out += '\n';
+      }
+    std::fputs(out.c_str(), stdout);
+  }
+  const auto& m = clip.root_motion;
+  if (!o.bones.empty() || m.empty() || keys == 0) return;
+  std::printf("\nroot motion\n  %5s %6s %10s  %10s %10s %10s %10s %10s %10s %10s\n", "key", "frame", "time (s)", "tx", "ty",
+              "tz", "x", "y", "z", "w");
+  std::string out;
+  for (std::size_t k = range.first; k <= range.last; ++k) {
+    out += key_prefix(clip, fps, k);
+    if (!m.translations.empty()) append_vec(out, m.translations[k]);
+    else out += "          -          -          -";
+    if (!m.rotations.empty()) append_quat(out, m.rotations[k]);
+    else out += "          -          -          -          -\n";
+  }
+  std::fputs(out.c_str(), stdout);
 }
 
 // An 'aNi' clip (or a JSON document's): a summary, the constant bones, then the keys.
@@ -339,7 +487,8 @@ int dump_clip(const Options& o, const mab::Result<mab::DecodedClip>& d) {
   if (!selected) return mab::cli::exit_refused;
   int status = mab::cli::exit_ok;
   const std::size_t key_count = clip.key_count();
-  const auto range = select_keys(o, key_count, status);
+  const double fps = mab::whole_frame_rate(clip.key_times, clip.key_rate);
+  const auto range = select_keys(o, clip, fps, status);
   if (!range) return status;
 
   std::size_t n_const = 0, n_anim = 0, width = 10;
@@ -359,10 +508,19 @@ int dump_clip(const Options& o, const mab::Result<mab::DecodedClip>& d) {
   const auto& c = d->container;
   std::printf("%s: %s (%s), block %zu of %zu\n", o.file.c_str(), std::string(c.variant->game_name).c_str(),
               std::string(c.variant->short_name).c_str(), d->block, c.blocks.size());
-  std::printf("  %zu keys at %g key-time units per second, duration %.6f s\n", key_count, clip.key_rate,
-              static_cast<double>(clip.duration));
+  std::printf("  %zu keys at %g key-time units per second (frames at %g fps, the scene rate of `mab export`), "
+              "duration %.6f s\n", key_count, clip.key_rate, fps, static_cast<double>(clip.duration));
   std::printf("  %zu bones: %zu constant, %zu animated, %zu without rotation\n", clip.bones.size(), n_const, n_anim,
               clip.bones.size() - n_const - n_anim);
+  std::size_t n_translated = 0, n_const_translated = 0;
+  for (const auto& b : clip.bones) {
+    n_translated += !b.translations.empty();
+    n_const_translated += b.translations.empty() && b.constant_translation.has_value();
+  }
+  const auto& m = clip.root_motion;
+  std::printf("  %zu translated bones, %zu constant translations, root motion %s\n", n_translated, n_const_translated,
+              m.empty() ? "none" : !m.translations.empty() && !m.rotations.empty() ? "rotations and translations"
+                                   : m.rotations.empty() ? "translations" : "rotations");
   const int w = static_cast<int>(width);
   if (!constants.empty()) {
     std::printf("\nconstant bones\n  %-*s %10s %10s %10s %10s\n", w, "bone", "x", "y", "z", "w");
@@ -376,7 +534,8 @@ int dump_clip(const Options& o, const mab::Result<mab::DecodedClip>& d) {
     for (const std::size_t i : none) std::printf(" %s", label(clip.bones[i]).c_str());
     std::printf("\n");
   }
-  if (!animated.empty() && key_count > 0) print_animated(clip, animated, width, *range);
+  if (!animated.empty() && key_count > 0) print_animated(clip, fps, animated, width, *range);
+  print_motion(o, clip, fps, *selected, width, *range);
   return mab::cli::exit_ok;
 }
 
@@ -399,22 +558,36 @@ int run(const Options& o) {
 void setup(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
-      "dump", "Print the decoded rotations of FILE (a .mab or a JSON from `mab export`): constant "
-              "bones once, then per key its time in seconds and each animated bone's quaternion");
+      "dump", "Print every decoded channel of FILE (a .mab or a JSON from `mab export`): constant "
+              "bones once, then per key its frame, its time in seconds and each animated bone's quaternion, "
+              "then translations and root motion");
   cmd->add_option("FILE", o->file, "A .mab, or a JSON document from `mab export`")->required();
   cmd->add_option("--bone", o->bones, "Only this bone: a name, or its hash (0xB6C65665); repeatable");
-  cmd->add_option("--keys", o->keys, "Only keys A to B inclusive: A:B, A:, :B or A (key indices)");
+  auto* keys = cmd->add_option("--keys", o->keys, "Only keys A to B inclusive: A:B, A:, :B or A (key indices)");
+  auto* frames = cmd->add_option("--frames", o->frames,
+                                 "Only the keys at frames A to B inclusive (the frame column: Blender's frame "
+                                 "at the scene rate `mab export` prints)");
+  auto* time = cmd->add_option("--time", o->time, "Only the keys at A to B seconds inclusive (e.g. 1.2:1.6)");
+  keys->excludes(frames)->excludes(time);
+  frames->excludes(time);
   cmd->add_option("--block", o->block,
                   "Block to decode (Far Cry 5 files hold several, Far Cry 2/3 banks one per chained clip; default 0)");
   cmd->footer(
       "Examples (from the source folder; corpus/ holds synthetic clips):\n"
       "  mab dump corpus/wd2/long_k40.mab --bone Root --keys 0:9\n"
+      "  mab dump corpus/wdl/long_k60_alias.mab --frames 40:48\n"
+      "  mab dump corpus/wd2/translations_all_bones_root_motion.mab --time 0.1:0.2\n"
       "  mab dump corpus/fc2/many_tracks.mab --bone 3\n"
-      "prints Root's quaternion (x y z w, 6 decimals) at keys 0 to 9 with their times in seconds.\n"
+      "The first prints Root's quaternion (x y z w, 6 decimals) at keys 0 to 9, each with its frame\n"
+      "and its time in seconds; the second the keys at frames 40 to 48, the frames Blender shows once\n"
+      "its scene rate is the one `mab export` prints (its keys are sparse: frame 40 is key 22). Every\n"
+      "channel `mab export` writes is shown: rotations, constant translations, translations per key\n"
+      "and translated bone, and the root motion per key (without --bone).\n"
       "Bones are shown by name when known (in a JSON document), otherwise by hash.\n"
-      "Far Cry 2/3 clips: tracks by bone id (--bone 12), stored keys with their frames (--keys is a\n"
-      "frame range), translations and root motion per frame.\n"
-      "Exit status: 0 printed; 1 the file, a --bone or --keys is refused; 2 usage or I/O error.");
+      "Far Cry 2/3 clips: tracks by bone id (--bone 12), stored keys with their frames (--keys and\n"
+      "--frames are frame ranges), translations and root motion per frame.\n"
+      "Exit status: 0 printed; 1 the file, a --bone or a selection with no key is refused; 2 usage or\n"
+      "I/O error.");
   cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

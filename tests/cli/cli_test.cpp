@@ -1,4 +1,5 @@
 // End-to-end tests of the `mab` command line.
+#include <mab/clip.hpp>
 #include <mab/variant.hpp>
 
 #include "support/cli_run.hpp"
@@ -7,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sys/wait.h>
@@ -232,10 +234,12 @@ TEST(Cli, DumpWritesEachValueAsPrintfWould) {
   const auto r = run("dump " + doc.string() + " --keys 0:2");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto name = bone["hash"].get<std::string>();
+  const auto times = j["clip"]["key_times"].get<std::vector<std::uint32_t>>();
+  const double rate = j["clip"]["key_rate"].get<double>(), fps = mab::whole_frame_rate(times, rate);
   for (std::size_t k = 0; k < values.size(); ++k) {
     char row[256];
-    int n = std::snprintf(row, sizeof row, "  %5zu %10.6f  %-*s", k, j["clip"]["key_times"][k].get<double>() / j["clip"]["key_rate"].get<double>(),
-                          10, name.c_str());
+    int n = std::snprintf(row, sizeof row, "  %5zu %6lld %10.6f  %-*s", k, std::llround(times[k] * fps / rate),
+                          times[k] / rate, 10, name.c_str());
     for (float v : values[k]) n += std::snprintf(row + n, sizeof row - static_cast<std::size_t>(n), " %10.6f", double{v});
     EXPECT_NE(r.out.find(std::string(row) + "\n"), std::string::npos) << row << "\n" << r.out;
   }

@@ -92,12 +92,14 @@ TEST_F(EditInputs, BonesWithoutARotationAndTracksFromElsewhere) {
 // Key times that repeat or go back (a JSON document may say so, and the file keeps them):
 // operations that move keys in time refuse them, naming the key.
 TEST_F(EditInputs, KeyTimesThatDoNotIncreaseCannotBeRetimed) {
-  const auto repeat = from_json("wd1/long_k100.mab", "repeat.mab", [](nlohmann::json& d) {
-    d["clip"]["key_times"][2] = d["clip"]["key_times"][1];
-  });
-  const auto back = from_json("wd1/long_k100.mab", "back.mab", [](nlohmann::json& d) {
-    d["clip"]["key_times"][2] = d["clip"]["key_times"][1].get<int>() - 1;
-  });
+  // Times that do not increase (a damaged file's: a JSON import refuses them).
+  auto with_times = [&](const char* name, const std::function<void(std::vector<std::uint32_t>&)>& edit) {
+    const auto p = dir / name;
+    EXPECT_TRUE(mab::write_file_atomic(p, mab::test::with_key_times("wd1/long_k100.mab", edit)).ok());
+    return p.string();
+  };
+  const auto repeat = with_times("repeat.mab", [](std::vector<std::uint32_t>& t) { t[2] = t[1]; });
+  const auto back = with_times("back.mab", [](std::vector<std::uint32_t>& t) { t[2] = t[1] - 1; });
   for (const auto& f : {repeat, back}) {
     refused("edit " + f + " --speed 2", "key 2");
     refused("edit " + f + " --trim 0.1 1", "increasing key times");

@@ -220,7 +220,7 @@ TEST(LegacyCli, DiffComparesFarCry2ClipsAndConvertSaysWhyItDoesNot) {
   auto r = run("diff --block 1 " + a_path.string() + " " + (dir / "edited.mab").string());
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_TRUE(has(r.out, "bone_" + std::to_string(track.bone))) << r.out;
-  EXPECT_TRUE(has(r.out, "rotations compared")) << r.out;
+  EXPECT_TRUE(has(r.out, "tracks compared")) << r.out;
   auto j = nlohmann::json::parse(run("diff --json --block 1 " + a_path.string() + " " + (dir / "edited.mab").string()).out);
   EXPECT_NEAR(j["max_deg"].get<double>(), 10.0, 0.02);
   EXPECT_EQ(j["family"], "far cry 2/3");

@@ -31,7 +31,7 @@ TEST(SurveyInputs, OddClipsFailTheSanityChecksByName) {
     const char* histogram;  // the sanity histogram's value (variant, then kind)
   };
   std::vector<Case> cases;
-  cases.push_back({edited_via_json("wd1/long_k100.mab", [](nlohmann::json& d) { d["clip"]["key_times"][3] = d["clip"]["key_times"][2]; }),
+  cases.push_back({mab::test::with_key_times("wd1/long_k100.mab", [](std::vector<std::uint32_t>& t) { t[3] = t[2]; }),
                    "key times do not increase at key 3", "wd1 key times do not increase"});
   cases.push_back({edited_via_json("wd1/long_k100.mab", [](nlohmann::json& d) { d["clip"]["duration"] = 200.0; }),
                    "duration 200.000000 s disagrees with the last key", "wd1 duration disagrees with the last key"});

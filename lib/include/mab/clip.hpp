@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -80,5 +81,18 @@ struct Clip {
   // key_count, translations and root motion empty or one per key, counts in range.
   Status check() const;
 };
+
+// Format 9.4: key times increase strictly. The one rule `mab import` (a JSON document's edited
+// times), `mab verify` and `mab survey` (a file's), `mab diff` and the timing edits apply: ok, or
+// bad_value (field "key_times") whose detail starts "key times do not increase at key K" and names
+// both keys' values. first_unordered_key: that K, nullopt when the times increase.
+Status check_key_times(std::span<const std::uint32_t> key_times);
+std::optional<std::size_t> first_unordered_key(std::span<const std::uint32_t> key_times) noexcept;
+
+// The frame rate at which every one of `key_times` (units at `key_rate` per second, decision 7)
+// is a whole frame: key_rate / gcd(key_rate, times) for a whole rate (WD1 ticks every 4 of 120
+// per second: 30), else the rate itself. The scene rate `mab export` tells Blender to use, so a
+// key's frame in `mab dump` is its frame in Blender.
+double whole_frame_rate(std::span<const std::uint32_t> key_times, double key_rate) noexcept;
 
 }  // namespace mab

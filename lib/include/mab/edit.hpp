@@ -9,6 +9,7 @@
 #include <mab/clip.hpp>
 #include <mab/result.hpp>
 
+#include <cstddef>
 #include <functional>
 #include <optional>
 #include <string>
@@ -91,33 +92,61 @@ Result<ReduceReport> reduce(Clip& clip, double max_deg);
 
 }  // namespace edit
 
-// Angle per bone between two clips (docs/edit.md, `mab diff`), bones matched by hash and
-// occurrence. Each pair is compared at the union of both bones' key times in seconds, each clip
-// sampled there by its own interpolation (slerp between its keys, held past its ends), so a key
-// inserted in either clip shows whichever clip comes first.
+// Every channel of two clips compared (docs/edit.md, `mab diff`): per bone its rotation (angle)
+// and translation (distance in file units), and the root motion (docs/motion.md); bones matched by
+// hash and occurrence. Each pair is compared at the union of both tracks' key times in seconds,
+// each clip sampled there by its own interpolation (slerp between its rotation keys, linear
+// between translation keys, held past its ends), so a key inserted in either clip shows
+// whichever clip comes first. A constant (rotation or translation) holds at every time.
+struct ChannelDiff {
+  double max = 0, mean = 0;  // degrees for a rotation, file units for a translation
+  double worst_time_s = 0;   // where the difference peaks
+  std::size_t times = 0;     // compared: both tracks' key times, merged
+  // Each clip's key at worst_time_s: its index among the track's keys ('aNi': the clip's key
+  // index; Far Cry 2/3: the stored key, or the frame for per-frame tracks); -1 when that time
+  // falls between keys or the channel is constant.
+  std::ptrdiff_t key_a = -1, key_b = -1;
+};
 struct BoneDiff {
   std::uint32_t hash = 0;
   std::string name;
+  // The rotation (all zero when neither clip rotates the bone).
   double max_deg = 0, mean_deg = 0;
   double worst_time_s = 0;  // where the difference peaks
   std::size_t times = 0;    // compared: both bones' key times, merged
+  std::ptrdiff_t key_a = -1, key_b = -1;  // as ChannelDiff's
+  bool rotated = true;                    // false: neither clip rotates it (listed for its translation)
+  std::optional<ChannelDiff> translation;  // when both clips translate it
+  bool root_motion = false;                // the clip's root motion ('aNi') or trajectory (Far Cry 2/3)
 };
 struct ClipDiff {
-  std::vector<BoneDiff> bones;             // bones rotated in both
+  // Bones with a channel in both clips, in the first clip's order, then the root motion.
+  std::vector<BoneDiff> bones;
   std::vector<std::uint32_t> only_in_a, only_in_b;
-  std::vector<std::uint32_t> rotation_kind_differs;  // rotated in one, not in the other
-  double max_deg = 0;
+  std::vector<std::uint32_t> rotation_kind_differs;     // rotated in one, not in the other
+  std::vector<std::uint32_t> translation_kind_differs;  // translated in one, not in the other
+  // Root motion held by one clip only, or whose rotation / translation one clip lacks.
+  bool root_motion_only_in_a = false, root_motion_only_in_b = false;
+  bool root_rotation_kind_differs = false, root_translation_kind_differs = false;
+  double max_deg = 0;          // every rotation, the root's included
+  double max_translation = 0;  // every translation, the root's included
+  // True when every channel of both clips is equal at every compared time.
+  bool identical() const noexcept;
 };
 Result<ClipDiff> diff_clips(const Clip& a, const Clip& b);
 
-// One bone's rotation for diff_tracks, whatever the clip's model: its key times in seconds
-// (ascending; empty for a constant rotation) and its rotation at any time in seconds.
+// One bone's channels for diff_tracks, whatever the clip's model: key times in seconds
+// (ascending; empty for a constant) and the value at any time in seconds.
 struct DiffTrack {
   std::uint32_t hash = 0;
   std::string name;
   bool rotated = true;  // false: the bone holds no rotation
   std::vector<double> times;
   std::function<Quat(double)> at;
+  bool translated = false;  // true: translation_at gives its translation
+  std::vector<double> translation_times;
+  std::function<Vec3(double)> translation_at;
+  bool root_motion = false;  // matched with the other clip's root motion, not by hash
 };
 // diff_clips's comparison of two lists of tracks (the Far Cry 2/3 clips' diff_legacy_clips
 // builds them from its tracks); tracks matched by hash and occurrence.

@@ -5,6 +5,8 @@
 #include <mab/legacy.hpp>
 #include <mab/validate.hpp>
 
+#include "decode/clip_layout.hpp"
+
 #include <cstdio>
 #include <string>
 
@@ -141,6 +143,18 @@ void check_legacy(const Container& c, std::size_t k, const PlacedBlock& pb, cons
   check_legacy_tags(c, k, pb, s);
 }
 
+// Format 9.4: keys play in time order; every edit and `mab diff` refuse times that do not
+// increase, so a file holding them is one no command reads whole.
+void check_key_order(const Block& b, const PlacedBlock& pb, const Clip& clip, Severity doubt, Sink& s) {
+  const auto k = first_unordered_key(clip.key_times);
+  const auto layout = decode::clip_layout(b);
+  if (!k || !layout) return;
+  const std::uint64_t at = layout->key_times_slot >= 0
+                               ? section_offset(b, pb, static_cast<std::size_t>(layout->key_times_slot), 2 * *k)
+                               : pb.segments.empty() ? no_offset : pb.base + pb.segments[0].offset + 2 * *k;
+  s.add(doubt, ErrorCode::bad_value, at, "KeyTimes", check_key_times(clip.key_times).error().detail);
+}
+
 std::size_t constants_slot(const Block& b) {
   for (std::size_t slot = 0; slot < b.slot_segment.size(); ++slot)
     if (section_name(b, slot) == "JointConstantRotations") return slot;
@@ -161,6 +175,7 @@ void check_ani(const Container& c, std::size_t k, const PlacedBlock& pb, const L
     s.add(doubt, e.code, e.offset, e.field, "the rotations do not decode (the block is kept as bytes): " + e.detail);
     return;
   }
+  check_key_order(b, pb, d->clip, doubt, s);
   const std::pair<const char*, const Evidence*> kinds[] = {
       {"translations (TranslationTable, JointTranslations)", &d->evidence.translations},
       {"constant translations (JointConstantTranslations)", &d->evidence.constant_translations},

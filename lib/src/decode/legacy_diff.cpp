@@ -28,6 +28,40 @@ double frame_of(double seconds, double rate) {
   return std::abs(f - std::round(f)) < 1e-6 ? std::round(f) : f;
 }
 
+// A per-frame track (translations, the trajectory) at a fractional frame: linear between frames,
+// held before the first and after the last.
+template <class T, class Mix>
+T per_frame_at(const std::vector<T>& v, double frame, Mix mix) {
+  const double f = std::clamp(frame, 0.0, static_cast<double>(v.size() - 1));
+  const auto i = static_cast<std::size_t>(f);
+  return i + 1 >= v.size() || f == static_cast<double>(i) ? v[i] : mix(v[i], v[i + 1], f - static_cast<double>(i));
+}
+
+Vec3 lerp(const Vec3& a, const Vec3& b, double u) {
+  Vec3 out;
+  for (unsigned j = 0; j < 3; ++j) out[j] = static_cast<float>(double{a[j]} + (double{b[j]} - double{a[j]}) * u);
+  return out;
+}
+
+std::vector<double> frame_times(std::size_t frames, double rate) {
+  std::vector<double> out;
+  for (std::size_t f = 0; f < frames; ++f) out.push_back(static_cast<double>(f) / rate);
+  return out;
+}
+
+// The bone's first entry in `out` (its keyed rotation, else its constant one), a new entry
+// without rotation when it has none.
+DiffTrack& entry_of(std::vector<DiffTrack>& out, std::uint32_t bone) {
+  for (auto& d : out)
+    if (d.hash == bone && !d.root_motion) return d;
+  DiffTrack d;
+  d.hash = bone;
+  d.name = "bone_" + std::to_string(bone);
+  d.rotated = false;
+  out.push_back(std::move(d));
+  return out.back();
+}
+
 std::vector<DiffTrack> tracks_of(const LegacyClip& c) {
   std::vector<DiffTrack> out;
   const double rate = c.frame_rate > 0 ? double{c.frame_rate} : 1.0;  // a clip of constants alone has no rate
@@ -46,16 +80,33 @@ std::vector<DiffTrack> tracks_of(const LegacyClip& c) {
     d.at = [q = r.rotation](double) { return q; };
     out.push_back(std::move(d));
   }
-  if (!c.trajectory_rotation.empty()) {
+  for (const auto& t : c.translations) {
+    if (t.frames.empty()) continue;
+    DiffTrack& d = entry_of(out, t.bone);
+    d.translated = true;
+    d.translation_times = frame_times(t.frames.size(), rate);
+    d.translation_at = [&t, rate](double s) { return per_frame_at(t.frames, frame_of(s, rate), lerp); };
+  }
+  for (const auto& ct : c.constant_translations) {
+    DiffTrack& d = entry_of(out, ct.bone);
+    if (d.translated) continue;
+    d.translated = true;
+    d.translation_at = [v = ct.translation](double) { return v; };
+  }
+  if (!c.trajectory_rotation.empty() || !c.trajectory_translation.empty()) {
     DiffTrack d;
     d.hash = legacy_trajectory_id;
     d.name = "trajectory";
-    for (std::size_t f = 0; f < c.trajectory_rotation.size(); ++f) d.times.push_back(static_cast<double>(f) / rate);
+    d.root_motion = true;
+    d.rotated = !c.trajectory_rotation.empty();
+    d.times = frame_times(c.trajectory_rotation.size(), rate);
     d.at = [&c, rate](double s) {
-      const auto& q = c.trajectory_rotation;
-      const double f = std::clamp(frame_of(s, rate), 0.0, static_cast<double>(q.size() - 1));
-      const auto i = static_cast<std::size_t>(f);
-      return i + 1 >= q.size() || f == static_cast<double>(i) ? q[i] : quat_slerp(q[i], q[i + 1], f - static_cast<double>(i));
+      return c.trajectory_rotation.empty() ? Quat{} : per_frame_at(c.trajectory_rotation, frame_of(s, rate), quat_slerp);
+    };
+    d.translated = !c.trajectory_translation.empty();
+    d.translation_times = frame_times(c.trajectory_translation.size(), rate);
+    d.translation_at = [&c, rate](double s) {
+      return c.trajectory_translation.empty() ? Vec3{} : per_frame_at(c.trajectory_translation, frame_of(s, rate), lerp);
     };
     out.push_back(std::move(d));
   }

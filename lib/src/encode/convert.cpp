@@ -53,12 +53,14 @@ void carry_frame_rate(const AniHeader* sh, AniHeader& th, ConvertReport& rep) {
 // Key times in the target's units, keeping seconds; keys that meet are merged (the first
 // stays). Returns the source keys kept.
 Result<std::vector<std::size_t>> retime_keys(const Clip& source, Clip& clip, ConvertReport& rep) {
+  if (auto times = check_key_times(source.key_times); !times) {
+    Error e = std::move(times).error();
+    e.detail += "; they cannot be re-timed";
+    return e;
+  }
   clip.key_times.clear();
   std::vector<std::size_t> kept;
   for (std::size_t k = 0; k < source.key_count(); ++k) {
-    if (k > 0 && source.key_times[k] <= source.key_times[k - 1])
-      return make_error(ErrorCode::bad_value, no_offset, "key_times",
-                        "key times do not increase at key " + std::to_string(k) + "; they cannot be re-timed");
     const double seconds = source.key_times[k] / rep.source_rate;
     const double t = std::round(seconds * rep.target_rate);
     if (t > 0xFFFF)

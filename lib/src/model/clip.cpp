@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
+#include <string>
 
 namespace mab {
 
@@ -23,6 +25,30 @@ void ClipBone::set_kind(BoneKind k) noexcept {
 void ClipBone::set_bit_depth(unsigned nbits) noexcept {
   nbits = std::clamp(nbits, 1u, 16u);
   flags = static_cast<std::uint8_t>((flags & 0xF0) | (nbits - 1));
+}
+
+std::optional<std::size_t> first_unordered_key(std::span<const std::uint32_t> key_times) noexcept {
+  for (std::size_t k = 1; k < key_times.size(); ++k)
+    if (key_times[k] <= key_times[k - 1]) return k;
+  return std::nullopt;
+}
+
+Status check_key_times(std::span<const std::uint32_t> key_times) {
+  if (const auto at = first_unordered_key(key_times)) {
+    const std::size_t k = *at;
+    return make_error(ErrorCode::bad_value, no_offset, "key_times",
+                        "key times do not increase at key " + std::to_string(k) + ": key_times[" + std::to_string(k) +
+                            "] = " + std::to_string(key_times[k]) + " does not come after key_times[" +
+                            std::to_string(k - 1) + "] = " + std::to_string(key_times[k - 1]) + " (format 9.4)");
+  }
+  return {};
+}
+
+double whole_frame_rate(std::span<const std::uint32_t> key_times, double key_rate) noexcept {
+  if (!(key_rate >= 1 && key_rate <= 65535) || std::floor(key_rate) != key_rate) return key_rate;
+  auto g = static_cast<std::uint32_t>(key_rate);
+  for (const auto u : key_times) g = std::gcd(g, u);
+  return g > 0 ? key_rate / g : key_rate;
 }
 
 double Clip::key_seconds(std::size_t key) const noexcept {

@@ -95,9 +95,7 @@ void block_stats(const Container& c, const Block& b, const std::string& path, St
 // Format 9 and 4: what a decoded block must look like if its layout was read right.
 std::string sanity_of(const DecodedClip& d, const Options& o) {
   const Clip& clip = d.clip;
-  for (std::size_t k = 1; k < clip.key_count(); ++k)
-    if (clip.key_times[k] <= clip.key_times[k - 1])
-      return "key times do not increase at key " + std::to_string(k);
+  if (const auto times = check_key_times(clip.key_times); !times) return times.error().detail;
   auto unit = [&](const Quat& q) {
     const double n = std::sqrt(double{q.x} * q.x + double{q.y} * q.y + double{q.z} * q.z + double{q.w} * q.w);
     return std::abs(n - 1.0) <= o.unit_tolerance;

@@ -1279,11 +1279,9 @@ TEST(GltfInputs, LocalRotationsReadTheNodesAsWritten) {
 }
 
 // --keep-times puts the glTF's own times on the template's bones, which needs a template whose
-// times increase (a JSON document may have made them repeat).
+// times increase (a damaged file may repeat them).
 TEST(GltfInputs, KeepTimesNeedsATemplateWithIncreasingTimes) {
-  const auto repeat = mab::test::edited_via_json("wd1/long_k100.mab", [](nlohmann::json& d) {
-    d["clip"]["key_times"][5] = d["clip"]["key_times"][4];
-  });
+  const auto repeat = mab::test::with_key_times("wd1/long_k100.mab", [](std::vector<std::uint32_t>& t) { t[5] = t[4]; });
   const mab::Container rc = *mab::read_container(repeat);
   // The export refuses times that do not increase; the glTF of the original serves.
   const Template t = template_of("wd1/long_k100.mab");

@@ -2,6 +2,8 @@
 // needs (see gltf_timeline.hpp, docs/gltf.md "Which keys are edits").
 #include "interchange/gltf/gltf_timeline.hpp"
 
+#include <mab/clip.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -129,10 +131,7 @@ bool Keys::explains(const Metric& m, double s, const Value& value) const noexcep
 }
 
 double whole_frame_rate(std::span<const std::uint32_t> units, double rate) noexcept {
-  if (!(rate >= 1 && rate <= 65535) || std::floor(rate) != rate) return rate;
-  auto g = static_cast<std::uint32_t>(rate);
-  for (const auto u : units) g = std::gcd(g, u);
-  return g > 0 ? rate / g : rate;
+  return mab::whole_frame_rate(units, rate);
 }
 
 std::optional<Grid> uniform_grid(std::span<const double> times) noexcept {

@@ -260,6 +260,11 @@ Status apply_renames(const ParsedClip& parsed, Clip& clip) {
 Result<Clip> edited_clip(const ParsedDocument& doc, const Clip& original) {
   const ParsedClip& parsed = *doc.clip;
   MAB_TRY(check_identity(parsed, original));
+  // Format 9.4: edited times increase; the file's own times come back as they are.
+  if (parsed.clip.key_times != original.key_times)
+    if (const auto k = first_unordered_key(parsed.clip.key_times))
+      return perr("/clip/key_times/" + std::to_string(*k),
+                  check_key_times(parsed.clip.key_times).error().detail + "; nothing written");
   Clip clip = parsed.clip;
   // null in the document: the stored value, bit for bit (it may be a NaN JSON cannot hold).
   if (!parsed.key_rate_given) clip.key_rate = original.key_rate;
