@@ -90,6 +90,28 @@ Result<std::vector<std::uint32_t>> rounded_times(const std::vector<const gltf::C
   return ticks;
 }
 
+// A rotation on a bone the template does not rotate: a new track when it moves (the encoder
+// lays it out, as the Python module's state does), else nothing to store.
+void new_rotation_track(const Context& ctx, const ClipBone& ob, std::vector<Quat> q, ClipBone& eb,
+                        GltfAnimationImport& rep) {
+  double worst = 1, spread = 1;
+  for (const auto& x : q) worst = std::min(worst, half_cos(x, Quat{})), spread = std::min(spread, half_cos(x, q.front()));
+  if (worst >= ctx.cos_tol) {
+    rep.no_rotation_track.push_back(ob.hash);
+    return;
+  }
+  eb.set_kind(spread >= ctx.cos_tol ? BoneKind::constant : BoneKind::animated);
+  if (eb.kind() == BoneKind::constant) {
+    eb.constant = q.front();
+  } else {
+    eb.set_bit_depth(16);  // re-picked against max_error_deg by the encoder
+    eb.keys = std::move(q);
+  }
+  rep.bones_changed.push_back(ob.hash);
+  rep.rotation_added.push_back(ob.hash);
+  rep.tracks_changed.push_back(label(ob.hash, ob.name) + " rotation (a new track)");
+}
+
 // --keep-times: the glTF's own key times rounded to the key rate (decision 7), each key keeping its
 // value; bones without a channel resampled onto them.
 Status read_on_own_times(const Context& ctx, const Channels& channels, const Clip& orig, const BoneNodes& node_of,
@@ -151,25 +173,7 @@ Status read_on_own_times(const Context& ctx, const Channels& channels, const Cli
       continue;
     }
     if (ob.kind() == BoneKind::none) {
-      // A rotation on a bone the template does not rotate: a new track when it moves (the
-      // encoder lays it out, as the Python module's state does), else nothing to store.
-      std::vector<Quat>& q = all_samples[i];
-      double worst = 1, spread = 1;
-      for (const auto& x : q) worst = std::min(worst, half_cos(x, Quat{})), spread = std::min(spread, half_cos(x, q.front()));
-      if (worst >= ctx.cos_tol) {
-        rep.no_rotation_track.push_back(ob.hash);
-        continue;
-      }
-      eb.set_kind(spread >= ctx.cos_tol ? BoneKind::constant : BoneKind::animated);
-      if (eb.kind() == BoneKind::constant) {
-        eb.constant = q.front();
-      } else {
-        eb.set_bit_depth(16);  // re-picked against max_error_deg by the encoder
-        eb.keys = std::move(q);
-      }
-      rep.bones_changed.push_back(ob.hash);
-      rep.rotation_added.push_back(ob.hash);
-      rep.tracks_changed.push_back(label(ob.hash, ob.name) + " rotation (a new track)");
+      new_rotation_track(ctx, ob, std::move(all_samples[i]), eb, rep);
       continue;
     }
     ++rep.bones_matched;

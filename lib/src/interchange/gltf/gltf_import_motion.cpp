@@ -146,6 +146,62 @@ double offset_from_rest(const tinygltf::Node& n, const gltf::Curve& c) {
   return worst;
 }
 
+// The tracks judged: refused when resampled edits or keys between the key times cannot land;
+// changed ones written into `edited`, what the layout cannot hold into `refused`.
+Status apply_motion(const Context& ctx, std::vector<MotionTrack>& tracks, const Clip& orig, Clip& edited,
+                    GltfAnimationImport& rep, std::vector<std::string>& refused) {
+  const double rate = orig.key_rate;
+  const double snap = time_snap(rate, false);
+  const double tol = ctx.options.match_tolerance_units;
+  std::vector<ResampleFinding> findings;
+  for (const auto& t : tracks)
+    findings.push_back({t.label, &t.verdict, &t.evidence, t.rotation() ? "degrees" : "units",
+                        t.rotation() ? ctx.options.match_tolerance_deg : tol});
+  if (!findings.empty()) {
+    GltfAnimationImport scratch;  // the rotations' resample figures stay in `rep`
+    MAB_TRY(check_resample(ctx, findings, "key rate " + std::to_string(std::lround(rate)) + " per second",
+                           gltf::whole_frame_rate(orig.key_times, rate), scratch));
+  }
+  const bool same_timeline = edited.key_times == orig.key_times;
+  for (auto& t : tracks) {
+    rep.translations_matched += t.rotation() ? 0 : t.verdict.matched;
+    if (!changed(t)) continue;
+    rep.translations_changed += t.rotation() ? 0 : t.verdict.values.size() - t.verdict.matched;
+    const auto at_block = block_values(t, tol);
+    const auto values = same_timeline ? at_block : on_timeline(t, at_block, orig, edited, snap);
+    if (const double s = uncarried(ctx, t, values, edited); s >= 0) {
+      return make_error(ErrorCode::not_decodable, no_offset, "animation",
+                        t.label + " has a key at " + time_text(s, gltf::whole_frame_rate(orig.key_times, rate)) +
+                            " between the clip's key times that they do not reproduce: a translation or root-motion "
+                            "key lands on a key time of the clip only. Key it on the clip's frames (set the scene "
+                            "frame rate mab export printed before importing into Blender)");
+    }
+    if (t.target == Target::constant_translation) {
+      const auto metric = gltf::Metric::translation(tol);
+      if (!std::all_of(values.begin(), values.end(), [&](const gltf::Value& v) { return metric.near(v, values.front()); })) {
+        refused.push_back(t.label + " (now moves, but the block stores one constant translation for this bone, "
+                                    "format 10.2)");
+        continue;
+      }
+      edited.bones[t.bone].constant_translation = to_vec3(values.front());
+    } else if (t.target == Target::translation) {
+      auto& tr = edited.bones[t.bone].translations;
+      tr.clear();
+      for (const auto& v : values) tr.push_back(to_vec3(v));
+    } else if (t.target == Target::root_translation) {
+      auto& tr = edited.root_motion.translations;
+      tr.clear();
+      for (const auto& v : values) tr.push_back(to_vec3(v));
+    } else {
+      auto& ro = edited.root_motion.rotations;
+      ro.clear();
+      for (const auto& v : values) ro.push_back(to_quat(v));
+    }
+    rep.tracks_changed.push_back(t.label);
+  }
+  return {};
+}
+
 }  // namespace
 
 Status read_motion(const Context& ctx, const Channels& channels, const std::unordered_set<int>& handled,
@@ -225,53 +281,7 @@ Status read_motion(const Context& ctx, const Channels& channels, const std::unor
     judge(ctx, channels.rotation, node, block_s, snap, tracks.back());
   }
 
-  std::vector<ResampleFinding> findings;
-  for (const auto& t : tracks)
-    findings.push_back({t.label, &t.verdict, &t.evidence, t.rotation() ? "degrees" : "units",
-                        t.rotation() ? ctx.options.match_tolerance_deg : tol});
-  if (!findings.empty()) {
-    GltfAnimationImport scratch;  // the rotations' resample figures stay in `rep`
-    MAB_TRY(check_resample(ctx, findings, "key rate " + std::to_string(std::lround(rate)) + " per second",
-                           gltf::whole_frame_rate(orig.key_times, rate), scratch));
-  }
-  const bool same_timeline = edited.key_times == orig.key_times;
-  for (auto& t : tracks) {
-    rep.translations_matched += t.rotation() ? 0 : t.verdict.matched;
-    if (!changed(t)) continue;
-    rep.translations_changed += t.rotation() ? 0 : t.verdict.values.size() - t.verdict.matched;
-    const auto at_block = block_values(t, tol);
-    const auto values = same_timeline ? at_block : on_timeline(t, at_block, orig, edited, snap);
-    if (const double s = uncarried(ctx, t, values, edited); s >= 0) {
-      return make_error(ErrorCode::not_decodable, no_offset, "animation",
-                        t.label + " has a key at " + time_text(s, gltf::whole_frame_rate(orig.key_times, rate)) +
-                            " between the clip's key times that they do not reproduce: a translation or root-motion "
-                            "key lands on a key time of the clip only. Key it on the clip's frames (set the scene "
-                            "frame rate mab export printed before importing into Blender)");
-    }
-    if (t.target == Target::constant_translation) {
-      const auto metric = gltf::Metric::translation(tol);
-      if (!std::all_of(values.begin(), values.end(), [&](const gltf::Value& v) { return metric.near(v, values.front()); })) {
-        refused.push_back(t.label + " (now moves, but the block stores one constant translation for this bone, "
-                                    "format 10.2)");
-        continue;
-      }
-      edited.bones[t.bone].constant_translation = to_vec3(values.front());
-    } else if (t.target == Target::translation) {
-      auto& tr = edited.bones[t.bone].translations;
-      tr.clear();
-      for (const auto& v : values) tr.push_back(to_vec3(v));
-    } else if (t.target == Target::root_translation) {
-      auto& tr = edited.root_motion.translations;
-      tr.clear();
-      for (const auto& v : values) tr.push_back(to_vec3(v));
-    } else {
-      auto& ro = edited.root_motion.rotations;
-      ro.clear();
-      for (const auto& v : values) ro.push_back(to_quat(v));
-    }
-    rep.tracks_changed.push_back(t.label);
-  }
-  return {};
+  return apply_motion(ctx, tracks, orig, edited, rep, refused);
 }
 
 }  // namespace mab::gltf_in
