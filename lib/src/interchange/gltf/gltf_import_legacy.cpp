@@ -402,6 +402,17 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
     std::unordered_set<int> rotated, translated;
     for (const auto& t : r.tracks)
       if (t.file_node >= 0) (t.rotation ? rotated : translated).insert(t.file_node);
+    // Nodes of the bank (bone_<id>, trajectory): Blender samples every bone of the armature for
+    // each action, so a channel the clip has no track for holds another clip's pose, not an
+    // edit; listed as before (only foreign nodes and scales are refused here).
+    for (const auto* list : {&channels.rotation, &channels.translation})
+      for (const auto& [node, c] : *list) {
+        (void)c;
+        const std::string& name = ctx.model.nodes[static_cast<std::size_t>(node)].name;
+        const bool bank = name == gltf::trajectory_node_name ||
+                          (name.rfind("bone_", 0) == 0 && name.size() > 5 && name[5] >= '0' && name[5] <= '9');
+        if (bank) rotated.insert(node), translated.insert(node);
+      }
     MAB_TRY(account_unmatched(ctx, channels, rotated, translated, {}, rep));
   }
   LegacyClip edited = o;
