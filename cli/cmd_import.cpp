@@ -125,6 +125,7 @@ struct Options {
   std::optional<std::size_t> block;
   bool choose_depth = false, keep_times = false, in_place = false;
   bool template_times = false, accept_resample = false, allow_no_op = false, allow_other_clip = false;
+  bool ignore_unmatched = false;
   std::optional<double> max_error, max_translation_error, reduce;
   double match_tolerance = 1e-3;
 };
@@ -132,10 +133,10 @@ struct Options {
 // A "mabkit-clip" document: the options it takes, import_json_bytes, the report.
 int import_json(const Options& o, const mab::PaddedJson& data, std::vector<fs::path> inputs) {
   if (o.keep_times || o.block || !o.animation.empty() || o.reduce || o.template_times || o.accept_resample ||
-      o.allow_no_op) {
+      o.allow_no_op || o.ignore_unmatched) {
     std::fprintf(stderr, "mab: import: --keep-times, --template-times, --accept-resample, --allow-no-op, "
-                         "--block, --animation and --reduce are for glTF input (use `mab edit --reduce` on a "
-                         ".mab)\n");
+                         "--ignore-unmatched, --block, --animation and --reduce are for glTF input (use `mab edit "
+                         "--reduce` on a .mab)\n");
     return mab::cli::exit_usage;
   }
   int status = mab::cli::exit_refused;
@@ -201,6 +202,7 @@ std::optional<mab::GltfImportOptions> gltf_options(const Options& o) {
   opt.accept_resample = o.accept_resample;
   opt.allow_no_op = o.allow_no_op;
   opt.allow_other_clip = o.allow_other_clip;
+  opt.ignore_unmatched = o.ignore_unmatched;
   opt.reduce_deg = o.reduce;
   opt.block = o.block;
   if (!o.animation.empty()) {
@@ -218,6 +220,14 @@ std::optional<mab::GltfImportOptions> gltf_options(const Options& o) {
   return opt;
 }
 
+// What --ignore-unmatched dropped: on stdout with the report, and a warning.
+void print_dropped(const mab::GltfAnimationImport& a) {
+  for (const auto& d : a.dropped_channels) {
+    std::printf("  dropped           %s\n", d.c_str());
+    std::fprintf(stderr, "mab: import: warning: not stored (--ignore-unmatched): %s\n", d.c_str());
+  }
+}
+
 // A Far Cry 2/3 animation's lines of the report.
 void print_legacy_animation(const mab::GltfAnimationImport& a, const mab::GltfImportOptions& opt) {
   std::printf("  tracks            %zu rotation track(s) matched, %zu changed%s%s\n", a.bones_matched,
@@ -230,6 +240,7 @@ void print_legacy_animation(const mab::GltfAnimationImport& a, const mab::GltfIm
   if (!a.nodes_unmatched.empty())
     std::fprintf(stderr, "mab: import: note: %zu channel(s) match no track of the clip and were not imported: %s\n",
                  a.nodes_unmatched.size(), mab::cli::short_list(a.nodes_unmatched).c_str());
+  print_dropped(a);
   print_legacy_encode(a.legacy_encode, opt.max_error_deg);
 }
 
@@ -255,6 +266,12 @@ void print_ani_animation(const mab::GltfAnimationImport& a, const Options& o, co
                   o.keep_times ? "" : " (the 8-key chunks from the first new time on are re-quantised)");
     if (!a.constant_to_animated.empty())
       std::printf("  now animated      %s (constant in the template)\n", mab::cli::short_list(a.constant_to_animated).c_str());
+    // Per bone and channel (rotation, translation, root motion), what differs from the template.
+    std::printf("  changed           %s\n", a.tracks_changed.empty() ? "nothing: every channel as in the template"
+                                                                      : mab::cli::short_list(a.tracks_changed, 32).c_str());
+    if (a.translations_matched + a.translations_changed > 0)
+      std::printf("  translation keys  %zu as in the template, %zu changed\n", a.translations_matched,
+                  a.translations_changed);
   } else {
     std::printf("  bones             %zu new\n", a.bones_changed.size());
   }
@@ -263,9 +280,13 @@ void print_ani_animation(const mab::GltfAnimationImport& a, const Options& o, co
                  a.nodes_unmatched.size(), mab::cli::short_list(a.nodes_unmatched).c_str());
   if (!a.no_rotation_track.empty())
     std::fprintf(stderr,
-                 "mab: import: note: %zu bone(s) have no rotation track in the template; their channels "
-                 "were not imported: %s\n",
+                 "mab: import: note: %zu bone(s) have no rotation track in the template and their channels keep "
+                 "them at rest: %s\n",
                  a.no_rotation_track.size(), mab::cli::short_list(a.no_rotation_track).c_str());
+  if (!a.rotation_added.empty())
+    std::printf("  new rotation      %s (no rotation track in the template)\n",
+                mab::cli::short_list(a.rotation_added).c_str());
+  print_dropped(a);
   mab::cli::print_encode_report(a.encode, "");
 }
 
@@ -370,9 +391,15 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_flag("--allow-no-op", o->allow_no_op,
                 "glTF: write the template as it is when the file has no animation or no node matching a bone "
                 "(refused otherwise)");
+  cmd->add_flag("--ignore-unmatched", o->ignore_unmatched,
+                "glTF: drop on purpose what the template cannot store, listing it (refused otherwise, naming it): "
+                "animated nodes matching no bone (a second armature, a renamed or new bone), scale keys, a "
+                "translation on a bone the template does not translate, a constant translation made to move, "
+                "animations no block takes");
   cmd->add_flag("--allow-other-clip", o->allow_other_clip,
                 "Write what looks like another clip's data, otherwise refused. glTF: an animation whose key range "
-                "or recorded duration is not the template's. JSON: a document that is not --template's file, or "
+                "or recorded duration is not the template's, or that keeps the keys of (nearly) none of its bones "
+                "(another clip of the same length, the clip reversed). JSON: a document that is not --template's file, or "
                 "a clip keeping none of its file's rotations, key times and duration");
   cmd->add_option("--max-error", o->max_error,
                   "Largest angular error in degrees of a re-quantised key (default 0.01, as mab edit): a changed "
@@ -417,7 +444,10 @@ void setup(CLI::App& app, int& exit_code) {
       "An unedited JSON document, or an unedited glTF export imported with its --template, gives the\n"
       "file back byte for byte. glTF: nodes are matched to bones by the CRC-32 of their names (or a\n"
       "bone_0xHASH name); without --animation every animation named block_N goes to block N, else\n"
-      "the first to block 0. Translation and scale channels are listed, not stored (format 10).\n"
+      "the first to block 0. 'aNi' clips: rotations, translations of translated bones and root motion\n"
+      "(the `trajectory` node) are read back; what the template cannot store (scale, nodes matching no\n"
+      "bone, ...) is refused by name unless --ignore-unmatched drops it. The report lists every changed\n"
+      "channel per bone.\n"
       "glTF with --template: a bone the file only repeats (even resampled by a tool) keeps its exact\n"
       "keys; a key set between the template's key times gets a key time of its own; a file resampled\n"
       "on another frame grid is refused when edited keys fall between its samples (docs/gltf.md).\n"

@@ -135,12 +135,9 @@ void setup(CLI::App& app, int& exit_code) {
       "Each file: read -> parse -> write -> compare bytes -> validate -> decode every block as\n"
       "mab export does. Warnings: a clip whose tracks do not decode (Far Cry 2/3 consistency checks,\n"
       "'aNi' rotations, translations or root motion kept as bytes), a 6-byte code with no valid\n"
-      "quaternion (named by bone and key), key times that do not increase (format 9.4, named by key);
-"
-      "Far Cry 2 banks: a tag table that does not decode, a tag record reaching no clip start, a
-"
-      "pointer slot that is not 0, a version field with a high byte.
-"
+      "quaternion (named by bone and key), key times that do not increase (format 9.4, named by key);\n"
+      "Far Cry 2 banks: a tag table that does not decode, a tag record reaching no clip start, a\n"
+      "pointer slot that is not 0, a version field with a high byte.\n"
       "One line per file and its warnings, then 'N passed, N failed'.\n"
       "Exit status: 0 every file passed (with --strict: and had no warning); 1 a file failed;\n"
       "2 a file is missing or unreadable, or none was found.\n"

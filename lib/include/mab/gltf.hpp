@@ -139,6 +139,11 @@ struct GltfImportOptions {
   // Import an animation whose key range or recorded duration does not fit the template's
   // block (refused otherwise: it looks like another clip's).
   bool allow_other_clip = false;
+  // Drop on purpose what the template's block cannot store (refused otherwise, naming it):
+  // channels of nodes matching no bone that move them, scale channels that move a node, a
+  // translation on a bone the template does not translate, a constant translation that now
+  // varies, animations no block takes.
+  bool ignore_unmatched = false;
 };
 
 // One glTF animation written into one block.
@@ -158,7 +163,8 @@ struct GltfAnimationImport {
   std::vector<std::uint32_t> bones_kept;     // template bones without a channel: as they were
   std::vector<std::uint32_t> bones_resampled;  // ... resampled onto a new timeline
   std::vector<std::string> nodes_unmatched;  // animated nodes with no template bone
-  std::vector<std::uint32_t> no_rotation_track;     // channel on a bone the template does not rotate
+  std::vector<std::uint32_t> no_rotation_track;     // channel on a bone the template does not rotate, at rest
+  std::vector<std::uint32_t> rotation_added;        // ... that moves it: a new rotation track
   std::vector<std::uint32_t> constant_to_animated;  // template constant bones that now move
   std::size_t keys_before_reduce = 0;  // with reduce_deg: keys before key reduction
   double reduce_error_deg = 0;         // largest deviation of a dropped key
@@ -186,6 +192,8 @@ struct GltfAnimationImport {
   bool legacy = false;
   std::size_t translations_matched = 0, translations_changed = 0;  // frames, within match_tolerance_units
   std::vector<std::string> tracks_changed;  // "bone_21 rotation", "trajectory translation", ...
+  // With ignore_unmatched: what moved and was not stored ("spine1 (matches no bone of the block)").
+  std::vector<std::string> dropped_channels;
   LegacyEncodeReport legacy_encode;
 };
 
@@ -210,10 +218,12 @@ struct GltfImport {
 // CRC-32 of their name, or a "bone_0xHHHHHHHH" name; unmatched bones, the header and every
 // other section are kept. Without a template, options.game must be set: the animation (the
 // first unless one is given) becomes a new clip with a bone per rotation channel, at the
-// glTF's own key times. Translation, scale and weight channels cannot be stored yet and are
-// listed in the report. With a template, refused (docs/gltf.md): a file with no animation or
-// an animation matching no bone (not_found; allow_no_op), another clip's animation
-// (invalid_argument; allow_other_clip), a rig the file says it was not written on
+// glTF's own key times; its translation, scale and weight channels are listed in the report,
+// not stored. With a template, translations of translated bones and root motion (the
+// `trajectory` node) are read back too. Refused (docs/gltf.md): a file with no animation or
+// an animation matching no bone (not_found; allow_no_op), another clip's animation, by its
+// range, its extras or its content (invalid_argument; allow_other_clip), what the block cannot
+// store (invalid_argument; ignore_unmatched), a rig the file says it was not written on
 // (invalid_argument), edited keys a resampled file misses (not_decodable; accept_resample), a
 // key between the template's times that cannot get a time of its own (not_decodable).
 Result<GltfImport> import_gltf(std::span<const std::uint8_t> gltf, const Container* template_file,

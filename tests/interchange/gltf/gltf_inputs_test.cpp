@@ -1234,11 +1234,17 @@ TEST(GltfInputs, AnimationsFindTheirBlockByNameWhenExtrasAreGone) {
   EXPECT_EQ(r->bytes, t.bytes);
   ASSERT_EQ(r->report.animations.size(), t.c.blocks.size());
   for (std::size_t i = 0; i < r->report.animations.size(); ++i) EXPECT_EQ(r->report.animations[i].block, i);
-  // Names that are not block names: the first animation goes into block 0.
+  // Names that are not block names: the first animation goes into block 0; the others go
+  // nowhere, refused unless dropped on purpose (issue 31).
   for (const std::string name : {"walk", "block_", "block_x", "block_99999"}) {
     tinygltf::Model n = m;
     for (auto& a : n.animations) a.name = name;
-    auto one = mab::import_gltf(serialize(n, true), &t.c);
+    auto refused = mab::import_gltf(serialize(n, true), &t.c);
+    ASSERT_FALSE(refused.ok()) << name;
+    EXPECT_NE(refused.error().message().find("goes into no block"), std::string::npos) << refused.error().message();
+    mab::GltfImportOptions drop;
+    drop.ignore_unmatched = true;
+    auto one = mab::import_gltf(serialize(n, true), &t.c, drop);
     ASSERT_TRUE(one.ok()) << name << ": " << one.error().message();
     ASSERT_EQ(one->report.animations.size(), 1u) << name;
     EXPECT_EQ(one->report.animations[0].block, 0u) << name;
@@ -1429,8 +1435,9 @@ TEST(GltfInputs, FarCryKeysBetweenOrAfterTheFramesAreRefused) {
   }
 }
 
-// A node no track of the clip has is listed and its bone kept; a glTF whose nodes match nothing
-// is refused, or written as the template is with allow_no_op; --reduce does not apply.
+// A node no track of the clip has, moving, is refused by name (issue 31: it may hold an edit);
+// with ignore_unmatched it is listed as dropped and its bone kept; a glTF whose nodes match
+// nothing is refused, or written as the template is with allow_no_op; --reduce does not apply.
 TEST(GltfInputs, FarCryNodesThatMatchNothing) {
   LegacyGltf g = legacy_gltf("fc2/all_arrays.mab");
   const std::string name = "bone_" + std::to_string(g.clip.rotations.at(0).bone);
@@ -1439,7 +1446,15 @@ TEST(GltfInputs, FarCryNodesThatMatchNothing) {
   renamed_node.name = "not_a_bone";
   renamed_node.extras = tinygltf::Value();  // the export's mabkit id would still find the bone
   auto r = mab::import_gltf(serialize(one, true), &g.c);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, mab::ErrorCode::invalid_argument) << r.error().message();
+  EXPECT_NE(r.error().message().find("not_a_bone (matches no bone of the block)"), std::string::npos)
+      << r.error().message();
+  mab::GltfImportOptions drop;
+  drop.ignore_unmatched = true;
+  r = mab::import_gltf(serialize(one, true), &g.c, drop);
   ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->report.animations.at(0).dropped_channels.size(), 1u);
   EXPECT_EQ(r->bytes, load(mab::test::corpus_dir() / "fc2" / "all_arrays.mab"));
   const auto& a = r->report.animations.at(0);
   EXPECT_NE(std::find(a.nodes_unmatched.begin(), a.nodes_unmatched.end(), "not_a_bone (rotation)"), a.nodes_unmatched.end());

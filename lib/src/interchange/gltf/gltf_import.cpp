@@ -5,12 +5,14 @@
 #include <mab/gltf.hpp>
 
 #include "interchange/gltf/gltf_import_shared.hpp"
+#include "interchange/gltf/gltf_legacy.hpp"
 #include "interchange/gltf/gltf_names.hpp"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -28,9 +30,8 @@ std::vector<std::string> ignored_lines(const Ignored& ig) {
   if (ig.translation) {
     std::snprintf(buf, sizeof buf, "%.6g", ig.max_translation_offset);
     std::string line = std::to_string(ig.translation) +
-                       " translation channel(s) not stored (glTF translations are not read back yet; a template's "
-                       "decoded translations and root motion are kept, docs/motion.md); largest offset from the rest "
-                       "position " + buf;
+                       " translation channel(s) not stored (a new clip holds rotations only); largest offset from "
+                       "the rest position " + buf;
     if (!ig.translation_nodes.empty()) {
       line += ", moved: ";
       for (std::size_t i = 0; i < ig.translation_nodes.size(); ++i)
@@ -87,6 +88,28 @@ Result<std::vector<std::uint32_t>> rounded_times(const std::vector<const gltf::C
     return make_error(ErrorCode::limit_exceeded, no_offset, "key_times",
                       std::to_string(ticks.size()) + " distinct key times exceed the limit");
   return ticks;
+}
+
+// A rotation on a bone the template does not rotate: a new track when it moves (the encoder
+// lays it out, as the Python module's state does), else nothing to store.
+void new_rotation_track(const Context& ctx, const ClipBone& ob, std::vector<Quat> q, ClipBone& eb,
+                        GltfAnimationImport& rep) {
+  double worst = 1, spread = 1;
+  for (const auto& x : q) worst = std::min(worst, half_cos(x, Quat{})), spread = std::min(spread, half_cos(x, q.front()));
+  if (worst >= ctx.cos_tol) {
+    rep.no_rotation_track.push_back(ob.hash);
+    return;
+  }
+  eb.set_kind(spread >= ctx.cos_tol ? BoneKind::constant : BoneKind::animated);
+  if (eb.kind() == BoneKind::constant) {
+    eb.constant = q.front();
+  } else {
+    eb.set_bit_depth(16);  // re-picked against max_error_deg by the encoder
+    eb.keys = std::move(q);
+  }
+  rep.bones_changed.push_back(ob.hash);
+  rep.rotation_added.push_back(ob.hash);
+  rep.tracks_changed.push_back(label(ob.hash, ob.name) + " rotation (a new track)");
 }
 
 // --keep-times: the glTF's own key times rounded to the key rate (decision 7), each key keeping its
@@ -150,7 +173,7 @@ Status read_on_own_times(const Context& ctx, const Channels& channels, const Cli
       continue;
     }
     if (ob.kind() == BoneKind::none) {
-      rep.no_rotation_track.push_back(ob.hash);
+      new_rotation_track(ctx, ob, std::move(all_samples[i]), eb, rep);
       continue;
     }
     ++rep.bones_matched;
@@ -197,7 +220,10 @@ Status read_on_own_times(const Context& ctx, const Channels& channels, const Cli
       }
       if (!same_timeline) changed = true;
     }
-    if (changed) rep.bones_changed.push_back(ob.hash);
+    if (changed) {
+      rep.bones_changed.push_back(ob.hash);
+      rep.tracks_changed.push_back(label(ob.hash, ob.name) + " rotation");
+    }
   }
 
   return {};
@@ -214,28 +240,49 @@ Result<std::vector<std::uint8_t>> import_animation(const Context& ctx, const Con
   rep.block = block;
   MAB_ASSIGN(const DecodedClip d, decode_clip(current, block, opt.limits));
   const Clip& orig = d.clip;
-  MAB_ASSIGN(const Channels channels, read_channels(m, ai, ignored));
+  Ignored own;  // translations are read (read_motion), scales accounted for (account_unmatched)
+  MAB_ASSIGN(const Channels channels, read_channels(m, ai, own));
+  ignored.weights += own.weights;
 
   std::unordered_set<std::uint32_t> known;
-  for (const auto& b : orig.bones) known.insert(b.hash);
+  std::set<std::pair<std::uint32_t, unsigned>> bones;  // (hash, occurrence) of the block's bones
+  {
+    std::unordered_map<std::uint32_t, unsigned> seen;
+    for (const auto& b : orig.bones) known.insert(b.hash), bones.insert({b.hash, seen[b.hash]++});
+  }
+  // The nodes the import reads: one per bone of the block (the first animated node naming it;
+  // a second armature's copy names it again), and root motion's node.
+  std::map<std::pair<std::uint32_t, unsigned>, int> bone_node;
+  std::set<int> animated_nodes;
+  for (const auto* curves : {&channels.rotation, &channels.translation, &channels.scale})
+    for (const auto& [node, curve] : *curves) animated_nodes.insert(node);
+  std::unordered_set<int> handled;
+  for (const int node : animated_nodes) {
+    const auto& n = m.nodes[static_cast<std::size_t>(node)];
+    const NodeBone id = identify(n, static_cast<std::size_t>(node), &known);
+    if (id.identified && bones.count({id.hash, id.occurrence})) {
+      if (bone_node.emplace(std::make_pair(id.hash, id.occurrence), node).second) handled.insert(node);
+    } else if (n.name == gltf::trajectory_node_name && !known.count(bone_hash(n.name)) && !orig.root_motion.empty()) {
+      handled.insert(node);
+    }
+  }
   // (hash, occurrence) -> node with a rotation channel.
   BoneNodes node_of;
-  std::vector<NodeBone> ids(m.nodes.size());
   for (const auto& [node, curve] : channels.rotation) {
     (void)curve;
-    ids[static_cast<std::size_t>(node)] = identify(m.nodes[static_cast<std::size_t>(node)],
-                                                   static_cast<std::size_t>(node), &known);
-    const auto& id = ids[static_cast<std::size_t>(node)];
-    if (!id.identified || !known.count(id.hash) || !node_of.emplace(std::make_pair(id.hash, id.occurrence), node).second)
-      rep.nodes_unmatched.push_back(m.nodes[static_cast<std::size_t>(node)].name.empty()
-                                        ? "node " + std::to_string(node)
-                                        : m.nodes[static_cast<std::size_t>(node)].name);
+    const auto& n = m.nodes[static_cast<std::size_t>(node)];
+    if (!handled.count(node)) {
+      rep.nodes_unmatched.push_back(n.name.empty() ? "node " + std::to_string(node) : n.name);
+      continue;
+    }
+    const NodeBone id = identify(n, static_cast<std::size_t>(node), &known);
+    if (id.identified && bones.count({id.hash, id.occurrence})) node_of.emplace(std::make_pair(id.hash, id.occurrence), node);
   }
 
   std::vector<std::string> animated;
   for (const auto& [node, curve] : channels.rotation) animated.push_back(m.nodes[static_cast<std::size_t>(node)].name);
-  MAB_TRY(check_matched(ctx, ai, block, node_of.size(), animated, rep));
-  if (node_of.empty()) return write_container(current);  // allow_no_op: nothing to import
+  MAB_TRY(check_matched(ctx, ai, block, handled.size(), animated, rep));
+  if (handled.empty()) return write_container(current);  // allow_no_op: nothing to import
   MAB_TRY(check_rig_shape(ctx, node_of));
   {
     std::vector<const gltf::Curve*> curves;
@@ -257,6 +304,9 @@ Result<std::vector<std::uint8_t>> import_animation(const Context& ctx, const Con
   // Translations and root motion the template decoded (docs/motion.md) are not read from the glTF;
   // on a new timeline they are the template's, resampled.
   if (edited.key_times != orig.key_times) resample_motion(edited, orig);
+  std::vector<std::string> refused;
+  MAB_TRY(read_motion(ctx, channels, handled, orig, edited, rep, refused));
+  MAB_TRY(account_unmatched(ctx, channels, handled, handled, std::move(refused), rep));
   MAB_TRY(reduce_keys(opt, edited, rep));
   const EncodeOptions eo = edit_policy(opt.max_error_deg, opt.max_translation_error);  // decision 21
   return encode_clip(d, edited, eo, &rep.encode);
@@ -427,6 +477,24 @@ Result<GltfImport> import_gltf(std::span<const std::uint8_t> bytes, const Contai
         if (b && *b < template_file->blocks.size() && taken.insert(*b).second) plan.push_back({i, *b});
       }
       if (plan.empty()) plan.push_back({0, 0});
+      // Every animation goes into a block: one no block takes (a second armature's copy of a
+      // block's action, a block the template lacks) would be dropped.
+      std::vector<std::string> left;
+      for (std::size_t i = 0; i < model.animations.size(); ++i)
+        if (std::none_of(plan.begin(), plan.end(), [&](const auto& pb) { return pb.first == i; }))
+          left.push_back("animation " + std::to_string(i) + " \"" + model.animations[i].name + "\"");
+      if (!left.empty() && !opt.ignore_unmatched) {
+        std::string list;
+        for (std::size_t i = 0; i < left.size() && i < 4; ++i) list += (i ? ", " : "") + left[i];
+        if (left.size() > 4) list += ", ...";
+        return gltf::gltf_error(ErrorCode::invalid_argument, "/animations",
+                                list + " goes into no block of the template (each block takes the one animation "
+                                       "its extras or its name block_N give; the template has " +
+                                    std::to_string(template_file->blocks.size()) +
+                                    " block(s)): pick one with --animation (and --block), or pass --ignore-unmatched "
+                                    "to drop the others on purpose");
+      }
+      for (const auto& l : left) out.report.notes.push_back(l + " dropped (--ignore-unmatched): it goes into no block");
     }
     // Each animation is encoded against the file the previous one produced, read back as a
     // reader would read it (encode_clip checks the blocks come back where they were).

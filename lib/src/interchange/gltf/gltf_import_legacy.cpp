@@ -350,9 +350,7 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
   MAB_ASSIGN(r.orig, decode_legacy_clip(current, block, opt.limits));
   Ignored own;  // translations are stored here, not ignored
   MAB_ASSIGN(const Channels channels, read_channels(ctx.model, ai, own));
-  ignored.scale += own.scale;
-  ignored.max_scale_offset = std::max(ignored.max_scale_offset, own.max_scale_offset);
-  ignored.weights += own.weights;
+  ignored.weights += own.weights;  // scales: account_unmatched
   const LegacyClip& o = r.orig;
   r.frames = std::size_t{o.last_frame} + 1;
   rep.keys = r.frames;
@@ -391,8 +389,32 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
     findings.push_back({t.label(), &t.verdict, &t.evidence, t.rotation ? "degrees" : "units",
                         t.rotation ? opt.match_tolerance_deg : opt.match_tolerance_units});
   }
+  {
+    std::vector<TrackAgreement> agreement;
+    for (const auto& t : r.tracks)
+      if (t.file_node >= 0 && t.kind == Kind::keyed && t.rotation)
+        agreement.push_back(agreement_of(t.label(), t.evidence, t.verdict.untouched));
+    MAB_TRY(check_same_content(ctx, rep, agreement));
+  }
   MAB_TRY(check_resample(ctx, findings, "frames at " + std::to_string(std::lround(r.rate)) + " per second", r.rate, rep));
   MAB_TRY(check_carried(ctx, r, snap));
+  {
+    std::unordered_set<int> rotated, translated;
+    for (const auto& t : r.tracks)
+      if (t.file_node >= 0) (t.rotation ? rotated : translated).insert(t.file_node);
+    // Nodes of the bank (bone_<id>, trajectory): Blender samples every bone of the armature for
+    // each action, so a channel the clip has no track for holds another clip's pose, not an
+    // edit; listed as before (only foreign nodes and scales are refused here).
+    for (const auto* list : {&channels.rotation, &channels.translation})
+      for (const auto& [node, c] : *list) {
+        (void)c;
+        const std::string& name = ctx.model.nodes[static_cast<std::size_t>(node)].name;
+        const bool bank = name == gltf::trajectory_node_name ||
+                          (name.rfind("bone_", 0) == 0 && name.size() > 5 && name[5] >= '0' && name[5] <= '9');
+        if (bank) rotated.insert(node), translated.insert(node);
+      }
+    MAB_TRY(account_unmatched(ctx, channels, rotated, translated, {}, rep));
+  }
   LegacyClip edited = o;
   MAB_TRY(apply_rotations(ctx, r, edited, rep));
   MAB_TRY(apply_translations(ctx, r, edited, rep));

@@ -109,6 +109,7 @@ Result<Channels> read_channels(const tinygltf::Model& m, std::size_t ai, Ignored
         for (unsigned i = 0; i < 3; ++i) d2 += (v[i] - ref[i]) * (v[i] - ref[i]);
         worst = std::max(worst, std::sqrt(d2));
       }
+      if (!tr) out.scale.emplace(ch.target_node, c);
       if (tr) {
         out.translation.emplace(ch.target_node, c);
         ++ignored.translation;
@@ -478,6 +479,103 @@ Status check_same_clip(const Context& ctx, std::size_t ai, std::size_t block, co
                         seconds_text(span.last_s) +
                         ": it looks like another clip's animation. If the clip was shortened or moved in time on "
                         "purpose, --keep-times takes the glTF's own key times" + tail);
+}
+
+namespace {
+
+std::string node_text(const tinygltf::Model& m, int node) {
+  const auto& n = m.nodes[static_cast<std::size_t>(node)].name;
+  return n.empty() ? "node " + std::to_string(node) : n;
+}
+
+// Whether a channel moves its node away from its rest pose (rotations within the match
+// tolerance, translations and scales within 1e-4: float noise of tools that keep matrices).
+bool moves(const Context& ctx, const tinygltf::Node& n, const gltf::Curve& c, char path) {
+  const gltf::Trs rest = gltf::node_trs(n);
+  for (std::size_t k = 0; k < c.keys(); ++k) {
+    const float* v = c.key(k);
+    if (path == 'r') {
+      if (half_cos({v[0], v[1], v[2], v[3]}, rest.r) < ctx.cos_tol) return true;
+      continue;
+    }
+    const auto& ref = path == 't' ? rest.t : rest.s;
+    for (unsigned i = 0; i < 3; ++i)
+      if (!(std::abs(v[i] - ref[i]) <= 1e-4 * std::max(1.0, std::abs(ref[i])))) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Status account_unmatched(const Context& ctx, const Channels& channels, const std::unordered_set<int>& rotated,
+                         const std::unordered_set<int>& translated, std::vector<std::string> refused,
+                         GltfAnimationImport& rep) {
+  const auto& m = ctx.model;
+  std::vector<int> moved;
+  std::vector<std::string> own;
+  auto known = [&](int node) { return rotated.count(node) || translated.count(node); };
+  for (const auto& [curves, path] : {std::pair{&channels.rotation, 'r'}, std::pair{&channels.translation, 't'},
+                                     std::pair{&channels.scale, 's'}})
+    for (const auto& [node, c] : *curves) {
+      if (!moves(ctx, m.nodes[static_cast<std::size_t>(node)], c, path)) continue;
+      if (!known(node)) {
+        if (std::find(moved.begin(), moved.end(), node) == moved.end()) moved.push_back(node);
+      } else if (path == 's') {
+        own.push_back(node_text(m, node) + " scale (the format has no scale tracks)");
+      } else if (!(path == 'r' ? rotated : translated).count(node)) {
+        own.push_back(node_text(m, node) + (path == 'r' ? " rotation" : " translation") +
+                      " (the block has no such track for it)");
+      }
+    }
+  std::sort(moved.begin(), moved.end());
+  for (const int node : moved) refused.push_back(node_text(m, node) + " (matches no bone of the block)");
+  refused.insert(refused.end(), own.begin(), own.end());
+  if (refused.empty()) return {};
+  if (ctx.options.ignore_unmatched) {
+    rep.dropped_channels = std::move(refused);
+    return {};
+  }
+  std::string list;
+  for (std::size_t i = 0; i < refused.size() && i < 6; ++i) list += (i ? "; " : "") + refused[i];
+  if (refused.size() > 6) list += "; and " + std::to_string(refused.size() - 6) + " more";
+  return make_error(ErrorCode::invalid_argument, no_offset, "animation",
+                    "animation " + std::to_string(rep.animation) + " \"" + rep.animation_name + "\" moves what block " +
+                        std::to_string(rep.block) + " cannot store: " + list +
+                        ". Import into the template the file was exported from, keep bone names as exported "
+                        "(bones are found by the mabkit hash in a node's extras or the CRC-32 of its name), or pass "
+                        "--ignore-unmatched to drop these channels on purpose");
+}
+
+TrackAgreement agreement_of(std::string track, const gltf::TrackEvidence& e, bool untouched) {
+  const gltf::Metric coarse = gltf::Metric::rotation(2.0);
+  TrackAgreement a{std::move(track), 0, 0, untouched};
+  for (std::size_t k = 0; k < e.block.size() && k < e.block_tmpl.size(); ++k) {
+    ++a.keys;
+    a.matched += coarse.near(e.file[e.block[k]], e.block_tmpl[k]);
+  }
+  return a;
+}
+
+Status check_same_content(const Context& ctx, const GltfAnimationImport& rep, const std::vector<TrackAgreement>& tracks) {
+  if (ctx.options.allow_other_clip || tracks.empty()) return {};
+  std::size_t agree = 0;
+  for (const auto& t : tracks) agree += t.untouched || (t.keys > 0 && 4 * t.matched >= t.keys);
+  if (10 * agree >= tracks.size()) return {};
+  std::size_t matched = 0, keys = 0;
+  for (const auto& t : tracks) matched += t.matched, keys += t.keys;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < tracks.size() && i < 3; ++i) names.push_back(tracks[i].track);
+  std::string list;
+  for (std::size_t i = 0; i < names.size(); ++i) list += (i ? ", " : "") + names[i];
+  if (tracks.size() > names.size()) list += ", ...";
+  return make_error(ErrorCode::invalid_argument, no_offset, "animation",
+                    "animation " + std::to_string(rep.animation) + " \"" + rep.animation_name + "\" keeps the keys of " +
+                        std::to_string(agree) + " of the " + std::to_string(tracks.size()) +
+                        " animated track(s) of the template's block " + std::to_string(rep.block) + " (" +
+                        std::to_string(matched) + " of " + std::to_string(keys) + " keys within 2 degrees; " +
+                        list + "): an edit changes some bones and keeps the others, so this is another clip's "
+                        "animation (or this clip reversed or retimed). Check --template; --allow-other-clip imports "
+                        "it anyway");
 }
 
 namespace {

@@ -40,6 +40,7 @@ double half_cos(const Quat& a, const Quat& b) noexcept;
 struct Channels {
   gltf::Curves rotation;     // node -> curve (a node's one rotation channel)
   gltf::Curves translation;  // node -> curve (the first translation channel; Far Cry 2/3 use them)
+  gltf::Curves scale;        // node -> curve (the first scale channel): the format has no scale
 };
 
 struct Ignored {
@@ -153,10 +154,42 @@ struct ClipSpan {
 Status check_same_clip(const Context& ctx, std::size_t ai, std::size_t block, const std::vector<const gltf::Curve*>& curves,
                        const ClipSpan& span);
 
+// The content of the animation against the block's decode (docs/gltf.md, "What import
+// refuses"): a modder edits some bones and leaves the others' keys as they were; when fewer
+// than a tenth of the animated tracks keep at least a quarter of their keys (within 2 degrees),
+// the file holds
+// another clip (or the template's clip reversed), refused unless allow_other_clip.
+struct TrackAgreement {
+  std::string track;
+  std::size_t matched = 0, keys = 0;  // keys at the block's times as in the template, of all
+  bool untouched = false;
+};
+Status check_same_content(const Context& ctx, const GltfAnimationImport& rep, const std::vector<TrackAgreement>& tracks);
+// A rotation track's agreement: its block keys within 2 degrees of the template's (coarse, so
+// files of low precision, such as normalised-integer outputs, still count as the clip).
+TrackAgreement agreement_of(std::string track, const gltf::TrackEvidence& e, bool untouched);
+
 // Rotations read rest-relative against the flat rig or a skeleton the file's own shape
 // contradicts (bones parented to bones, or placed away from their parent, in a file that
 // records no rig): refused, never a silent misread.
 Status check_rig_shape(const Context& ctx, const BoneNodes& node_of);
+
+// What the format cannot hold and would otherwise be dropped (docs/gltf.md, "Every channel is
+// accounted for"): channels of nodes outside `rotated` and `translated` (the nodes whose
+// rotation or translation the import reads) that move them from their rest pose
+// (nodes matching no bone: a second armature, a renamed or new bone), scale channels that
+// move a node, and `refused` (the callers' own). Refused naming them, or with ignore_unmatched
+// listed in rep.dropped_channels.
+Status account_unmatched(const Context& ctx, const Channels& channels, const std::unordered_set<int>& rotated,
+                         const std::unordered_set<int>& translated, std::vector<std::string> refused,
+                         GltfAnimationImport& rep);
+
+// Translations and root motion of an 'aNi' block (gltf_import_motion.cpp): every translation
+// channel of a `handled` node (the one read per bone, and `trajectory`), judged
+// against the template; changed tracks land in `edited` (on its timeline, after the rotations
+// set it), what the layout cannot hold goes to `refused`.
+Status read_motion(const Context& ctx, const Channels& channels, const std::unordered_set<int>& handled,
+                   const Clip& orig, Clip& edited, GltfAnimationImport& rep, std::vector<std::string>& refused);
 
 // One animation into a Far Cry 2/3 clip (gltf_import_legacy.cpp).
 Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, const Container& current,

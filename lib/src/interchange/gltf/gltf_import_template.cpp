@@ -27,12 +27,16 @@ struct BlockEvidence {
   std::vector<gltf::Keys> tmpl;               // per bone: its template keys (none: empty)
   std::vector<std::vector<gltf::Value>> file;  // per bone with a channel: its rotation at `times`
   std::vector<gltf::TrackEvidence> evidence;  // per bone; tmpl == nullptr without a channel
-  std::vector<std::uint32_t> no_rotation;     // channels on bones the template does not rotate
 };
 
+// A bone without a rotation track is held at its rest pose (identity on export's rigs): a
+// channel that moves it is a new track.
 gltf::Keys template_keys(const ClipBone& b, const std::vector<double>& block_s) {
   gltf::Keys k;
-  if (b.kind() == BoneKind::animated) {
+  if (b.kind() == BoneKind::none) {
+    k.t = {block_s.empty() ? 0.0 : block_s.front()};
+    k.v = {to_value(Quat{})};
+  } else if (b.kind() == BoneKind::animated) {
     k.t = block_s;
     for (const auto& q : b.keys) k.v.push_back(to_value(q));
   } else if (b.kind() == BoneKind::constant) {
@@ -62,10 +66,6 @@ Status gather(const Context& ctx, const Channels& channels, const Clip& orig, co
     ev.tmpl[i] = template_keys(b, ev.block_s);
     const auto it = node_of.find({b.hash, occ});
     if (it == node_of.end()) continue;
-    if (b.kind() == BoneKind::none) {
-      ev.no_rotation.push_back(b.hash);
-      continue;
-    }
     has_node[i] = true;
     ++tracks;
     node_key_times(channels.rotation, parent ? &*parent : nullptr, it->second, keys[i], checks[i]);
@@ -97,7 +97,8 @@ Status gather(const Context& ctx, const Channels& channels, const Clip& orig, co
     e.file = ev.file[i];
     e.block = ev.block;
     const ClipBone& b = orig.bones[i];
-    if (b.kind() != BoneKind::animated) ev.held[i].assign(ev.block.size(), to_value(b.constant));
+    if (b.kind() != BoneKind::animated)
+      ev.held[i].assign(ev.block.size(), to_value(b.kind() == BoneKind::constant ? b.constant : Quat{}));
     e.block_tmpl = b.kind() == BoneKind::animated ? std::span<const gltf::Value>(ev.tmpl[i].v) : ev.held[i];
     const auto* same = prev >= 0 && keys[i] == keys[static_cast<std::size_t>(prev)] &&
                                checks[i] == checks[static_cast<std::size_t>(prev)]
@@ -116,8 +117,9 @@ std::vector<gltf::TrackVerdict> judge_bones(const Clip& orig, const BlockEvidenc
   std::vector<gltf::TrackVerdict> verdicts(orig.bones.size());
   for (std::size_t i = 0; i < orig.bones.size(); ++i) {
     if (!ev.evidence[i].tmpl) continue;
-    ++rep.bones_matched;
     auto& v = verdicts[i] = gltf::judge_track(metric, ev.evidence[i], snap);
+    if (orig.bones[i].kind() == BoneKind::none) continue;  // counted by assemble
+    ++rep.bones_matched;
     rep.max_matched_deviation_deg = std::max(rep.max_matched_deviation_deg, v.max_matched);
     if (orig.bones[i].kind() == BoneKind::constant) {
       ++(v.untouched ? rep.keys_matched : rep.keys_changed);
@@ -201,7 +203,10 @@ void assemble(const Clip& orig, const BlockEvidence& ev, const std::vector<gltf:
     const ClipBone& ob = orig.bones[i];
     ClipBone& eb = edited.bones[i];
     const gltf::TrackEvidence& e = ev.evidence[i];
-    if (ob.kind() == BoneKind::none) continue;
+    if (ob.kind() == BoneKind::none && (!e.tmpl || verdicts[i].untouched)) {
+      if (e.tmpl) rep.no_rotation_track.push_back(ob.hash);
+      continue;
+    }
     if (!e.tmpl) {
       if (ob.kind() == BoneKind::animated && !p.added.empty()) {
         eb.keys.clear();
@@ -231,8 +236,23 @@ void assemble(const Clip& orig, const BlockEvidence& ev, const std::vector<gltf:
       if (ob.kind() == BoneKind::animated && !p.added.empty()) rep.bones_resampled.push_back(ob.hash);
     } else {
       rep.bones_changed.push_back(ob.hash);
+      rep.tracks_changed.push_back(label(ob.hash, ob.name) + " rotation" +
+                                   (ob.kind() == BoneKind::none ? " (a new track)" : ""));
     }
-    if (ob.kind() == BoneKind::constant) {
+    if (ob.kind() == BoneKind::none) {
+      if (!changed || values.empty()) continue;
+      // A new track (the encoder lays it out, as the Python module's state does).
+      const bool still = std::all_of(values.begin(), values.end(), [&](const gltf::Value& x) { return metric.near(x, values.front()); });
+      rep.rotation_added.push_back(ob.hash);
+      if (still || orig.key_times.empty()) {
+        eb.set_kind(BoneKind::constant);
+        eb.constant = to_quat(values.front());
+        if (!still) rep.constant_to_animated.push_back(ob.hash);  // refused below: no key times
+        continue;
+      }
+      eb.set_kind(BoneKind::animated);
+      eb.set_bit_depth(16);  // re-picked against max_error_deg by the encoder
+    } else if (ob.kind() == BoneKind::constant) {
       if (!changed || values.empty()) continue;
       const bool still = std::all_of(values.begin(), values.end(), [&](const gltf::Value& x) { return metric.near(x, values.front()); });
       if (still) {
@@ -269,8 +289,15 @@ Status read_on_template_times(const Context& ctx, const Channels& channels, cons
   const gltf::Metric metric = gltf::Metric::rotation(ctx.options.match_tolerance_deg);
   BlockEvidence ev;
   MAB_TRY(gather(ctx, channels, orig, node_of, metric, snap, ev));
-  rep.no_rotation_track = ev.no_rotation;
   const auto verdicts = judge_bones(orig, ev, metric, snap, rep);
+  {
+    std::vector<TrackAgreement> agreement;
+    for (std::size_t i = 0; i < verdicts.size(); ++i)
+      if (ev.evidence[i].tmpl && orig.bones[i].kind() == BoneKind::animated)
+        agreement.push_back(agreement_of(label(orig.bones[i].hash, orig.bones[i].name), ev.evidence[i],
+                                         verdicts[i].untouched));
+    MAB_TRY(check_same_content(ctx, rep, agreement));
+  }
   const double fps = gltf::whole_frame_rate(orig.key_times, rate);
   std::vector<ResampleFinding> findings;
   for (std::size_t i = 0; i < verdicts.size(); ++i)
