@@ -264,14 +264,14 @@ int run(const Options& o) {
       if (o.json)
         all.push_back({{"path", path.string()}, {"error", mab::cli::to_json(c.error())}});
       else
-        std::fprintf(stderr, "mab: info: %s: %s\n", path.c_str(),
+        std::fprintf(stderr, "mab: info: %s: %s\n", path.string().c_str(),
                      (wrong ? c.error().detail : c.error().message()).c_str());
       continue;
     }
     const auto pl = mab::place(*c);
     if (!pl) {
       status = std::max(status, mab::cli::exit_refused);
-      std::fprintf(stderr, "mab: info: %s: %s\n", path.c_str(), pl.error().message().c_str());
+      std::fprintf(stderr, "mab: info: %s: %s\n", path.string().c_str(), pl.error().message().c_str());
       continue;
     }
     const auto findings = mab::validate(*c);

@@ -24,8 +24,8 @@
 #include <set>
 #include <thread>
 
-#include <sys/stat.h>
-#include <unistd.h>
+#include <unistd.h>  // isatty
+
 
 namespace {
 
@@ -83,32 +83,34 @@ class Queue {
 bool is_mab(const fs::path& p) { return cli::has_extension(p, ".mab"); }
 
 // Depth-first over the folders, following links to folders once: a folder reached again
-// (same device and inode) is a loop, reported and not entered.
+// (same identity: device and inode, or on Windows volume and file index) is a loop,
+// reported and not entered.
 void walk(const std::vector<std::string>& roots, std::vector<std::string>& problems,
           const std::function<void(const std::string&)>& visit) {
-  std::set<std::pair<dev_t, ino_t>> seen;
+  std::set<FileIdentity> seen;
   std::vector<fs::path> stack;
   for (const auto& r : roots) {
-    struct stat st{};
-    if (::stat(r.c_str(), &st) != 0) {
+    std::error_code ec;
+    const auto status = fs::status(path_from_utf8(r), ec);
+    if (ec || !fs::exists(status)) {
       problems.push_back(r + ": no such file or folder");
       continue;
     }
-    if (S_ISREG(st.st_mode)) {
+    if (fs::is_regular_file(status)) {
       visit(r);
       continue;
     }
-    stack.emplace_back(r);
+    stack.emplace_back(path_from_utf8(r));
   }
   while (!stack.empty() && !g_stop) {
     const fs::path dir = stack.back();
     stack.pop_back();
-    struct stat st{};
-    if (::stat(dir.c_str(), &st) != 0) {
-      problems.push_back(dir.string() + ": cannot be read (" + std::strerror(errno) + ")");
+    const auto id = file_identity(dir);
+    if (!id) {
+      problems.push_back(dir.string() + ": cannot be read (" + id.error().detail + ")");
       continue;
     }
-    if (!seen.insert({st.st_dev, st.st_ino}).second) {
+    if (!seen.insert(*id).second) {
       problems.push_back(dir.string() + ": a symbolic link loop (this folder was already surveyed); not entered again");
       continue;
     }

@@ -102,11 +102,11 @@ int run(const Options& o) {
       report.push_back(std::move(r.json));
     } else if (r.pass) {
       if (!o.quiet) {
-        std::printf("PASS  %s  (%s, identical, %zu warnings)\n", path.c_str(), r.variant.c_str(), r.warnings);
+        std::printf("PASS  %s  (%s, identical, %zu warnings)\n", path.string().c_str(), r.variant.c_str(), r.warnings);
         for (const auto& w : r.warning_lines) std::printf("      %s\n", w.c_str());
       }
     } else {
-      std::printf("FAIL  %s  %s\n", path.c_str(), r.reason.c_str());
+      std::printf("FAIL  %s  %s\n", path.string().c_str(), r.reason.c_str());
     }
     std::fflush(stdout);
   }

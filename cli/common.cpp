@@ -15,7 +15,7 @@ std::vector<std::filesystem::path> collect_inputs(const std::vector<std::string>
   std::vector<std::filesystem::path> out;
   for (const auto& a : args) {
     std::error_code ec;
-    const std::filesystem::path p(a);
+    const std::filesystem::path p = path_from_utf8(a);
     if (std::filesystem::is_directory(p, ec)) {
       std::vector<std::filesystem::path> found;
       for (auto it = std::filesystem::recursive_directory_iterator(p, ec);
@@ -41,10 +41,12 @@ namespace {
 // earlier one (the first .bak is the original).
 bool may_replace(const std::string& c, const std::vector<std::filesystem::path>& inputs, const std::string& out,
                  bool in_place) {
-  namespace fs = std::filesystem;
+  // By identity (device and inode; volume and file index on Windows), whatever the names.
+  const auto target = file_identity(out);
+  if (!target) return true;  // nothing there yet
   for (const auto& input : inputs) {
-    std::error_code ec;
-    if (!fs::exists(out, ec) || !fs::equivalent(input, out, ec)) continue;
+    const auto id = file_identity(input);
+    if (!id || *id != *target) continue;
     if (!in_place) {
       std::fprintf(stderr, "mab: %s: %s is an input file; pass --in-place to overwrite it (a .bak copy is kept)\n",
                    c.c_str(), out.c_str());
@@ -55,7 +57,7 @@ bool may_replace(const std::string& c, const std::vector<std::filesystem::path>&
       std::fprintf(stderr, "mab: %s: nothing written: %s\n", c.c_str(), bak.error().message().c_str());
       return false;
     }
-    std::printf("kept %s as %s\n", out.c_str(), bak->c_str());
+    std::printf("kept %s as %s\n", out.c_str(), bak->string().c_str());
     return true;
   }
   return true;

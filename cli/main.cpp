@@ -1,10 +1,9 @@
 // `mab`: command-line front end. Every sub-command lives in its own cmd_*.cpp.
 #include "command.hpp"
 #include "common.hpp"
-#include "huge_pages.hpp"
+#include "entry.hpp"
 
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -77,11 +76,7 @@ void add_help_command(CLI::App& app, int& exit_code) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-  mab::cli::use_huge_pages(argc, argv);
-  // A file size limit (ulimit -f) makes a write fail with EFBIG, which is reported and cleaned
-  // up, instead of killing the process with a temporary file left behind.
-  std::signal(SIGXFSZ, SIG_IGN);
+int mab::cli::run_main(int argc, char** argv) {
   CLI::App app{
       "mab: read, verify, edit and write Dunia/Disrupt .mab skeletal animation files\n"
       "(Far Cry 2 to New Dawn, Watch Dogs 1, 2 and Legion).\n"

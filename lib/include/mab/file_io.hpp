@@ -84,4 +84,19 @@ class AtomicFile {
 // is never overwritten: FILE.bak stays the oldest. Returns the name used.
 Result<std::filesystem::path> keep_backup(const std::filesystem::path& file);
 
+// What a file or folder is, whatever name (link, junction) reached it: two paths with the same
+// identity are the same file. Linux: device and inode; Windows: volume serial number and
+// file index (it has no inodes). `mab survey` finds folder loops with it.
+struct FileIdentity {
+  std::uint64_t volume = 0;
+  std::uint64_t file = 0;
+  auto operator<=>(const FileIdentity&) const = default;
+};
+Result<FileIdentity> file_identity(const std::filesystem::path& path);
+
+// A path from UTF-8 text (a command-line argument), on every platform. On Windows a path made
+// from a std::string reads its bytes in the C locale, one character each; the functions above
+// turn such a path's bytes back into the characters when they are UTF-8 (docs/windows.md).
+std::filesystem::path path_from_utf8(std::string_view text);
+
 }  // namespace mab
