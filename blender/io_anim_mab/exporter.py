@@ -12,7 +12,7 @@ import os
 import bpy
 import numpy as np
 
-from . import clipdata, fcurves, importer, matching, modload, qmath, rests, rig
+from . import clipdata, fcurves, importer, mabexe, matching, qmath, rests, rig
 from .qmath import Rigid
 
 FRAME_EPS = 1e-3  # a keyframe this close to a whole frame is on it
@@ -29,7 +29,8 @@ class Options:
         self.max_error = kw.get("max_error", 0.01)
         self.match_tolerance = kw.get("match_tolerance", 1e-3)
         self.match_units = kw.get("match_units", 1e-5)
-        self.pref_dir = kw.get("pref_dir", "")
+        self.in_place = kw.get("in_place", False)
+        self.mab_path = kw.get("mab_path", "")
 
 
 def active_action(context):
@@ -51,6 +52,17 @@ class Curves:
 
     def frames(self):
         return np.unique(np.concatenate([f for f, _ in self.keys])) if self.keys else np.zeros(0)
+
+    def keyed_at(self, frames):
+        """Per frame: whether any of the curves has a keyframe on it."""
+        frames = np.asarray(frames, dtype=np.float64)
+        hit = np.zeros(len(frames), dtype=bool)
+        for kf, _ in self.keys:
+            if len(kf):
+                i = np.clip(np.searchsorted(kf, frames), 0, len(kf) - 1)
+                j = np.maximum(i - 1, 0)
+                hit |= (np.abs(kf[i] - frames) < 1e-6) | (np.abs(kf[j] - frames) < 1e-6)
+        return hit
 
     def sample(self, frames):
         frames = np.asarray(frames, dtype=np.float64)
@@ -205,6 +217,8 @@ def export_ani(action, arm, ctx, blk, match, report):
     new = _new_frames(tmpl_times, sets)
     times, at_old = _timeline(tmpl_times, new)
     frames = times.astype(np.float64)
+    at_old_mask = np.zeros(len(times), dtype=bool)
+    at_old_mask[at_old] = True
     clip = blk.clip
     K, B = len(times), len(blk.bones)
     rot = np.empty((K, B, 4), dtype=np.float32)
@@ -221,6 +235,9 @@ def export_ani(action, arm, ctx, blk, match, report):
         local_q = None
         if rc is not None:
             q = rest.file_rotation(rc.sample(frames), ctx.family)
+            # A key time the clip gains from another bone's key: this bone, unkeyed there, gets the
+            # file's own interpolation (what the game plays), not Blender's per-component curve.
+            q = np.where((~at_old_mask & ~rc.keyed_at(frames))[:, None], base, q)
             q, moved = _snap_rotations(q, base, ctx.tol_deg)
             if bone.kind == "none" and not moved.any():
                 q = base.astype(np.float32)
@@ -235,6 +252,7 @@ def export_ani(action, arm, ctx, blk, match, report):
             base_t = _fill(tmpl_times, bone.translations, times, at_old, False)
             if lc is not None:
                 t = rest.file_translation(lc.sample(frames), local_q if rest.head_offset() > 0 else None)
+                t = np.where((~at_old_mask & ~lc.keyed_at(frames))[:, None], base_t, t)
                 t, moved = _snap_vectors(t, base_t, ctx.tol_units)
                 if moved.any():
                     changed_bones.append(name + " (translation)")
@@ -428,19 +446,14 @@ def run(context, out_path, opts):
         raise ExportFailed("action '%s' does not remember a .mab: choose the template in the dialog" % action.name)
     block = opts.block if opts.block >= 0 else int(action.get(importer.P_BLOCK, 0))
     try:
-        mk = modload.get(opts.pref_dir)
-    except modload.ModuleMissing as e:
-        raise ExportFailed(str(e))
-    try:
-        f = mk.read(source)
-    except Exception as e:
+        mab = mabexe.Mab(opts.mab_path)
+        doc = mab.export_json(source, block)
+    except mabexe.MabError as e:
         raise ExportFailed("template %s: %s" % (source, e))
-    if not 0 <= block < len(f.blocks):
-        raise ExportFailed("template %s has no block %d" % (source, block))
-    b = f.blocks[block]
-    if not b.decodable:
-        raise ExportFailed("block %d of %s does not decode: %s" % (block, source, b.reason))
-    blk = clipdata.from_block(b)
+    info = clipdata.BlockInfo(block, doc)
+    if not info.decodable:
+        raise ExportFailed("block %d of %s does not decode: %s" % (block, source, info.reason))
+    blk = clipdata.from_doc(doc)
     ctx = Context()
     ctx.block = block
     ctx.tol_deg, ctx.tol_units = opts.match_tolerance, opts.match_units
@@ -464,18 +477,12 @@ def run(context, out_path, opts):
         match, _ = matching.match_hashes(bones, [x.hash for x in blk.bones])
     _check_curves(action, arm, set(match.values()), report)
     edited = (export_legacy if blk.legacy else export_ani)(action, arm, ctx, blk, match, report)
+    out_path = os.path.abspath(bpy.path.abspath(out_path))
     try:
-        data, rep = edited.encode(template=f, block=block, max_error=opts.max_error)
-    except Exception as e:
-        raise ExportFailed("mabkit refused the edit: %s" % e)
-    out_path = bpy.path.abspath(out_path)
-    with open(out_path + ".tmp", "wb") as fh:
-        fh.write(data)
-    os.replace(out_path + ".tmp", out_path)
-    same = data == f.to_bytes()
-    report.info("wrote %s (%d bytes)%s" % (os.path.basename(out_path), len(data),
-                                           ": the template's bytes, nothing changed" if same else ""))
-    if not same:
-        for line in rep.lines():
-            report.info(" ".join(line.split()))
+        lines = mab.import_json(clipdata.doc_bytes(edited.to_doc()), source, out_path, opts.max_error,
+                                in_place=opts.in_place)
+    except mabexe.MabError as e:
+        raise ExportFailed(str(e))
+    for line in lines:
+        report.info(" ".join(line.split()))
     return report
