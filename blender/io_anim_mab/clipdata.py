@@ -56,8 +56,11 @@ class AniClip:
     translations (K, B, 3, NaN for a bone without), constant_translations (B, 3), root_rotations,
     root_translations, duration; to_doc() gives the document `mab import` takes."""
 
-    def __init__(self, doc):
-        self.doc = doc
+    def __init__(self, doc, raw=None, keys=None):
+        self.doc, self.raw = doc, raw  # raw: the document's text as `mab export` wrote it
+        keys = keys or {}  # bone index -> its keys when load_doc read them (the document's are then empty)
+        self.stripped = set(keys)
+        self.changed = None
         clip = doc["clip"]
         motion = doc.get("motion") or {}
         self.key_rate = clip.get("key_rate") or 0.0
@@ -71,7 +74,9 @@ class AniClip:
         self.bone_names = [b.get("name") for b in bones]
         self.rotations = np.empty((K, B, 4), dtype=np.float32)
         for i, b in enumerate(bones):
-            if "keys" in b:
+            if i in keys:
+                self.rotations[:, i] = keys[i]
+            elif "keys" in b:
                 self.rotations[:, i] = _f32(b["keys"], 4)
             elif "constant" in b:
                 self.rotations[:, i] = np.asarray(b["constant"], dtype=np.float32)
@@ -101,14 +106,18 @@ class AniClip:
         doc = self.doc
         clip = doc["clip"]
         same_times = np.array_equal(times0, self.key_times)
+        changed = self.changed = {"header": False, "bones": [], "motion": False}
         if not same_times:
             clip["key_times"] = [int(t) for t in self.key_times]
+            changed["header"] = True
         if self.duration != dur0:
             clip["duration"] = float(self.duration)
+            changed["header"] = True
         for i, b in enumerate(clip["bones"]):
             new = self.rotations[:, i]
             if same_times and np.array_equal(rot0[:, i].view(np.uint32), new.view(np.uint32)):
                 continue
+            changed["bones"].append(i)
             flags = int(b["flags"])
             kind = _kind(flags)
             b.pop("keys", None)
@@ -129,26 +138,130 @@ class AniClip:
                 i = int(t["bone"])
                 if not (same_times and np.array_equal(tr0[:, i].view(np.uint32), self.translations[:, i].view(np.uint32))):
                     t["keys"] = _rows(self.translations[:, i])
+                    changed["motion"] = True
         if "constant_translations" in motion:
             for t in motion["constant_translations"]:
                 i = int(t["bone"])
                 if not np.array_equal(ct0[i].view(np.uint32), self.constant_translations[i].view(np.uint32)):
                     t["translation"] = _rows(self.constant_translations[i:i + 1])[0]
+                    changed["motion"] = True
         rm = motion.get("root_motion")
         if rm is not None:
             for key, now, was in (("rotations", self.root_rotations, rr0), ("translations", self.root_translations, rt0)):
                 if now is not None and key in rm and not (
                         same_times and was is not None and np.array_equal(was.view(np.uint32), now.view(np.uint32))):
                     rm[key] = _rows(now)
-        motion.pop("evidence", None)  # informational; the import ignores it
+                    changed["motion"] = True
         return doc
+
+    def to_bytes(self):
+        """The edited document's text: `mab export`'s own text with only the changed bones (and
+        motion) replaced when the key times are unchanged (writing 400,000 floats again costs more
+        than the rest of an export), else the whole document."""
+        doc = self.to_doc()
+        if self.raw is not None and not self.changed["header"]:
+            spliced = _splice(self.raw, doc, self.changed)
+            if spliced is not None:
+                return spliced
+        for i in self.stripped - set(self.changed["bones"]):  # keys load_doc left out of the document
+            doc["clip"]["bones"][i]["keys"] = _rows(self.rotations[:, i])
+        return doc_bytes(doc)
+
+
+def _dump(obj):
+    return json.dumps(obj, separators=(",", ":"), allow_nan=False).encode("utf-8")
+
+
+def _bone_spans(raw):
+    """(end of the bones list, [(start, end)] of each bone object) in `mab export`'s text, or None
+    when it is not laid out that way (one bone object per `      {` ... `      }` block)."""
+    start = raw.find(b'\n    "bones": [')
+    end = raw.find(b"\n    ]", start)
+    if start < 0 or end < 0:
+        return None
+    spans, at = [], start
+    while True:
+        a = raw.find(b"\n      {", at, end)
+        if a < 0:
+            return end, spans
+        line = raw[a + 1:raw.find(b"\n", a + 1)].rstrip(b",")
+        if line.endswith(b"}"):  # a bone written on one line (one without rotation)
+            b = a + 1 + len(line)
+        else:
+            b = raw.find(b"\n      }", a, end)
+            if b < 0:
+                return None
+            b += 8
+        spans.append((a, b))
+        at = b
+
+
+_BRACKETS = bytes.maketrans(b"[]\n", b"   ")
+
+
+def load_doc(raw):
+    """(document, {bone index: (K, 4) float32 keys}) of `mab export`'s text. The bones' key arrays
+    (400,000 floats for a 100-bone, 1000-key clip) are read by NumPy straight from the text and
+    left empty in the document, a third of the time Python's json takes for them; a text laid out
+    otherwise is read whole by json ({} then)."""
+    found = _bone_spans(raw)
+    if found is None:
+        return json.loads(raw), {}
+    _, spans = found
+    keys, pieces, pos = {}, [], 0
+    for i, (a, b) in enumerate(spans):
+        k = raw.find(b'"keys": [', a, b)
+        if k < 0:
+            continue
+        close = raw.rfind(b"]", k, b)
+        text = raw[k + 9:close].translate(_BRACKETS)
+        try:
+            vals = np.fromstring(text.decode("ascii"), dtype=np.float64, sep=",") if text.strip() else np.zeros(0)
+        except (ValueError, UnicodeDecodeError):
+            return json.loads(raw), {}
+        if vals.size % 4:
+            return json.loads(raw), {}
+        keys[i] = vals.astype(np.float32).reshape(-1, 4)
+        pieces += [raw[pos:k + 8], b"[]"]
+        pos = close + 1
+    pieces.append(raw[pos:])
+    doc = json.loads(b"".join(pieces))
+    bones = doc.get("clip", {}).get("bones", [])
+    if len(bones) != len(spans) or any(len(q) != len(doc["clip"]["key_times"]) or bones[i].get("keys") != []
+                                       for i, q in keys.items()):
+        return json.loads(raw), {}
+    return doc, keys
+
+
+def _splice(raw, doc, changed):
+    """`raw` with the changed bones' objects (and the motion object) replaced; None when the text is
+    not laid out as `mab export` writes it (one bone object per `      {` ... `      }` block)."""
+    bones = doc["clip"]["bones"]
+    found = _bone_spans(raw)
+    if found is None or len(found[1]) != len(bones):
+        return None
+    end, spans = found
+    pieces, pos = [], 0
+    for i in changed["bones"]:
+        a, b = spans[i]
+        pieces += [raw[pos:a], b"\n      ", _dump(bones[i])]
+        pos = b
+    if changed["motion"]:
+        a = raw.find(b'\n  "motion": {', end)
+        b = raw.find(b"\n  }", a)
+        if a < 0 or b < 0:
+            return None
+        pieces += [raw[pos:a], b'\n  "motion": ', _dump(doc["motion"])]
+        pos = b + 4
+    pieces.append(raw[pos:])
+    return b"".join(pieces)
 
 
 class AniBlock:
     legacy = False
 
-    def __init__(self, doc):
-        self.clip = AniClip(doc)
+    def __init__(self, doc, raw=None, keys=None):
+        self.clip = AniClip(doc, raw, keys)
         c = self.clip
         self.rate = float(c.key_rate or 0.0)
         self.key_times = c.key_times.copy()
@@ -239,6 +352,9 @@ class LegacyClip:
                 lc[key] = _rows(now)
         return self.doc
 
+    def to_bytes(self):
+        return doc_bytes(self.to_doc())
+
     def _had_rotation(self):
         lc = self.doc["legacy_clip"]
         return {int(r["bone"]) for r in lc.get("rotations", [])} | {int(r["bone"]) for r in lc.get("constant_rotations", [])}
@@ -268,9 +384,9 @@ class LegacyBlock:
 class BlockInfo:
     """What the import dialog and the import say of one block before decoding it."""
 
-    def __init__(self, index, doc):
+    def __init__(self, index, doc, raw=None, keys=None):
         self.index = index
-        self.doc = doc
+        self.doc, self.raw, self.keys = doc, raw, keys
         self.legacy = "legacy_clip" in doc
         self.decodable = "clip" in doc or self.legacy
         self.kind = "legacy" if self.legacy else "aNi"
@@ -278,9 +394,9 @@ class BlockInfo:
         self.bone_count = len(doc["clip"]["bones"]) if "clip" in doc else 0
 
 
-def from_doc(doc):
-    return LegacyBlock(doc) if "legacy_clip" in doc else AniBlock(doc)
+def from_doc(doc, raw=None, keys=None):
+    return LegacyBlock(doc) if "legacy_clip" in doc else AniBlock(doc, raw, keys)
 
 
 def doc_bytes(doc):
-    return json.dumps(doc, separators=(",", ":"), allow_nan=False).encode("utf-8")
+    return _dump(doc)

@@ -125,19 +125,19 @@ def _check_curves(action, arm, match_names, report):
 def _new_frames(known, curve_sets):
     """Keyframe frames of the curves that are not in `known` (whole frames), sorted; raises on
     frames between whole frames or before 0."""
-    frames = set()
-    known = set(int(x) for x in known)
+    known = np.asarray(known, dtype=np.int64)
+    new = []
     for label, cs in curve_sets:
-        for f in cs.frames():
-            r = round(f)
-            if abs(f - r) > FRAME_EPS:
-                raise ExportFailed("%s has a keyframe at frame %g: the clip's keys are whole frames at its "
-                                   "key rate; snap it (Key > Snap > Selection to Nearest Frame)" % (label, f))
-            if r < 0:
-                raise ExportFailed("%s has a keyframe at frame %d: key times start at frame 0" % (label, r))
-            if r not in known:
-                frames.add(int(r))
-    return sorted(frames)
+        f = cs.frames()
+        r = np.round(f)
+        off = np.nonzero(np.abs(f - r) > FRAME_EPS)[0]
+        if len(off):
+            raise ExportFailed("%s has a keyframe at frame %g: the clip's keys are whole frames at its "
+                               "key rate; snap it (Key > Snap > Selection to Nearest Frame)" % (label, f[off[0]]))
+        if len(r) and r.min() < 0:
+            raise ExportFailed("%s has a keyframe at frame %d: key times start at frame 0" % (label, r.min()))
+        new.append(np.setdiff1d(r.astype(np.int64), known))
+    return [int(x) for x in np.unique(np.concatenate(new))] if new else []
 
 
 def _snap_rotations(sampled, template, tol_deg):
@@ -447,13 +447,16 @@ def run(context, out_path, opts):
     block = opts.block if opts.block >= 0 else int(action.get(importer.P_BLOCK, 0))
     try:
         mab = mabexe.Mab(opts.mab_path)
-        doc = mab.export_json(source, block)
+        raw = mab.export_json(source, block)
+        doc, keys = clipdata.load_doc(raw)
     except mabexe.MabError as e:
         raise ExportFailed("template %s: %s" % (source, e))
+    except ValueError as e:
+        raise ExportFailed("template %s: mab export gave no JSON document: %s" % (source, e))
     info = clipdata.BlockInfo(block, doc)
     if not info.decodable:
         raise ExportFailed("block %d of %s does not decode: %s" % (block, source, info.reason))
-    blk = clipdata.from_doc(doc)
+    blk = clipdata.from_doc(doc, raw, keys)
     ctx = Context()
     ctx.block = block
     ctx.tol_deg, ctx.tol_units = opts.match_tolerance, opts.match_units
@@ -479,7 +482,7 @@ def run(context, out_path, opts):
     edited = (export_legacy if blk.legacy else export_ani)(action, arm, ctx, blk, match, report)
     out_path = os.path.abspath(bpy.path.abspath(out_path))
     try:
-        lines = mab.import_json(clipdata.doc_bytes(edited.to_doc()), source, out_path, opts.max_error,
+        lines = mab.import_json(edited.to_bytes(), source, out_path, opts.max_error,
                                 in_place=opts.in_place)
     except mabexe.MabError as e:
         raise ExportFailed(str(e))

@@ -323,17 +323,18 @@ def selected_armature(context):
 
 def read_blocks(mab, path):
     """[BlockInfo] of every block of `path` (`mab export --block N`); raises ImportFailed."""
-    try:
-        first = mab.export_json(path, 0)
-    except mabexe.MabError as e:
-        raise ImportFailed(str(e))
-    count = len(first["container"]["blocks"])
-    infos = [clipdata.BlockInfo(0, first)]
-    for i in range(1, count):
+    infos, count, i = [], 1, 0
+    while i < count:
         try:
-            infos.append(clipdata.BlockInfo(i, mab.export_json(path, i)))
+            raw = mab.export_json(path, i)
+            doc, keys = clipdata.load_doc(raw)
         except mabexe.MabError as e:
-            raise ImportFailed("block %d: %s" % (i, e))
+            raise ImportFailed(str(e) if i == 0 else "block %d: %s" % (i, e))
+        except ValueError as e:  # not JSON: a mab that is not this add-on's
+            raise ImportFailed("%s: mab export gave no JSON document: %s" % (path, e))
+        count = len(doc["container"]["blocks"])
+        infos.append(clipdata.BlockInfo(i, doc, raw, keys))
+        i += 1
     return infos
 
 
@@ -347,7 +348,7 @@ def decode_blocks(mab, path, spec, report):
             report.warn("block %d (%s): not imported, kept as bytes by mabkit: %s" % (i, b.kind, b.reason))
             continue
         try:
-            decoded.append((i, clipdata.from_doc(b.doc)))
+            decoded.append((i, clipdata.from_doc(b.doc, b.raw, b.keys)))
         except (KeyError, ValueError, TypeError) as e:
             report.warn("block %d: not imported: %s" % (i, e))
     if not decoded:

@@ -84,9 +84,9 @@ class Mab:
         return json.loads(out)[0]
 
     def export_json(self, path, block):
-        """One block as a `mabkit-clip` document (docs/json-format.md)."""
+        """One block's `mabkit-clip` document (docs/json-format.md), as `mab export` wrote it."""
         out, _ = self.run(["export", path, "--block", str(block), "--format", "json", "-o", "-"])
-        return json.loads(out)
+        return out
 
     def import_json(self, doc_bytes, template, out_path, max_error, in_place=False):
         """Writes `out_path` from the document through `mab import` (its output rules: a link kept,
