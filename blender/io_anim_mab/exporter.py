@@ -35,9 +35,7 @@ class Options:
 
 def active_action(context):
     arm = importer.selected_armature(context)
-    if arm is None or arm.animation_data is None:
-        return None
-    return arm.animation_data.action
+    return fcurves.active_action(arm) if arm is not None else None
 
 
 # --- reading the action ----------------------------------------------------------------------
@@ -69,7 +67,7 @@ class Curves:
         out = np.empty((len(frames), len(self.curves)))
         for c, (fc, (kf, kv)) in enumerate(zip(self.curves, self.keys)):
             if len(kf) == 0:
-                out[:, c] = [fc.evaluate(f) for f in frames]
+                out[:, c] = [fcurves.evaluate(fc, f) for f in frames]
                 continue
             # The keyframe's own value where one sits on the frame (exact), else the curve.
             near = np.clip(np.searchsorted(kf, frames), 1, len(kf)) - 1
@@ -78,7 +76,7 @@ class Curves:
             hit = np.abs(kf[pick] - frames) < 1e-6
             out[:, c] = np.where(hit, kv[pick], 0.0)
             for k in np.nonzero(~hit)[0]:
-                out[k, c] = fc.evaluate(frames[k])
+                out[k, c] = fcurves.evaluate(fc, frames[k])
         return out
 
 
@@ -225,6 +223,7 @@ def export_ani(action, arm, ctx, blk, match, report):
     tr = np.full((K, B, 3), np.nan, dtype=np.float32)
     ctr = np.array(clip.constant_translations, dtype=np.float32, copy=True)
     changed_bones = []
+    frame_moved = np.zeros(K, dtype=bool)  # a key time whose values differ from the file's
     for b, bone in enumerate(blk.bones):
         name = match.get(b)
         rest = ctx.rest_of.get(name) if name else None
@@ -239,6 +238,7 @@ def export_ani(action, arm, ctx, blk, match, report):
             # file's own interpolation (what the game plays), not Blender's per-component curve.
             q = np.where((~at_old_mask & ~rc.keyed_at(frames))[:, None], base, q)
             q, moved = _snap_rotations(q, base, ctx.tol_deg)
+            frame_moved |= moved
             if bone.kind == "none" and not moved.any():
                 q = base.astype(np.float32)
             rot[:, b] = q
@@ -254,6 +254,7 @@ def export_ani(action, arm, ctx, blk, match, report):
                 t = rest.file_translation(lc.sample(frames), local_q if rest.head_offset() > 0 else None)
                 t = np.where((~at_old_mask & ~lc.keyed_at(frames))[:, None], base_t, t)
                 t, moved = _snap_vectors(t, base_t, ctx.tol_units)
+                frame_moved |= moved
                 if moved.any():
                     changed_bones.append(name + " (translation)")
                 tr[:, b] = t
@@ -274,6 +275,18 @@ def export_ani(action, arm, ctx, blk, match, report):
                         "file cannot make a constant translation animated here: keep it still" % (name, ctx.block))
                 ctr[b] = snapped[0]
                 changed_bones.append(name + " (constant translation)")
+    rr, rt, root_moved = _export_root_motion(action, arm, ctx, blk, times, at_old, use_root, report)
+    # A key on a new frame that changes nothing (a location 0 / scale 1 key, or one equal to the
+    # file's interpolation there) is no edit: that key time is not added.
+    keep = at_old_mask | frame_moved | root_moved
+    if not keep.all():
+        dropped = [int(t) for t in times[~keep]]
+        times, rot, tr = times[keep], rot[keep], tr[keep]
+        rr = rr[keep] if rr is not None else None
+        rt = rt[keep] if rt is not None else None
+        new = [f for f in new if f not in dropped]
+        report.info("block %d: keys at frame(s) %s change nothing (the file plays those values there): "
+                    "no key time added for them" % (ctx.block, importer.short_list(dropped)))
     if len(times) and times[-1] > tmpl_times[-1] and blk.rate > 0:
         # Keys after the last one lengthen the clip: the header's duration is the last key's time.
         clip.duration = max(float(clip.duration), float(np.float32(times[-1] / blk.rate)))
@@ -281,7 +294,10 @@ def export_ani(action, arm, ctx, blk, match, report):
     clip.rotations = rot
     clip.translations = tr
     clip.constant_translations = ctr
-    _export_root_motion(action, arm, ctx, blk, clip, times, at_old, use_root, report)
+    if rr is not None:
+        clip.root_rotations = np.ascontiguousarray(rr, dtype=np.float32)
+    if rt is not None:
+        clip.root_translations = np.ascontiguousarray(rt, dtype=np.float32)
     report.info("block %d: %d key(s) added%s; bones changed: %s" % (
         ctx.block, len(new), (" at frames " + importer.short_list(new)) if new else "",
         importer.short_list(changed_bones) if changed_bones else "none"))
@@ -296,33 +312,45 @@ def _translation_evidence(clip):
     return "the file has no translation for it"
 
 
-def _export_root_motion(action, arm, ctx, blk, clip, times, at_old, use_root, report):
+def _export_root_motion(action, arm, ctx, blk, times, at_old, use_root, report):
+    """(root rotations, root translations, per-frame moved mask) on the new timeline; the
+    arrays None where the block has none."""
     has_root = blk.root_rotations is not None or blk.root_translations is not None
+    moved = np.zeros(len(times), dtype=bool)
     if not use_root:
         _check_no_root_motion(action, arm, has_root, use_root, report)
     if not has_root:
-        return
+        return None, None, moved
     tmpl = blk.key_times
     rr = _fill(tmpl, blk.root_rotations, times, at_old, True) if blk.root_rotations is not None else None
     rt = _fill(tmpl, blk.root_translations, times, at_old, False) if blk.root_translations is not None else None
     if use_root:
-        got = _root_motion_sampled(action, arm, times.astype(np.float64), ctx.o_rest, ctx.g0)
+        frames = times.astype(np.float64)
+        got = _root_motion_sampled(action, arm, frames, ctx.o_rest, ctx.g0)
         if got is not None:
             q, t = got
+            # New key times the object has no keyframe on play the file's interpolation.
+            keyed = np.zeros(len(times), dtype=bool)
+            for _, cs in _object_curve_sets(action, arm):
+                keyed |= cs.keyed_at(frames)
+            fill = np.ones(len(times), dtype=bool)
+            fill[at_old] = False
+            fill &= ~keyed
             if rr is not None:
+                q = np.where(fill[:, None], rr, q)
                 rr, moved_r = _snap_rotations(q, rr, ctx.tol_deg)
+                moved |= moved_r
             elif np.any(qmath.angle_deg(q, np.array([0, 0, 0, 1.0])) > ctx.tol_deg):
                 raise ExportFailed("the object turns, but block %d's root motion stores no rotation: "
                                    "remove the object's rotation keys" % ctx.block)
             if rt is not None:
+                t = np.where(fill[:, None], rt, t)
                 rt, moved_t = _snap_vectors(t, rt, ctx.tol_units)
+                moved |= moved_t
             elif np.any(np.abs(t) > ctx.tol_units):
                 raise ExportFailed("the object moves, but block %d's root motion stores no translation: "
                                    "remove the object's location keys" % ctx.block)
-    if rr is not None:
-        clip.root_rotations = np.ascontiguousarray(rr, dtype=np.float32)
-    if rt is not None:
-        clip.root_translations = np.ascontiguousarray(rt, dtype=np.float32)
+    return rr, rt, moved
 
 
 # --- Far Cry 2/3 clips -----------------------------------------------------------------------
@@ -373,9 +401,11 @@ def export_legacy(action, arm, ctx, blk, match, report):
         if lcurves is not None:
             _legacy_translation(lc, blk, ctx, bid, name, rest, lcurves, every, changed)
     _legacy_root_motion(action, arm, ctx, blk, lc, every, changed, report)
-    report.info("clip %d: %s; keys added at %s" % (
+    # mab's report (below) counts the stored keys it writes, which the sparse writer may add
+    # beside the keyed frames (docs/legacy.md, "Writing"): this line names only what Blender keyed.
+    report.info("clip %d: %s; frames keyed in Blender that the tracks did not store: %s" % (
         ctx.block, ("changed: " + importer.short_list(changed)) if changed else "nothing changed",
-        importer.short_list(sorted(set(added))) if added else "no new frame"))
+        importer.short_list(sorted(set(added))) if added else "none"))
     return lc
 
 
@@ -438,7 +468,7 @@ def run(context, out_path, opts):
     arm = importer.selected_armature(context)
     if arm is None:
         raise ExportFailed("select the armature whose action to export")
-    action = arm.animation_data.action if arm.animation_data else None
+    action = fcurves.active_action(arm)
     if action is None:
         raise ExportFailed("%s plays no action: assign the imported action (Dope Sheet > Action Editor)" % arm.name)
     source = bpy.path.abspath(opts.template_path) if opts.template_path else action.get(importer.P_SOURCE, "")

@@ -191,10 +191,16 @@ def build_armature(context, stem, decoded, names, gltf_path):
 
 # --- keys onto an armature -------------------------------------------------------------------
 
-def _family(opts, pairs, report, index):
+def _family(opts, pairs, report, index, gltf_rest):
     if opts.family != "AUTO":
         report.info("block %d: bind family %s (chosen)" % (index, opts.family.lower()))
         return opts.family
+    if gltf_rest:
+        # The glTF route writes each channel as the joint's full local rotation over the
+        # skeleton's rest: a rig from `mab export --skeleton` is character bind, never voted.
+        report.info("block %d: bind family character (the rest comes from a glTF skeleton, which "
+                    "`mab export --skeleton` writes in character bind; no vote)" % index)
+        return rig.CHARACTER
     fam, ident, character = rig.vote_family(pairs)
     if ident + character == 0:
         report.info("block %d: bind family character (no matched bone's bind turns over %d degrees, "
@@ -412,8 +418,8 @@ def run(context, path, opts):
                 q0 = blk.bones[key].rotations[0] if blk.bones[key].rotations is not None else None
             if q0 is not None:
                 pairs.append((rest_of[name], q0))
-        family = _family(opts, pairs, report, index)
-        action = bpy.data.actions.new("%s block %d" % (stem, index))
+        family = _family(opts, pairs, report, index, rest_mode == "GLTF" or bool(gltf and target == "NEW"))
+        action = fcurves.new_action("%s block %d" % (stem, index))
         fcurves.assign(arm, action)
         filler = _key_legacy_block if blk.legacy else _key_ani_block
         keyed, keys = filler(arm, action, blk, match, rest_of, family)
