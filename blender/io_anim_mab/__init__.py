@@ -189,6 +189,11 @@ class EXPORT_ANIM_OT_mab(bpy.types.Operator, ExportHelper):
     in_place: BoolProperty(name="Overwrite the template (keep a .bak)", default=False,
                            description="Allow the output to be the template itself, as `mab import --in-place`: "
                                        "the template is first copied to FILE.bak (FILE.bak.1, ... when taken)")
+    bake: BoolProperty(name="Bake the evaluated pose", default=False,
+                       description="Constraints, F-curve modifiers (Noise...), NLA strips or drivers move "
+                                   "the bones away from the action's keys: write the pose the viewport shows "
+                                   "at each key time instead (without this, such an export is refused, "
+                                   "naming what would be ignored)")
     match_units: FloatProperty(name="Match tolerance (units)", default=1e-5, min=0.0, max=0.1, precision=6,
                                description="Translations: per component, relative to max(1, |value|)")
 
@@ -204,7 +209,7 @@ class EXPORT_ANIM_OT_mab(bpy.types.Operator, ExportHelper):
         from . import exporter
         opts = exporter.Options(template_path=self.template_path, block=self.block, max_error=self.max_error,
                                 match_tolerance=self.match_tolerance, match_units=self.match_units,
-                                in_place=self.in_place,
+                                in_place=self.in_place, bake=self.bake,
                                 mab_path=_mab_path(context))
         try:
             report = exporter.run(context, self.filepath, opts)

@@ -30,6 +30,7 @@ class Options:
         self.match_tolerance = kw.get("match_tolerance", 1e-3)
         self.match_units = kw.get("match_units", 1e-5)
         self.in_place = kw.get("in_place", False)
+        self.bake = kw.get("bake", False)
         self.mab_path = kw.get("mab_path", "")
 
 
@@ -78,6 +79,77 @@ class Curves:
             for k in np.nonzero(~hit)[0]:
                 out[k, c] = fcurves.evaluate(fc, frames[k])
         return out
+
+
+class Baker:
+    """The evaluated pose (constraints, F-curve modifiers, NLA, drivers applied) as each bone's
+    basis, read once per frame: what the viewport shows, as if keyed without them."""
+
+    def __init__(self, context, arm):
+        self.scene, self.arm, self.cache = context.scene, arm, {}
+        self.start = self.scene.frame_current
+
+    def at(self, frame):
+        frame = int(round(frame))
+        if frame not in self.cache:
+            self.scene.frame_set(frame)
+            pose = {}
+            for pb in self.arm.pose.bones:
+                m = self.arm.convert_space(pose_bone=pb, matrix=pb.matrix, from_space="POSE", to_space="LOCAL")
+                pose[pb.name] = (np.array(m.to_quaternion(), dtype=np.float64),
+                                 np.array(m.translation, dtype=np.float64))
+            self.cache[frame] = pose
+        return self.cache[frame]
+
+    def done(self):
+        self.scene.frame_set(self.start)
+
+
+class BakedCurves:
+    """A bone's rotation or location as the Baker evaluates it, with the keyframes (new key times)
+    of its curves when it has any."""
+
+    def __init__(self, baker, name, which, curves):
+        self.baker, self.name, self.which, self.curves = baker, name, which, curves
+
+    def frames(self):
+        return self.curves.frames() if self.curves else np.zeros(0)
+
+    def keyed_at(self, frames):
+        return self.curves.keyed_at(frames) if self.curves else np.zeros(len(frames), dtype=bool)
+
+    def sample(self, frames):
+        return np.array([self.baker.at(f)[self.name][self.which] for f in frames])
+
+
+def _curves(ctx, action, arm, name, prop, count, baked_anyway):
+    """A bone's curves for the export: its F-curves, or with the bake option the evaluated pose
+    (for every bone whose rotation, or translation the file stores, could be moved by it)."""
+    c = _bone_curves(action, arm, name, prop, count)
+    if ctx.baker is not None and (c is not None or baked_anyway):
+        return BakedCurves(ctx.baker, name, 0 if prop == "rotation_quaternion" else 1, c)
+    return c
+
+
+def _ignored_by_export(action, arm):
+    """What makes the viewport pose differ from the action's keys, which the export reads."""
+    out = []
+    for c in arm.constraints:
+        if not c.mute and c.influence > 0:
+            out.append("object constraint '%s' (%s)" % (c.name, c.type))
+    for pb in arm.pose.bones:
+        for c in pb.constraints:
+            if not c.mute and c.influence > 0:
+                out.append("bone %s: constraint '%s' (%s)" % (pb.name, c.name, c.type))
+    fcs = fcurves.collection(action, arm)
+    for fc in fcs if fcs is not None else []:
+        for m in fcurves.live_modifiers(fc):
+            out.append("%s modifier on %s[%d]" % (m.type, fc.data_path, fc.array_index))
+    for track, strip in fcurves.live_nla_strips(arm):
+        out.append("NLA track '%s' strip '%s'" % (track, strip))
+    for path in fcurves.drivers(arm):
+        out.append("driver on %s" % path)
+    return out
 
 
 def _bone_curves(action, arm, name, prop, count):
@@ -230,7 +302,7 @@ def export_ani(action, arm, ctx, blk, match, report):
         old_rot = bone.rotations if bone.rotations is not None else np.tile(
             np.array([0, 0, 0, 1], dtype=np.float32), (len(tmpl_times), 1))
         base = _fill(tmpl_times, old_rot, times, at_old, True)
-        rc = _bone_curves(action, arm, name, "rotation_quaternion", 4) if rest else None
+        rc = _curves(ctx, action, arm, name, "rotation_quaternion", 4, True) if rest else None
         local_q = None
         if rc is not None:
             q = rest.file_rotation(rc.sample(frames), ctx.family)
@@ -247,7 +319,7 @@ def export_ani(action, arm, ctx, blk, match, report):
                 changed_bones.append(name)
         else:
             rot[:, b] = base
-        lc = _bone_curves(action, arm, name, "location", 3) if rest else None
+        lc = _curves(ctx, action, arm, name, "location", 3, bone.translations is not None) if rest else None
         if bone.translations is not None:
             base_t = _fill(tmpl_times, bone.translations, times, at_old, False)
             if lc is not None:
@@ -362,7 +434,7 @@ def export_legacy(action, arm, ctx, blk, match, report):
     changed, added = [], []
     for bid, name in match.items():
         rest = ctx.rest_of[name]
-        rc = _bone_curves(action, arm, name, "rotation_quaternion", 4)
+        rc = _curves(ctx, action, arm, name, "rotation_quaternion", 4, True)
         if rc is not None:
             kf = [int(round(f)) for f in rc.frames()]
             for f in rc.frames():
@@ -397,7 +469,7 @@ def export_legacy(action, arm, ctx, blk, match, report):
                         for k, f in enumerate(frames):
                             lc.set_key(bid, int(f), q[k])
                     changed.append(name)
-        lcurves = _bone_curves(action, arm, name, "location", 3)
+        lcurves = _curves(ctx, action, arm, name, "location", 3, bid in blk.translation_tracks)
         if lcurves is not None:
             _legacy_translation(lc, blk, ctx, bid, name, rest, lcurves, every, changed)
     _legacy_root_motion(action, arm, ctx, blk, lc, every, changed, report)
@@ -459,6 +531,16 @@ def _legacy_root_motion(action, arm, ctx, blk, lc, every, changed, report):
 
 # --- the whole export ------------------------------------------------------------------------
 
+# mab's options in its error lines, and the export dialog's labels that set them.
+DIALOG_LABELS = (("--in-place", "Overwrite the template (keep a .bak)"), ("--max-error", "Max error (degrees)"))
+
+
+def _dialog_words(line):
+    """mab's error line, with the dialog label of each mab option it names."""
+    named = ["%s is '%s'" % (opt, label) for opt, label in DIALOG_LABELS if opt in line]
+    return line + (" (in the export dialog: %s)" % "; ".join(named) if named else "")
+
+
 class Context:
     pass
 
@@ -509,13 +591,30 @@ def run(context, out_path, opts):
     else:
         match, _ = matching.match_hashes(bones, [x.hash for x in blk.bones])
     _check_curves(action, arm, set(match.values()), report)
-    edited = (export_legacy if blk.legacy else export_ani)(action, arm, ctx, blk, match, report)
+    ctx.baker = None
+    ignored = _ignored_by_export(action, arm)
+    if ignored and not opts.bake:
+        raise ExportFailed("the viewport shows a pose the action's keys do not, and the export reads the keys: %s "
+                           "would be ignored. Tick 'Bake the evaluated pose' (bake=True) to write what the "
+                           "viewport shows, or mute them" % importer.short_list(ignored, 4))
+    if ignored:
+        objects = [x for x in ignored if x.startswith("object constraint")]
+        if objects:
+            raise ExportFailed("%s: the bake writes bones' poses, not the object's; mute it (root motion "
+                               "comes from the object's own keys)" % importer.short_list(objects, 4))
+        ctx.baker = Baker(context, arm)
+        report.info("baked the evaluated pose over %s" % importer.short_list(ignored, 4))
+    try:
+        edited = (export_legacy if blk.legacy else export_ani)(action, arm, ctx, blk, match, report)
+    finally:
+        if ctx.baker is not None:
+            ctx.baker.done()
     out_path = os.path.abspath(bpy.path.abspath(out_path))
     try:
         lines = mab.import_json(edited.to_bytes(), source, out_path, opts.max_error,
                                 in_place=opts.in_place)
     except mabexe.MabError as e:
-        raise ExportFailed(str(e))
+        raise ExportFailed(_dialog_words(str(e)))
     for line in lines:
         report.info(" ".join(line.split()))
     return report

@@ -148,6 +148,24 @@ def write(action, obj, data_path, frames, values, group=None):
         fc.update()
 
 
+def live_modifiers(fc):
+    """The F-curve's modifiers that change its value (not muted)."""
+    return [m for m in fc.modifiers if not m.mute]
+
+
+def live_nla_strips(obj):
+    """(track name, strip name) of every NLA strip that plays on `obj` (track and strip not muted)."""
+    ad = obj.animation_data
+    if ad is None:
+        return []
+    return [(t.name, s.name) for t in ad.nla_tracks if not t.mute for s in t.strips if not s.mute]
+
+
+def drivers(obj):
+    ad = obj.animation_data
+    return [d.data_path for d in ad.drivers] if ad is not None else []
+
+
 def evaluate(fc, frame):
     return fc.evaluate(frame)
 
