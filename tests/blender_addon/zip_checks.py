@@ -13,7 +13,6 @@ import math
 import os
 import shutil
 import stat
-import subprocess
 import sys
 import traceback
 
@@ -64,9 +63,7 @@ def copy(rel, name=None):
 
 
 def import_clip(path, **kw):
-    lines = []
     bpy.ops.import_anim.mab(filepath=path, **kw)
-    return lines
 
 
 def export(path, **kw):
