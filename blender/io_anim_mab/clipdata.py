@@ -175,9 +175,10 @@ def _dump(obj):
 def _bone_spans(raw):
     """(end of the bones list, [(start, end)] of each bone object) in `mab export`'s text, or None
     when it is not laid out that way (one bone object per `      {` ... `      }` block)."""
-    start = raw.find(b'\n    "bones": [')
+    start = raw.find(b'\n    "bones": [\n')  # a list written on one line is read by json
     end = raw.find(b"\n    ]", start)
-    if start < 0 or end < 0:
+    clip_end = raw.find(b"\n  }", start)
+    if start < 0 or end < 0 or clip_end < end:
         return None
     spans, at = [], start
     while True:
