@@ -43,45 +43,44 @@ def _prefs(context):
     return addon.preferences if addon else None
 
 
-def _pref_dir(context):
+def _mab_path(context):
     p = _prefs(context)
-    return bpy.path.abspath(p.module_dir) if p and p.module_dir else ""
+    return bpy.path.abspath(p.mab_path) if p and p.mab_path else ""
 
 
 class MabPreferences(bpy.types.AddonPreferences):
     bl_idname = __name__
 
-    module_dir: StringProperty(
-        name="mabkit module folder", subtype="DIR_PATH", default="",
-        description="Folder holding the `mabkit` package (for example BUILD/python of a mabkit "
-                    "build made with this Blender's Python). Empty: the copy bundled in the add-on")
+    mab_path: StringProperty(
+        name="mab executable", subtype="FILE_PATH", default="",
+        description="The `mab` program the add-on runs (mab.exe on Windows). Empty: the one bundled "
+                    "in the add-on, else `mab` on PATH")
 
     def draw(self, context):
-        from . import modload
-        self.layout.prop(self, "module_dir")
+        from . import mabexe
+        self.layout.prop(self, "mab_path")
         try:
-            mk = modload.get(_pref_dir(context))
-            self.layout.label(text="mabkit %s loaded (%s)" % (mk.version, modload.where()))
-        except modload.ModuleMissing as e:
-            for i in range(0, len(str(e)), 110):
-                self.layout.label(text=str(e)[i:i + 110], icon="ERROR" if i == 0 else "BLANK1")
+            m = mabexe.Mab(_mab_path(context))
+            self.layout.label(text="%s (%s: %s)" % (m.version(), m.where, m.path))
+        except mabexe.MabError as e:
+            self.layout.label(text=str(e)[:150], icon="ERROR")
 
 
 _block_cache = {}
 
 
-def _block_lines(path, mtime, pref_dir):
+def _block_lines(path, mtime, mab_path):
     """What the import dialog shows of the selected file (read once per file and change: the
     dialog redraws often)."""
-    key = (path, mtime, pref_dir)
+    key = (path, mtime, mab_path)
     if key not in _block_cache:
-        from . import modload
+        from . import mabexe
         try:
-            f = modload.get(pref_dir).read(path)
-            lines = ["%s: %d block(s)" % (f.game, len(f.blocks))]
-            lines += ["%d: %s, %d bones%s" % (b.index, b.kind, len(b.bone_hashes),
-                                             "" if b.decodable else " (not decodable)") for b in f.blocks]
-        except Exception as e:  # shown, not raised: the dialog must stay usable
+            info = mabexe.Mab(mab_path).info(path)
+            lines = ["%s: %d block(s)" % (info.get("game", "?"), len(info.get("blocks", [])))]
+            lines += ["%d: %s, %d bones" % (i, b.get("signature") or info.get("layout", "?"), b.get("bone_count", 0))
+                      for i, b in enumerate(info.get("blocks", []))]
+        except mabexe.MabError as e:  # shown, not raised: the dialog must stay usable
             lines = ["! " + str(e)[:100]]
         _block_cache.clear()
         _block_cache[key] = lines
@@ -104,7 +103,9 @@ class IMPORT_ANIM_OT_mab(bpy.types.Operator, ImportHelper):
     filter_glob: StringProperty(default="*.mab", options={"HIDDEN"})
     blocks: StringProperty(name="Blocks", default="all",
                            description="Blocks to import: 'all', or numbers and ranges such as 0,2-3")
-    target: EnumProperty(name="Onto", default="SELECTED", items=[
+    target: EnumProperty(name="Onto", default="AUTO", items=[
+        ("AUTO", "Selected, else new", "The selected armature when there is one (as Selected armature), "
+         "otherwise a new armature built from the file (as New armature)"),
         ("SELECTED", "Selected armature", "The active (or only selected) armature; bones matched by "
          "the CRC-32 of their names (Far Cry 2/3: by bone id)"),
         ("NEW", "New armature", "An armature built from the file: names from the names file, "
@@ -133,7 +134,7 @@ class IMPORT_ANIM_OT_mab(bpy.types.Operator, ImportHelper):
         layout.prop(self, "target")
         layout.prop(self, "names_path")
         layout.prop(self, "gltf_path")
-        if self.target == "SELECTED":
+        if self.target != "NEW":
             layout.prop(self, "rest_mode")
         layout.prop(self, "family")
         layout.prop(self, "root_motion")
@@ -143,7 +144,7 @@ class IMPORT_ANIM_OT_mab(bpy.types.Operator, ImportHelper):
         path = self.filepath
         if not path.lower().endswith(".mab") or not os.path.isfile(path):
             return
-        lines = _block_lines(path, os.path.getmtime(path), _pref_dir(context))
+        lines = _block_lines(path, os.path.getmtime(path), _mab_path(context))
         box = layout.box()
         for i, text in enumerate(lines[:13]):
             box.label(text=text, icon="ERROR" if text.startswith("!") else "NONE")
@@ -153,7 +154,7 @@ class IMPORT_ANIM_OT_mab(bpy.types.Operator, ImportHelper):
         opts = importer.Options(blocks=self.blocks, target=self.target, names_path=self.names_path,
                                 gltf_path=self.gltf_path, rest_mode=self.rest_mode, family=self.family,
                                 root_motion=self.root_motion, set_scene=self.set_scene,
-                                pref_dir=_pref_dir(context))
+                                mab_path=_mab_path(context))
         if context.mode != "OBJECT" and context.active_object is not None:
             bpy.ops.object.mode_set(mode="OBJECT")
         try:
@@ -185,6 +186,14 @@ class EXPORT_ANIM_OT_mab(bpy.types.Operator, ExportHelper):
                                    precision=5,
                                    description="A key within this angle of the template's is the "
                                                "template's, bit for bit (Blender keeps float32)")
+    in_place: BoolProperty(name="Overwrite the template (keep a .bak)", default=False,
+                           description="Allow the output to be the template itself, as `mab import --in-place`: "
+                                       "the template is first copied to FILE.bak (FILE.bak.1, ... when taken)")
+    bake: BoolProperty(name="Bake the evaluated pose", default=False,
+                       description="Constraints, F-curve modifiers (Noise...), NLA strips or drivers move "
+                                   "the bones away from the action's keys: write the pose the viewport shows "
+                                   "at each key time instead (without this, such an export is refused, "
+                                   "naming what would be ignored)")
     match_units: FloatProperty(name="Match tolerance (units)", default=1e-5, min=0.0, max=0.1, precision=6,
                                description="Translations: per component, relative to max(1, |value|)")
 
@@ -200,7 +209,8 @@ class EXPORT_ANIM_OT_mab(bpy.types.Operator, ExportHelper):
         from . import exporter
         opts = exporter.Options(template_path=self.template_path, block=self.block, max_error=self.max_error,
                                 match_tolerance=self.match_tolerance, match_units=self.match_units,
-                                pref_dir=_pref_dir(context))
+                                in_place=self.in_place, bake=self.bake,
+                                mab_path=_mab_path(context))
         try:
             report = exporter.run(context, self.filepath, opts)
         except exporter.ExportFailed as e:

@@ -12,7 +12,7 @@ import os
 import bpy
 import numpy as np
 
-from . import clipdata, fcurves, importer, matching, modload, qmath, rests, rig
+from . import clipdata, fcurves, importer, mabexe, matching, qmath, rests, rig
 from .qmath import Rigid
 
 FRAME_EPS = 1e-3  # a keyframe this close to a whole frame is on it
@@ -29,14 +29,14 @@ class Options:
         self.max_error = kw.get("max_error", 0.01)
         self.match_tolerance = kw.get("match_tolerance", 1e-3)
         self.match_units = kw.get("match_units", 1e-5)
-        self.pref_dir = kw.get("pref_dir", "")
+        self.in_place = kw.get("in_place", False)
+        self.bake = kw.get("bake", False)
+        self.mab_path = kw.get("mab_path", "")
 
 
 def active_action(context):
     arm = importer.selected_armature(context)
-    if arm is None or arm.animation_data is None:
-        return None
-    return arm.animation_data.action
+    return fcurves.active_action(arm) if arm is not None else None
 
 
 # --- reading the action ----------------------------------------------------------------------
@@ -52,12 +52,23 @@ class Curves:
     def frames(self):
         return np.unique(np.concatenate([f for f, _ in self.keys])) if self.keys else np.zeros(0)
 
+    def keyed_at(self, frames):
+        """Per frame: whether any of the curves has a keyframe on it."""
+        frames = np.asarray(frames, dtype=np.float64)
+        hit = np.zeros(len(frames), dtype=bool)
+        for kf, _ in self.keys:
+            if len(kf):
+                i = np.clip(np.searchsorted(kf, frames), 0, len(kf) - 1)
+                j = np.maximum(i - 1, 0)
+                hit |= (np.abs(kf[i] - frames) < 1e-6) | (np.abs(kf[j] - frames) < 1e-6)
+        return hit
+
     def sample(self, frames):
         frames = np.asarray(frames, dtype=np.float64)
         out = np.empty((len(frames), len(self.curves)))
         for c, (fc, (kf, kv)) in enumerate(zip(self.curves, self.keys)):
             if len(kf) == 0:
-                out[:, c] = [fc.evaluate(f) for f in frames]
+                out[:, c] = [fcurves.evaluate(fc, f) for f in frames]
                 continue
             # The keyframe's own value where one sits on the frame (exact), else the curve.
             near = np.clip(np.searchsorted(kf, frames), 1, len(kf)) - 1
@@ -66,8 +77,79 @@ class Curves:
             hit = np.abs(kf[pick] - frames) < 1e-6
             out[:, c] = np.where(hit, kv[pick], 0.0)
             for k in np.nonzero(~hit)[0]:
-                out[k, c] = fc.evaluate(frames[k])
+                out[k, c] = fcurves.evaluate(fc, frames[k])
         return out
+
+
+class Baker:
+    """The evaluated pose (constraints, F-curve modifiers, NLA, drivers applied) as each bone's
+    basis, read once per frame: what the viewport shows, as if keyed without them."""
+
+    def __init__(self, context, arm):
+        self.scene, self.arm, self.cache = context.scene, arm, {}
+        self.start = self.scene.frame_current
+
+    def at(self, frame):
+        frame = int(round(frame))
+        if frame not in self.cache:
+            self.scene.frame_set(frame)
+            pose = {}
+            for pb in self.arm.pose.bones:
+                m = self.arm.convert_space(pose_bone=pb, matrix=pb.matrix, from_space="POSE", to_space="LOCAL")
+                pose[pb.name] = (np.array(m.to_quaternion(), dtype=np.float64),
+                                 np.array(m.translation, dtype=np.float64))
+            self.cache[frame] = pose
+        return self.cache[frame]
+
+    def done(self):
+        self.scene.frame_set(self.start)
+
+
+class BakedCurves:
+    """A bone's rotation or location as the Baker evaluates it, with the keyframes (new key times)
+    of its curves when it has any."""
+
+    def __init__(self, baker, name, which, curves):
+        self.baker, self.name, self.which, self.curves = baker, name, which, curves
+
+    def frames(self):
+        return self.curves.frames() if self.curves else np.zeros(0)
+
+    def keyed_at(self, frames):
+        return self.curves.keyed_at(frames) if self.curves else np.zeros(len(frames), dtype=bool)
+
+    def sample(self, frames):
+        return np.array([self.baker.at(f)[self.name][self.which] for f in frames])
+
+
+def _curves(ctx, action, arm, name, prop, count, baked_anyway):
+    """A bone's curves for the export: its F-curves, or with the bake option the evaluated pose
+    (for every bone whose rotation, or translation the file stores, could be moved by it)."""
+    c = _bone_curves(action, arm, name, prop, count)
+    if ctx.baker is not None and (c is not None or baked_anyway):
+        return BakedCurves(ctx.baker, name, 0 if prop == "rotation_quaternion" else 1, c)
+    return c
+
+
+def _ignored_by_export(action, arm):
+    """What makes the viewport pose differ from the action's keys, which the export reads."""
+    out = []
+    for c in arm.constraints:
+        if not c.mute and c.influence > 0:
+            out.append("object constraint '%s' (%s)" % (c.name, c.type))
+    for pb in arm.pose.bones:
+        for c in pb.constraints:
+            if not c.mute and c.influence > 0:
+                out.append("bone %s: constraint '%s' (%s)" % (pb.name, c.name, c.type))
+    fcs = fcurves.collection(action, arm)
+    for fc in fcs if fcs is not None else []:
+        for m in fcurves.live_modifiers(fc):
+            out.append("%s modifier on %s[%d]" % (m.type, fc.data_path, fc.array_index))
+    for track, strip in fcurves.live_nla_strips(arm):
+        out.append("NLA track '%s' strip '%s'" % (track, strip))
+    for path in fcurves.drivers(arm):
+        out.append("driver on %s" % path)
+    return out
 
 
 def _bone_curves(action, arm, name, prop, count):
@@ -113,19 +195,19 @@ def _check_curves(action, arm, match_names, report):
 def _new_frames(known, curve_sets):
     """Keyframe frames of the curves that are not in `known` (whole frames), sorted; raises on
     frames between whole frames or before 0."""
-    frames = set()
-    known = set(int(x) for x in known)
+    known = np.asarray(known, dtype=np.int64)
+    new = []
     for label, cs in curve_sets:
-        for f in cs.frames():
-            r = round(f)
-            if abs(f - r) > FRAME_EPS:
-                raise ExportFailed("%s has a keyframe at frame %g: the clip's keys are whole frames at its "
-                                   "key rate; snap it (Key > Snap > Selection to Nearest Frame)" % (label, f))
-            if r < 0:
-                raise ExportFailed("%s has a keyframe at frame %d: key times start at frame 0" % (label, r))
-            if r not in known:
-                frames.add(int(r))
-    return sorted(frames)
+        f = cs.frames()
+        r = np.round(f)
+        off = np.nonzero(np.abs(f - r) > FRAME_EPS)[0]
+        if len(off):
+            raise ExportFailed("%s has a keyframe at frame %g: the clip's keys are whole frames at its "
+                               "key rate; snap it (Key > Snap > Selection to Nearest Frame)" % (label, f[off[0]]))
+        if len(r) and r.min() < 0:
+            raise ExportFailed("%s has a keyframe at frame %d: key times start at frame 0" % (label, r.min()))
+        new.append(np.setdiff1d(r.astype(np.int64), known))
+    return [int(x) for x in np.unique(np.concatenate(new))] if new else []
 
 
 def _snap_rotations(sampled, template, tol_deg):
@@ -205,23 +287,30 @@ def export_ani(action, arm, ctx, blk, match, report):
     new = _new_frames(tmpl_times, sets)
     times, at_old = _timeline(tmpl_times, new)
     frames = times.astype(np.float64)
+    at_old_mask = np.zeros(len(times), dtype=bool)
+    at_old_mask[at_old] = True
     clip = blk.clip
     K, B = len(times), len(blk.bones)
     rot = np.empty((K, B, 4), dtype=np.float32)
     tr = np.full((K, B, 3), np.nan, dtype=np.float32)
     ctr = np.array(clip.constant_translations, dtype=np.float32, copy=True)
     changed_bones = []
+    frame_moved = np.zeros(K, dtype=bool)  # a key time whose values differ from the file's
     for b, bone in enumerate(blk.bones):
         name = match.get(b)
         rest = ctx.rest_of.get(name) if name else None
         old_rot = bone.rotations if bone.rotations is not None else np.tile(
             np.array([0, 0, 0, 1], dtype=np.float32), (len(tmpl_times), 1))
         base = _fill(tmpl_times, old_rot, times, at_old, True)
-        rc = _bone_curves(action, arm, name, "rotation_quaternion", 4) if rest else None
+        rc = _curves(ctx, action, arm, name, "rotation_quaternion", 4, True) if rest else None
         local_q = None
         if rc is not None:
             q = rest.file_rotation(rc.sample(frames), ctx.family)
+            # A key time the clip gains from another bone's key: this bone, unkeyed there, gets the
+            # file's own interpolation (what the game plays), not Blender's per-component curve.
+            q = np.where((~at_old_mask & ~rc.keyed_at(frames))[:, None], base, q)
             q, moved = _snap_rotations(q, base, ctx.tol_deg)
+            frame_moved |= moved
             if bone.kind == "none" and not moved.any():
                 q = base.astype(np.float32)
             rot[:, b] = q
@@ -230,12 +319,14 @@ def export_ani(action, arm, ctx, blk, match, report):
                 changed_bones.append(name)
         else:
             rot[:, b] = base
-        lc = _bone_curves(action, arm, name, "location", 3) if rest else None
+        lc = _curves(ctx, action, arm, name, "location", 3, bone.translations is not None) if rest else None
         if bone.translations is not None:
             base_t = _fill(tmpl_times, bone.translations, times, at_old, False)
             if lc is not None:
                 t = rest.file_translation(lc.sample(frames), local_q if rest.head_offset() > 0 else None)
+                t = np.where((~at_old_mask & ~lc.keyed_at(frames))[:, None], base_t, t)
                 t, moved = _snap_vectors(t, base_t, ctx.tol_units)
+                frame_moved |= moved
                 if moved.any():
                     changed_bones.append(name + " (translation)")
                 tr[:, b] = t
@@ -256,6 +347,18 @@ def export_ani(action, arm, ctx, blk, match, report):
                         "file cannot make a constant translation animated here: keep it still" % (name, ctx.block))
                 ctr[b] = snapped[0]
                 changed_bones.append(name + " (constant translation)")
+    rr, rt, root_moved = _export_root_motion(action, arm, ctx, blk, times, at_old, use_root, report)
+    # A key on a new frame that changes nothing (a location 0 / scale 1 key, or one equal to the
+    # file's interpolation there) is no edit: that key time is not added.
+    keep = at_old_mask | frame_moved | root_moved
+    if not keep.all():
+        dropped = [int(t) for t in times[~keep]]
+        times, rot, tr = times[keep], rot[keep], tr[keep]
+        rr = rr[keep] if rr is not None else None
+        rt = rt[keep] if rt is not None else None
+        new = [f for f in new if f not in dropped]
+        report.info("block %d: keys at frame(s) %s change nothing (the file plays those values there): "
+                    "no key time added for them" % (ctx.block, importer.short_list(dropped)))
     if len(times) and times[-1] > tmpl_times[-1] and blk.rate > 0:
         # Keys after the last one lengthen the clip: the header's duration is the last key's time.
         clip.duration = max(float(clip.duration), float(np.float32(times[-1] / blk.rate)))
@@ -263,7 +366,10 @@ def export_ani(action, arm, ctx, blk, match, report):
     clip.rotations = rot
     clip.translations = tr
     clip.constant_translations = ctr
-    _export_root_motion(action, arm, ctx, blk, clip, times, at_old, use_root, report)
+    if rr is not None:
+        clip.root_rotations = np.ascontiguousarray(rr, dtype=np.float32)
+    if rt is not None:
+        clip.root_translations = np.ascontiguousarray(rt, dtype=np.float32)
     report.info("block %d: %d key(s) added%s; bones changed: %s" % (
         ctx.block, len(new), (" at frames " + importer.short_list(new)) if new else "",
         importer.short_list(changed_bones) if changed_bones else "none"))
@@ -278,33 +384,45 @@ def _translation_evidence(clip):
     return "the file has no translation for it"
 
 
-def _export_root_motion(action, arm, ctx, blk, clip, times, at_old, use_root, report):
+def _export_root_motion(action, arm, ctx, blk, times, at_old, use_root, report):
+    """(root rotations, root translations, per-frame moved mask) on the new timeline; the
+    arrays None where the block has none."""
     has_root = blk.root_rotations is not None or blk.root_translations is not None
+    moved = np.zeros(len(times), dtype=bool)
     if not use_root:
         _check_no_root_motion(action, arm, has_root, use_root, report)
     if not has_root:
-        return
+        return None, None, moved
     tmpl = blk.key_times
     rr = _fill(tmpl, blk.root_rotations, times, at_old, True) if blk.root_rotations is not None else None
     rt = _fill(tmpl, blk.root_translations, times, at_old, False) if blk.root_translations is not None else None
     if use_root:
-        got = _root_motion_sampled(action, arm, times.astype(np.float64), ctx.o_rest, ctx.g0)
+        frames = times.astype(np.float64)
+        got = _root_motion_sampled(action, arm, frames, ctx.o_rest, ctx.g0)
         if got is not None:
             q, t = got
+            # New key times the object has no keyframe on play the file's interpolation.
+            keyed = np.zeros(len(times), dtype=bool)
+            for _, cs in _object_curve_sets(action, arm):
+                keyed |= cs.keyed_at(frames)
+            fill = np.ones(len(times), dtype=bool)
+            fill[at_old] = False
+            fill &= ~keyed
             if rr is not None:
+                q = np.where(fill[:, None], rr, q)
                 rr, moved_r = _snap_rotations(q, rr, ctx.tol_deg)
+                moved |= moved_r
             elif np.any(qmath.angle_deg(q, np.array([0, 0, 0, 1.0])) > ctx.tol_deg):
                 raise ExportFailed("the object turns, but block %d's root motion stores no rotation: "
                                    "remove the object's rotation keys" % ctx.block)
             if rt is not None:
+                t = np.where(fill[:, None], rt, t)
                 rt, moved_t = _snap_vectors(t, rt, ctx.tol_units)
+                moved |= moved_t
             elif np.any(np.abs(t) > ctx.tol_units):
                 raise ExportFailed("the object moves, but block %d's root motion stores no translation: "
                                    "remove the object's location keys" % ctx.block)
-    if rr is not None:
-        clip.root_rotations = np.ascontiguousarray(rr, dtype=np.float32)
-    if rt is not None:
-        clip.root_translations = np.ascontiguousarray(rt, dtype=np.float32)
+    return rr, rt, moved
 
 
 # --- Far Cry 2/3 clips -----------------------------------------------------------------------
@@ -316,7 +434,7 @@ def export_legacy(action, arm, ctx, blk, match, report):
     changed, added = [], []
     for bid, name in match.items():
         rest = ctx.rest_of[name]
-        rc = _bone_curves(action, arm, name, "rotation_quaternion", 4)
+        rc = _curves(ctx, action, arm, name, "rotation_quaternion", 4, True)
         if rc is not None:
             kf = [int(round(f)) for f in rc.frames()]
             for f in rc.frames():
@@ -351,13 +469,15 @@ def export_legacy(action, arm, ctx, blk, match, report):
                         for k, f in enumerate(frames):
                             lc.set_key(bid, int(f), q[k])
                     changed.append(name)
-        lcurves = _bone_curves(action, arm, name, "location", 3)
+        lcurves = _curves(ctx, action, arm, name, "location", 3, bid in blk.translation_tracks)
         if lcurves is not None:
             _legacy_translation(lc, blk, ctx, bid, name, rest, lcurves, every, changed)
     _legacy_root_motion(action, arm, ctx, blk, lc, every, changed, report)
-    report.info("clip %d: %s; keys added at %s" % (
+    # mab's report (below) counts the stored keys it writes, which the sparse writer may add
+    # beside the keyed frames (docs/legacy.md, "Writing"): this line names only what Blender keyed.
+    report.info("clip %d: %s; frames keyed in Blender that the tracks did not store: %s" % (
         ctx.block, ("changed: " + importer.short_list(changed)) if changed else "nothing changed",
-        importer.short_list(sorted(set(added))) if added else "no new frame"))
+        importer.short_list(sorted(set(added))) if added else "none"))
     return lc
 
 
@@ -411,6 +531,16 @@ def _legacy_root_motion(action, arm, ctx, blk, lc, every, changed, report):
 
 # --- the whole export ------------------------------------------------------------------------
 
+# mab's options in its error lines, and the export dialog's labels that set them.
+DIALOG_LABELS = (("--in-place", "Overwrite the template (keep a .bak)"), ("--max-error", "Max error (degrees)"))
+
+
+def _dialog_words(line):
+    """mab's error line, with the dialog label of each mab option it names."""
+    named = ["%s is '%s'" % (opt, label) for opt, label in DIALOG_LABELS if opt in line]
+    return line + (" (in the export dialog: %s)" % "; ".join(named) if named else "")
+
+
 class Context:
     pass
 
@@ -420,7 +550,7 @@ def run(context, out_path, opts):
     arm = importer.selected_armature(context)
     if arm is None:
         raise ExportFailed("select the armature whose action to export")
-    action = arm.animation_data.action if arm.animation_data else None
+    action = fcurves.active_action(arm)
     if action is None:
         raise ExportFailed("%s plays no action: assign the imported action (Dope Sheet > Action Editor)" % arm.name)
     source = bpy.path.abspath(opts.template_path) if opts.template_path else action.get(importer.P_SOURCE, "")
@@ -428,19 +558,17 @@ def run(context, out_path, opts):
         raise ExportFailed("action '%s' does not remember a .mab: choose the template in the dialog" % action.name)
     block = opts.block if opts.block >= 0 else int(action.get(importer.P_BLOCK, 0))
     try:
-        mk = modload.get(opts.pref_dir)
-    except modload.ModuleMissing as e:
-        raise ExportFailed(str(e))
-    try:
-        f = mk.read(source)
-    except Exception as e:
+        mab = mabexe.Mab(opts.mab_path)
+        raw = mab.export_json(source, block)
+        doc, keys = clipdata.load_doc(raw)
+    except mabexe.MabError as e:
         raise ExportFailed("template %s: %s" % (source, e))
-    if not 0 <= block < len(f.blocks):
-        raise ExportFailed("template %s has no block %d" % (source, block))
-    b = f.blocks[block]
-    if not b.decodable:
-        raise ExportFailed("block %d of %s does not decode: %s" % (block, source, b.reason))
-    blk = clipdata.from_block(b)
+    except ValueError as e:
+        raise ExportFailed("template %s: mab export gave no JSON document: %s" % (source, e))
+    info = clipdata.BlockInfo(block, doc)
+    if not info.decodable:
+        raise ExportFailed("block %d of %s does not decode: %s" % (block, source, info.reason))
+    blk = clipdata.from_doc(doc, raw, keys)
     ctx = Context()
     ctx.block = block
     ctx.tol_deg, ctx.tol_units = opts.match_tolerance, opts.match_units
@@ -463,19 +591,30 @@ def run(context, out_path, opts):
     else:
         match, _ = matching.match_hashes(bones, [x.hash for x in blk.bones])
     _check_curves(action, arm, set(match.values()), report)
-    edited = (export_legacy if blk.legacy else export_ani)(action, arm, ctx, blk, match, report)
+    ctx.baker = None
+    ignored = _ignored_by_export(action, arm)
+    if ignored and not opts.bake:
+        raise ExportFailed("the viewport shows a pose the action's keys do not, and the export reads the keys: %s "
+                           "would be ignored. Tick 'Bake the evaluated pose' (bake=True) to write what the "
+                           "viewport shows, or mute them" % importer.short_list(ignored, 4))
+    if ignored:
+        objects = [x for x in ignored if x.startswith("object constraint")]
+        if objects:
+            raise ExportFailed("%s: the bake writes bones' poses, not the object's; mute it (root motion "
+                               "comes from the object's own keys)" % importer.short_list(objects, 4))
+        ctx.baker = Baker(context, arm)
+        report.info("baked the evaluated pose over %s" % importer.short_list(ignored, 4))
     try:
-        data, rep = edited.encode(template=f, block=block, max_error=opts.max_error)
-    except Exception as e:
-        raise ExportFailed("mabkit refused the edit: %s" % e)
-    out_path = bpy.path.abspath(out_path)
-    with open(out_path + ".tmp", "wb") as fh:
-        fh.write(data)
-    os.replace(out_path + ".tmp", out_path)
-    same = data == f.to_bytes()
-    report.info("wrote %s (%d bytes)%s" % (os.path.basename(out_path), len(data),
-                                           ": the template's bytes, nothing changed" if same else ""))
-    if not same:
-        for line in rep.lines():
-            report.info(" ".join(line.split()))
+        edited = (export_legacy if blk.legacy else export_ani)(action, arm, ctx, blk, match, report)
+    finally:
+        if ctx.baker is not None:
+            ctx.baker.done()
+    out_path = os.path.abspath(bpy.path.abspath(out_path))
+    try:
+        lines = mab.import_json(edited.to_bytes(), source, out_path, opts.max_error,
+                                in_place=opts.in_place)
+    except mabexe.MabError as e:
+        raise ExportFailed(_dialog_words(str(e)))
+    for line in lines:
+        report.info(" ".join(line.split()))
     return report

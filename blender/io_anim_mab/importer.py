@@ -11,7 +11,7 @@ import bpy
 import numpy as np
 from mathutils import Matrix
 
-from . import clipdata, fcurves, matching, modload, qmath, rests, rig
+from . import clipdata, fcurves, mabexe, matching, qmath, rests, rig
 from .qmath import Rigid
 
 # Custom properties on each imported action: what the export needs to write it back.
@@ -191,10 +191,16 @@ def build_armature(context, stem, decoded, names, gltf_path):
 
 # --- keys onto an armature -------------------------------------------------------------------
 
-def _family(opts, pairs, report, index):
+def _family(opts, pairs, report, index, gltf_rest):
     if opts.family != "AUTO":
         report.info("block %d: bind family %s (chosen)" % (index, opts.family.lower()))
         return opts.family
+    if gltf_rest:
+        # The glTF route writes each channel as the joint's full local rotation over the
+        # skeleton's rest: a rig from `mab export --skeleton` is character bind, never voted.
+        report.info("block %d: bind family character (the rest comes from a glTF skeleton, which "
+                    "`mab export --skeleton` writes in character bind; no vote)" % index)
+        return rig.CHARACTER
     fam, ident, character = rig.vote_family(pairs)
     if ident + character == 0:
         report.info("block %d: bind family character (no matched bone's bind turns over %d degrees, "
@@ -303,14 +309,14 @@ def set_scene(context, rate, first, last):
 class Options:
     def __init__(self, **kw):
         self.blocks = kw.get("blocks", "all")
-        self.target = kw.get("target", "SELECTED")
+        self.target = kw.get("target", "AUTO")
         self.names_path = kw.get("names_path", "")
         self.gltf_path = kw.get("gltf_path", "")
         self.rest_mode = kw.get("rest_mode", "AUTO")
         self.family = kw.get("family", "AUTO")
         self.root_motion = kw.get("root_motion", "OBJECT")
         self.set_scene = kw.get("set_scene", True)
-        self.pref_dir = kw.get("pref_dir", "")
+        self.mab_path = kw.get("mab_path", "")
 
 
 def selected_armature(context):
@@ -321,42 +327,59 @@ def selected_armature(context):
     return arms[0] if len(arms) == 1 else None
 
 
-def decode_blocks(mk, path, spec, report):
-    try:
-        f = mk.read(path)
-    except Exception as e:
-        raise ImportFailed("%s: %s" % (path, e))
-    wanted = parse_blocks(spec, len(f.blocks))
+def read_blocks(mab, path):
+    """[BlockInfo] of every block of `path` (`mab export --block N`); raises ImportFailed."""
+    infos, count, i = [], 1, 0
+    while i < count:
+        try:
+            raw = mab.export_json(path, i)
+            doc, keys = clipdata.load_doc(raw)
+        except mabexe.MabError as e:
+            raise ImportFailed(str(e) if i == 0 else "block %d: %s" % (i, e))
+        except ValueError as e:  # not JSON: a mab that is not this add-on's
+            raise ImportFailed("%s: mab export gave no JSON document: %s" % (path, e))
+        count = len(doc["container"]["blocks"])
+        infos.append(clipdata.BlockInfo(i, doc, raw, keys))
+        i += 1
+    return infos
+
+
+def decode_blocks(mab, path, spec, report):
+    infos = read_blocks(mab, path)
+    wanted = parse_blocks(spec, len(infos))
     decoded = []
     for i in wanted:
-        b = f.blocks[i]
+        b = infos[i]
         if not b.decodable:
             report.warn("block %d (%s): not imported, kept as bytes by mabkit: %s" % (i, b.kind, b.reason))
             continue
         try:
-            decoded.append((i, clipdata.from_block(b)))
-        except Exception as e:
+            decoded.append((i, clipdata.from_doc(b.doc, b.raw, b.keys)))
+        except (KeyError, ValueError, TypeError) as e:
             report.warn("block %d: not imported: %s" % (i, e))
     if not decoded:
         raise ImportFailed("%s: no block to import (%s of %d decode)" % (
-            os.path.basename(path), "none" if wanted else "no block chosen", len(f.blocks)))
-    return f, decoded
+            os.path.basename(path), "none" if wanted else "no block chosen", len(infos)))
+    return infos, decoded
 
 
 def run(context, path, opts):
     """Imports `path`; returns (Report, [actions]). Raises ImportFailed with the reason."""
     report = Report()
     try:
-        mk = modload.get(opts.pref_dir)
-    except modload.ModuleMissing as e:
+        mab = mabexe.Mab(opts.mab_path)
+    except mabexe.MabError as e:
         raise ImportFailed(str(e))
     path = os.path.abspath(bpy.path.abspath(path))
-    f, decoded = decode_blocks(mk, path, opts.blocks, report)
+    _, decoded = decode_blocks(mab, path, opts.blocks, report)
     names = matching.read_names(bpy.path.abspath(opts.names_path)) if opts.names_path else []
     stem = os.path.splitext(os.path.basename(path))[0]
     legacy = decoded[0][1].legacy
     gltf = bpy.path.abspath(opts.gltf_path) if opts.gltf_path else ""
-    if opts.target == "NEW":
+    target = opts.target
+    if target == "AUTO":
+        target = "SELECTED" if selected_armature(context) is not None else "NEW"
+    if target == "NEW":
         arm = build_armature(context, stem, decoded, names, gltf)
         rest_mode, rest_gltf = "AUTO", ""
         report.info("new armature %s: %d bones%s" % (arm.name, len(arm.data.bones),
@@ -364,7 +387,8 @@ def run(context, path, opts):
     else:
         arm = selected_armature(context)
         if arm is None:
-            raise ImportFailed("select one armature (or choose 'New armature from the file')")
+            raise ImportFailed("no armature selected: select one, or set Onto to 'New armature' "
+                               "(or 'Selected, else new')")
         rest_mode, rest_gltf = opts.rest_mode, gltf
     o_world = np.array(arm.matrix_world, dtype=np.float64)
     try:
@@ -394,8 +418,8 @@ def run(context, path, opts):
                 q0 = blk.bones[key].rotations[0] if blk.bones[key].rotations is not None else None
             if q0 is not None:
                 pairs.append((rest_of[name], q0))
-        family = _family(opts, pairs, report, index)
-        action = bpy.data.actions.new("%s block %d" % (stem, index))
+        family = _family(opts, pairs, report, index, rest_mode == "GLTF" or bool(gltf and target == "NEW"))
+        action = fcurves.new_action("%s block %d" % (stem, index))
         fcurves.assign(arm, action)
         filler = _key_legacy_block if blk.legacy else _key_ani_block
         keyed, keys = filler(arm, action, blk, match, rest_of, family)
@@ -422,7 +446,7 @@ def run(context, path, opts):
             index, action.name, keyed, keys, blk.rate, ", root motion on the object" if action[P_ROOT_MOTION] else ""))
         if missing:
             report.warn("block %d: %d clip bone(s) not on %s: %s" % (index, len(missing), arm.name, short_list(missing)))
-        if unused and opts.target != "NEW":
+        if unused and target != "NEW":
             report.info("block %d: %d bone(s) of %s not in the clip: %s" % (index, len(unused), arm.name,
                                                                           short_list(unused)))
         actions.append((index, blk, action))

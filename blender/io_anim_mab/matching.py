@@ -12,19 +12,28 @@ _DUP = re.compile(r"^(.*)\.dup(\d+)$")
 
 
 def crc32(name):
-    return zlib.crc32(name.encode("latin-1", "replace")) & 0xFFFFFFFF
+    """The bone-name hash as `mab hash` computes it: CRC-32 of the name's UTF-8 bytes (decision 11).
+    Bytes a names file held that are not UTF-8 are hashed as they were (surrogateescape)."""
+    return zlib.crc32(name.encode("utf-8", "surrogateescape")) & 0xFFFFFFFF
+
+
+def parse_names(data):
+    """A names file's bytes read as `mab export --names` reads them (cli/cmd_export.cpp): a UTF-8
+    byte order mark dropped; per line, a trailing "\r" and spaces or tabs dropped; blank lines and
+    lines starting with '#' skipped; spaces inside and before a name kept ("L Thigh")."""
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
+    names = []
+    for line in data.split(b"\n"):
+        line = line.rstrip(b"\r \t")
+        if line and not line.startswith(b"#"):
+            names.append(line.decode("utf-8", "surrogateescape"))
+    return names
 
 
 def read_names(path):
-    """A names file: one bone name per line (blank lines and '#' comments skipped, names kept
-    as written, spaces included)."""
-    names = []
-    with open(path, encoding="latin-1") as f:
-        for line in f:
-            line = line.rstrip("\r\n")
-            if line.strip() and not line.lstrip().startswith("#"):
-                names.append(line)
-    return names
+    with open(path, "rb") as f:
+        return parse_names(f.read())
 
 
 def bone_hash_key(bone):

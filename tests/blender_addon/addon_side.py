@@ -751,11 +751,16 @@ def main():
     try:
         bpy.ops.preferences.addon_install(filepath=job["zip"])
         bpy.ops.preferences.addon_enable(module=ADDON)
-        from io_anim_mab import modload
-        mk = modload.get()
-        out["mabkit"] = "%s (%s)" % (mk.version, modload.where())
-        if modload.where() != "bundled":
-            raise RuntimeError("mabkit came from %s, not from the zip" % modload.where())
+        from io_anim_mab import mabexe
+        m = mabexe.Mab()
+        out["mabkit"] = "%s (%s)" % (m.version(), m.where)
+        if m.where != "bundled":
+            raise RuntimeError("mab came from %s (%s), not from the zip" % (m.where, m.path))
+        # The add-on must work with no compiled module: none may be importable in this Blender.
+        import importlib.util
+        if importlib.util.find_spec("mabkit") is not None:
+            raise RuntimeError("a mabkit Python module is importable here (%s): the test must run without one"
+                               % importlib.util.find_spec("mabkit").origin)
     except Exception as e:
         out["fatal"] = "installing the add-on: %s\n%s" % (e, traceback.format_exc())
         job["cases"] = []

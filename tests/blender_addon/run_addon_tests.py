@@ -144,7 +144,7 @@ def legacy_tracks(doc):
 
 
 def reported_units(lines):
-    errs = [float(m) for line in lines for m in re.findall(r"max error\s+([0-9.eE+-]+) units", line)]
+    errs = [float(m) for line in lines for m in re.findall(r"(?:max error|max translation error|error)\s+([0-9.eE+-]+) units", line)]
     return max(errs) if errs else 0.0
 
 
@@ -185,7 +185,7 @@ def check_moved(case, res, before, after):
 
 
 def reported_error(lines):
-    errs = [float(m) for line in lines for m in re.findall(r"max error\s+([0-9.eE+-]+) degrees", line)]
+    errs = [float(m) for line in lines for m in re.findall(r"max (?:angular )?error\s+([0-9.eE+-]+) degrees", line)]
     return max(errs) if errs else 0.0
 
 
@@ -486,6 +486,7 @@ def main():
     # PATH; BLENDER_USER_SCRIPTS keeps addon_install away from the user's configuration.
     env = dict(os.environ, PATH="/usr/bin:/bin:" + os.environ.get("PATH", ""), BLENDER_USER_SCRIPTS=user,
                BLENDER_USER_CONFIG=os.path.join(args.work, "user_config"))
+    env.pop("PYTHONPATH", None)  # the add-on runs with no mabkit module on the path (addon_side checks)
     if args.preload:
         # Blender's own allocations are not ours to judge: leak checking off, everything else on.
         env["LD_PRELOAD"] = args.preload
