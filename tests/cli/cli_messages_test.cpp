@@ -61,12 +61,7 @@ TEST(CliMessages, FilesNamedBetweenExamplesAreTheOnesTheExamplesUse) {
   }
 }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using mab::test::read_text;
 
 // The README's `--speed 1.5` on long_k40: keys that round onto one time are merged, and the report
 // counts them; a speed that keeps every key apart keeps every code. docs/edit.md said "Rotations

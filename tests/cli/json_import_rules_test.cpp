@@ -18,14 +18,9 @@ mab::test::CliRun run(const std::string& args, std::string* err = nullptr) {
   return mab::test::run_mab_split(args, err);
 }
 
-std::string read_text(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using mab::test::read_text;
+using mab::test::write_text;
 
-void write_text(const fs::path& p, const std::string& s) { std::ofstream(p, std::ios::binary) << s; }
 
 // The first value of the first array of arrays named `key` (by default the first animated bone's
 // rotations), changed: an edit the output must carry.

@@ -13,6 +13,18 @@
 
 namespace mab::test {
 
+// A file's bytes as a string (empty when it cannot be read), and a string written as bytes.
+inline std::string read_text(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline void write_text(const std::filesystem::path& p, const std::string& s) {
+  std::ofstream(p, std::ios::binary) << s;
+}
+
 struct CliRun {
   int status = -1;  // exit status, -1 when the command did not exit normally
   std::string out;  // stdout
