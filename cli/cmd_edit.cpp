@@ -69,7 +69,7 @@ const std::vector<std::tuple<std::string, int, std::string, std::string>> ops = 
     {"--reverse", 0, "", "play backwards"},
     {"--loop-fix", 0, "", "make the last key equal the first, for a seamless loop"},
     {"--resample", 1, "FLOAT",
-     "keys every 1/FLOAT seconds (FLOAT keys per second) from the first to the last, sampled by slerp"},
+     "keys every 1/FLOAT seconds (FLOAT keys per second, at most the clip's key rate) from the first to the last, sampled by slerp"},
     {"--rotate-bone", 2, "BONE QUAT", "pre-multiply every rotation of BONE by QUAT"},
     {"--set-constant", 2, "BONE QUAT", "BONE holds QUAT for the whole clip"},
     {"--copy-track", 2, "FROM.mab BONE", "BONE's track from another clip, resampled onto this clip's times"},

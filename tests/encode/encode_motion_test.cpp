@@ -419,7 +419,7 @@ TEST(EncodeMotion, TimingEditsCarryTranslationsAndRootMotion) {
       {"trim", [](mab::Clip& c) { return mab::edit::trim(c, 0.05, 0.3); }},
       {"reverse", [](mab::Clip& c) { return mab::edit::reverse(c); }},
       {"loop_fix", [](mab::Clip& c) { return mab::edit::loop_fix(c); }},
-      {"resample", [](mab::Clip& c) { return mab::edit::resample(c, 45.0); }},
+      {"resample", [](mab::Clip& c) { return mab::edit::resample(c, 20.0); }},  // 30 units/s: 45 is refused
       {"reduce", [](mab::Clip& c) { return mab::edit::reduce(c, 90.0).ok() ? mab::Status{} : mab::Status{mab::make_error(mab::ErrorCode::invalid_argument, 0, "reduce")}; }},
   };
   for (const auto& op : ops) {

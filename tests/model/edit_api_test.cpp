@@ -67,6 +67,21 @@ TEST(EditApi, ClipsWithoutKeys) {
   EXPECT_TRUE(empty.key_times.empty());
 }
 
+// wd2/translations_all_bones_root_motion keys at 30 units per second: --resample 60 gave back
+// the same 12 keys and the file's bytes with exit 0.
+TEST(EditApi, ResampleFinerThanTheKeyUnitsIsRefused) {
+  const mab::Clip clip = corpus_clip("wd2/translations_all_bones_root_motion.mab");
+  ASSERT_EQ(clip.key_rate, 30.0);
+  mab::Clip c = clip;
+  auto st = mab::edit::resample(c, 60);
+  refused(st, "resample", "resample 60 at 30 units per second");
+  EXPECT_NE(st.error().message().find("at most 30"), std::string::npos) << st.error().message();
+  EXPECT_EQ(c.key_times, clip.key_times);
+  ASSERT_TRUE(mab::edit::resample(c, 30).ok());
+  mab::Clip w = corpus_clip("wd1/long_k100.mab");  // 120 ticks per second
+  ASSERT_TRUE(mab::edit::resample(w, 60).ok());
+}
+
 TEST(EditApi, ResampleSaysWhatItDid) {
   mab::Clip c = corpus_clip("wdl/mixed_k9.mab");
   mab::edit::Notes notes;

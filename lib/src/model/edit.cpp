@@ -286,6 +286,16 @@ Status resample(Clip& c, double fps, Notes* notes) {
   if (c.key_times.empty()) return {};
   const double step = c.key_rate / fps, first = c.key_times.front(), last = c.key_times.back();
   if ((last - first) / step + 2 > 65536) return bad("resample", "more than 65536 keys");
+  // Key times are whole units of the key rate (decision 7): finer keys would be rounded onto
+  // one another and the clip would keep its old spacing while the report said FPS.
+  if (fps > c.key_rate) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf,
+                  "%g keys per second is finer than the clip's key times, whole units at %g per second "
+                  "(decision 7): at most %g",
+                  fps, c.key_rate, c.key_rate);
+    return bad("resample", buf);
+  }
   std::vector<std::uint32_t> times;
   for (std::size_t k = 0;; ++k) {
     const double t = std::round(first + static_cast<double>(k) * step);
