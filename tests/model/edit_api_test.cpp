@@ -82,6 +82,28 @@ TEST(EditApi, ResampleFinerThanTheKeyUnitsIsRefused) {
   ASSERT_TRUE(mab::edit::resample(w, 60).ok());
 }
 
+// --copy-track copies a rotation track (docs/motion.md); a source whose translations differ
+// from the bone's own is named in the report, and the bone's translations are kept.
+TEST(EditApi, CopyTrackSaysTheTranslationsStay) {
+  const mab::Clip clip = corpus_clip("wd2/translations_all_bones_root_motion.mab");
+  mab::Clip src = clip;
+  ASSERT_TRUE(mab::edit::reverse(src).ok());
+  const std::uint32_t hash = clip.bones[0].hash;
+  ASSERT_FALSE(clip.bones[0].translations.empty());
+  ASSERT_NE(src.bones[0].translations, clip.bones[0].translations);
+  mab::Clip c = clip;
+  mab::edit::Notes notes;
+  ASSERT_TRUE(mab::edit::copy_track(c, src, hash, &notes).ok());
+  ASSERT_EQ(notes.size(), 1u);
+  EXPECT_NE(notes[0].find("its translations are this clip's own"), std::string::npos) << notes[0];
+  EXPECT_EQ(c.bones[0].translations, clip.bones[0].translations);
+  EXPECT_EQ(c.bones[0].keys, src.bones[0].keys);
+  mab::Clip same = clip;  // the source's translations are the bone's: nothing to say
+  notes.clear();
+  ASSERT_TRUE(mab::edit::copy_track(same, clip, hash, &notes).ok());
+  EXPECT_TRUE(notes.empty()) << notes[0];
+}
+
 TEST(EditApi, ResampleSaysWhatItDid) {
   mab::Clip c = corpus_clip("wdl/mixed_k9.mab");
   mab::edit::Notes notes;

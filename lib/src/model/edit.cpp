@@ -366,7 +366,14 @@ Status copy_track(Clip& c, const Clip& from, std::uint32_t hash, Notes* notes) {
     // it (a changed depth would read as the user's request, decision 21).
     if (old.kind() == BoneKind::animated && nb.kind() == BoneKind::animated)
       nb.flags = static_cast<std::uint8_t>((nb.flags & 0xF0) | (old.flags & 0x0F));
-    // The rotation track is copied; the bone's own translations stay (docs/motion.md).
+    // The rotation track is copied; the bone's own translations stay (docs/motion.md), which
+    // the report says when the source's differ, so a user expecting them is not left guessing.
+    const bool differ = sb.translations.size() != old.translations.size() || sb.translations != old.translations ||
+                        sb.constant_translation != old.constant_translation;
+    if (notes && differ && (!sb.translations.empty() || sb.constant_translation))
+      notes->push_back("--copy-track: bone " + hex32(hash) +
+                       ": its rotation track copied; its translations are this clip's own, not the source's "
+                       "(docs/motion.md)");
     nb.translations = std::move(old.translations);
     nb.constant_translation = old.constant_translation;
     nb.renamed_from = old.renamed_from;
