@@ -1,6 +1,8 @@
 // Non-CRC checksums, checksum specs (text form, range resolution) and field I/O.
 #include <mab/checksum.hpp>
 
+#include "io/bytes.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -188,8 +190,7 @@ std::optional<std::uint64_t> find_ani(std::span<const std::uint8_t> file) {
 std::optional<std::uint64_t> animation_data_size(std::span<const std::uint8_t> file) {
   const auto ani = find_ani(file);
   if (!ani || *ani + 8 > file.size()) return std::nullopt;
-  const auto p = file.subspan(static_cast<std::size_t>(*ani + 4), 4);
-  return std::uint64_t{p[0]} | std::uint64_t{p[1]} << 8 | std::uint64_t{p[2]} << 16 | std::uint64_t{p[3]} << 24;
+  return io::load_u32(file, static_cast<std::size_t>(*ani + 4));
 }
 
 bool covers_field(const ResolvedRange& r, const FieldSpec& f) {

@@ -2,6 +2,8 @@
 
 #include <mab/rotation_codec.hpp>
 
+#include "io/bytes.hpp"
+
 #include <string>
 
 namespace mab::detail {
@@ -31,7 +33,7 @@ Result<std::vector<std::uint32_t>> read_chunk_table(std::span<const std::uint8_t
   if (section.size() < 4)
     return make_error(ErrorCode::truncated, base, name + ".table_size",
                       "need 4 bytes, " + std::to_string(section.size()) + " left");
-  const std::uint32_t stated = load_le32(section, 0);
+  const std::uint32_t stated = io::load_u32(section, 0);
   if (stated != table_bytes)
     return make_error(ErrorCode::bad_chunk_table, base, name + ".table_size",
                       "table size " + std::to_string(stated) + ", " + std::to_string(key_count) + " keys need " +
@@ -43,7 +45,7 @@ Result<std::vector<std::uint32_t>> read_chunk_table(std::span<const std::uint8_t
   std::vector<std::uint32_t> table(nchunks + 1);
   table[0] = stated;
   for (std::size_t i = 1; i <= nchunks; ++i) {
-    const std::uint32_t end = load_le32(section, 4 * i);
+    const std::uint32_t end = io::load_u32(section, 4 * i);
     if (end < table[i - 1])
       return make_error(ErrorCode::bad_chunk_table, at(base, 4 * i), name + ".chunk_table[" + std::to_string(i) + "]",
                         "chunk end " + std::to_string(end) + " is below the previous " + std::to_string(table[i - 1]));

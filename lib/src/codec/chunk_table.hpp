@@ -16,11 +16,6 @@ inline std::uint64_t at(std::uint64_t base, std::uint64_t rel) noexcept {
   return base == no_offset ? no_offset : base + rel;
 }
 
-inline std::uint32_t load_le32(std::span<const std::uint8_t> s, std::size_t pos) noexcept {
-  return std::uint32_t{s[pos]} | (std::uint32_t{s[pos + 1]} << 8) | (std::uint32_t{s[pos + 2]} << 16) |
-         (std::uint32_t{s[pos + 3]} << 24);
-}
-
 // Counts capped before anything is allocated: keys, tracks (`tracks_what` names them in the
 // message, "animated bones"), and the chunks the keys make. Fields are `<section>.<count>`.
 Status check_stream_counts(std::string_view section, std::uint32_t key_count, std::size_t tracks,

@@ -1,5 +1,7 @@
 #include <mab/quat.hpp>
 
+#include "io/bytes.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -74,17 +76,13 @@ Quat decode_quat48(const Quat48& words) noexcept {
 
 Quat48 quat48_from_bytes(std::span<const std::uint8_t, 6> bytes) noexcept {
   Quat48 w{};
-  for (unsigned i = 0; i < 3; ++i)
-    w[i] = static_cast<std::uint16_t>(bytes[2 * i] | (bytes[2 * i + 1] << 8));
+  for (unsigned i = 0; i < 3; ++i) w[i] = io::load_u16(bytes, 2 * i);
   return w;
 }
 
 std::array<std::uint8_t, 6> quat48_to_bytes(const Quat48& words) noexcept {
   std::array<std::uint8_t, 6> out{};
-  for (unsigned i = 0; i < 3; ++i) {
-    out[2 * i] = static_cast<std::uint8_t>(words[i] & 0xFF);
-    out[2 * i + 1] = static_cast<std::uint8_t>(words[i] >> 8);
-  }
+  for (unsigned i = 0; i < 3; ++i) io::store_u16(out, 2 * i, words[i]);
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <mab/validate.hpp>
 
 #include "decode/clip_layout.hpp"
+#include "io/bytes.hpp"
 
 #include <cstdio>
 #include <string>
@@ -66,8 +67,7 @@ std::uint64_t section_offset(const Block& b, const PlacedBlock& pb, std::size_t 
 std::size_t keyed_code_at(std::span<const std::uint8_t> s3, const LegacyClip& d, std::size_t t, std::size_t i) {
   const std::uint32_t f = d.rotations[t].frames[i], g = f >> 3, tracks = static_cast<std::uint32_t>(d.rotations.size());
   const std::size_t table = 8 + 4 * std::size_t{g};
-  const std::size_t group = std::size_t{s3[table]} | std::size_t{s3[table + 1]} << 8 | std::size_t{s3[table + 2]} << 16 |
-                            std::size_t{s3[table + 3]} << 24;
+  const std::size_t group = io::load_u32(s3, table);
   if (f == 8 * g) return group + 6 * t;
   std::size_t before = 0;
   for (std::size_t u = 0; u <= t; ++u)

@@ -52,10 +52,9 @@ Status check_end(const Section& s, std::size_t end) {
 
 LegacyArrayHeader raw_header(const Section& s) {
   LegacyArrayHeader h;
-  h.count = static_cast<std::uint16_t>(s.bytes[0] | s.bytes[1] << 8);
-  h.last_frame = static_cast<std::uint16_t>(s.bytes[2] | s.bytes[3] << 8);
-  h.rate_bits = std::uint32_t{s.bytes[4]} | std::uint32_t{s.bytes[5]} << 8 | std::uint32_t{s.bytes[6]} << 16 |
-                std::uint32_t{s.bytes[7]} << 24;
+  h.count = io::load_u16(s.bytes, 0);
+  h.last_frame = io::load_u16(s.bytes, 2);
+  h.rate_bits = io::load_u32(s.bytes, 4);
   return h;
 }
 
@@ -82,19 +81,13 @@ Status read_rate(const Section& s, LegacyArrayHeader& h, bool f32_rate) {
 
 Quat48 read_code(std::span<const std::uint8_t> b, std::size_t at) {
   Quat48 q;
-  for (std::size_t i = 0; i < 3; ++i)
-    q[i] = static_cast<std::uint16_t>(b[at + 2 * i] | (b[at + 2 * i + 1] << 8));
+  for (std::size_t i = 0; i < 3; ++i) q[i] = io::load_u16(b, at + 2 * i);
   return q;
 }
 
 Vec3 read_vec3(std::span<const std::uint8_t> b, std::size_t at) {
   Vec3 v;
-  for (std::size_t i = 0; i < 3; ++i) {
-    std::uint32_t bits = static_cast<std::uint32_t>(b[at + 4 * i]) | static_cast<std::uint32_t>(b[at + 4 * i + 1]) << 8 |
-                         static_cast<std::uint32_t>(b[at + 4 * i + 2]) << 16 |
-                         static_cast<std::uint32_t>(b[at + 4 * i + 3]) << 24;
-    std::memcpy(&v[i], &bits, sizeof bits);
-  }
+  for (std::size_t i = 0; i < 3; ++i) v[i] = io::load_f32(b, at + 4 * i);
   return v;
 }
 
@@ -106,10 +99,8 @@ Status need(const Section& s, std::size_t at, std::size_t n, const std::string& 
   return {};
 }
 
-std::uint32_t read_u32(std::span<const std::uint8_t> b, std::size_t at) {
-  return std::uint32_t{b[at]} | std::uint32_t{b[at + 1]} << 8 | std::uint32_t{b[at + 2]} << 16 |
-         std::uint32_t{b[at + 3]} << 24;
-}
+using io::load_f32;
+using io::load_u32;
 
 // Format 13: i32 group offsets (relative to the section), then per group the first-frame codes,
 // the presence bytes (padded to even) and the present keys track by track. The table holds one
@@ -127,7 +118,7 @@ Status keyframed(const Section& s, LegacyArrayHeader& h, const std::vector<std::
   MAB_TRY(need(s, array_header_size, 4 * groups, std::to_string(groups) + " group offsets"));
   std::size_t entries = groups;
   h.group_table = LegacyGroupTable::per_group;
-  const std::size_t first = read_u32(s.bytes, array_header_size);
+  const std::size_t first = load_u32(s.bytes, array_header_size);
   if (first == array_header_size + 4 * (groups + 1) && s.bytes.size() >= first) {
     entries = groups + 1;
     h.group_table = LegacyGroupTable::with_end;
@@ -138,7 +129,7 @@ Status keyframed(const Section& s, LegacyArrayHeader& h, const std::vector<std::
   std::vector<std::uint8_t> presence(tracks);
   for (std::size_t g = 0; g < groups; ++g) {
     const std::size_t at = array_header_size + 4 * g;
-    const auto off = static_cast<std::int32_t>(read_u32(s.bytes, at));
+    const auto off = static_cast<std::int32_t>(load_u32(s.bytes, at));
     if (off < 0 || static_cast<std::size_t>(off) != expected)
       return inconsistent(s, at, "group " + std::to_string(g) + " offset " + std::to_string(off) +
                                      " is not where the previous group ends (" + std::to_string(expected) + ")");
@@ -180,7 +171,7 @@ Status keyframed(const Section& s, LegacyArrayHeader& h, const std::vector<std::
   }
   if (h.group_table == LegacyGroupTable::with_end) {
     const std::size_t at = array_header_size + 4 * groups;
-    const auto end = static_cast<std::int32_t>(read_u32(s.bytes, at));
+    const auto end = static_cast<std::int32_t>(load_u32(s.bytes, at));
     if (end < 0 || static_cast<std::size_t>(end) != expected)
       return inconsistent(s, at, "the group table's end entry " + std::to_string(end) +
                                      " is not where the last group ends (" + std::to_string(expected) + ")");
@@ -193,13 +184,11 @@ Status keyframed(const Section& s, LegacyArrayHeader& h, const std::vector<std::
   return check_end(s, expected);
 }
 
-float read_f32(std::span<const std::uint8_t> b, std::size_t at) { return std::bit_cast<float>(read_u32(b, at)); }
-
 // Slot 6 (JB-DOC): u32 count, the records, zero bytes after them. A record's clip offset is
 // resolved against the placed block bases (the file's, for a container as read).
 Result<std::vector<LegacyTagRecord>> tag_table(const Section& s, const Placement& pl) {
   MAB_TRY(need(s, 0, 4, "the record count"));
-  const std::uint64_t count = read_u32(s.bytes, 0);
+  const std::uint64_t count = load_u32(s.bytes, 0);
   if (count > (s.bytes.size() - 4) / legacy_tag_record_size)
     return inconsistent(s, 0, "count " + std::to_string(count) + " records of 172 bytes do not fit the " +
                                   std::to_string(s.bytes.size()) + "-byte section");
@@ -209,16 +198,16 @@ Result<std::vector<LegacyTagRecord>> tag_table(const Section& s, const Placement
     LegacyTagRecord& r = out[i];
     r.kind = s.bytes[at];
     r.byte_1 = s.bytes[at + 1];
-    r.id = static_cast<std::int16_t>(s.bytes[at + 2] | s.bytes[at + 3] << 8);
+    r.id = io::load_i16(s.bytes, at + 2);
     std::copy_n(s.bytes.begin() + static_cast<std::ptrdiff_t>(at + 4), 8, r.bytes_4.begin());
-    r.clip_offset = static_cast<std::int32_t>(read_u32(s.bytes, at + 0x0C));
-    r.start = read_f32(s.bytes, at + 0x10);
-    r.end = read_f32(s.bytes, at + 0x14);
+    r.clip_offset = static_cast<std::int32_t>(load_u32(s.bytes, at + 0x0C));
+    r.start = load_f32(s.bytes, at + 0x10);
+    r.end = load_f32(s.bytes, at + 0x14);
     for (std::size_t k = 0; k < 4; ++k) {
-      r.names[k].hash = read_u32(s.bytes, at + 0x18 + 36 * k);
+      r.names[k].hash = load_u32(s.bytes, at + 0x18 + 36 * k);
       std::copy_n(s.bytes.begin() + static_cast<std::ptrdiff_t>(at + 0x18 + 36 * k + 4), 32, r.names[k].bytes.begin());
     }
-    r.pointer_slot = read_u32(s.bytes, at + 0xA8);
+    r.pointer_slot = load_u32(s.bytes, at + 0xA8);
     if (s.offset != no_offset) {
       const auto target = static_cast<std::int64_t>(s.offset + at) + r.clip_offset;
       for (std::size_t k = 0; k < pl.blocks.size(); ++k)
@@ -238,10 +227,10 @@ Result<std::vector<LegacyEvent>> event_chain(const Section& s) {
     MAB_TRY(need(s, pos, 12, "event node " + std::to_string(out.size())));
     LegacyEvent e;
     e.offset = static_cast<std::uint32_t>(pos);
-    e.time = read_f32(s.bytes, pos);
-    e.type = read_u32(s.bytes, pos + 4);
-    e.size = static_cast<std::uint16_t>(s.bytes[pos + 8] | s.bytes[pos + 9] << 8);
-    e.next = static_cast<std::uint16_t>(s.bytes[pos + 10] | s.bytes[pos + 11] << 8);
+    e.time = load_f32(s.bytes, pos);
+    e.type = load_u32(s.bytes, pos + 4);
+    e.size = io::load_u16(s.bytes, pos + 8);
+    e.next = io::load_u16(s.bytes, pos + 10);
     const std::size_t end = pos + 12 + e.size;
     MAB_TRY(need(s, pos + 12, e.size, "event node " + std::to_string(out.size()) + "'s payload"));
     e.payload.assign(s.bytes.begin() + static_cast<std::ptrdiff_t>(pos + 12), s.bytes.begin() + static_cast<std::ptrdiff_t>(end));

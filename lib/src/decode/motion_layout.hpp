@@ -4,6 +4,8 @@
 
 #include <mab/codec_file.hpp>
 
+#include "io/bytes.hpp"
+
 #include <cstring>
 #include <optional>
 #include <span>
@@ -41,16 +43,8 @@ inline constexpr std::size_t max_padding = 15;
 // 1e-20 and 1e4 units in magnitude (the animated scale reaches about 5000 units, format 10.1).
 bool plausible_translation(float v) noexcept;
 
-inline std::uint32_t load_u32(std::span<const std::uint8_t> s, std::size_t pos) noexcept {
-  return std::uint32_t{s[pos]} | (std::uint32_t{s[pos + 1]} << 8) | (std::uint32_t{s[pos + 2]} << 16) |
-         (std::uint32_t{s[pos + 3]} << 24);
-}
-inline float load_f32(std::span<const std::uint8_t> s, std::size_t pos) noexcept {
-  const std::uint32_t u = load_u32(s, pos);
-  float f;
-  std::memcpy(&f, &u, sizeof f);
-  return f;
-}
+using io::load_f32;
+using io::load_u32;
 inline std::uint32_t f32_bits(float f) noexcept {
   std::uint32_t u;
   std::memcpy(&u, &f, sizeof u);

@@ -299,8 +299,7 @@ Status patch_tags(Bytes& s, const std::vector<LegacyTagRecord>& before, const st
     const std::size_t at = 4 + legacy_tag_record_size * i;
     s[at] = e.kind;
     s[at + 1] = e.byte_1;
-    s[at + 2] = static_cast<std::uint8_t>(static_cast<std::uint16_t>(e.id));
-    s[at + 3] = static_cast<std::uint8_t>(static_cast<std::uint16_t>(e.id) >> 8);
+    io::store_u16(s, at + 2, static_cast<std::uint16_t>(e.id));
     std::copy(e.bytes_4.begin(), e.bytes_4.end(), s.begin() + static_cast<std::ptrdiff_t>(at + 4));
     io::store_u32(s, at + 0x10, std::bit_cast<std::uint32_t>(e.start));
     io::store_u32(s, at + 0x14, std::bit_cast<std::uint32_t>(e.end));

@@ -105,10 +105,38 @@ class ByteWriter {
   std::vector<std::uint8_t>& out_;
 };
 
+// Reads at `pos` of bytes the caller has bounds-checked (a table already sized, a record inside
+// a checked section): ByteReader's little-endian loads without the check or the field name.
+template <class T>
+inline T load_le(std::span<const std::uint8_t> in, std::size_t pos) noexcept {
+  T v;
+  std::memcpy(&v, in.data() + pos, sizeof v);
+  return boost::endian::little_to_native(v);
+}
+inline std::uint16_t load_u16(std::span<const std::uint8_t> in, std::size_t pos) noexcept {
+  return load_le<std::uint16_t>(in, pos);
+}
+inline std::int16_t load_i16(std::span<const std::uint8_t> in, std::size_t pos) noexcept {
+  return static_cast<std::int16_t>(load_le<std::uint16_t>(in, pos));
+}
+inline std::uint32_t load_u32(std::span<const std::uint8_t> in, std::size_t pos) noexcept {
+  return load_le<std::uint32_t>(in, pos);
+}
+inline float load_f32(std::span<const std::uint8_t> in, std::size_t pos) noexcept {
+  const std::uint32_t u = load_u32(in, pos);
+  float f;
+  std::memcpy(&f, &u, sizeof f);
+  return f;
+}
+
 // Overwrites the 4 bytes at `pos` (which the caller has checked are there) with v, little-endian:
 // a field patched after what follows it was written (an offset table, a record in place).
 inline void store_u32(std::span<std::uint8_t> out, std::size_t pos, std::uint32_t v) noexcept {
   for (unsigned i = 0; i < 4; ++i) out[pos + i] = static_cast<std::uint8_t>(v >> (8 * i));
+}
+
+inline void store_u16(std::span<std::uint8_t> out, std::size_t pos, std::uint16_t v) noexcept {
+  for (unsigned i = 0; i < 2; ++i) out[pos + i] = static_cast<std::uint8_t>(v >> (8 * i));
 }
 
 // Overflow-safe "a + b <= limit".

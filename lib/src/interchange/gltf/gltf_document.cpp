@@ -77,17 +77,14 @@ std::string one_line(std::string s) {
   return s;
 }
 
-std::uint32_t le32(const std::uint8_t* p) noexcept {
-  return std::uint32_t{p[0]} | std::uint32_t{p[1]} << 8 | std::uint32_t{p[2]} << 16 | std::uint32_t{p[3]} << 24;
-}
 
 // glTF 4.4 (GLB): checked here so a bad header gets an offset and a field name.
 Status check_glb(std::span<const std::uint8_t> b) {
   if (b.size() < 20)
     return make_error(ErrorCode::truncated, 0, "GLB header", "a GLB needs 20 bytes of headers, the file has " +
                                                                  std::to_string(b.size()));
-  const std::uint32_t version = le32(b.data() + 4), length = le32(b.data() + 8);
-  const std::uint32_t json_length = le32(b.data() + 12), json_type = le32(b.data() + 16);
+  const std::uint32_t version = io::load_u32(b, 4), length = io::load_u32(b, 8);
+  const std::uint32_t json_length = io::load_u32(b, 12), json_type = io::load_u32(b, 16);
   if (version != 2)
     return make_error(ErrorCode::unsupported_version, 4, "GLB version",
                       "GLB version " + std::to_string(version) + "; only 2 is defined");
@@ -103,7 +100,7 @@ Status check_glb(std::span<const std::uint8_t> b) {
   if (bin_at < b.size()) {
     if (b.size() - bin_at < 8)
       return make_error(ErrorCode::truncated, bin_at, "GLB chunk 1", "chunk header cut short");
-    const std::uint32_t bin_length = le32(b.data() + bin_at), bin_type = le32(b.data() + bin_at + 4);
+    const std::uint32_t bin_length = io::load_u32(b, bin_at), bin_type = io::load_u32(b, bin_at + 4);
     if (bin_type != 0x004E4942u)
       return make_error(ErrorCode::bad_value, bin_at + 4, "GLB chunk 1 type", "the second chunk must be BIN");
     if (bin_length > b.size() - bin_at - 8)
@@ -286,24 +283,12 @@ int type_for_width(unsigned width) noexcept {
 // glTF 3.11: normalized integers to floats.
 float component_value(const std::uint8_t* p, int type) noexcept {
   switch (type) {
-    case TINYGLTF_COMPONENT_TYPE_FLOAT: {
-      float f;
-      std::memcpy(&f, p, 4);
-      return f;
-    }
+    case TINYGLTF_COMPONENT_TYPE_FLOAT: return io::load_f32({p, 4}, 0);
     case TINYGLTF_COMPONENT_TYPE_BYTE:
       return std::max(static_cast<float>(static_cast<std::int8_t>(p[0])) / 127.0f, -1.0f);
     case TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE: return static_cast<float>(p[0]) / 255.0f;
-    case TINYGLTF_COMPONENT_TYPE_SHORT: {
-      std::int16_t v;
-      std::memcpy(&v, p, 2);
-      return std::max(static_cast<float>(v) / 32767.0f, -1.0f);
-    }
-    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: {
-      std::uint16_t v;
-      std::memcpy(&v, p, 2);
-      return static_cast<float>(v) / 65535.0f;
-    }
+    case TINYGLTF_COMPONENT_TYPE_SHORT: return std::max(static_cast<float>(io::load_i16({p, 2}, 0)) / 32767.0f, -1.0f);
+    case TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT: return static_cast<float>(io::load_u16({p, 2}, 0)) / 65535.0f;
     default: return 0.0f;
   }
 }
