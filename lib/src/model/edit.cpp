@@ -547,10 +547,13 @@ BoneDiff diff_pair(const DiffTrack& a, const DiffTrack& b) {
     const auto r = diff_channel(a.times, b.times, [&](double t) { return angle_deg(a.at(t), b.at(t)); });
     d.max_deg = r.max, d.mean_deg = r.mean, d.worst_time_s = r.worst_time_s, d.times = r.times;
     d.key_a = r.key_a, d.key_b = r.key_b;
+    d.rotation_a = a.at(d.worst_time_s), d.rotation_b = b.at(d.worst_time_s);
   }
-  if (a.translated && b.translated)
-    d.translation = diff_channel(a.translation_times, b.translation_times,
-                                 [&](double t) { return distance(a.translation_at(t), b.translation_at(t)); });
+  if (a.translated && b.translated) {
+    auto& t = d.translation.emplace(diff_channel(a.translation_times, b.translation_times,
+                                                 [&](double s) { return distance(a.translation_at(s), b.translation_at(s)); }));
+    t.value_a = a.translation_at(t.worst_time_s), t.value_b = b.translation_at(t.worst_time_s);
+  }
   return d;
 }
 
