@@ -2,6 +2,7 @@
 // clips and Far Cry 2/3 clips, from .mab files or mabkit JSON documents.
 #include "command.hpp"
 #include "common.hpp"
+#include "fixed_text.hpp"
 
 #include <mab/edit.hpp>
 #include <mab/json.hpp>
@@ -88,9 +89,17 @@ bool bone_differs(const mab::BoneDiff& bd) { return bd.max_deg > 0 || (bd.transl
 
 nlohmann::json key_json(std::ptrdiff_t k) { return k < 0 ? nlohmann::json(nullptr) : nlohmann::json(k); }
 
+nlohmann::json quat_json(const mab::Quat& q) { return {q.x, q.y, q.z, q.w}; }
+
 nlohmann::json channel_json(const mab::ChannelDiff& c) {
-  return {{"max", c.max}, {"mean", c.mean}, {"worst_time_s", c.worst_time_s}, {"times", c.times},
-          {"key_a", key_json(c.key_a)}, {"key_b", key_json(c.key_b)}};
+  return {{"max", c.max},
+          {"mean", c.mean},
+          {"worst_time_s", c.worst_time_s},
+          {"times", c.times},
+          {"key_a", key_json(c.key_a)},
+          {"key_b", key_json(c.key_b)},
+          {"value_a", c.value_a},
+          {"value_b", c.value_b}};
 }
 
 void print_json(const mab::ClipDiff& d, const std::string& a, const std::string& b, bool legacy) {
@@ -115,6 +124,7 @@ void print_json(const mab::ClipDiff& d, const std::string& a, const std::string&
     e["rotated"] = bd.rotated;
     e["max_deg"] = bd.max_deg, e["mean_deg"] = bd.mean_deg, e["worst_time_s"] = bd.worst_time_s;
     e["times"] = bd.times, e["key_a"] = key_json(bd.key_a), e["key_b"] = key_json(bd.key_b);
+    if (bd.rotated) e["value_a"] = quat_json(bd.rotation_a), e["value_b"] = quat_json(bd.rotation_b);
     if (bd.translation) e["translation"] = channel_json(*bd.translation);
     j["bones"].push_back(std::move(e));
   }
@@ -136,6 +146,18 @@ void print_row(const std::string& label, const char* channel, double max, double
   auto key = [](std::ptrdiff_t k) { return k < 0 ? std::string("-") : std::to_string(k); };
   std::printf("%-16s %-11s %12.6f %12.6f %13.4f %6s %6s %6zu\n", label.c_str(), channel, max, mean, at, key(ka).c_str(),
               key(kb).c_str(), times);
+}
+
+// Under a row, both clips' values where it peaks, as `mab dump` prints them: a rotation's
+// quaternion (x y z w), a translation's vector (x y z, file units).
+template <class V>
+void print_values(const V& a, const V& b, unsigned n) {
+  std::string line = "  A:";
+  for (unsigned i = 0; i < n; ++i) mab::cli::append_fixed6(line, a[i]);
+  line += "   B:";
+  for (unsigned i = 0; i < n; ++i) mab::cli::append_fixed6(line, b[i]);
+  line += '\n';
+  std::fputs(line.c_str(), stdout);
 }
 
 // What one clip has and the other does not, one line each.
@@ -165,10 +187,14 @@ void print_table(const mab::ClipDiff& d, bool legacy, bool all) {
   std::stable_sort(sorted.begin(), sorted.end(), [&](const auto& x, const auto& y) { return largest(x) > largest(y); });
   for (const auto& bd : sorted) {
     const std::string label = row_label(bd, legacy);
-    if (bd.rotated && (all || bd.max_deg > 0))
+    if (bd.rotated && (all || bd.max_deg > 0)) {
       print_row(label, "rotation", bd.max_deg, bd.mean_deg, bd.worst_time_s, bd.key_a, bd.key_b, bd.times);
-    if (const auto& t = bd.translation; t && (all || t->max > 0))
+      print_values(bd.rotation_a, bd.rotation_b, 4);
+    }
+    if (const auto& t = bd.translation; t && (all || t->max > 0)) {
       print_row(label, "translation", t->max, t->mean, t->worst_time_s, t->key_a, t->key_b, t->times);
+      print_values(t->value_a, t->value_b, 3);
+    }
   }
   std::size_t bones = 0, differ = 0;
   for (const auto& bd : d.bones) {
@@ -225,7 +251,7 @@ void setup(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("diff", "Compare every channel of two clips bone by bone: rotations (angle), "
                                          "translations and root motion (distance in file units): largest and mean "
-                                         "difference, where it peaks and each clip's key there");
+                                         "difference, where it peaks, and each clip's key and value there");
   cmd->add_option("A", o->a, "The first clip: a .mab, or a mabkit JSON document (mab export)")->required();
   cmd->add_option("B", o->b, "The second clip, the same way")->required();
   cmd->add_option("--block", o->block, "The block of both .mab files to compare (default 0; a JSON document holds one)");
@@ -236,7 +262,8 @@ void setup(CLI::App& app, int& exit_code) {
       "  mab edit corpus/wd2/long_k40.mab -o turned.mab --rotate-bone Root 0,0,1@10\n"
       "  mab diff corpus/wd2/long_k40.mab turned.mab    # exit 1: the clips differ\n"
       "  mab export corpus/wd2/long_k40.mab -o long.json\n"
-      "  mab diff corpus/wd2/long_k40.mab long.json     # exit 0: a document compares as written\n"      "  mab diff --all corpus/wd2/translations_all_bones_root_motion.mab corpus/wd2/translations_all_bones_root_motion.mab\n"
+      "  mab diff corpus/wd2/long_k40.mab long.json     # exit 0: a document compares as written\n"
+      "  mab diff --all corpus/wd2/translations_all_bones_root_motion.mab corpus/wd2/translations_all_bones_root_motion.mab\n"
       "Bones are matched by hash (Far Cry 2/3: by skeleton bone id, plus the trajectory). Each channel of\n"
       "a bone (its rotation, its translation, keyed or constant) and the root motion are compared at every\n"
       "key time of both clips, in seconds, each clip interpolated between its own keys (rotations by\n"
@@ -244,7 +271,9 @@ void setup(CLI::App& app, int& exit_code) {
       "given first, and clips with other timelines (after --speed, --resample, a conversion) compare too.\n"
       "A row per channel that differs (--all: every one): the largest difference (degrees for a rotation,\n"
       "file units for a translation), the mean, the time where it peaks and each clip's key there ('-':\n"
-      "between keys, or constant). Channels one clip has and the other lacks are listed after the table.\n"
+      "between keys, or constant); under it, both clips' values at that time (A:, B:): a rotation's\n"
+      "quaternion x y z w as `mab dump` prints it, a translation's x y z in file units. Channels one clip\n"
+      "has and the other lacks are listed after the table.\n"
       "Far Cry 2/3 clips compare only with Far Cry 2/3 clips. A JSON document's clip is compared as the\n"
       "document states it, before re-quantisation.\n"
       "Exit status: 0 when every channel is identical, 1 when one differs, 2 on an error.");

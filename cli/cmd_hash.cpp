@@ -1,7 +1,7 @@
 // `mab hash NAME...`: bone name hashes (decision 11).
 #include "command.hpp"
 
-#include <mab/container.hpp>
+#include <mab/bone_hash.hpp>
 
 #include <cstdio>
 #include <memory>

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -144,9 +145,8 @@ struct Target {
   bool constant;
 };
 
-void edit_and_check(const mab::DecodedClip& d, std::uint64_t seed, const mab::Limits& limits) {
-  fuzz::Rng rng(seed);
-  const mab::Clip& orig = d.clip;
+// One rotation of the clip, chosen by rng: a key of an animated bone or a constant.
+std::optional<Target> pick_rotation(const mab::Clip& orig, fuzz::Rng& rng) {
   std::vector<Target> targets;
   for (std::size_t i = 0; i < orig.bones.size(); ++i) {
     const mab::ClipBone& b = orig.bones[i];
@@ -154,56 +154,35 @@ void edit_and_check(const mab::DecodedClip& d, std::uint64_t seed, const mab::Li
     if (b.kind() == mab::BoneKind::animated)
       for (std::size_t k = 0; k < b.keys.size(); ++k) targets.push_back({i, k, false});
   }
-  if (targets.empty()) return;
-  const Target t = targets[rng.below(targets.size())];
+  if (targets.empty()) return std::nullopt;
+  return targets[rng.below(targets.size())];
+}
 
-  mab::Clip edited = orig;
-  mab::Quat& slot = t.constant ? edited.bones[t.bone].constant : edited.bones[t.bone].keys[t.key];
-  const mab::Quat before = slot;
-  slot = perturb(slot, rng);
-  if (!usable(slot) || same_bits(slot, before)) return;  // not an edit the encoder can take
-  const mab::Quat asked = slot;
-
-  mab::EncodeOptions opt;
-  opt.choose_depth = rng.below(4) == 0;
-  opt.max_error_deg = opt.choose_depth ? std::pow(10.0, -3.0 + 3.0 * rng.unit()) : 0.01;
-  mab::EncodeReport rep;
-  auto bytes = mab::encode_clip(d, edited, opt, &rep);
-  // A documented refusal: the edit would make the FC5 'aNi' scan (format 4.3) find other
-  // blocks in the written file. The encoder checked that by reading its output back.
-  if (!bytes && bytes.error().code == mab::ErrorCode::ambiguous_layout) return;
+// True for the encoder's documented refusals of an edit; fails on an overlap refusal in a block
+// whose sections share no bytes.
+bool refused_as_documented(const mab::DecodedClip& d, const mab::Error& e) {
+  // The edit would make the FC5 'aNi' scan (format 4.3) find other blocks in the written file.
+  // The encoder checked that by reading its output back.
+  if (e.code == mab::ErrorCode::ambiguous_layout) return true;
   // The other: sections that share bytes (equal offsets), which the edit would rewrite.
-  if (!bytes && bytes.error().code == mab::ErrorCode::overlap) {
-    const mab::Block& b = d.container.blocks[d.block];
-    bool shared = false;
-    for (std::size_t i = 0; i < b.slot_segment.size(); ++i)
-      for (std::size_t j = i + 1; j < b.slot_segment.size(); ++j)
-        shared = shared || (b.slot_segment[i] >= 0 && b.slot_segment[i] == b.slot_segment[j]);
-    check(shared, "edit refused as overlapping sections in a block without shared sections");
-    return;
-  }
-  if (!bytes) fail_with("an edited rotation failed to encode", bytes.error());
-  check(rep.chunks_requantised + rep.constants_encoded > 0, "an edited rotation was not re-encoded");
-  check(rep.bone_error_deg.size() == edited.bones.size(), "EncodeReport::bone_error_deg size");
+  if (e.code != mab::ErrorCode::overlap) return false;
+  const mab::Block& b = d.container.blocks[d.block];
+  bool shared = false;
+  for (std::size_t i = 0; i < b.slot_segment.size(); ++i)
+    for (std::size_t j = i + 1; j < b.slot_segment.size(); ++j)
+      shared = shared || (b.slot_segment[i] >= 0 && b.slot_segment[i] == b.slot_segment[j]);
+  check(shared, "edit refused as overlapping sections in a block without shared sections");
+  return true;
+}
 
-  auto c2 = mab::read_container(*bytes, limits);
-  if (!c2) fail_with("the encoder wrote a file that does not parse", c2.error());
-  auto d2 = mab::decode_clip(*c2, d.block, limits);
-  if (!d2) fail_with("the encoder wrote a block that does not decode", d2.error());
-  const mab::Clip& back = d2->clip;
-
-  // A rotation edit leaves the reading of every other section as it was, but for the one
-  // documented exception of parts_reading.
-  check(same_motion_reading(d.evidence, d2->evidence), "a rotation edit changed how a motion section reads back");
-  const PartsReading parts = parts_reading(d, *d2, *c2);
-  check(parts != PartsReading::same || back.parts == orig.parts, "part entries changed by a rotation edit");
-  check(back.key_times == edited.key_times, "key times changed by a rotation edit");
-  check(back.bones.size() == edited.bones.size(), "bone count changed by a rotation edit");
+// Every bone read back as edited: hash, kind and flags kept (choose_depth may re-pick the edited
+// bone's depth only), rotations bit for bit but the edited bone's, within its reported bound.
+void check_bones_read_back(const mab::Clip& edited, const mab::Clip& back, const Target& t,
+                           const mab::EncodeOptions& opt, const mab::EncodeReport& rep) {
   for (std::size_t i = 0; i < back.bones.size(); ++i) {
     const mab::ClipBone& eb = edited.bones[i];
     const mab::ClipBone& bb = back.bones[i];
     check(bb.hash == eb.hash && bb.kind() == eb.kind(), "bone hash or kind changed by a rotation edit");
-    // choose_depth may re-pick the depth of the edited bone only.
     check(bb.flags == eb.flags || (opt.choose_depth && i == t.bone && (bb.flags & 0xF0) == (eb.flags & 0xF0)),
           "bone flags changed by a rotation edit");
     const double bound = rep.bone_error_deg[i];
@@ -222,6 +201,95 @@ void edit_and_check(const mab::DecodedClip& d, std::uint64_t seed, const mab::Li
       for (std::size_t k = 0; k < eb.keys.size(); ++k) within(eb.keys[k], bb.keys[k], "animated key off after an edit");
     }
   }
+}
+
+// Whether the second idempotence form applies: not when the edit decoded back to the original
+// floats (the original codes are then, rightly, reused), nor when the re-quantiser's one
+// documented exception (rotation_codec.hpp) holds: a chunk with a key renormalised by decision 2
+// decodes off the code grid, so its re-quantisation may differ.
+bool requantises_to_itself(const mab::Clip& orig, const mab::DecodedClip& d2, const Target& t) {
+  const mab::Clip& back = d2.clip;
+  const mab::Quat& got = t.constant ? back.bones[t.bone].constant : back.bones[t.bone].keys[t.key];
+  const mab::Quat& orig_rot = t.constant ? orig.bones[t.bone].constant : orig.bones[t.bone].keys[t.key];
+  if (t.constant) return !same_bits(got, orig_rot);
+  const std::size_t first = t.key / mab::keys_per_chunk * mab::keys_per_chunk;
+  const std::size_t last = std::min(first + mab::keys_per_chunk, orig.bones[t.bone].keys.size());
+  bool back_to_original = true;
+  for (std::size_t k = first; k < last; ++k)
+    back_to_original = back_to_original && same_bits(back.bones[t.bone].keys[k], orig.bones[t.bone].keys[k]);
+  bool renormalised = false;
+  std::size_t anim = 0;
+  for (std::size_t i = 0; i < t.bone; ++i) anim += back.bones[i].kind() == mab::BoneKind::animated;
+  const std::size_t ch = t.key / mab::keys_per_chunk;
+  if (ch < d2.rotations.chunks.size() && anim < d2.rotations.chunks[ch].size())
+    for (std::size_t f = 0; f < mab::keys_per_chunk && ch * mab::keys_per_chunk + f < back.key_count(); ++f)
+      renormalised = renormalised || mab::key_renormalised(d2.rotations.chunks[ch][anim], static_cast<unsigned>(f),
+                                                           back.bones[t.bone].bit_depth());
+  return !back_to_original && !renormalised;
+}
+
+// The output is a fixed point: decoded and encoded unedited it is itself, and (where
+// requantises_to_itself) its floats encoded against the original re-quantise to the same codes.
+void check_idempotent(const mab::DecodedClip& d, const mab::DecodedClip& d2, const Target& t,
+                      const mab::EncodeOptions& opt, PartsReading parts, const std::vector<std::uint8_t>& bytes) {
+  const mab::Clip& back = d2.clip;
+  auto same = mab::encode_clip(d2, back);
+  if (!same) fail_with("a decoded encoder output failed to encode", same.error());
+  check(*same == bytes, "re-encoding a decoded encoder output changed its bytes");
+  // With choose_depth the second form is skipped: it may settle on another depth.
+  if (opt.choose_depth || !requantises_to_itself(d.clip, d2, t)) return;
+  mab::EncodeReport rep2;
+  // Parts that only the output reads (parts_reading) are not data of this edit: the clip
+  // as the input reads it has none.
+  mab::Clip back_as_input = back;
+  if (parts == PartsReading::opaque_array_now_reads) back_as_input.parts = d.clip.parts;
+  auto again = mab::encode_clip(d, back_as_input, opt, &rep2);
+  if (!again) fail_with("the re-decoded clip failed to encode against the original", again.error());
+  if (*again != bytes) {
+    std::fprintf(stderr, "re-quantised %zu chunks and %zu constants\n", rep2.chunks_requantised,
+                 rep2.constants_encoded);
+    fuzz::fail("encode(original, decode(encode(original, edit))) != encode(original, edit)");
+  }
+}
+
+void edit_and_check(const mab::DecodedClip& d, std::uint64_t seed, const mab::Limits& limits) {
+  fuzz::Rng rng(seed);
+  const mab::Clip& orig = d.clip;
+  const auto picked = pick_rotation(orig, rng);
+  if (!picked) return;
+  const Target t = *picked;
+
+  mab::Clip edited = orig;
+  mab::Quat& slot = t.constant ? edited.bones[t.bone].constant : edited.bones[t.bone].keys[t.key];
+  const mab::Quat before = slot;
+  slot = perturb(slot, rng);
+  if (!usable(slot) || same_bits(slot, before)) return;  // not an edit the encoder can take
+  const mab::Quat asked = slot;
+
+  mab::EncodeOptions opt;
+  opt.choose_depth = rng.below(4) == 0;
+  opt.max_error_deg = opt.choose_depth ? std::pow(10.0, -3.0 + 3.0 * rng.unit()) : 0.01;
+  mab::EncodeReport rep;
+  auto bytes = mab::encode_clip(d, edited, opt, &rep);
+  if (!bytes && refused_as_documented(d, bytes.error())) return;
+  if (!bytes) fail_with("an edited rotation failed to encode", bytes.error());
+  check(rep.chunks_requantised + rep.constants_encoded > 0, "an edited rotation was not re-encoded");
+  check(rep.bone_error_deg.size() == edited.bones.size(), "EncodeReport::bone_error_deg size");
+
+  auto c2 = mab::read_container(*bytes, limits);
+  if (!c2) fail_with("the encoder wrote a file that does not parse", c2.error());
+  auto d2 = mab::decode_clip(*c2, d.block, limits);
+  if (!d2) fail_with("the encoder wrote a block that does not decode", d2.error());
+  const mab::Clip& back = d2->clip;
+
+  // A rotation edit leaves the reading of every other section as it was, but for the one
+  // documented exception of parts_reading.
+  check(same_motion_reading(d.evidence, d2->evidence), "a rotation edit changed how a motion section reads back");
+  const PartsReading parts = parts_reading(d, *d2, *c2);
+  check(parts != PartsReading::same || back.parts == orig.parts, "part entries changed by a rotation edit");
+  check(back.key_times == edited.key_times, "key times changed by a rotation edit");
+  check(back.bones.size() == edited.bones.size(), "bone count changed by a rotation edit");
+  check_bones_read_back(edited, back, t, opt, rep);
   const mab::Quat& got = t.constant ? back.bones[t.bone].constant : back.bones[t.bone].keys[t.key];
   const double err = mab::angular_error_deg(asked, got);
   if (!(err <= rep.max_error_deg + slack(rep.max_error_deg))) {
@@ -229,51 +297,7 @@ void edit_and_check(const mab::DecodedClip& d, std::uint64_t seed, const mab::Li
                  rep.max_error_deg);
     fuzz::fail("edited rotation is further off than EncodeReport::max_error_deg");
   }
-
-  // Idempotence, first form: the output, decoded and encoded unedited, is itself.
-  auto same = mab::encode_clip(*d2, back);
-  if (!same) fail_with("a decoded encoder output failed to encode", same.error());
-  check(*same == *bytes, "re-encoding a decoded encoder output changed its bytes");
-
-  // Second form: the re-decoded floats, encoded against the original, re-quantise to the same
-  // codes. Skipped when the edit decoded back to the original floats, since then the original
-  // codes are (rightly) reused, and with choose_depth, which may settle on another depth.
-  const mab::Quat& orig_rot = t.constant ? orig.bones[t.bone].constant : orig.bones[t.bone].keys[t.key];
-  bool back_to_original = same_bits(got, orig_rot);
-  if (!t.constant) {
-    const std::size_t first = t.key / mab::keys_per_chunk * mab::keys_per_chunk;
-    const std::size_t last = std::min(first + mab::keys_per_chunk, orig.bones[t.bone].keys.size());
-    back_to_original = true;
-    for (std::size_t k = first; k < last; ++k)
-      back_to_original = back_to_original && same_bits(back.bones[t.bone].keys[k], orig.bones[t.bone].keys[k]);
-  }
-  // The re-quantiser's one documented exception (rotation_codec.hpp): a chunk with a key
-  // renormalised by decision 2 decodes off the code grid, so its re-quantisation may differ.
-  bool renormalised = false;
-  if (!t.constant) {
-    std::size_t anim = 0;
-    for (std::size_t i = 0; i < t.bone; ++i) anim += back.bones[i].kind() == mab::BoneKind::animated;
-    const std::size_t ch = t.key / mab::keys_per_chunk;
-    if (ch < d2->rotations.chunks.size() && anim < d2->rotations.chunks[ch].size())
-      for (std::size_t f = 0; f < mab::keys_per_chunk && ch * mab::keys_per_chunk + f < back.key_count(); ++f)
-        renormalised = renormalised ||
-                       mab::key_renormalised(d2->rotations.chunks[ch][anim], static_cast<unsigned>(f),
-                                             back.bones[t.bone].bit_depth());
-  }
-  if (!opt.choose_depth && !back_to_original && !renormalised) {
-    mab::EncodeReport rep2;
-    // Parts that only the output reads (parts_reading) are not data of this edit: the clip
-    // as the input reads it has none.
-    mab::Clip back_as_input = back;
-    if (parts == PartsReading::opaque_array_now_reads) back_as_input.parts = orig.parts;
-    auto again = mab::encode_clip(d, back_as_input, opt, &rep2);
-    if (!again) fail_with("the re-decoded clip failed to encode against the original", again.error());
-    if (*again != *bytes) {
-      std::fprintf(stderr, "re-quantised %zu chunks and %zu constants\n", rep2.chunks_requantised,
-                   rep2.constants_encoded);
-      fuzz::fail("encode(original, decode(encode(original, edit))) != encode(original, edit)");
-    }
-  }
+  check_idempotent(d, *d2, t, opt, parts, *bytes);
 }
 
 bool same_vec(const mab::Vec3& a, const mab::Vec3& b) { return std::memcmp(a.data(), b.data(), sizeof a) == 0; }

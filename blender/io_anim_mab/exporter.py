@@ -272,8 +272,67 @@ def _check_no_root_motion(action, arm, has_root, imported_root, report):
                     "(dialog), so the file's is kept" % ", ".join(moved))
 
 
-def export_ani(action, arm, ctx, blk, match, report):
-    tmpl_times = blk.key_times
+def _export_ani_rotation(action, arm, ctx, bone, name, rest, t):
+    """One bone's rotation keys on the new timeline `t` (its frames, the keys the file had, their
+    indices): (rotations, the bone's local rotations or None, key times moved)."""
+    tmpl_times, times, at_old, at_old_mask, frames = t
+    old_rot = bone.rotations if bone.rotations is not None else np.tile(
+        np.array([0, 0, 0, 1], dtype=np.float32), (len(tmpl_times), 1))
+    base = _fill(tmpl_times, old_rot, times, at_old, True)
+    rc = _curves(ctx, action, arm, name, "rotation_quaternion", 4, True) if rest else None
+    if rc is None:
+        return base, None, np.zeros(len(times), dtype=bool)
+    q = rest.file_rotation(rc.sample(frames), ctx.family)
+    # A key time the clip gains from another bone's key: this bone, unkeyed there, gets the
+    # file's own interpolation (what the game plays), not Blender's per-component curve.
+    q = np.where((~at_old_mask & ~rc.keyed_at(frames))[:, None], base, q)
+    q, moved = _snap_rotations(q, base, ctx.tol_deg)
+    if bone.kind == "none" and not moved.any():
+        q = base.astype(np.float32)
+    return q, rest.local_rotation(q, ctx.family), moved
+
+
+def _export_ani_translation(action, arm, ctx, clip, b, bone, name, rest, local_q, t, out):
+    """One bone's translation, keyed (into out's tr) or constant (into out's ctr); the key times it
+    moved. Location keys on a bone the block stores no translation for, or that vary a constant
+    one, raise ExportFailed."""
+    tmpl_times, times, at_old, at_old_mask, frames = t
+    tr, ctr, changed_bones = out
+    lc = _curves(ctx, action, arm, name, "location", 3, bone.translations is not None) if rest else None
+    none = np.zeros(len(times), dtype=bool)
+    if bone.translations is not None:
+        base_t = _fill(tmpl_times, bone.translations, times, at_old, False)
+        if lc is None:
+            tr[:, b] = base_t
+            return none
+        v = rest.file_translation(lc.sample(frames), local_q if rest.head_offset() > 0 else None)
+        v = np.where((~at_old_mask & ~lc.keyed_at(frames))[:, None], base_t, v)
+        v, moved = _snap_vectors(v, base_t, ctx.tol_units)
+        if moved.any():
+            changed_bones.append(name + " (translation)")
+        tr[:, b] = v
+        return moved
+    if lc is None:
+        return none
+    v = rest.file_translation(lc.sample(frames), local_q if rest.head_offset() > 0 else None)
+    ref = bone.constant_translation if bone.constant_translation is not None else rest.rest_location()
+    snapped, moved = _snap_vectors(v, np.broadcast_to(ref, v.shape), ctx.tol_units)
+    if moved.any() and bone.constant_translation is None:
+        raise ExportFailed(
+            "bone %s moves (location keys) but block %d stores no translation for it (%s); "
+            "clear its location keys (Alt+G) to export" % (name, ctx.block, _translation_evidence(clip)))
+    if moved.any():
+        if not np.all(snapped == snapped[:1]):
+            raise ExportFailed(
+                "bone %s: its translation is constant in block %d and the action varies it; the "
+                "file cannot make a constant translation animated here: keep it still" % (name, ctx.block))
+        ctr[b] = snapped[0]
+        changed_bones.append(name + " (constant translation)")
+    return none
+
+
+def _ani_curve_sets(action, arm, blk, match):
+    """The curves whose keys make the clip's key times: (curve sets, whether root motion is written)."""
     sets = []
     for i, name in match.items():
         for prop, n in (("rotation_quaternion", 4), ("location", 3)):
@@ -284,11 +343,18 @@ def export_ani(action, arm, ctx, blk, match, report):
                                                              blk.root_translations is not None)
     if use_root:
         sets += _object_curve_sets(action, arm)
+    return sets, use_root
+
+
+def export_ani(action, arm, ctx, blk, match, report):
+    tmpl_times = blk.key_times
+    sets, use_root = _ani_curve_sets(action, arm, blk, match)
     new = _new_frames(tmpl_times, sets)
     times, at_old = _timeline(tmpl_times, new)
     frames = times.astype(np.float64)
     at_old_mask = np.zeros(len(times), dtype=bool)
     at_old_mask[at_old] = True
+    timeline = (tmpl_times, times, at_old, at_old_mask, frames)
     clip = blk.clip
     K, B = len(times), len(blk.bones)
     rot = np.empty((K, B, 4), dtype=np.float32)
@@ -299,54 +365,12 @@ def export_ani(action, arm, ctx, blk, match, report):
     for b, bone in enumerate(blk.bones):
         name = match.get(b)
         rest = ctx.rest_of.get(name) if name else None
-        old_rot = bone.rotations if bone.rotations is not None else np.tile(
-            np.array([0, 0, 0, 1], dtype=np.float32), (len(tmpl_times), 1))
-        base = _fill(tmpl_times, old_rot, times, at_old, True)
-        rc = _curves(ctx, action, arm, name, "rotation_quaternion", 4, True) if rest else None
-        local_q = None
-        if rc is not None:
-            q = rest.file_rotation(rc.sample(frames), ctx.family)
-            # A key time the clip gains from another bone's key: this bone, unkeyed there, gets the
-            # file's own interpolation (what the game plays), not Blender's per-component curve.
-            q = np.where((~at_old_mask & ~rc.keyed_at(frames))[:, None], base, q)
-            q, moved = _snap_rotations(q, base, ctx.tol_deg)
-            frame_moved |= moved
-            if bone.kind == "none" and not moved.any():
-                q = base.astype(np.float32)
-            rot[:, b] = q
-            local_q = rest.local_rotation(q, ctx.family)
-            if moved.any():
-                changed_bones.append(name)
-        else:
-            rot[:, b] = base
-        lc = _curves(ctx, action, arm, name, "location", 3, bone.translations is not None) if rest else None
-        if bone.translations is not None:
-            base_t = _fill(tmpl_times, bone.translations, times, at_old, False)
-            if lc is not None:
-                t = rest.file_translation(lc.sample(frames), local_q if rest.head_offset() > 0 else None)
-                t = np.where((~at_old_mask & ~lc.keyed_at(frames))[:, None], base_t, t)
-                t, moved = _snap_vectors(t, base_t, ctx.tol_units)
-                frame_moved |= moved
-                if moved.any():
-                    changed_bones.append(name + " (translation)")
-                tr[:, b] = t
-            else:
-                tr[:, b] = base_t
-        elif lc is not None:
-            t = rest.file_translation(lc.sample(frames), local_q if rest.head_offset() > 0 else None)
-            ref = bone.constant_translation if bone.constant_translation is not None else rest.rest_location()
-            snapped, moved = _snap_vectors(t, np.broadcast_to(ref, t.shape), ctx.tol_units)
-            if moved.any() and bone.constant_translation is None:
-                raise ExportFailed(
-                    "bone %s moves (location keys) but block %d stores no translation for it (%s); "
-                    "clear its location keys (Alt+G) to export" % (name, ctx.block, _translation_evidence(clip)))
-            if moved.any():
-                if not np.all(snapped == snapped[:1]):
-                    raise ExportFailed(
-                        "bone %s: its translation is constant in block %d and the action varies it; the "
-                        "file cannot make a constant translation animated here: keep it still" % (name, ctx.block))
-                ctr[b] = snapped[0]
-                changed_bones.append(name + " (constant translation)")
+        rot[:, b], local_q, moved = _export_ani_rotation(action, arm, ctx, bone, name, rest, timeline)
+        frame_moved |= moved
+        if moved.any():
+            changed_bones.append(name)
+        frame_moved |= _export_ani_translation(action, arm, ctx, clip, b, bone, name, rest, local_q, timeline,
+                                               (tr, ctr, changed_bones))
     rr, rt, root_moved = _export_root_motion(action, arm, ctx, blk, times, at_old, use_root, report)
     # A key on a new frame that changes nothing (a location 0 / scale 1 key, or one equal to the
     # file's interpolation there) is no edit: that key time is not added.

@@ -363,6 +363,94 @@ def decode_blocks(mab, path, spec, report):
     return infos, decoded
 
 
+def _target_armature(context, opts, stem, decoded, names, gltf, report):
+    """The armature the clip goes onto (Onto): (armature, target, rest mode, rest glTF)."""
+    target = opts.target
+    if target == "AUTO":
+        target = "SELECTED" if selected_armature(context) is not None else "NEW"
+    if target == "NEW":
+        arm = build_armature(context, stem, decoded, names, gltf)
+        report.info("new armature %s: %d bones%s" % (arm.name, len(arm.data.bones),
+                                                      ", rest from " + os.path.basename(gltf) if gltf else ""))
+        return arm, target, "AUTO", ""
+    arm = selected_armature(context)
+    if arm is None:
+        raise ImportFailed("no armature selected: select one, or set Onto to 'New armature' "
+                           "(or 'Selected, else new')")
+    return arm, target, opts.rest_mode, gltf
+
+
+def _match_block(blk, bones, names, names_by_hash):
+    """Clip bone -> Blender bone of one block: (match, Blender bones unused, clip bones missing)."""
+    if blk.legacy:
+        match, unused = matching.match_ids(bones, blk.bone_ids(), names)
+        missing = [("bone %d" % b) for b in blk.bone_ids() if b not in match]
+    else:
+        match, unused = matching.match_hashes(bones, [b.hash for b in blk.bones])
+        match = {i: n for i, n in match.items() if _moves(blk.bones[i])}
+        missing = [hash_label(b.hash, names_by_hash) for i, b in enumerate(blk.bones)
+                   if i not in match and _moves(b)]
+    return match, unused, missing
+
+
+def _first_rotations(blk, match, rest_of):
+    """(rest, first rotation) of each matched bone that rotates: what _family judges."""
+    pairs = []
+    for key, name in match.items():
+        if blk.legacy:
+            tr = blk.rotation_tracks.get(key)
+            q0 = tr[1][0] if tr is not None else blk.constant_rotations.get(key)
+        else:
+            q0 = blk.bones[key].rotations[0] if blk.bones[key].rotations is not None else None
+        if q0 is not None:
+            pairs.append((rest_of[name], q0))
+    return pairs
+
+
+def _key_block_root_motion(arm, action, blk, opts, o_rest, g0, index, report):
+    """The block's root motion keyed on the object (dialog), or the reason it is not; whether keyed."""
+    has_root = blk.root_rotations is not None or blk.root_translations is not None
+    if has_root and opts.root_motion == "OBJECT":
+        frames = (np.arange(blk.last_frame + 1) if blk.legacy else blk.key_times).astype(np.float64)
+        rr = blk.root_rotations[:len(frames)] if blk.root_rotations is not None else None
+        rt = blk.root_translations[:len(frames)] if blk.root_translations is not None else None
+        key_root_motion(arm, action, frames, rr, rt, o_rest, g0)
+    elif has_root:
+        report.info("block %d: root motion not keyed (dialog); the export keeps the file's" % index)
+    return bool(has_root and opts.root_motion == "OBJECT")
+
+
+def _tag_action(action, path, index, blk, opts, rest_mode, rest_gltf, family, o_rest, o_world, root_keyed):
+    """What the export reads back from the action: where it came from and how it was keyed."""
+    action[P_SOURCE] = path
+    action[P_BLOCK] = index
+    action[P_REST] = rest_mode
+    action[P_REST_GLTF] = rest_gltf
+    action[P_FAMILY] = family
+    action[P_RATE] = blk.rate
+    action[P_OBJECT_REST] = [float(x) for x in o_rest.matrix().reshape(-1)]
+    action[P_OBJECT_WORLD] = [float(x) for x in o_world.reshape(-1)]
+    action[P_ROOT_MOTION] = root_keyed
+    action[P_NAMES] = bpy.path.abspath(opts.names_path) if opts.names_path else ""
+    action.use_fake_user = True
+
+
+def _set_scene_from(context, actions, report):
+    """The scene's rate and frame range from the first imported block that stores a rate."""
+    timed = [(i, blk) for i, blk, _ in actions if blk.rate > 0]
+    rates = {blk.rate for _, blk in timed}
+    if not timed:
+        report.info("no imported block stores a key rate (constant poses only): the scene's frame rate "
+                    "is kept")
+        return
+    index, blk = timed[0]
+    lo, hi = (0, blk.last_frame) if blk.legacy else (int(blk.key_times[0]), int(blk.key_times[-1]))
+    set_scene(context, blk.rate, lo, hi)
+    if len(rates) > 1:
+        report.warn("blocks have different key rates (%s): the scene runs at block %d's" % (
+            ", ".join("%g" % r for r in sorted(rates)), index))
+
+
 def run(context, path, opts):
     """Imports `path`; returns (Report, [actions]). Raises ImportFailed with the reason."""
     report = Report()
@@ -374,22 +462,8 @@ def run(context, path, opts):
     _, decoded = decode_blocks(mab, path, opts.blocks, report)
     names = matching.read_names(bpy.path.abspath(opts.names_path)) if opts.names_path else []
     stem = os.path.splitext(os.path.basename(path))[0]
-    legacy = decoded[0][1].legacy
     gltf = bpy.path.abspath(opts.gltf_path) if opts.gltf_path else ""
-    target = opts.target
-    if target == "AUTO":
-        target = "SELECTED" if selected_armature(context) is not None else "NEW"
-    if target == "NEW":
-        arm = build_armature(context, stem, decoded, names, gltf)
-        rest_mode, rest_gltf = "AUTO", ""
-        report.info("new armature %s: %d bones%s" % (arm.name, len(arm.data.bones),
-                                                      ", rest from " + os.path.basename(gltf) if gltf else ""))
-    else:
-        arm = selected_armature(context)
-        if arm is None:
-            raise ImportFailed("no armature selected: select one, or set Onto to 'New armature' "
-                               "(or 'Selected, else new')")
-        rest_mode, rest_gltf = opts.rest_mode, gltf
+    arm, target, rest_mode, rest_gltf = _target_armature(context, opts, stem, decoded, names, gltf, report)
     o_world = np.array(arm.matrix_world, dtype=np.float64)
     try:
         rest_of, rest_mode, rest_line, g0 = rests.armature_rests(arm, rest_mode, rest_gltf, o_world)
@@ -401,47 +475,15 @@ def run(context, path, opts):
     names_by_hash = {matching.crc32(n): n for n in names}
     actions = []
     for index, blk in decoded:
-        if blk.legacy:
-            match, unused = matching.match_ids(bones, blk.bone_ids(), names)
-            missing = [("bone %d" % b) for b in blk.bone_ids() if b not in match]
-        else:
-            match, unused = matching.match_hashes(bones, [b.hash for b in blk.bones])
-            match = {i: n for i, n in match.items() if _moves(blk.bones[i])}
-            missing = [hash_label(b.hash, names_by_hash) for i, b in enumerate(blk.bones)
-                       if i not in match and _moves(b)]
-        pairs = []
-        for key, name in match.items():
-            if blk.legacy:
-                tr = blk.rotation_tracks.get(key)
-                q0 = tr[1][0] if tr is not None else blk.constant_rotations.get(key)
-            else:
-                q0 = blk.bones[key].rotations[0] if blk.bones[key].rotations is not None else None
-            if q0 is not None:
-                pairs.append((rest_of[name], q0))
+        match, unused, missing = _match_block(blk, bones, names, names_by_hash)
+        pairs = _first_rotations(blk, match, rest_of)
         family = _family(opts, pairs, report, index, rest_mode == "GLTF" or bool(gltf and target == "NEW"))
         action = fcurves.new_action("%s block %d" % (stem, index))
         fcurves.assign(arm, action)
         filler = _key_legacy_block if blk.legacy else _key_ani_block
         keyed, keys = filler(arm, action, blk, match, rest_of, family)
-        has_root = blk.root_rotations is not None or blk.root_translations is not None
-        if has_root and opts.root_motion == "OBJECT":
-            frames = (np.arange(blk.last_frame + 1) if blk.legacy else blk.key_times).astype(np.float64)
-            rr = blk.root_rotations[:len(frames)] if blk.root_rotations is not None else None
-            rt = blk.root_translations[:len(frames)] if blk.root_translations is not None else None
-            key_root_motion(arm, action, frames, rr, rt, o_rest, g0)
-        elif has_root:
-            report.info("block %d: root motion not keyed (dialog); the export keeps the file's" % index)
-        action[P_SOURCE] = path
-        action[P_BLOCK] = index
-        action[P_REST] = rest_mode
-        action[P_REST_GLTF] = rest_gltf
-        action[P_FAMILY] = family
-        action[P_RATE] = blk.rate
-        action[P_OBJECT_REST] = [float(x) for x in o_rest.matrix().reshape(-1)]
-        action[P_OBJECT_WORLD] = [float(x) for x in o_world.reshape(-1)]
-        action[P_ROOT_MOTION] = bool(has_root and opts.root_motion == "OBJECT")
-        action[P_NAMES] = bpy.path.abspath(opts.names_path) if opts.names_path else ""
-        action.use_fake_user = True
+        root_keyed = _key_block_root_motion(arm, action, blk, opts, o_rest, g0, index, report)
+        _tag_action(action, path, index, blk, opts, rest_mode, rest_gltf, family, o_rest, o_world, root_keyed)
         report.info("block %d -> action '%s': %d bones, %d keys at %g/s%s" % (
             index, action.name, keyed, keys, blk.rate, ", root motion on the object" if action[P_ROOT_MOTION] else ""))
         if missing:
@@ -450,19 +492,7 @@ def run(context, path, opts):
             report.info("block %d: %d bone(s) of %s not in the clip: %s" % (index, len(unused), arm.name,
                                                                           short_list(unused)))
         actions.append((index, blk, action))
-    first = actions[0]
-    fcurves.assign(arm, first[2])
+    fcurves.assign(arm, actions[0][2])
     if opts.set_scene:
-        timed = [(i, blk) for i, blk, _ in actions if blk.rate > 0]
-        rates = {blk.rate for _, blk in timed}
-        if not timed:
-            report.info("no imported block stores a key rate (constant poses only): the scene's frame rate "
-                        "is kept")
-        else:
-            index, blk = timed[0]
-            lo, hi = (0, blk.last_frame) if blk.legacy else (int(blk.key_times[0]), int(blk.key_times[-1]))
-            set_scene(context, blk.rate, lo, hi)
-            if len(rates) > 1:
-                report.warn("blocks have different key rates (%s): the scene runs at block %d's" % (
-                    ", ".join("%g" % r for r in sorted(rates)), index))
+        _set_scene_from(context, actions, report)
     return report, [a for _, _, a in actions]

@@ -73,6 +73,20 @@ def test_hash_is_crc32_of_the_name():
         assert mabkit.hash(name) == zlib.crc32(name.encode("utf-8"))
 
 
+def test_hash_is_mab_hash(mab_cli):
+    """The module's hash is the library's one bone-name hash (bone_hash.hpp), as `mab hash` prints it:
+    the name's UTF-8 bytes, ASCII or not."""
+    import subprocess
+    names = ["Root", "L Thigh", "Épaule gauche", "肩", "Ärm"]
+    p = subprocess.run([mab_cli, "hash", *names], capture_output=True, check=True)
+    lines = p.stdout.decode("utf-8").splitlines()
+    assert len(lines) == len(names)
+    for name, line in zip(names, lines):
+        printed, _, shown = line.partition("  ")
+        assert shown == name
+        assert mabkit.hash(name) == int(printed, 16), name
+
+
 BAD = sorted((CORPUS / "bad").glob("*.bad"))
 
 

@@ -70,12 +70,17 @@ def test_zip_refuses_a_missing_or_wrong_executable(tmp_path):
     assert p.returncode != 0 and "is not a windows-x64 executable" in p.stderr
 
 
-def load_clipdata():
-    spec = importlib.util.spec_from_file_location("clipdata_alone", os.path.join(ROOT, "blender", "io_anim_mab",
-                                                                                 "clipdata.py"))
+def load_addon_module(name):
+    """One of the add-on's modules that need no Blender, loaded from its file alone."""
+    spec = importlib.util.spec_from_file_location(name + "_alone", os.path.join(ROOT, "blender", "io_anim_mab",
+                                                                               name + ".py"))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
+
+
+def load_clipdata():
+    return load_addon_module("clipdata")
 
 
 MAB = os.environ.get("MAB_CLI", os.path.join(ROOT, "build", "dev", "mab"))
@@ -119,3 +124,25 @@ def test_fast_json_reading_and_writing_equal_pythons_json():
             assert got["container"] == want["container"], path
         seen += 1
     assert seen >= 40, "only %d corpus clips exported a clip" % seen
+
+
+@pytest.mark.skipif(not os.path.isfile(MAB), reason="no mab (set MAB_CLI)")
+def test_addon_bone_hash_is_mab_hash():
+    """The add-on's one bone-name hash (matching.crc32, which matches Blender bones to clip bones) is
+    the library's (bone_hash.hpp) as `mab hash` prints it: the UTF-8 bytes of ASCII and non-ASCII
+    names, and the bytes of a names file line that is not UTF-8 as they were (what `mab export
+    --names` hashes)."""
+    matching = load_addon_module("matching")
+    names = ["Root", "L Thigh", "Bip01 Head", "Épaule gauche", "肩", "Ärm",
+             b"Bip01 \xe9paule".decode("utf-8", "surrogateescape")]
+    raw = [n.encode("utf-8", "surrogateescape") for n in names]
+    p = subprocess.run([MAB, "hash", *raw], capture_output=True, check=True)
+    lines = p.stdout.split(b"\n")[:len(names)]
+    assert len(lines) == len(names), p.stdout
+    for name, data, line in zip(names, raw, lines):
+        printed, _, shown = line.partition(b"  ")
+        assert shown == data
+        assert matching.crc32(name) == int(printed, 16), name
+    # What a names file holds reaches the same hash through parse_names.
+    parsed = matching.parse_names(b"\xef\xbb\xbf" + b"\r\n".join(raw) + b"\r\n")
+    assert [matching.crc32(n) for n in parsed] == [matching.crc32(n) for n in names]

@@ -12,11 +12,14 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -239,6 +242,137 @@ TEST_F(ChannelsCli, DiffShowsFarCry2TranslationsAndTrajectory) {
     }
   EXPECT_EQ(moved, 3u) << j.dump(1);
   EXPECT_EQ(run_mab_split("diff " + corpus(rel) + " " + corpus(rel)).status, 0);
+}
+
+// Item 4: both values where a channel's difference peaks. Before: a row said how much, where and
+// at which keys, not what either clip holds there. Under each row, `A:` then `B:`: a rotation's
+// quaternion as `mab dump` prints it, a translation's x y z in file units; --json: value_a and
+// value_b. A JSON document compares as written, so B's values are the document's.
+TEST_F(ChannelsCli, DiffPrintsBothValuesWhereTheDifferencePeaks) {
+  // The values line under the row of `label` and `channel`: A's and B's numbers, and A's text.
+  struct Values {
+    std::vector<double> a, b;
+    std::string a_text;
+  };
+  auto values = [](const std::string& out, const std::string& label, const std::string& channel) {
+    std::istringstream rows(out);
+    std::string line;
+    while (std::getline(rows, line)) {
+      if (line.rfind(label + " ", 0) != 0) continue;
+      std::istringstream f(line.substr(label.size()));
+      std::string c;
+      if (!(f >> c) || c != channel || !std::getline(rows, line)) continue;
+      Values v;
+      const auto at_a = line.find("  A:"), at_b = line.find("   B:");
+      if (at_a != 0 || at_b == std::string::npos) return v;
+      v.a_text = line.substr(4, at_b - 4);
+      std::istringstream na(v.a_text), nb(line.substr(at_b + 5));
+      for (double x = 0; na >> x;) v.a.push_back(x);
+      for (double x = 0; nb >> x;) v.b.push_back(x);
+      return v;
+    }
+    return Values{};
+  };
+
+  // 'aNi' rotation: Root turned 10 degrees. The two quaternions are 10 degrees apart and A's is the
+  // one `mab dump` prints for Root at key A.
+  const std::string walk = corpus("wd2/long_k40.mab"), turned = path("turned.mab");
+  ASSERT_EQ(run_mab_split("edit " + walk + " -o " + turned + " --rotate-bone Root 0,0,1@10").status, 0);
+  auto r = run_mab_split("diff " + walk + " " + turned);
+  EXPECT_EQ(r.status, 1) << r.out;
+  const auto rot = values(r.out, "0xB6C65665", "rotation");
+  ASSERT_EQ(rot.a.size(), 4u) << r.out;
+  ASSERT_EQ(rot.b.size(), 4u) << r.out;
+  double dot = 0;
+  for (std::size_t i = 0; i < 4; ++i) dot += rot.a[i] * rot.b[i];
+  const double apart = 2 * std::acos(std::min(1.0, std::abs(dot))) * 180 / 3.14159265358979323846;
+  EXPECT_NEAR(apart, 10.0, 0.01) << r.out;
+  // docs/edit.md shows this run's output as it is.
+  std::ifstream md(mab::test::source_dir() / "docs" / "edit.md");
+  std::stringstream edit_md;
+  edit_md << md.rdbuf();
+  EXPECT_TRUE(has(edit_md.str(), "turned.mab\n" + r.out + "```")) << r.out;
+  auto j = nlohmann::json::parse(run_mab_split("diff --json " + walk + " " + turned).out);
+  for (const auto& b : j["bones"]) {
+    if (b["hash"] != "0xB6C65665") continue;
+    ASSERT_EQ(b["value_a"].size(), 4u) << b.dump();
+    for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(b["value_a"][i].get<double>(), rot.a[i], 5e-7) << b.dump();
+    for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(b["value_b"][i].get<double>(), rot.b[i], 5e-7) << b.dump();
+    const auto key = b["key_a"].get<int>();
+    auto dump = run_mab_split("dump " + walk + " --bone 0xB6C65665 --keys " + std::to_string(key) + ":" + std::to_string(key));
+    EXPECT_TRUE(has(dump.out, rot.a_text + "\n")) << rot.a_text << "\n" << dump.out;
+  }
+
+  // 'aNi' translation and root motion against the edited document: A holds the file's values,
+  // B the document's (+5 on x of key 3; +5 on y of the root at key 7).
+  const char* rel = "wd2/translations_all_bones_root_motion.mab";
+  std::vector<double> key3, root7;
+  const auto doc = edited_document(rel, "moved", [&](nlohmann::json& d) {
+    auto& k = d["motion"]["translations"][0]["keys"][3];
+    auto& m = d["motion"]["root_motion"]["translations"][7];
+    key3 = k.get<std::vector<double>>();
+    root7 = m.get<std::vector<double>>();
+    k[0] = key3[0] + 5;
+    m[1] = root7[1] + 5;
+  });
+  r = run_mab_split("diff " + corpus(rel) + " " + doc);
+  EXPECT_EQ(r.status, 1) << r.out;
+  const auto moved = values(r.out, "0xB6C65665", "translation");
+  const auto root = values(r.out, "root motion", "translation");
+  ASSERT_EQ(moved.a.size(), 3u) << r.out;
+  ASSERT_EQ(moved.b.size(), 3u) << r.out;
+  ASSERT_EQ(root.b.size(), 3u) << r.out;
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_NEAR(moved.a[i], key3[i], 1e-5) << r.out;
+    EXPECT_NEAR(moved.b[i], key3[i] + (i == 0 ? 5 : 0), 1e-5) << r.out;
+    EXPECT_NEAR(root.a[i], root7[i], 1e-5) << r.out;
+    EXPECT_NEAR(root.b[i], root7[i] + (i == 1 ? 5 : 0), 1e-5) << r.out;
+  }
+  j = nlohmann::json::parse(run_mab_split("diff --json " + corpus(rel) + " " + doc).out);
+  bool root_json = false;
+  for (const auto& b : j["bones"])
+    if (b.value("root_motion", false)) {
+      root_json = true;
+      const auto& t = b["translation"];
+      EXPECT_NEAR(t["value_b"][1].get<double>() - t["value_a"][1].get<double>(), 5.0, 1e-5) << b.dump();
+    }
+  EXPECT_TRUE(root_json) << j.dump(1);
+
+  // Far Cry 2: a keyed rotation set to identity, the trajectory moved, a constant translation
+  // moved; each row shows both sides.
+  const char* fc2 = "fc2/all_arrays.mab";
+  std::string rotated_bone;
+  std::vector<double> traj6, constant;
+  const auto fc2_doc = edited_document(fc2, "fc2", [&](nlohmann::json& d) {
+    auto& c = d["legacy_clip"];
+    rotated_bone = "bone_" + std::to_string(c["rotations"][0]["bone"].get<int>());
+    c["rotations"][0]["keys"][1] = nlohmann::json::array({0.0, 0.0, 0.0, 1.0});
+    traj6 = c["trajectory_translation"][6].get<std::vector<double>>();
+    c["trajectory_translation"][6][0] = traj6[0] + 5;
+    constant = c["constant_translations"][0]["translation"].get<std::vector<double>>();
+    c["constant_translations"][0]["translation"][2] = constant[2] + 5;
+  });
+  r = run_mab_split("diff " + corpus(fc2) + " " + fc2_doc);
+  EXPECT_EQ(r.status, 1) << r.out;
+  const auto fc2_rot = values(r.out, rotated_bone, "rotation");
+  ASSERT_EQ(fc2_rot.b.size(), 4u) << r.out;
+  EXPECT_EQ(fc2_rot.b, (std::vector<double>{0, 0, 0, 1})) << r.out;
+  EXPECT_NE(fc2_rot.a, fc2_rot.b) << r.out;
+  const auto traj = values(r.out, "trajectory", "translation");
+  ASSERT_EQ(traj.b.size(), 3u) << r.out;
+  EXPECT_NEAR(traj.a[0], traj6[0], 1e-5) << r.out;
+  EXPECT_NEAR(traj.b[0], traj6[0] + 5, 1e-5) << r.out;
+  bool constant_row = false;
+  std::istringstream rows(r.out);
+  for (std::string line; std::getline(rows, line);) {
+    std::istringstream f(line);
+    std::string label, channel;
+    if (!(f >> label >> channel) || label.rfind("bone_", 0) != 0 || channel != "translation") continue;
+    const auto v = values(r.out, label, "translation");
+    if (v.b.size() == 3 && std::abs(v.b[2] - v.a[2] - 5) < 1e-5 && std::abs(v.a[2] - constant[2]) < 1e-5)
+      constant_row = true;
+  }
+  EXPECT_TRUE(constant_row) << r.out;
 }
 
 // Item 7: docs/gltf.md checked a frame-40 edit with --keys 40:48, which are key indices; frame

@@ -8,6 +8,7 @@
 // writer lays segments out again and recomputes every offset from their sizes.
 #pragma once
 
+#include <mab/bone_hash.hpp>  // bone_hash, which container users call with it
 #include <mab/limits.hpp>
 #include <mab/result.hpp>
 #include <mab/variant.hpp>
@@ -176,8 +177,5 @@ Result<Container> new_container(Game game, std::vector<NewFieldDefault>* default
 
 // Human name of a section slot for this block's layout (format 8.1, 8.2, 4.4, 13).
 std::string_view section_name(const Block& block, std::size_t slot) noexcept;
-
-// Bone name hash (decision 11): zlib crc32 of the case-sensitive bytes.
-std::uint32_t bone_hash(std::string_view name) noexcept;
 
 }  // namespace mab

@@ -106,6 +106,8 @@ struct ChannelDiff {
   // index; Far Cry 2/3: the stored key, or the frame for per-frame tracks); -1 when that time
   // falls between keys or the channel is constant.
   std::ptrdiff_t key_a = -1, key_b = -1;
+  // A translation's: each clip's value at worst_time_s, in file units (what `mab diff` prints).
+  Vec3 value_a{}, value_b{};
 };
 struct BoneDiff {
   std::uint32_t hash = 0;
@@ -115,6 +117,7 @@ struct BoneDiff {
   double worst_time_s = 0;  // where the difference peaks
   std::size_t times = 0;    // compared: both bones' key times, merged
   std::ptrdiff_t key_a = -1, key_b = -1;  // as ChannelDiff's
+  Quat rotation_a, rotation_b;            // each clip's rotation at worst_time_s, as it samples it
   bool rotated = true;                    // false: neither clip rotates it (listed for its translation)
   std::optional<ChannelDiff> translation;  // when both clips translate it
   bool root_motion = false;                // the clip's root motion ('aNi') or trajectory (Far Cry 2/3)

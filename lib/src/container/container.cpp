@@ -2,8 +2,6 @@
 #include "header_fields.hpp"
 #include "layouts.hpp"
 
-#include <zlib.h>
-
 #include <cstring>
 #include <limits>
 
@@ -51,19 +49,6 @@ std::span<const std::uint8_t> Block::section(std::size_t slot) const noexcept {
 std::vector<std::uint8_t>* Block::section_mut(std::size_t slot) noexcept {
   if (slot >= slot_segment.size() || slot_segment[slot] < 0) return nullptr;
   return &segments[static_cast<std::size_t>(slot_segment[slot])].bytes;
-}
-
-std::uint32_t bone_hash(std::string_view name) noexcept {
-  const auto* p = reinterpret_cast<const Bytef*>(name.data());
-  uLong crc = crc32(0L, Z_NULL, 0);
-  // zlib takes uInt lengths; names are short, but feed long input in pieces anyway.
-  while (name.size() > 0) {
-    const auto n = static_cast<uInt>(std::min<std::size_t>(name.size(), 1u << 30));
-    crc = crc32(crc, p, n);
-    p += n;
-    name.remove_prefix(n);
-  }
-  return static_cast<std::uint32_t>(crc);
 }
 
 Result<Container> read_container(std::span<const std::uint8_t> file, const Limits& limits) {

@@ -1,6 +1,7 @@
 // Clip edits (edit.hpp). Pure functions of the editable clip: no codec, no container.
 #include <mab/edit.hpp>
 
+#include <mab/bone_hash.hpp>
 #include <mab/quat.hpp>
 
 #include <algorithm>
@@ -10,21 +11,6 @@
 #include <iterator>
 #include <map>
 #include <unordered_map>
-
-// Bone hashes are CRC-32 of the names (decision 11); the model layer carries its own copy of the
-// table-free bitwise CRC so that it depends on nothing (names are short).
-namespace {
-
-std::uint32_t crc32(std::string_view s) noexcept {
-  std::uint32_t c = 0xFFFFFFFFu;
-  for (const char ch : s) {
-    c ^= static_cast<unsigned char>(ch);
-    for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
-  }
-  return ~c;
-}
-
-}  // namespace
 
 namespace mab {
 
@@ -131,7 +117,7 @@ double angle_deg(const Quat& a, const Quat& b) noexcept { return angular_error_d
 Result<std::size_t> find_bone(const Clip& clip, std::string_view arg) {
   for (std::size_t i = 0; i < clip.bones.size(); ++i)
     if (!clip.bones[i].name.empty() && clip.bones[i].name == arg) return i;
-  const std::uint32_t by_name = crc32(arg);
+  const std::uint32_t by_name = bone_hash(arg);
   std::optional<std::uint32_t> by_number;
   {
     std::string_view s = arg;
@@ -165,7 +151,7 @@ Result<BoneId> parse_bone_id(std::string_view arg) {
       return bad("bone", "\"" + std::string(arg) + "\" is not a hash (\"0x\" and at most 8 hex digits)");
     return BoneId{v, {}};
   }
-  return BoneId{crc32(arg), std::string(arg)};
+  return BoneId{bone_hash(arg), std::string(arg)};
 }
 
 Quat sample_bone(const Clip& c, const ClipBone& b, double t) noexcept {
@@ -392,7 +378,7 @@ Status remove_bone(Clip& c, std::size_t bone) {
 
 Status add_bone(Clip& c, std::string name, const Quat& q) {
   if (name.empty()) return bad("add-bone", "a bone needs a name");
-  const std::uint32_t h = crc32(name);
+  const std::uint32_t h = bone_hash(name);
   if (c.find_bone(h) >= 0) return bad("add-bone", "the clip already has a bone with hash " + hex32(h) + " (\"" + name + "\")");
   ClipBone b;
   b.hash = h;
@@ -564,10 +550,13 @@ BoneDiff diff_pair(const DiffTrack& a, const DiffTrack& b) {
     const auto r = diff_channel(a.times, b.times, [&](double t) { return angle_deg(a.at(t), b.at(t)); });
     d.max_deg = r.max, d.mean_deg = r.mean, d.worst_time_s = r.worst_time_s, d.times = r.times;
     d.key_a = r.key_a, d.key_b = r.key_b;
+    d.rotation_a = a.at(d.worst_time_s), d.rotation_b = b.at(d.worst_time_s);
   }
-  if (a.translated && b.translated)
-    d.translation = diff_channel(a.translation_times, b.translation_times,
-                                 [&](double t) { return distance(a.translation_at(t), b.translation_at(t)); });
+  if (a.translated && b.translated) {
+    auto& t = d.translation.emplace(diff_channel(a.translation_times, b.translation_times,
+                                                 [&](double s) { return distance(a.translation_at(s), b.translation_at(s)); }));
+    t.value_a = a.translation_at(t.worst_time_s), t.value_b = b.translation_at(t.worst_time_s);
+  }
   return d;
 }
 
