@@ -239,6 +239,35 @@ TEST(EncodeMotion, RegroupedTranslationsStayWithinTheBoundOrTheFinestDepth) {
   }
 }
 
+// A key time added after the last (the add-on's new-key export on this clip) puts two keys in the
+// last chunk of bone 0x1630ABF4 (6 bits, scale 453 units). Its components were stored as 16-bit
+// constants whenever those came within half a constant step (scale / 65535 = 0.0069 units),
+// though a varying form was closer: 0.003128 units off, and no depth lowered it (a constant has
+// no interpolant bits), so the depth search kept 6 bits. A depth the format holds meets the bound.
+TEST(EncodeMotion, ANewKeyTimeOnAWideTrackMeetsTheTranslationBound) {
+  const auto d = decoded("wdl/translations_flag80_constants40.mab");
+  mab::Clip edited = d.clip;
+  const std::size_t keys = edited.key_count();
+  ASSERT_TRUE(edited.insert_key(keys, edited.key_times[keys - 1] + 1).ok());
+  mab::EncodeOptions strict = mab::edit_policy();
+  strict.refuse_above_max_translation_error = true;
+  mab::EncodeReport rep;
+  auto out = mab::encode_clip(d, edited, strict, &rep);
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  EXPECT_LE(rep.max_translation_error, mab::default_max_translation_error);
+  const auto back = reread(*out);
+  double worst = 0;
+  for (std::size_t i = 0; i < edited.bones.size(); ++i) {
+    ASSERT_EQ(back.clip.bones[i].translations.size(), edited.bones[i].translations.size());
+    for (std::size_t k = 0; k < edited.bones[i].translations.size(); ++k)
+      for (unsigned j = 0; j < 3; ++j)
+        worst = std::max(worst, std::fabs(double{back.clip.bones[i].translations[k][j]} -
+                                          double{edited.bones[i].translations[k][j]}));
+  }
+  EXPECT_LE(worst, rep.max_translation_error + 1e-9);
+  EXPECT_LE(worst, mab::default_max_translation_error);
+}
+
 // Nothing is written in a layout the decoder did not prove on this block.
 TEST(EncodeMotion, DataForSectionsNotDecodedIsRefused) {
   {
