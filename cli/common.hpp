@@ -32,8 +32,8 @@ std::string hex(std::uint64_t v, int width = 0);
 inline constexpr const char* max_translation_error_help =
     "largest error in file units of a re-quantised translation key (default 0.001): a bone whose translation "
     "chunks are re-quantised (edited, or regrouped by a key time added or removed) keeps its depth unless that "
-    "misses the bound, then gets a finer one, 16 bits at most (its error reported); given, what 16 bits miss is "
-    "refused";
+    "misses the bound, then gets a finer one, 16 bits at most; what 16 bits still miss is refused, nothing written "
+    "(the message names the bound that accepts it)";
 
 // Exit statuses of every command (docs/cli.md, `mab --help`). A command that meets several
 // problems exits with the largest.

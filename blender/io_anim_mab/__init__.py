@@ -182,6 +182,13 @@ class EXPORT_ANIM_OT_mab(bpy.types.Operator, ExportHelper):
                        description="Block to write (-1: the one the action remembers)")
     max_error: FloatProperty(name="Max error (degrees)", default=0.01, min=1e-6, max=10.0, precision=4,
                              description="Edited keys are re-quantised within this angle")
+    max_translation_error: FloatProperty(name="Max translation error (units)", default=0.001, min=1e-6, max=100.0,
+                                         precision=6,
+                                         description="Re-quantised translation keys (edited, or moved into "
+                                                     "another chunk by a new key time) land within this "
+                                                     "distance in file units, as `mab import "
+                                                     "--max-translation-error`; what the format cannot hold "
+                                                     "within it stops the export, naming the bound that would")
     match_tolerance: FloatProperty(name="Match tolerance (degrees)", default=0.001, min=0.0, max=1.0,
                                    precision=5,
                                    description="A key within this angle of the template's is the "
@@ -208,6 +215,7 @@ class EXPORT_ANIM_OT_mab(bpy.types.Operator, ExportHelper):
     def execute(self, context):
         from . import exporter
         opts = exporter.Options(template_path=self.template_path, block=self.block, max_error=self.max_error,
+                                max_translation_error=self.max_translation_error,
                                 match_tolerance=self.match_tolerance, match_units=self.match_units,
                                 in_place=self.in_place, bake=self.bake,
                                 mab_path=_mab_path(context))

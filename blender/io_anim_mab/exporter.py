@@ -27,6 +27,7 @@ class Options:
         self.template_path = kw.get("template_path", "")
         self.block = kw.get("block", -1)
         self.max_error = kw.get("max_error", 0.01)
+        self.max_translation_error = kw.get("max_translation_error", 0.001)
         self.match_tolerance = kw.get("match_tolerance", 1e-3)
         self.match_units = kw.get("match_units", 1e-5)
         self.in_place = kw.get("in_place", False)
@@ -556,7 +557,8 @@ def _legacy_root_motion(action, arm, ctx, blk, lc, every, changed, report):
 # --- the whole export ------------------------------------------------------------------------
 
 # mab's options in its error lines, and the export dialog's labels that set them.
-DIALOG_LABELS = (("--in-place", "Overwrite the template (keep a .bak)"), ("--max-error", "Max error (degrees)"))
+DIALOG_LABELS = (("--in-place", "Overwrite the template (keep a .bak)"), ("--max-error", "Max error (degrees)"),
+                 ("--max-translation-error", "Max translation error (units)"))
 
 
 def _dialog_words(line):
@@ -636,7 +638,7 @@ def run(context, out_path, opts):
     out_path = os.path.abspath(bpy.path.abspath(out_path))
     try:
         lines = mab.import_json(edited.to_bytes(), source, out_path, opts.max_error,
-                                in_place=opts.in_place)
+                                max_translation_error=opts.max_translation_error, in_place=opts.in_place)
     except mabexe.MabError as e:
         raise ExportFailed(_dialog_words(str(e)))
     for line in lines:

@@ -88,11 +88,13 @@ class Mab:
         out, _ = self.run(["export", path, "--block", str(block), "--format", "json", "-o", "-"])
         return out
 
-    def import_json(self, doc_bytes, template, out_path, max_error, in_place=False):
+    def import_json(self, doc_bytes, template, out_path, max_error, max_translation_error=None, in_place=False):
         """Writes `out_path` from the document through `mab import` (its output rules: a link kept,
         a device written to, a folder refused, the template itself only with in_place, keeping a
         .bak). Returns mab's report lines."""
         args = ["import", "-", "--template", template, "-o", out_path, "--max-error", repr(float(max_error))]
+        if max_translation_error is not None:
+            args += ["--max-translation-error", repr(float(max_translation_error))]
         if in_place:
             args.append("--in-place")
         out, err = self.run(args, stdin=doc_bytes)

@@ -325,8 +325,8 @@ class Clip:
         ones are re-quantised (a changed bone keeps its bit depth unless that misses
         ``max_error`` degrees; ``requantise_all`` re-picks every animated bone's depth, as
         ``mab edit --requantise``). Translation chunks follow the same rule in file units:
-        ``max_translation_error`` (default 0.001 units, raised depths reported; given, what 16
-        bits miss raises MabError, as ``--max-translation-error`` does). With ``verify`` the bytes are read back and every bone
+        ``max_translation_error`` (default 0.001 units, raised depths reported; what 16 bits
+        miss raises MabError, as ``--max-translation-error`` does). With ``verify`` the bytes are read back and every bone
         compared with the edit before anything is returned or written. Returns the file's
         bytes and the report; with ``path``, also writes them there atomically."""
         from . import File, read

@@ -125,9 +125,13 @@ def test_a_key_at_a_new_time_lands(where):
     except mabkit.MabError as e:
         # A 33-degree jump inside one chunk can miss the default 0.01 degrees even at the
         # finest depth (fc5/parts_nested block 1: 0.0153 at 16 bits); the encoder refuses
-        # rather than writing it, naming the bound that takes it. That bound lands the key.
-        assert e.field == "max_error" and "accepts it" in str(e)
-        data, rep = clip.encode(max_error=0.05)
+        # rather than writing it, naming the bound that takes it. That bound lands the key. So
+        # does the translation bound: the new time regroups a 440-unit track (decision 21).
+        assert e.field in ("max_error", "max_translation_error") and "accepts it" in str(e)
+        if e.field == "max_error":
+            data, rep = clip.encode(max_error=0.05)
+        else:
+            data, rep = clip.encode(max_translation_error=0.01)
     assert rep.keys_added == [new_time] and rep.keys_after == before.key_count + 1
     after = mabkit.read(data).blocks[block].decode()
     assert list(after.key_times) == list(clip.key_times)
@@ -344,11 +348,14 @@ def test_root_rotations_and_part_entries_edit_lands():
 def test_regrouped_translations_stay_within_the_translation_bound():
     # A key time inserted early regroups every later 8-key translation chunk (format 10.1):
     # untouched bones are re-quantised at a finer depth (decision 21), not moved by their own
-    # 4-bit grid; a bound given is refused when 16 bits miss it.
+    # 4-bit grid; the bound, the default one as a given one, is refused when 16 bits miss it.
     clip = decode(CORPUS / "wd1/translations_flag40.mab", 0)
     before = clip.copy()
     k = clip.insert_key(int(clip.key_times[0]) + 1)
-    data, rep = clip.encode()
+    with pytest.raises(mabkit.MabError) as e:
+        clip.encode()
+    assert e.value.field == "max_translation_error" and "above --max-translation-error 0.001" in str(e.value)
+    data, rep = clip.encode(max_translation_error=0.01)
     assert rep.translation_depths_raised > 0
     after = mabkit.read(data).blocks[0].decode()
     old = [i for i in range(after.key_count) if i != k]

@@ -490,9 +490,14 @@ def check_pose(case, res, arm, built_world, acts):
                                                 if case["rig"] == "b" else "", worst_where))
 
 
-def export(path, lines):
+# Dialog settings every later export of the case uses (the translation bound a new key's
+# refusal named).
+EXPORT_KW = {}
+
+
+def export(path, lines, **kw):
     with captured(lines):
-        r = bpy.ops.export_anim.mab(filepath=path)
+        r = bpy.ops.export_anim.mab(filepath=path, **dict(EXPORT_KW, **kw))
     if r != {"FINISHED"}:
         raise RuntimeError("export %s: %s %s" % (path, r, lines))
 
@@ -531,6 +536,7 @@ def pick_edit(case, arm, acts):
 
 
 def case_run(case, job, res):
+    EXPORT_KW.clear()
     reset()
     arm, built_world = rig_and_import(case, res)
     acts = our_actions(case)
@@ -595,7 +601,20 @@ def case_run(case, job, res):
         res["newkey"].update(time=new, hash=clip_id)
     res["newkey"]["expected"] = list(file_rotation(case, arm, built_world, bone, value, act["mabkit_family"]))
     res["newkey_report"] = []
-    export(res["newkey"]["path"], res["newkey_report"])
+    try:
+        export(res["newkey"]["path"], res["newkey_report"])
+    except RuntimeError as e:
+        # The new time regroups later translation chunks; a track spanning hundreds of units
+        # (wd1/translations_flag40) misses 0.001 units even at 16 bits: refused by name, nothing
+        # written, then exported with the bound the line names (decision 21).
+        m = re.search(r"--max-translation-error ([0-9.eE+-]+) accepts it", str(e))
+        if not m or "Max translation error (units)" not in str(e) or os.path.exists(res["newkey"]["path"]):
+            raise
+        res["newkey"]["refused"] = str(e).strip().splitlines()[-1][-200:]
+        res["newkey"]["bound"] = float(m.group(1))
+        res["newkey_report"] = []
+        EXPORT_KW["max_translation_error"] = res["newkey"]["bound"]
+        export(res["newkey"]["path"], res["newkey_report"])
     if case.get("refusals"):
         res["refused"] = refusals(case, arm, act, bone, frame)
 

@@ -244,6 +244,19 @@ def check_newkey_ani(case, res, before, after):
             d = qangle(got[pos], nk["expected"])
             if d > rep + 2e-3:
                 problems.append("the new key holds %s, %.5f deg from the keyed %s" % (got[pos], d, nk["expected"]))
+    # Translations at the old key times stay within the reported error and the bound the export
+    # was given (the dialog's default 0.001 units, or the one a refusal named).
+    units, bound = reported_units(res["newkey_report"]), nk.get("bound", 0.001)
+    if units > bound:
+        problems.append("translation error %.6f units reported, above the bound %g" % (units, bound))
+    ta = {t["hash"]: t["keys"] for t in after.get("motion", {}).get("translations", [])}
+    for t in before.get("motion", {}).get("translations", []):
+        got = ta.get(t["hash"], [])
+        old = [k for i, k in enumerate(got) if i != pos]
+        worst = max((abs(x - y) for k0, k1 in zip(t["keys"], old) for x, y in zip(k0, k1)), default=0.0)
+        # 1e-5: the report prints 6 digits and measures against the add-on's float32 locations.
+        if len(old) != len(t["keys"]) or worst > units + 1e-5:
+            problems.append("translation of %s moved %.6f units > reported %.6f" % (t["hash"], worst, units))
     return problems, rep
 
 
@@ -532,6 +545,9 @@ def main():
                   res["newkey"].get("time", res["newkey"].get("frame"))))
         for why in res.get("refused", []):
             print("    refused: %s" % why)
+        if "refused" in res["newkey"]:
+            print("    new key refused by default, written with Max translation error %g: %s" % (
+                res["newkey"]["bound"], res["newkey"]["refused"]))
     problem = judge_console(args.mab, console, report.get("console", {}), args.work)
     if problem:
         failures.append("README console example: " + problem)

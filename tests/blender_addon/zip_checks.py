@@ -254,6 +254,58 @@ def _():
     assert (t0 + t1) // 2 in doc(out)["clip"]["key_times"]
 
 
+@check("Max translation error (units): a new key time on a 453-unit track lands within 0.001 units; one "
+       "16 bits cannot hold within it stops the export naming the label, and lands with the bound named")
+def _():
+    # The new key after the last regroups the last 8-key chunk of every translated bone; the
+    # wide bone (0x1630ABF4) was written 0.003128 units off at 6 bits (its 16-bit constants).
+    src = copy("wdl/translations_flag80_constants40.mab", "wide.mab")
+    reset()
+    import_clip(src, target="NEW", names_path=NAMES)
+    a = arm()
+    d0 = doc(src)
+    new = max(d0["clip"]["key_times"]) + 1
+    keyed = next(b.name for b in a.data.bones if rot_curves(a.animation_data.action, b.name))
+    key_new(a, keyed, new, 20.0)
+    out = os.path.join(WORK, "wide_new_key.mab")
+    with Capture() as c:
+        err = export(out)
+    assert err is None, err
+    d1 = doc(out)
+    assert new in d1["clip"]["key_times"], "no key time %d" % new
+    import re
+    reported = [float(x) for l in c.lines for x in re.findall(r"max error\s+([0-9.eE+-]+) units", l)]
+    assert reported and max(reported) <= 0.001, "reported translation errors %s (lines %s)" % (reported, c.lines)
+    worst = 0.0
+    for t0, t1 in zip(d0["motion"]["translations"], d1["motion"]["translations"]):
+        for k0, k1 in zip(t0["keys"], t1["keys"]):  # the old keys keep their indices
+            worst = max(worst, max(abs(x - y) for x, y in zip(k0, k1)))
+    assert worst <= 0.001, "an untouched translation moved %.6f units" % worst
+    print("      untouched translations within %.6f units (reported %.6f)" % (worst, max(reported)))
+    # wd1/translations_flag40: a new key time mid-clip regroups chunks spanning hundreds of
+    # units, which 16 bits hold within 0.0025 units, not 0.001: refused, then written with the
+    # bound the line names, set in the dialog.
+    src = copy("wd1/translations_flag40.mab", "wide440.mab")
+    reset()
+    import_clip(src, target="NEW", names_path=NAMES)
+    a = arm()
+    times = doc(src)["clip"]["key_times"]
+    free = [f for f in range(max(times) + 1) if f not in times]
+    keyed = next(b.name for b in a.data.bones if rot_curves(a.animation_data.action, b.name))
+    key_new(a, keyed, free[len(free) // 2] if free else max(times) + 1, 20.0)
+    out = os.path.join(WORK, "wide440_new_key.mab")
+    err = export(out)
+    m = re.search(r"--max-translation-error ([0-9.eE+-]+) accepts it", err or "")
+    assert m and "Max translation error (units)" in err, err
+    assert not os.path.exists(out), "a refused export wrote %s" % out
+    with Capture() as c:
+        err2 = export(out, max_translation_error=float(m.group(1)))
+    assert err2 is None, err2
+    reported = [float(x) for l in c.lines for x in re.findall(r"max error\s+([0-9.eE+-]+) units", l)]
+    assert reported and max(reported) <= float(m.group(1)), reported
+    print("      %s; with %s: written, %.6f units" % (err.splitlines()[0][-150:], m.group(1), max(reported)))
+
+
 @check("a no-op key (location 0, scale 1, the rotation it plays) is no edit")
 def _():
     src = copy("wd1/long_k100.mab", "noop.mab")

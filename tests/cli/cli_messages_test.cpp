@@ -88,6 +88,31 @@ TEST(CliMessages, SpeedReportsTheKeysMergedAtOneTimeAsDocsEditSays) {
   fs::remove_all(dir);
 }
 
+// `--reverse` regroups the translation chunks; on a 440-unit track 16 bits miss the default
+// 0.001 units. That was written with exit 0; the bound applies to every edit.
+TEST(CliMessages, TheTranslationBoundIsRefusedByDefault) {
+  const auto dir = mab::test::test_temp_dir("mab_cli_messages");
+  const auto src = (mab::test::corpus_dir() / "wd1" / "translations_flag40.mab").string();
+  const auto out = dir / "rev.mab";
+  std::string err;
+  auto r = run("edit " + src + " -o " + out.string() + " --reverse", &err);
+  EXPECT_EQ(r.status, 1) << r.out << err;
+  EXPECT_NE(err.find("above --max-translation-error 0.001; nothing written"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(out));
+  // The bound the message names writes the file.
+  const std::string named = "(--max-translation-error ";
+  const auto at = err.find(named);
+  ASSERT_NE(at, std::string::npos) << err;
+  const auto end = err.find(" accepts it)", at);
+  ASSERT_NE(end, std::string::npos) << err;
+  const std::string bound = err.substr(at + named.size(), end - at - named.size());
+  r = run("edit " + src + " -o " + out.string() + " --reverse --max-translation-error " + bound, &err);
+  ASSERT_EQ(r.status, 0) << bound << r.out << err;
+  EXPECT_NE(r.out.find("translation chunks"), std::string::npos) << r.out;
+  EXPECT_TRUE(fs::exists(out));
+  fs::remove_all(dir);
+}
+
 // README: "Untouched bones keep their exact bytes" holds only while no key time is added (decision
 // 22); the claim says so where it is made.
 TEST(CliMessages, TheReadmeQualifiesExactBytesOfUntouchedBones) {

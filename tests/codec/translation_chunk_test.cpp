@@ -3,9 +3,12 @@
 // gives, decode -> encode -> decode included.
 #include <mab/translation_codec.hpp>
 
+#include "codec/translation_chunk.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <random>
 
 namespace {
@@ -199,3 +202,31 @@ TEST(TranslationCodec, EntryForRefusesWhatNoScaleHolds) {
 }
 
 }  // namespace
+
+// Keys that stay put on a wide track (the last chunk of wdl/translations_flag80_constants40's
+// bone 0x1630ABF4 after a key time is added: two equal keys, its scale 453 units). The rotation
+// re-quantiser's rule stores 16-bit constants within half their step (0.0069 units here) at
+// every depth; the encoder's, holding half of a 0.001-unit bound, finds a varying header within
+// it at the bone's own 6 bits as at 16.
+TEST(TranslationCodec, AStillComponentIsHeldWithinTheToleranceAtEveryDepth) {
+  const std::vector<mab::Vec3> still(2, mab::Vec3{-160.1549f, 86.09669f, -40.854565f});
+  const std::vector<mab::Vec3> track{{0.0f, 453.3534f, 0.0f}};
+  for (const unsigned n : {6u, 13u, 16u}) {
+    SCOPED_TRACE(n);
+    auto e = mab::translation_entry_for(track, n);
+    ASSERT_TRUE(e.ok()) << e.error().message();
+    auto constants = mab::quantise_translation_chunk(still, *e);
+    auto within = mab::detail::quantise_translation_chunk_within(still, *e, 0.0005);
+    auto loose = mab::detail::quantise_translation_chunk_within(still, *e, 1.0);
+    ASSERT_TRUE(constants.ok() && within.ok() && loose.ok());
+    EXPECT_EQ(constants->codes.cflags, 7u);
+    EXPECT_GT(constants->max_error, 0.001);  // the same at every depth
+    EXPECT_EQ(loose->codes, constants->codes);  // a tolerance past half a step is half a step
+    EXPECT_LE(within->max_error, 0.0005);
+    for (unsigned f = 0; f < 2; ++f) {
+      const mab::Vec3 d = mab::decode_translation_key(within->codes, f, *e);
+      for (unsigned j = 0; j < 3; ++j) EXPECT_LE(std::fabs(double{d[j]} - double{still[f][j]}), within->max_error);
+    }
+    std::printf("      n %u: constants %.6f units, within %.6f\n", n, constants->max_error, within->max_error);
+  }
+}

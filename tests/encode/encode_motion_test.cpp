@@ -192,7 +192,7 @@ TEST(EncodeMotion, KeyInsertAndRemoveCarryTranslations) {
 // every translated bone is re-quantised, edited or not. At its own depth (4 bits for bone 0
 // of this clip) that moved untouched translations by about 0.38 units; the edit policy raises
 // the depth until the bound holds, or to 16 bits for a track spanning hundreds of units, and
-// refuses what 16 bits miss when the caller gave the bound.
+// refuses what 16 bits miss, the default bound as a given one.
 TEST(EncodeMotion, RegroupedTranslationsStayWithinTheBoundOrTheFinestDepth) {
   const auto d = decoded("wd1/translations_flag40.mab");
   mab::Clip edited = d.clip;
@@ -218,25 +218,52 @@ TEST(EncodeMotion, RegroupedTranslationsStayWithinTheBoundOrTheFinestDepth) {
   EXPECT_GT(kept_error, 0.1);
   EXPECT_EQ(kept.translation_depths_raised, 0u);
 
-  // The policy: finer depths, the untouched values within what the report says.
+  // The policy with a bound 16 bits meet: finer depths, the untouched values within what the
+  // report says.
   mab::EncodeReport rep;
-  auto out = mab::encode_clip(d, edited, mab::edit_policy(), &rep);
+  auto out = mab::encode_clip(d, edited, mab::edit_policy(mab::default_max_error_deg, 0.0045), &rep);
   ASSERT_TRUE(out.ok()) << out.error().message();
   const double error = worst_untouched(reread(*out).clip);
   EXPECT_GT(rep.translation_depths_raised, 0u);
   EXPECT_LE(error, rep.max_translation_error + 1e-6);
   EXPECT_LT(error, kept_error / 50);
-  // 16 bits on bone 0's 440-unit span miss 0.001 units: refused when the bound was asked for.
-  if (rep.max_translation_error > mab::default_max_translation_error) {
-    mab::EncodeOptions strict = mab::edit_policy();
-    strict.refuse_above_max_translation_error = true;
-    auto refused = mab::encode_clip(d, edited, strict);
-    ASSERT_FALSE(refused.ok());
-    EXPECT_EQ(refused.error().field, "max_translation_error");
-    EXPECT_NE(refused.error().message().find("--max-translation-error"), std::string::npos);
-    strict.max_translation_error = rep.max_translation_error * 1.01;
-    EXPECT_TRUE(mab::encode_clip(d, edited, strict).ok());
+  // 16 bits on bone 0's 440-unit span miss the default 0.001 units: refused, nothing written.
+  ASSERT_GT(rep.max_translation_error, mab::default_max_translation_error);
+  auto refused = mab::encode_clip(d, edited, mab::edit_policy());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().field, "max_translation_error");
+  EXPECT_NE(refused.error().message().find("--max-translation-error"), std::string::npos);
+  EXPECT_TRUE(
+      mab::encode_clip(d, edited, mab::edit_policy(mab::default_max_error_deg, rep.max_translation_error * 1.01)).ok());
+}
+
+// A key time added after the last (the add-on's new-key export on this clip) puts two keys in the
+// last chunk of bone 0x1630ABF4 (6 bits, scale 453 units). Its components were stored as 16-bit
+// constants whenever those came within half a constant step (scale / 65535 = 0.0069 units),
+// though a varying form was closer: 0.003128 units off, and no depth lowered it (a constant has
+// no interpolant bits), so the depth search kept 6 bits. A depth the format holds meets the bound.
+TEST(EncodeMotion, ANewKeyTimeOnAWideTrackMeetsTheTranslationBound) {
+  const auto d = decoded("wdl/translations_flag80_constants40.mab");
+  mab::Clip edited = d.clip;
+  const std::size_t keys = edited.key_count();
+  ASSERT_TRUE(edited.insert_key(keys, edited.key_times[keys - 1] + 1).ok());
+  mab::EncodeOptions strict = mab::edit_policy();
+  strict.refuse_above_max_translation_error = true;
+  mab::EncodeReport rep;
+  auto out = mab::encode_clip(d, edited, strict, &rep);
+  ASSERT_TRUE(out.ok()) << out.error().message();
+  EXPECT_LE(rep.max_translation_error, mab::default_max_translation_error);
+  const auto back = reread(*out);
+  double worst = 0;
+  for (std::size_t i = 0; i < edited.bones.size(); ++i) {
+    ASSERT_EQ(back.clip.bones[i].translations.size(), edited.bones[i].translations.size());
+    for (std::size_t k = 0; k < edited.bones[i].translations.size(); ++k)
+      for (unsigned j = 0; j < 3; ++j)
+        worst = std::max(worst, std::fabs(double{back.clip.bones[i].translations[k][j]} -
+                                          double{edited.bones[i].translations[k][j]}));
   }
+  EXPECT_LE(worst, rep.max_translation_error + 1e-9);
+  EXPECT_LE(worst, mab::default_max_translation_error);
 }
 
 // Nothing is written in a layout the decoder did not prove on this block.

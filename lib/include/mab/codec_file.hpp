@@ -102,8 +102,8 @@ struct EncodeOptions {
   // file units at its depth gets the smallest finer depth (and the scale it needs) meeting it,
   // 16 bits at most. What 16 bits still miss (a track spanning hundreds of units) is written at
   // 16 bits, the finest the format holds, and its error reported; refused instead (nothing
-  // written) with refuse_above_max_translation_error, which the CLI sets when the user gave
-  // the bound. Without raise_depth the bone's depth is kept and the error only reported.
+  // written) with refuse_above_max_translation_error, which edit_policy sets. Without
+  // raise_depth the bone's depth is kept and the error only reported.
   double max_translation_error = default_max_translation_error;
   bool refuse_above_max_translation_error = false;
 };
@@ -114,8 +114,8 @@ struct EncodeOptions {
 // most); a depth the edit asked for is kept; whatever still misses the bound (a key at 16 bits,
 // a requested depth, a 6-byte constant) is refused, nothing written. Far Cry 2/3 clips have no
 // depth: legacy_edit_policy (legacy.hpp) applies the same bound through the sparse key writer.
-// Translations: max_translation_error, default_max_translation_error when not given; a bound
-// given is also refused when missed (refuse_above_max_translation_error).
+// Translations: max_translation_error, default_max_translation_error when not given, refused
+// when missed as the rotation bound is (refuse_above_max_translation_error).
 EncodeOptions edit_policy(double max_error_deg = default_max_error_deg,
                           std::optional<double> max_translation_error = std::nullopt);
 

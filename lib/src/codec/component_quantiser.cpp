@@ -215,6 +215,61 @@ Component quantise_component(const double* v, unsigned keys, unsigned nbits) {
 
 namespace {
 
+// The varying header and code closest to one value held by every key. For a base k the
+// values base + r * slope lie on a grid of 1 / (127.5 * (2^n - 1)) (slope = m / 127.5 over
+// 2^n - 1 steps) whatever m is, and each base shifts that grid by a fraction of a step, so the
+// bases below the value reach it far closer than the one base_code picks (format 9.2 formulas).
+Component still_component(double value, unsigned keys, unsigned nbits) {
+  Component out;
+  out.err = 1e300;
+  const unsigned max_raw = (1u << nbits) - 1u;
+  for (unsigned k = 0; k < 256; ++k) {
+    const float base = rotation_base(static_cast<std::uint16_t>(k));
+    if (double{base} > value || value - double{base} > 255.0 / 127.5) continue;
+    for (unsigned m = 1; m < 256; ++m) {
+      const auto h = static_cast<std::uint16_t>((m << 8) | k);
+      const float slope = rotation_slope(h, nbits);
+      if (!(slope > 0.0f)) continue;
+      const double t = (value - double{base}) / double{slope};
+      if (t > max_raw + 1.0) continue;
+      const auto r0 = static_cast<unsigned>(std::max(0.0, t - 1.0));
+      for (unsigned r = r0; r <= std::min(r0 + 2, max_raw); ++r) {
+        const float d = rotation_varying_value(base, slope, static_cast<std::uint16_t>(r));
+        const double e = std::fabs(double{d} - value);
+        if (e >= out.err) continue;
+        out.err = e;
+        out.header = h;
+        out.raw.fill(0);
+        for (unsigned f = 0; f < keys; ++f) out.raw[f] = static_cast<std::uint16_t>(r);
+        out.value.fill(d);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Component quantise_scaled_component(const double* v, unsigned keys, unsigned nbits, double constant_slack) {
+  const Span s = range_of(v);
+  const double slack = std::min(constant_slack, const_half_quantum);
+  double constant_err = 0;
+  const std::uint16_t constant_header = best_constant(s, constant_err);
+  Component varying = varying_component(v, nbits, s);
+  for (unsigned f = keys; f < component_lanes; ++f) varying.raw[f] = 0;
+  varying.reproduces = false;
+  Component best = constant_err <= std::max(varying.err, slack) ? constant_component(constant_header, constant_err) : varying;
+  // A component that stays put (a key time added next to an equal key) at a depth the rest of
+  // the track keeps: neither the constant's step nor base_code's grid need be within the slack.
+  if (best.err > slack && s.lo == s.hi && nbits > 1) {
+    Component still = still_component(s.lo, keys, nbits);
+    if (still.err < best.err) best = still;
+  }
+  return best;
+}
+
+namespace {
+
 // Two components in lockstep, one per lane (lanes2.hpp): each lane computes exactly what the
 // scalar code above computes for its component.
 using namespace lanes2;

@@ -28,6 +28,14 @@ struct Component {
 // Codes for one component: `v` holds all 8 lanes (padded); codes are kept for the first `keys`.
 Component quantise_component(const double* v, unsigned keys, unsigned nbits);
 
+// quantise_component for a component that is multiplied by a scale after decoding (a
+// translation, format 10.1), where half a constant step can be more than the caller's bound
+// (0.0069 units at a scale of 453): the constant only when it is no further off than the
+// varying form or within `constant_slack` (capped at half a constant step); keys that all hold
+// one value and miss the slack get the closest varying header and code of every base. What it
+// returns is never further off than quantise_component's; `reproduces` is not established.
+Component quantise_scaled_component(const double* v, unsigned keys, unsigned nbits, double constant_slack);
+
 // quantise_component(v, keys, nbits).err == 0, mostly without running it.
 bool stored_exactly(const double* v, unsigned keys, unsigned nbits);
 

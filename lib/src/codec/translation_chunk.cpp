@@ -2,6 +2,8 @@
 #include <mab/bits.hpp>
 #include <mab/translation_codec.hpp>
 
+#include "translation_chunk.hpp"
+
 #include "chunk_stream.hpp"
 #include "component_quantiser.hpp"
 
@@ -172,7 +174,11 @@ Result<TranslationEntry> translation_entry_for(std::span<const Vec3> keys, unsig
   return e;
 }
 
-Result<QuantisedTranslationChunk> quantise_translation_chunk(std::span<const Vec3> keys, TranslationEntry entry) {
+namespace {
+
+// Both re-quantisers: `component` picks each component's codes from value / scale.
+template <class Pick>
+Result<QuantisedTranslationChunk> quantise_chunk(std::span<const Vec3> keys, TranslationEntry entry, Pick component) {
   const unsigned n = entry.bit_depth();
   if (keys.empty() || keys.size() > keys_per_chunk)
     return make_error(ErrorCode::invalid_argument, no_offset, "keys",
@@ -197,7 +203,7 @@ Result<QuantisedTranslationChunk> quantise_translation_chunk(std::span<const Vec
       // A zero scale holds only zeros (translation_chunk_fits); the component is then 0.
       v[f] = scale > 0 ? t / scale : 0.0;
     }
-    const detail::Component c = detail::quantise_component(v, f_keys, n);
+    const detail::Component c = component(v, f_keys, n);
     if (c.constant) out.codes.cflags = static_cast<std::uint8_t>(out.codes.cflags | (1u << j));
     out.codes.headers[j] = c.header;
     if (!c.constant)
@@ -210,6 +216,24 @@ Result<QuantisedTranslationChunk> quantise_translation_chunk(std::span<const Vec
       out.max_error = std::max(out.max_error, std::fabs(double{d[j]} - double{keys[f][j]}));
   }
   return out;
+}
+
+}  // namespace
+
+Result<QuantisedTranslationChunk> quantise_translation_chunk(std::span<const Vec3> keys, TranslationEntry entry) {
+  return quantise_chunk(keys, entry, [](const double* v, unsigned f, unsigned n) {
+    return detail::quantise_component(v, f, n);
+  });
+}
+
+Result<QuantisedTranslationChunk> detail::quantise_translation_chunk_within(std::span<const Vec3> keys,
+                                                                            TranslationEntry entry,
+                                                                            double constant_tolerance) {
+  const double scale = entry.scale();
+  const double slack = scale > 0 ? constant_tolerance / scale : 0.0;
+  return quantise_chunk(keys, entry, [slack](const double* v, unsigned f, unsigned n) {
+    return detail::quantise_scaled_component(v, f, n, slack);
+  });
 }
 
 }  // namespace mab

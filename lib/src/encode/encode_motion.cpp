@@ -3,6 +3,7 @@
 // block: data for a section that stayed opaque is refused, naming the section's evidence.
 #include "encode/encode_motion.hpp"
 
+#include "codec/translation_chunk.hpp"
 #include "decode/motion_layout.hpp"
 #include "encode/encode_common.hpp"
 #include "encode/error_policy.hpp"
@@ -135,7 +136,10 @@ Result<TranslationEntry> encode_translation_track(const DecodedClip& original, c
         continue;
       }
       const std::size_t first = ch * keys_per_chunk;
-      auto q = quantise_translation_chunk(std::span<const Vec3>(eb.translations).subspan(first, chunk_key_count(keys, ch)), e);
+      // A constant within half the bound: the float decode adds up to a few ulp of the scale.
+      auto q = detail::quantise_translation_chunk_within(
+          std::span<const Vec3>(eb.translations).subspan(first, chunk_key_count(keys, ch)), e,
+          options.max_translation_error / 2);
       if (!q) {
         Error err = std::move(q).error();
         err.field = bone_field(i, "translations") + "[" + std::to_string(first) + "..]";

@@ -16,7 +16,7 @@ EncodeOptions edit_policy(double max_error_deg, std::optional<double> max_transl
   o.raise_depth = true;
   o.refuse_above_max_error = true;
   o.max_translation_error = max_translation_error.value_or(default_max_translation_error);
-  o.refuse_above_max_translation_error = max_translation_error.has_value();
+  o.refuse_above_max_translation_error = true;
   return o;
 }
 
