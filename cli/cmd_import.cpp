@@ -456,7 +456,7 @@ void setup(CLI::App& app, int& exit_code) {
       "  mab export corpus/wd2/mixed_k8.mab -o walk.json\n"
       "  mab import walk.json -o walk2.mab --max-error 0.05\n"
       "  mab export corpus/wd2/mixed_k8.mab -o walk_edit.glb    # then edit it in Blender\n"
-      "  mab import walk_edit.glb --template corpus/wd2/mixed_k8.mab -o walk2.mab\n"
+      "  mab import walk_edit.glb --template corpus/wd2/mixed_k8.mab -o walk_new.mab\n"
       "  mab import corpus/external/RiggedSimple.gltf --game wdl -o new.mab    # a new clip from any glTF animation\n"
       "Each prints how many chunks were reused and re-quantised and the largest angular error.\n"
       "An unedited JSON document, or an unedited glTF export imported with its --template, gives the\n"
