@@ -207,7 +207,7 @@ void setup(CLI::App& app, int& exit_code) {
       "  mab import walk.json -o walk2.mab    # only the edited chunks are re-quantised\n"
       "  mab export corpus/wd2/mixed_k8.mab -o walk.glb --names corpus/bone_names.txt\n"
       "  (import walk.glb in Blender, edit, export it back to walk.glb with \"Always Sample Animations\" off)\n"
-      "  mab import walk.glb --template corpus/wd2/mixed_k8.mab -o walk2.mab\n"
+      "  mab import walk.glb --template corpus/wd2/mixed_k8.mab -o walk_new.mab\n"
       "  mab export corpus/fc2/chain_2.mab --block 1 -o clip1.json   # Far Cry 2/3: a bank's second clip\n"
       "  mab export corpus/wd2/mixed_k8.mab --codes -o walk.json     # with the stored codes, to inspect them\n"
       "  mab export corpus/wd1/one_bone_k8.mab -o clip.glb --skeleton corpus/external/RiggedSimple.gltf\n"

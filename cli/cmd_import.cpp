@@ -237,6 +237,10 @@ void print_legacy_animation(const mab::GltfAnimationImport& a, const mab::GltfIm
               a.keys_matched, opt.match_tolerance_deg, a.max_matched_deviation_deg, a.keys_changed);
   std::printf("  translation frames %zu as in the template, %zu changed\n", a.translations_matched,
               a.translations_changed);
+  if (a.untracked_at_rest != 0)
+    std::printf("  unedited          %zu channel(s) on bank bones the clip has no track for, unedited (at rest, "
+                "or held at another clip's pose as Blender leaves them): nothing to store\n",
+                a.untracked_at_rest);
   if (!a.nodes_unmatched.empty())
     std::fprintf(stderr, "mab: import: note: %zu channel(s) match no track of the clip and were not imported: %s\n",
                  a.nodes_unmatched.size(), mab::cli::short_list(a.nodes_unmatched).c_str());
@@ -340,6 +344,18 @@ int import_gltf_file(const Options& o, const mab::PaddedJson& data, std::vector<
     std::fprintf(stderr, "mab: import: %s: %s\n", o.file.c_str(), imported.error().message().c_str());
     return mab::cli::exit_refused;
   }
+  // As for JSON: a file holding the template's bytes, under any name, is the original clip too.
+  if (tmpl) {
+    const auto original = mab::read_file(o.template_file);
+    if (!original) {
+      std::fprintf(stderr, "mab: import: --template %s: %s\n", o.template_file.c_str(),
+                   original.error().message().c_str());
+      return mab::cli::exit_usage;
+    }
+    if (!mab::cli::may_replace_original("import", status, o.output, o.in_place, *original,
+                                        "the --template's clip (the .mab the animation is imported onto)", inputs))
+      return status;
+  }
   const auto origin = tmpl ? mab::cli::mab_origin(o.template_file, imported->bytes) : mab::cli::MabOrigin{};
   if (!mab::cli::write_output("import", status, inputs, o.output, o.in_place, imported->bytes)) return status;
   mab::cli::print_mab_written(o.output, imported->bytes, origin);
@@ -395,7 +411,8 @@ void setup(CLI::App& app, int& exit_code) {
                 "glTF: drop on purpose what the template cannot store, listing it (refused otherwise, naming it): "
                 "animated nodes matching no bone (a second armature, a renamed or new bone), scale keys, a "
                 "translation on a bone the template does not translate, a constant translation made to move, "
-                "animations no block takes");
+                "animations no block takes, Far Cry 2/3: an edit on a bone the clip has no track and no section "
+                "for");
   cmd->add_flag("--allow-other-clip", o->allow_other_clip,
                 "Write what looks like another clip's data, otherwise refused. glTF: an animation whose key range "
                 "or recorded duration is not the template's, or that keeps the keys of (nearly) none of its bones "
@@ -431,14 +448,15 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_flag("--choose-depth", o->choose_depth,
                 "JSON: re-pick the bit depth of each edited bone, the smallest meeting --max-error");
   cmd->add_flag("--in-place", o->in_place,
-                "Allow -o to name an input file itself, or (JSON) a file holding the document's original clip, the "
-                ".mab it was exported from (it is kept as FILE.bak, or FILE.bak.1, .bak.2, ... when that exists)");
+                "Allow -o to name an input file itself, or a file holding the original clip under any name (JSON: "
+                "the .mab the document was exported from; glTF: a copy of --template); it is kept as FILE.bak, or "
+                "FILE.bak.1, .bak.2, ... when that exists");
   cmd->footer(
       "Examples (from the source folder; corpus/ holds synthetic clips):\n"
       "  mab export corpus/wd2/mixed_k8.mab -o walk.json\n"
       "  mab import walk.json -o walk2.mab --max-error 0.05\n"
       "  mab export corpus/wd2/mixed_k8.mab -o walk_edit.glb    # then edit it in Blender\n"
-      "  mab import walk_edit.glb --template corpus/wd2/mixed_k8.mab -o walk2.mab\n"
+      "  mab import walk_edit.glb --template corpus/wd2/mixed_k8.mab -o walk_new.mab\n"
       "  mab import corpus/external/RiggedSimple.gltf --game wdl -o new.mab    # a new clip from any glTF animation\n"
       "Each prints how many chunks were reused and re-quantised and the largest angular error.\n"
       "An unedited JSON document, or an unedited glTF export imported with its --template, gives the\n"

@@ -11,7 +11,12 @@ exporter writes it back (default options, extras dropped), `mab import --templat
             both land (the decoded values differ by the edit), nothing else moves;
   twice     wd2/long_k40 imported twice into one scene (Blender writes both armatures' channels
             into one animation, bone names repeated) and the second armature edited: refused,
-            naming the bones and --ignore-unmatched; with it, the template comes back.
+            naming the bones and --ignore-unmatched; with it, the template comes back;
+  bank      fc2/chain_3 (Blender writes every bone into every action, also those a clip has no
+            track for): bone_108, which clip 0 does not rotate, turned 20 degrees there lands as
+            a new constant rotation; moved in clip 1, which has no translation section, it is
+            refused naming it and --ignore-unmatched; with it, the rotation lands and the
+            translation is listed as dropped.
 
 Usage: gltf_channels_blender.py --mab MAB --work DIR [--blender BLENDER]
 """
@@ -56,6 +61,17 @@ if mode == "motion":
             shift(o.animation_data.action, "location", 2, 7, 0.5)
         elif o.type == "ARMATURE":
             shift(o.animation_data.action, 'bone_0xB021FD58"].location', 0, 5, 0.25)
+if mode == "bank":
+    import math
+    from mathutils import Quaternion
+    arm = [o for o in bpy.data.objects if o.type == "ARMATURE"][0]
+    pb = arm.pose.bones["bone_108"]
+    pb.rotation_mode = "QUATERNION"
+    for name, prop in (("block_0", "rotation_quaternion"), ("block_1", "location")):
+        arm.animation_data.action = [a for a in bpy.data.actions if a.name.startswith(name + "_")][0]
+        pb.rotation_quaternion = Quaternion((0, 0, 1), math.radians(20)) if prop == "rotation_quaternion" else (1, 0, 0, 0)
+        pb.location = (0, 0.25, 0) if prop == "location" else (0, 0, 0)
+        pb.keyframe_insert(prop, frame=0)
 if mode == "twice":
     arms = [o for o in bpy.data.objects if o.type == "ARMATURE"]
     assert len(arms) == 2, arms
@@ -136,7 +152,22 @@ def main():
     p = run([args.mab, "import", w("k40_twice.glb"), "--template", k40, "-o", w("twice.mab"), "--ignore-unmatched"])
     if "dropped           Spine1" not in p.stdout:
         fail("--ignore-unmatched does not list what it dropped:\n" + p.stdout)
-    print("OK: unedited root motion byte for byte, motion edits landed, a second armature refused")
+    chain = os.path.join(CORPUS, "fc2", "chain_3.mab")
+    run([args.mab, "export", chain, "-o", w("chain.glb")])
+    blender(args, w("chain.glb"), w("chain_bank.glb"), "bank", args.work)
+    p = run([args.mab, "import", w("chain_bank.glb"), "--template", chain, "-o", w("bank.mab")], expect=1)
+    if "bone_108 translation" not in p.stderr or "--ignore-unmatched" not in p.stderr:
+        fail("a translation clip 1 cannot hold was not refused by name:\n" + p.stderr)
+    if os.path.exists(w("bank.mab")):
+        fail("a refused import wrote its output")
+    p = run([args.mab, "import", w("chain_bank.glb"), "--template", chain, "-o", w("bank.mab"), "--ignore-unmatched"])
+    if "bone_108 rotation (new constant)" not in p.stdout or "dropped           bone_108 translation" not in p.stdout:
+        fail("the rotation did not land or the translation is not listed as dropped:\n" + p.stdout)
+    clip0 = motion_of(args, w("bank.mab"), args.work, "bank")["legacy_clip"]
+    if 108 not in [c["bone"] for c in clip0["constant_rotations"]]:
+        fail("clip 0 has no constant rotation for bone 108 after the import: %s" % clip0["constant_rotations"])
+    print("OK: unedited root motion byte for byte, motion edits landed, a second armature refused, "
+          "an untracked bank bone's edit landed or was refused by name")
 
 
 if __name__ == "__main__":

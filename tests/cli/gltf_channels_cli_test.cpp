@@ -228,6 +228,7 @@ TEST(GltfChannelsCli, ARotationOnABoneWithoutARotationTrackLands) {
     k.v = {0, 0, 0.25881905f, 0.96592583f};  // 30 degrees about z
     add_channel(m, static_cast<std::size_t>(a), mab::test::node_named(m, "Spine1"), "rotation", k);
   });
+  fs::remove(out);  // it holds the template's bytes: writing over it needs --in-place (issue 31 item 5)
   r = run("import " + keyed.string() + " --template " + fc5.string() + " -o " + out.string(), &err);
   ASSERT_EQ(r.status, 0) << err;
   EXPECT_NE(r.out.find("changed           0x8F39FA4E rotation (a new track)"), std::string::npos) << r.out;  // Spine1
@@ -279,6 +280,7 @@ TEST(GltfChannelsCli, TranslationAndRootMotionEditsLand) {
     mab::test::write_sampler(m, a, s, k);
     turn_key(m, 0, traj, 4, 15.0);
   });
+  fs::remove(out);  // it holds the template's bytes: writing over it needs --in-place (issue 31 item 5)
   r = run("import " + g.string() + " --template " + k_motion.string() + " -o " + out.string(), &err);
   ASSERT_EQ(r.status, 0) << err;
   EXPECT_NE(r.out.find("root motion translation"), std::string::npos) << r.out;

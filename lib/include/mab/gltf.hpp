@@ -142,7 +142,8 @@ struct GltfImportOptions {
   // Drop on purpose what the template's block cannot store (refused otherwise, naming it):
   // channels of nodes matching no bone that move them, scale channels that move a node, a
   // translation on a bone the template does not translate, a constant translation that now
-  // varies, animations no block takes.
+  // varies, animations no block takes, Far Cry 2/3: an edited channel on a bank node the clip
+  // has no track and no section for.
   bool ignore_unmatched = false;
 };
 
@@ -192,6 +193,11 @@ struct GltfAnimationImport {
   bool legacy = false;
   std::size_t translations_matched = 0, translations_changed = 0;  // frames, within match_tolerance_units
   std::vector<std::string> tracks_changed;  // "bone_21 rotation", "trajectory translation", ...
+  // Channels on nodes of the bank (bone_<id>, trajectory) the clip has no track for, unedited
+  // (Blender writes every bone): at rest, or held at a pose of that node in another clip:
+  // nothing to store. Edited ones land in tracks_changed ("bone_4 rotation (new constant)") or
+  // are refused (ignore_unmatched: dropped_channels).
+  std::size_t untracked_at_rest = 0;
   // With ignore_unmatched: what moved and was not stored ("spine1 (matches no bone of the block)").
   std::vector<std::string> dropped_channels;
   LegacyEncodeReport legacy_encode;

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -19,7 +21,9 @@ namespace mab::gltf_in {
 
 namespace {
 
-enum class Kind : std::uint8_t { constant, keyed, trajectory };
+// added: a node of the bank (bone_<id>, bone_<id>_constant, trajectory) the clip has no track
+// for; unedited it is at the rest `mab export` gives it (no channel: identity, zero).
+enum class Kind : std::uint8_t { constant, keyed, trajectory, added };
 
 // One track of the clip as export wrote it (gltf_legacy.hpp) and as the file holds it.
 struct LegacyTrack {
@@ -27,6 +31,10 @@ struct LegacyTrack {
   bool rotation = true;
   std::size_t index = 0;  // into the clip's constant or animated array (0: the trajectory)
   std::string node;       // bone_<id>, bone_<id>_constant or trajectory
+  std::uint32_t bone = 0;  // added: the skeleton id (legacy_trajectory_id: the trajectory)
+  bool second_value = false;  // added: a bone_<id>_constant node
+  enum class Fate : std::uint8_t { at_rest, constant, keyed, refused } fate = Fate::at_rest;  // added only
+  const std::vector<std::vector<gltf::Value>>* poses = nullptr;  // added: the node's tracks in other clips
   int file_node = -1;
   gltf::Keys tmpl;                     // the template at its own times (a keyed track: its stored frames)
   std::vector<gltf::Value> per_frame;  // the template at every frame
@@ -48,6 +56,107 @@ struct LegacyRead {
 };
 
 gltf::Value vec_value(const Vec3& v) { return {v[0], v[1], v[2], 0}; }
+
+// The nodes `mab export` writes for the bank (every clip that decodes): name -> skeleton id,
+// and the node's tracks in the clips that have one (values in key order: a constant is one).
+struct BankNode {
+  std::uint32_t bone = 0;
+  bool second_value = false;
+  std::vector<std::vector<gltf::Value>> rotations, translations;
+};
+using Bank = std::unordered_map<std::string, BankNode>;
+
+void add_clip_nodes(const LegacyClip& l, Bank& out) {
+  const auto doubled = gltf::legacy_doubled_bones(l);
+  auto node = [&](std::uint32_t bone, bool constant) -> BankNode& {
+    const bool second = constant && std::binary_search(doubled.begin(), doubled.end(), bone);
+    auto& n = out[second ? gltf::legacy_constant_node_name(bone) : gltf::legacy_node_name(bone)];
+    n.bone = bone, n.second_value = second;
+    return n;
+  };
+  for (const auto& t : l.constant_rotations) node(t.bone, true).rotations.push_back({to_value(t.rotation)});
+  for (const auto& t : l.rotations) {
+    std::vector<gltf::Value> keys;
+    for (const auto& q : t.keys) keys.push_back(to_value(q));
+    node(t.bone, false).rotations.push_back(std::move(keys));
+  }
+  auto vecs = [](const std::vector<Vec3>& v) {
+    std::vector<gltf::Value> values;
+    for (const auto& x : v) values.push_back(vec_value(x));
+    return values;
+  };
+  for (const auto& t : l.constant_translations) node(t.bone, true).translations.push_back({vec_value(t.translation)});
+  for (const auto& t : l.translations) node(t.bone, false).translations.push_back(vecs(t.frames));
+  if (!l.present[0] && !l.present[1]) return;
+  auto& n = out[std::string(gltf::trajectory_node_name)];
+  n.bone = legacy_trajectory_id;
+  if (l.present[0]) n.translations.push_back(vecs(l.trajectory_translation));
+  if (l.present[1]) {
+    std::vector<gltf::Value> keys;
+    for (const auto& q : l.trajectory_rotation) keys.push_back(to_value(q));
+    n.rotations.push_back(std::move(keys));
+  }
+}
+
+Bank bank_nodes(const Container& c, const Limits& limits) {
+  Bank out;
+  for (std::size_t b = 0; b < c.blocks.size(); ++b)
+    if (c.blocks[b].legacy() != nullptr)
+      if (const auto l = decode_legacy_clip(c, b, limits)) add_clip_nodes(*l, out);
+  return out;
+}
+
+double dot4(const gltf::Value& x, const gltf::Value& y) { return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3]; }
+
+// Where between a and b a rotation v lies (its projection onto their plane): the parameter of
+// nlerp and that of slerp, or nothing when it is not between them.
+std::optional<std::pair<double, double>> rotation_between(const gltf::Value& a, const gltf::Value& b,
+                                                           const gltf::Value& v) {
+  const double aa = dot4(a, a), bb = dot4(b, b), ab = dot4(a, b), va = dot4(v, a), vb = dot4(v, b);
+  const double det = aa * bb - ab * ab;
+  if (!(det > 1e-12)) return std::nullopt;
+  const double alpha = (va * bb - vb * ab) / det, beta = (vb * aa - va * ab) / det;
+  if (!(alpha + beta > 0)) return std::nullopt;
+  const double norm = std::sqrt(aa * (alpha * alpha * aa + 2 * alpha * beta * ab + beta * beta * bb));
+  const double span = std::acos(std::clamp(ab / std::sqrt(aa * bb), -1.0, 1.0));
+  const double to_v = norm > 0 ? std::acos(std::clamp((alpha * aa + beta * ab) / norm, -1.0, 1.0)) : 0.0;
+  return std::make_pair(beta / (alpha + beta), span > 0 ? to_v / span : 0.0);
+}
+
+// Whether `v` is a pose of `keys` (a track of another clip: at a key, or where a tool
+// interpolating between two puts it: slerp or nlerp, lerp for translations).
+bool on_track(const gltf::Metric& m, const gltf::Value& v, const std::vector<gltf::Value>& keys) {
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (m.near(v, keys[i])) return true;
+    if (i + 1 == keys.size()) break;
+    const gltf::Value& a = keys[i];
+    gltf::Value b = keys[i + 1], w = v;
+    std::pair<double, double> u{-1.0, -1.0};
+    if (m.is_rotation()) {
+      if (dot4(a, b) < 0) b = {-b[0], -b[1], -b[2], -b[3]};
+      if (dot4(a, w) < 0) w = {-w[0], -w[1], -w[2], -w[3]};
+      if (const auto at = rotation_between(a, b, w)) u = *at;
+    } else {
+      double num = 0, den = 0;
+      for (unsigned c = 0; c < 3; ++c) num += (v[c] - a[c]) * (b[c] - a[c]), den += (b[c] - a[c]) * (b[c] - a[c]);
+      if (den > 0) u = {num / den, num / den};
+    }
+    for (const double x : {u.first, u.second})
+      if (x >= 0 && x <= 1 && m.on_segment(w, a, b, x)) return true;
+  }
+  return false;
+}
+
+// How far a value may be from a bank node's rest and still be unedited: rotations land as
+// 6-byte codes (format 9.1), whose components round by half a step each, so a difference below
+// that rounding (about 0.0043 degrees) cannot be an edit the file could show; translations are
+// f32 (format 13), for which the match tolerance (tools' float noise) applies.
+gltf::Metric rest_metric(const GltfImportOptions& o, bool rotation) {
+  constexpr double pi = 3.14159265358979323846;
+  const double code_rounding_deg = std::sqrt(3.0) * double{quat48_step} * 180.0 / pi;
+  return rotation ? gltf::Metric::rotation(std::max(o.match_tolerance_deg, code_rounding_deg))
+                  : gltf::Metric::translation(o.match_tolerance_units);
+}
 
 // The clip's tracks, rotations first (their order is the stand-in clip's bone order).
 void build_tracks(LegacyRead& r) {
@@ -110,13 +219,16 @@ void build_tracks(LegacyRead& r) {
 
 // Each track's node: rotation channels by the names export gives, translation channels by
 // the CRC-32 of the name; what matches no track is listed.
-void match_nodes(const Context& ctx, const Channels& channels, LegacyRead& r, GltfAnimationImport& rep) {
+void match_nodes(const Context& ctx, const Channels& channels, const Bank& bank, LegacyRead& r,
+                 GltfAnimationImport& rep) {
   const auto& m = ctx.model;
+  const std::size_t clip_tracks = r.tracks.size();
   for (const bool rotation : {true, false}) {
     std::unordered_map<std::uint32_t, std::size_t> track_of;
     std::unordered_set<std::uint32_t> known;
-    for (std::size_t i = 0; i < r.tracks.size(); ++i)
+    for (std::size_t i = 0; i < clip_tracks; ++i)
       if (r.tracks[i].rotation == rotation) track_of.emplace(bone_hash(r.tracks[i].node), i), known.insert(bone_hash(r.tracks[i].node));
+    std::unordered_set<std::string> added;
     for (const auto& [node, curve] : rotation ? channels.rotation : channels.translation) {
       (void)curve;
       const NodeBone id = identify(m.nodes[static_cast<std::size_t>(node)], static_cast<std::size_t>(node), &known);
@@ -126,6 +238,19 @@ void match_nodes(const Context& ctx, const Channels& channels, LegacyRead& r, Gl
         continue;
       }
       const auto& name = m.nodes[static_cast<std::size_t>(node)].name;
+      // A bank node this clip has no track for (Blender samples every bone of the armature):
+      // judged against its rest; the first node of that name only.
+      if (const auto b = bank.find(name); b != bank.end() && it == track_of.end() && added.insert(name).second) {
+        LegacyTrack t;
+        t.kind = Kind::added, t.rotation = rotation, t.node = name, t.file_node = node;
+        t.bone = b->second.bone, t.second_value = b->second.second_value;
+        t.poses = rotation ? &b->second.rotations : &b->second.translations;
+        const gltf::Value rest = rotation ? gltf::Value{0, 0, 0, 1} : gltf::Value{0, 0, 0, 0};
+        t.tmpl = {{0.0}, {rest}};
+        t.per_frame.assign(r.frames, rest);
+        r.tracks.push_back(std::move(t));
+        continue;
+      }
       rep.nodes_unmatched.push_back(name.empty() ? "node " + std::to_string(node)
                                                  : name + (rotation ? " (rotation)" : " (translation)"));
     }
@@ -154,7 +279,8 @@ Status evaluate(const Context& ctx, const Channels& channels, LegacyRead& r, dou
     if (!r.tracks[i].rotation) continue;
     ClipBone b;
     b.hash = bone_hash(r.tracks[i].node);
-    b.set_kind(r.tracks[i].kind == Kind::constant ? BoneKind::constant : BoneKind::animated);
+    b.set_kind(r.tracks[i].kind == Kind::constant || r.tracks[i].kind == Kind::added ? BoneKind::constant
+                                                                                     : BoneKind::animated);
     if (r.tracks[i].file_node >= 0) node_of.emplace(std::make_pair(b.hash, 0u), r.tracks[i].file_node);
     pseudo.bones.push_back(std::move(b));
     bone_track.push_back(i);
@@ -189,7 +315,8 @@ Status evaluate(const Context& ctx, const Channels& channels, LegacyRead& r, dou
 }
 
 // Keys of edited tracks that no frame can hold (between frames, after the last): refused.
-Status check_carried(const Context& ctx, const LegacyRead& r, double snap) {
+Status check_carried(const Context& ctx, const LegacyRead& r, double snap,
+                     const std::function<bool(const LegacyTrack&)>& stored) {
   std::vector<std::uint32_t> units(r.frames);
   for (std::size_t f = 0; f < r.frames; ++f) units[f] = static_cast<std::uint32_t>(f);
   for (const bool rotation : {true, false}) {
@@ -198,7 +325,7 @@ Status check_carried(const Context& ctx, const LegacyRead& r, double snap) {
     std::vector<gltf::TimelineTrack> tracks;
     std::vector<const LegacyTrack*> of;
     for (const auto& t : r.tracks)
-      if (t.rotation == rotation && t.file_node >= 0 && !t.verdict.untouched && !t.verdict.resampled)
+      if (t.rotation == rotation && stored(t) && !t.verdict.untouched && !t.verdict.resampled)
         tracks.push_back({&t.evidence, &t.verdict}), of.push_back(&t);
     const auto p = gltf::plan_timeline(metric, tracks, units, r.rate, false, snap);
     if (p.uncarried.empty()) continue;
@@ -242,7 +369,7 @@ Status apply_rotations(const Context& ctx, const LegacyRead& r, LegacyClip& edit
   std::vector<LegacyRotationTrack> promoted;  // constant rotations that now move
   std::vector<bool> drop_constant(r.orig.constant_rotations.size(), false);
   for (const auto& t : r.tracks) {
-    if (!t.rotation) continue;
+    if (!t.rotation || t.kind == Kind::added) continue;
     const std::uint32_t hash = bone_hash(t.node);
     if (t.file_node < 0) {
       rep.bones_kept.push_back(hash);
@@ -305,7 +432,7 @@ Status apply_translations(const Context& ctx, const LegacyRead& r, LegacyClip& e
   std::vector<LegacyTranslationTrack> moved;
   std::vector<bool> drop(r.orig.constant_translations.size(), false);
   for (const auto& t : r.tracks) {
-    if (t.rotation || t.file_node < 0) continue;
+    if (t.rotation || t.file_node < 0 || t.kind == Kind::added) continue;
     const auto& v = t.verdict;
     rep.translations_matched += v.matched;
     rep.translations_changed += v.values.size() - v.matched;
@@ -329,6 +456,82 @@ Status apply_translations(const Context& ctx, const LegacyRead& r, LegacyClip& e
   }
   promote(edited.constant_translations, drop, edited.translations, moved);
   return {};
+}
+
+// Channels on bank nodes the clip has no track for: at rest (unedited) they change nothing; an
+// edit lands where the clip has the section to hold it (a constant when it does not vary, else
+// a keyed or animated track; encode_legacy_clip cannot add a section), else it is listed in
+// `refused` (--ignore-unmatched drops it).
+void plan_added(const Context& ctx, LegacyRead& r, GltfAnimationImport& rep, std::vector<std::string>& refused) {
+  for (auto& t : r.tracks) {
+    if (t.kind != Kind::added) continue;
+    const auto& v = t.verdict;
+    const gltf::Metric metric = rest_metric(ctx.options, t.rotation);
+    // Blender samples a bone the action does not key where the last pose it evaluated left
+    // it: held still at a pose of that bone in another clip of the bank, not an edit.
+    const bool held = !t.file.empty() && std::all_of(t.file.begin(), t.file.end(), [&](const gltf::Value& x) {
+      return metric.near(x, t.file.front());
+    });
+    const bool other_pose = held && t.poses != nullptr && std::any_of(t.poses->begin(), t.poses->end(), [&](const auto& k) {
+      return on_track(metric, t.file.front(), k);
+    });
+    if (other_pose || std::none_of(v.changed.begin(), v.changed.end(), [](char c) { return c != 0; })) {
+      ++rep.untracked_at_rest;
+      continue;
+    }
+    const bool still =
+        std::all_of(v.values.begin(), v.values.end(), [&](const gltf::Value& x) { return metric.near(x, v.values.front()); });
+    const char* what = t.rotation ? "rotation" : "translation";
+    const std::string clip = "clip " + std::to_string(rep.block);
+    std::string why;
+    if (t.bone == legacy_trajectory_id)
+      why = clip + " has no root motion " + what + " section to hold it";
+    else if (t.second_value)
+      why = clip + " holds no second (constant) value for bone " + std::to_string(t.bone) + ": edit bone_" +
+            std::to_string(t.bone) + " instead";
+    else if (still && r.orig.present[t.rotation ? 2 : 4])
+      t.fate = LegacyTrack::Fate::constant;
+    else if (r.orig.present[t.rotation ? 3 : 5])
+      t.fate = LegacyTrack::Fate::keyed;
+    else
+      why = clip + " has no " + (still ? "constant or animated " : "animated ") + what +
+            " section to hold it (adding a section is not supported)";
+    if (why.empty()) continue;
+    t.fate = LegacyTrack::Fate::refused;
+    refused.push_back(t.label() + " (no track in the clip; " + why + ")");
+  }
+}
+
+// The planned new tracks into `edited`, each list kept in bone order (its mask's).
+void apply_added(const LegacyRead& r, LegacyClip& edited, GltfAnimationImport& rep) {
+  auto by_bone = [](const auto& a, const auto& b) { return a.bone < b.bone; };
+  for (const auto& t : r.tracks) {
+    if (t.kind != Kind::added || (t.fate != LegacyTrack::Fate::constant && t.fate != LegacyTrack::Fate::keyed))
+      continue;
+    const auto& values = t.verdict.values;
+    const bool constant = t.fate == LegacyTrack::Fate::constant;
+    if (t.rotation && constant) {
+      const Quat q = to_quat(values.front());
+      edited.constant_rotations.push_back({t.bone, encode_quat48(q), q});
+    } else if (t.rotation) {
+      LegacyRotationTrack k;
+      k.bone = t.bone;
+      for (std::size_t f = 0; f < r.frames; ++f) k.frames.push_back(static_cast<std::uint16_t>(f)), k.keys.push_back(to_quat(values[f]));
+      edited.rotations.push_back(std::move(k));
+    } else {
+      std::vector<Vec3> frames;
+      for (const auto& x : values) frames.push_back({static_cast<float>(x[0]), static_cast<float>(x[1]), static_cast<float>(x[2])});
+      if (constant)
+        edited.constant_translations.push_back({t.bone, frames.front()});
+      else
+        edited.translations.push_back({t.bone, std::move(frames)});
+    }
+    rep.tracks_changed.push_back(t.label() + (constant ? " (new constant)" : " (new track)"));
+  }
+  std::stable_sort(edited.constant_rotations.begin(), edited.constant_rotations.end(), by_bone);
+  std::stable_sort(edited.rotations.begin(), edited.rotations.end(), by_bone);
+  std::stable_sort(edited.constant_translations.begin(), edited.constant_translations.end(), by_bone);
+  std::stable_sort(edited.translations.begin(), edited.translations.end(), by_bone);
 }
 
 }  // namespace
@@ -364,12 +567,13 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
   for (std::size_t f = 0; f < r.frames; ++f) r.frame_s.push_back(timed ? static_cast<double>(f) / r.rate : 0.0);
   const double snap = time_snap(r.rate, false);
   build_tracks(r);
-  match_nodes(ctx, channels, r, rep);
+  const Bank bank = bank_nodes(current, opt.limits);
+  match_nodes(ctx, channels, bank, r, rep);
   std::vector<std::string> animated;
   std::vector<const gltf::Curve*> curves;
   std::size_t matched = 0;
   for (const auto& t : r.tracks)
-    if (t.file_node >= 0) ++matched, curves.push_back(&(t.rotation ? channels.rotation : channels.translation).at(t.file_node));
+    if (t.file_node >= 0 && t.kind != Kind::added) ++matched, curves.push_back(&(t.rotation ? channels.rotation : channels.translation).at(t.file_node));
   for (const auto* list : {&channels.rotation, &channels.translation})
     for (const auto& [node, c] : *list) animated.push_back(ctx.model.nodes[static_cast<std::size_t>(node)].name);
   MAB_TRY(check_matched(ctx, ai, block, matched, animated, rep));
@@ -380,15 +584,25 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
     if (t.tmpl.t.size() >= 2) last_s = std::max(last_s, t.tmpl.t.back());
   MAB_TRY(check_same_clip(ctx, ai, block, curves, {0.0, last_s, o.frame_rate, o.duration, "frame_rate"}));
   MAB_TRY(evaluate(ctx, channels, r, snap));
-  std::vector<ResampleFinding> findings;
   for (auto& t : r.tracks) {
     if (t.file_node < 0) continue;
-    t.verdict = gltf::judge_track(t.rotation ? gltf::Metric::rotation(opt.match_tolerance_deg)
-                                             : gltf::Metric::translation(opt.match_tolerance_units),
+    t.verdict = gltf::judge_track(t.kind == Kind::added ? rest_metric(opt, t.rotation)
+                                  : t.rotation          ? gltf::Metric::rotation(opt.match_tolerance_deg)
+                                                        : gltf::Metric::translation(opt.match_tolerance_units),
                                   t.evidence, snap);
-    findings.push_back({t.label(), &t.verdict, &t.evidence, t.rotation ? "degrees" : "units",
-                        t.rotation ? opt.match_tolerance_deg : opt.match_tolerance_units});
   }
+  std::vector<std::string> refused;
+  plan_added(ctx, r, rep, refused);
+  // A track of the clip, or a new one that lands (those at rest or refused are not stored).
+  auto stored = [](const LegacyTrack& t) {
+    return t.file_node >= 0 && (t.kind != Kind::added || t.fate == LegacyTrack::Fate::constant ||
+                                t.fate == LegacyTrack::Fate::keyed);
+  };
+  std::vector<ResampleFinding> findings;
+  for (const auto& t : r.tracks)
+    if (stored(t))
+      findings.push_back({t.label(), &t.verdict, &t.evidence, t.rotation ? "degrees" : "units",
+                          t.rotation ? opt.match_tolerance_deg : opt.match_tolerance_units});
   {
     std::vector<TrackAgreement> agreement;
     for (const auto& t : r.tracks)
@@ -397,27 +611,17 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
     MAB_TRY(check_same_content(ctx, rep, agreement));
   }
   MAB_TRY(check_resample(ctx, findings, "frames at " + std::to_string(std::lround(r.rate)) + " per second", r.rate, rep));
-  MAB_TRY(check_carried(ctx, r, snap));
+  MAB_TRY(check_carried(ctx, r, snap, stored));
   {
     std::unordered_set<int> rotated, translated;
     for (const auto& t : r.tracks)
       if (t.file_node >= 0) (t.rotation ? rotated : translated).insert(t.file_node);
-    // Nodes of the bank (bone_<id>, trajectory): Blender samples every bone of the armature for
-    // each action, so a channel the clip has no track for holds another clip's pose, not an
-    // edit; listed as before (only foreign nodes and scales are refused here).
-    for (const auto* list : {&channels.rotation, &channels.translation})
-      for (const auto& [node, c] : *list) {
-        (void)c;
-        const std::string& name = ctx.model.nodes[static_cast<std::size_t>(node)].name;
-        const bool bank = name == gltf::trajectory_node_name ||
-                          (name.rfind("bone_", 0) == 0 && name.size() > 5 && name[5] >= '0' && name[5] <= '9');
-        if (bank) rotated.insert(node), translated.insert(node);
-      }
-    MAB_TRY(account_unmatched(ctx, channels, rotated, translated, {}, rep));
+    MAB_TRY(account_unmatched(ctx, channels, rotated, translated, std::move(refused), rep));
   }
   LegacyClip edited = o;
   MAB_TRY(apply_rotations(ctx, r, edited, rep));
   MAB_TRY(apply_translations(ctx, r, edited, rep));
+  apply_added(r, edited, rep);
   const LegacyEncodeOptions lo = legacy_edit_policy(opt.max_error_deg);  // decision 21: the one error policy
   MAB_ASSIGN(const Container written, encode_legacy_clip(current, block, edited, lo, &rep.legacy_encode));
   return write_container(written);
