@@ -361,6 +361,15 @@ TEST(LegacyEditCli, ReduceReKeysEveryTrackWithinTheBound) {
     EXPECT_TRUE(has(r.out, "--reduce 2")) << r.out;
     std::printf("%s many_tracks --reduce 2: %zu stored keys -> %zu, max %.4f degrees\n", game, before, after,
                 max_rotation_diff(b, a, same));
+    // Random keys, each needed: a reduction never stores more keys than the clip has.
+    const auto plain = corpus_dir() / game / "retail_bank.mab", reduced = dir / (std::string(game) + "_bank.mab");
+    r = run("edit " + plain.string() + " -o " + reduced.string() + " --reduce 0.5");
+    ASSERT_EQ(r.status, 0) << r.out;
+    std::size_t keys_in = 0, keys_out = 0;
+    for (const auto& t : decode(plain).rotations) keys_in += t.frames.size();
+    for (const auto& t : decode(reduced).rotations) keys_out += t.frames.size();
+    EXPECT_LE(keys_out, keys_in) << game;
+    EXPECT_LE(max_rotation_diff(decode(reduced), decode(plain), same), 0.5) << game;
   }
 }
 

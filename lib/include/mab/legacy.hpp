@@ -208,7 +208,8 @@ struct LegacyEncodeOptions {
   bool refuse_above_max_error = false;
   // Key reduction (`mab edit --reduce`): every keyed track, edited or not, is re-keyed from its
   // group starts alone, a key added only where interpolation misses the track by more than this
-  // many degrees; max_error_deg is then this bound and a miss is refused (field "reduce").
+  // many degrees, and written so where that stores fewer keys than the track has (otherwise as
+  // without it); a miss of this bound is refused (field "reduce").
   std::optional<double> reduce_deg;
 };
 

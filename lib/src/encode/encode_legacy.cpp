@@ -244,14 +244,20 @@ std::vector<Sparse> sparse_tracks(const LegacyClip& before, const LegacyClip& ed
     const LegacyRotationTrack* kept = o != nullptr && same_track(*o, e) ? o : nullptr;
     for (const auto& bt : before.rotations)
       if (kept == nullptr && same_track(bt, e)) kept = &bt;
-    if (!retimed && !reduce && kept != nullptr) {
-      same = same && kept == o;
-      tracks.push_back({kept->frames, kept->codes, 0.0, kept->frames.size(), 0});
-    } else {
-      same = false;
-      tracks.push_back(sparse_keys(SparseInput(e, kept != nullptr ? kept : o, !retimed, tol, frames, reduce)));
-      rep.max_error_deg = std::max(rep.max_error_deg, tracks.back().max_error);
+    const LegacyRotationTrack* from = kept != nullptr ? kept : o;
+    const bool stored = !retimed && kept != nullptr;
+    // What the edit alone writes: the stored track, or the sparse writer at --max-error.
+    Sparse plain = stored ? Sparse{kept->frames, kept->codes, 0.0, kept->frames.size(), 0}
+                          : sparse_keys(SparseInput(e, from, !retimed, options.max_error_deg, frames));
+    bool as_stored = stored && kept == o;
+    // A reduction re-keys from the group starts, taken only where it stores fewer keys.
+    if (reduce) {
+      Sparse fewer = sparse_keys(SparseInput(e, from, !retimed, tol, frames, true));
+      if (fewer.frames.size() < plain.frames.size()) plain = std::move(fewer), as_stored = false;
     }
+    same = same && as_stored;
+    tracks.push_back(std::move(plain));
+    rep.max_error_deg = std::max(rep.max_error_deg, tracks.back().max_error);
     rep.keys_after += tracks.back().frames.size();
     rep.keys_kept += tracks.back().kept;
     rep.keys_added += tracks.back().added;
