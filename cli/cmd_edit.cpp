@@ -5,6 +5,8 @@
 
 #include <mab/edit.hpp>
 #include <mab/file_io.hpp>
+#include <mab/legacy.hpp>
+#include <mab/legacy_bridge.hpp>
 #include <mab/validate.hpp>
 
 #include <charconv>
@@ -238,26 +240,201 @@ int apply(const Op& op, mab::Clip& clip, mab::EncodeOptions& eo, mab::edit::Note
   return st ? mab::cli::exit_ok : fail(op, st.error().message());
 }
 
-// The file's block to edit, decoded; nullopt (status set) after saying why it cannot be.
-std::optional<mab::DecodedClip> load_clip(const Options& o, int& status) {
-  auto c = mab::cli::load_container("edit", status, o.file);
-  if (!c) return std::nullopt;
-  status = mab::cli::exit_refused;
-  const std::size_t block = o.block.value_or(0);
-  if (block < c->blocks.size() && c->blocks[block].legacy() != nullptr) {
-    std::fprintf(stderr,
-                 "mab: edit: %s: Far Cry 2/3 clips are not edited by mab edit yet: export them (mab export FILE -o "
-                 "clip.json or clip.glb), edit, and mab import; trims: the library's trim_legacy_clip "
-                 "(docs/legacy.md)\n",
-                 o.file.c_str());
-    return std::nullopt;
+// The written file read back: structural errors are warned about (see `mab info`).
+void warn_structural(const std::vector<std::uint8_t>& bytes) {
+  if (auto rc = mab::read_container(bytes)) {
+    std::size_t errors = 0;
+    for (const auto& f : mab::validate(*rc)) errors += f.severity == mab::Severity::error;
+    if (errors) std::fprintf(stderr, "mab: edit: warning: %zu structural error(s); see `mab info`\n", errors);
   }
-  auto d = mab::decode_clip(std::move(c).value(), block);
+}
+
+// Far Cry 2/3 (docs/legacy.md, "Editing with mab edit"): the clip as the editable Clip
+// (legacy_bridge.hpp), the same operations, then encode_legacy_clip.
+struct LegacyEdit {
+  mab::LegacyClip original;
+  mab::Clip clip;
+  mab::LegacyTimeMap time;         // how the timing operations moved time (event nodes follow)
+  std::optional<double> reduce;    // --reduce: the encoder re-keys every track within it
+};
+
+// What this format cannot carry, refused by name before anything is done.
+std::optional<std::string> legacy_refusal(const std::string& op) {
+  if (op == "--bits" || op == "--requantise")
+    return "Far Cry 2/3 keys are 6-byte quaternions (format 13): there is no bit depth to set or re-pick; --reduce "
+           "DEG re-keys every track within DEG degrees";
+  if (op == "--resample")
+    return "Far Cry 2/3 clips store every frame at the clip's frame rate (format 13), which mab edit keeps (no source "
+           "shows the engine playing another rate): --speed changes the timing, --reduce thins the stored keys";
+  return std::nullopt;
+}
+
+// --copy-track FROM.mab BONE from another Far Cry 2/3 clip (bone ids of one skeleton).
+int legacy_copy_track(const Op& op, LegacyEdit& e, mab::edit::Notes& notes, std::vector<fs::path>& inputs) {
+  auto fb = mab::read_file(op.args[0]);
+  if (!fb) return fail(op, fb.error().message(), mab::cli::exit_status(fb.error()));
+  auto fc = mab::read_container(*fb);
+  if (!fc) return fail(op, fc.error().message());
+  if (fc->blocks.empty() || fc->blocks[0].legacy() == nullptr)
+    return fail(op, "the source is not a Far Cry 2/3 clip: bones here are skeleton ids, there CRC-32 hashes of names");
+  auto fd = mab::decode_legacy_clip(*fc, 0);
+  if (!fd) return fail(op, fd.error().message());
+  const mab::Clip from = mab::clip_from_legacy(*fd);
+  auto b = mab::find_legacy_bone(from, op.args[1]);
+  if (!b) return fail(op, "the source clip: " + b.error().detail);
+  const mab::Status st = mab::edit::copy_track(e.clip, from, from.bones[*b].hash, &notes);
+  inputs.push_back(op.args[0]);
+  return st ? mab::cli::exit_ok : fail(op, st.error().message());
+}
+
+// --rename-bone BONE NEW and --add-bone ID QUAT: skeleton ids, no names.
+mab::Status legacy_rename(mab::Clip& clip, std::uint32_t from, std::uint32_t to) {
+  for (const auto& b : clip.bones)
+    if (b.hash == to)
+      return mab::make_error(mab::ErrorCode::invalid_argument, mab::no_offset, "rename-bone",
+                             "the clip already has bone_" + std::to_string(to));
+  for (auto& b : clip.bones)
+    if (b.hash == from) {
+      if (!b.renamed_from) b.renamed_from = b.hash;
+      b.hash = to;
+    }
+  return {};
+}
+
+mab::Status legacy_add(mab::Clip& clip, std::uint32_t id, const mab::Quat& q) {
+  for (const auto& b : clip.bones)
+    if (b.hash == id)
+      return mab::make_error(mab::ErrorCode::invalid_argument, mab::no_offset, "add-bone",
+                             "the clip already has bone_" + std::to_string(id));
+  mab::ClipBone b;
+  b.hash = id;
+  b.set_kind(mab::BoneKind::constant);
+  b.constant = mab::quat_normalised(q);
+  clip.bones.push_back(std::move(b));
+  return {};
+}
+
+// One operation on a Far Cry 2/3 clip: the aNi operation on the bridged Clip, bones by id.
+int apply_legacy(const Op& op, LegacyEdit& e, mab::edit::Notes& notes, std::vector<fs::path>& inputs) {
+  if (const auto why = legacy_refusal(op.name)) return fail(op, *why);
+  mab::Clip& clip = e.clip;
+  int status = mab::cli::exit_ok;
+  auto need_number = [&](std::size_t i) -> std::optional<double> {
+    auto v = number(op.args.at(i));
+    if (!v) status = fail(op, "\"" + op.args.at(i) + "\" is not a number", mab::cli::exit_usage);
+    return v;
+  };
+  auto need_id = [&](std::size_t i) -> std::optional<std::uint32_t> {
+    auto id = mab::parse_legacy_bone(op.args.at(i));
+    if (!id) status = fail(op, id.error().detail, mab::cli::exit_usage);
+    return id ? std::optional<std::uint32_t>(*id) : std::nullopt;
+  };
+  auto need_quat = [&](std::size_t i) -> std::optional<mab::Quat> {
+    auto q = quat_arg(op.args.at(i));
+    if (!q)
+      status = fail(op, "\"" + op.args.at(i) + "\" is not a quaternion x,y,z,w or a turn ax,ay,az@deg",
+                    mab::cli::exit_usage);
+    return q;
+  };
+  const double rate = clip.key_rate;
+  const double first = clip.key_times.empty() ? 0.0 : clip.key_times.front();
+  const double last = clip.key_times.empty() ? 0.0 : clip.key_times.back();
+  mab::Status st;
+  if (op.name == "--speed") {
+    const auto f = need_number(0);
+    if (!f) return status;
+    st = mab::edit::speed(clip, *f, &notes);
+    if (st) e.time = e.time.then({1.0 / *f, 0.0});
+  } else if (op.name == "--trim") {
+    const auto a = need_number(0), b = need_number(1);
+    if (!a || !b) return status;
+    st = mab::edit::trim(clip, *a, *b, &notes);
+    // edit::trim's start: the key-unit time nearest START, inside the clip.
+    if (st) e.time = e.time.then({1.0, -std::clamp(std::round(*a * rate), first, last) / rate});
+  } else if (op.name == "--reverse") {
+    st = mab::edit::reverse(clip);
+    if (st) e.time = e.time.then({-1.0, (first + last) / rate});
+  } else if (op.name == "--loop-fix") {
+    st = mab::edit::loop_fix(clip);
+  } else if (op.name == "--rotate-bone" || op.name == "--set-constant" || op.name == "--remove-bone") {
+    auto b = mab::find_legacy_bone(clip, op.args.at(0));
+    if (!b) return fail(op, b.error().detail);
+    std::optional<mab::Quat> q;
+    if (op.name != "--remove-bone" && !(q = need_quat(1))) return status;
+    st = op.name == "--rotate-bone"    ? mab::edit::rotate_bone(clip, *b, *q)
+         : op.name == "--set-constant" ? mab::edit::set_constant(clip, *b, *q)
+                                       : mab::edit::remove_bone(clip, *b);
+  } else if (op.name == "--copy-track") {
+    return legacy_copy_track(op, e, notes, inputs);
+  } else if (op.name == "--rename-bone") {
+    auto b = mab::find_legacy_bone(clip, op.args.at(0));
+    if (!b) return fail(op, b.error().detail);
+    const auto to = need_id(1);
+    if (!to) return status;
+    st = legacy_rename(clip, clip.bones[*b].hash, *to);
+  } else if (op.name == "--add-bone") {
+    const auto id = need_id(0);
+    if (!id) return status;
+    const auto q = need_quat(1);
+    if (!q) return status;
+    st = legacy_add(clip, *id, *q);
+  } else if (op.name == "--reduce") {
+    const auto d = need_number(0);
+    if (!d) return status;
+    if (!(*d > 0)) return fail(op, "the tolerance must be a number of degrees > 0", mab::cli::exit_usage);
+    e.reduce = *d;
+  }
+  return st ? mab::cli::exit_ok : fail(op, st.error().message());
+}
+
+void print_bridge_report(const mab::LegacyBridgeReport& br, const LegacyEdit& e, const mab::LegacyEncodeReport& rep) {
+  std::printf("  keyed tracks      %zu unchanged (stored keys kept), %zu edited (sparse key writer)\n", br.tracks_kept,
+              br.tracks_edited);
+  if (br.resampled_to_frames)
+    std::printf("  frames            the edited key times were sampled at every frame (format 13 stores each)\n");
+  if (!br.duration_rule.empty()) std::printf("  duration          by the clip's rule %s\n", br.duration_rule.c_str());
+  if (br.events_moved != 0 || br.events_outside != 0)
+    std::printf("  events            %zu node time(s) moved with the clip's time; %zu outside the new duration (kept: a "
+                "node cannot be removed)\n",
+                br.events_moved, br.events_outside);
+  if (e.reduce)
+    std::printf("  --reduce %g        every keyed track re-keyed: %zu stored keys -> %zu, within %.6f degrees\n", *e.reduce,
+                rep.keys_before, rep.keys_after, rep.max_error_deg);
+}
+
+int run_legacy(const Options& o, mab::Container container, std::size_t block) {
+  auto d = mab::decode_legacy_clip(container, block);
   if (!d) {
     std::fprintf(stderr, "mab: edit: %s: %s\n", o.file.c_str(), d.error().message().c_str());
-    return std::nullopt;
+    return mab::cli::exit_refused;
   }
-  return std::move(d).value();
+  LegacyEdit e{*d, mab::clip_from_legacy(*d), {}, std::nullopt};
+  mab::edit::Notes notes;
+  std::vector<fs::path> inputs{o.file};
+  for (const Op& op : o.plan)
+    if (const int st = apply_legacy(op, e, notes, inputs); st != mab::cli::exit_ok) return st;
+  mab::LegacyBridgeReport br;
+  auto lc = mab::legacy_from_clip(e.original, e.clip, e.time, &br);
+  mab::LegacyEncodeOptions eo = mab::legacy_edit_policy(o.max_error.value_or(mab::default_max_error_deg));
+  eo.reduce_deg = e.reduce;
+  mab::LegacyEncodeReport rep;
+  auto out = lc ? mab::encode_legacy_clip(container, block, *lc, eo, &rep) : mab::Result<mab::Container>(lc.error());
+  auto bytes = out ? mab::write_container(*out) : mab::Result<std::vector<std::uint8_t>>(out.error());
+  if (!bytes) {
+    const std::string why = bytes.error().message();
+    std::fprintf(stderr, "mab: edit: %s: %s%s\n", o.file.c_str(), why.c_str(),
+                 why.find("nothing written") == std::string::npos ? "; nothing written" : "");
+    return mab::cli::exit_refused;
+  }
+  int status = mab::cli::exit_usage;
+  const auto origin = mab::cli::mab_origin(o.file, *bytes);
+  if (!mab::cli::write_output("edit", status, inputs, o.output, o.in_place, *bytes)) return status;
+  mab::cli::print_mab_written(o.output, *bytes, origin);
+  for (const auto& n : notes) std::printf("  %s\n", n.c_str());
+  print_bridge_report(br, e, rep);
+  mab::cli::print_legacy_encode_report(rep, eo.reduce_deg.value_or(eo.max_error_deg), "edit");
+  warn_structural(*bytes);
+  return mab::cli::exit_ok;
 }
 
 int run(const Options& o) {
@@ -269,8 +446,15 @@ int run(const Options& o) {
     return mab::cli::exit_usage;
   }
   int status = mab::cli::exit_usage;
-  const auto d = load_clip(o, status);
-  if (!d) return status;
+  auto c = mab::cli::load_container("edit", status, o.file);
+  if (!c) return status;
+  const std::size_t block = o.block.value_or(0);
+  if (block < c->blocks.size() && c->blocks[block].legacy() != nullptr) return run_legacy(o, std::move(*c), block);
+  auto d = mab::decode_clip(std::move(c).value(), block);
+  if (!d) {
+    std::fprintf(stderr, "mab: edit: %s: %s\n", o.file.c_str(), d.error().message().c_str());
+    return mab::cli::exit_refused;
+  }
   mab::Clip clip = d->clip;
   // The error policy mab import shares (decision 21).
   mab::EncodeOptions eo = mab::edit_policy(o.max_error.value_or(mab::default_max_error_deg), o.max_translation_error);
@@ -292,11 +476,7 @@ int run(const Options& o) {
   mab::cli::print_mab_written(o.output, *out, origin);
   for (const auto& n : notes) std::printf("  %s\n", n.c_str());
   mab::cli::print_encode_report(rep, "(re-quantised keys against the edited rotations)");
-  if (auto rc = mab::read_container(*out)) {
-    std::size_t errors = 0;
-    for (const auto& f : mab::validate(*rc)) errors += f.severity == mab::Severity::error;
-    if (errors) std::fprintf(stderr, "mab: edit: warning: %zu structural error(s); see `mab info`\n", errors);
-  }
+  warn_structural(*out);
   return mab::cli::exit_ok;
 }
 
@@ -307,7 +487,8 @@ void setup(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Options>();
   cmd->add_option("FILE", o->file, "The .mab to edit")->required();
   cmd->add_option("-o,--output", o->output, "The .mab to write")->required();
-  cmd->add_option("--block", o->block, "Block to edit (Far Cry 5 files hold several; default 0)");
+  cmd->add_option("--block", o->block,
+                  "Block to edit (Far Cry 5 files and Far Cry 2/3 banks hold several; default 0)");
   cmd->add_flag("--in-place", o->in_place,
                 "Allow -o to name FILE itself (FILE is kept as FILE.bak, or FILE.bak.1, .bak.2, ... when that exists)");
   cmd->add_option("--max-error", o->max_error,
@@ -335,11 +516,16 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->footer(
       "BONE is a bone name (its CRC-32 is the hash, decision 11) or a hash (0xB6C65665). QUAT is x,y,z,w, or\n"
       "ax,ay,az@deg for a turn of deg degrees about an axis (0,0,1@90).\n"
+      "Far Cry 2/3 clips (docs/edit.md): BONE is a skeleton id (bone_12 or 12), no names; frames stay at the\n"
+      "clip's rate (--speed lands on whole frames); --bits, --requantise and --resample are refused (6-byte\n"
+      "keys, one frame rate); --reduce re-keys every keyed track within FLOAT degrees.\n"
       "Examples (from the source folder; corpus/ holds synthetic clips):\n"
       "  mab edit corpus/wd2/long_k40.mab -o slow.mab --speed 0.5\n"
       "  mab edit corpus/wd2/long_k40.mab -o fixed.mab --trim 0.2 1.0 --loop-fix --rotate-bone Root 0,0,1@15\n"
       "  mab edit corpus/wd2/long_k40.mab -o small.mab --reduce 0.05 --requantise --max-error 0.02\n"
       "  mab edit corpus/wd2/long_k40.mab -o renamed.mab --rename-bone Root Bip01\n"
+      "  mab edit corpus/fc2/retail_bank.mab -o rev.mab --reverse --rotate-bone bone_21 0,0,1@15\n"
+      "  mab edit corpus/fc3/retail_bank.mab --block 1 -o slow.mab --speed 0.5\n"
       "Operations run in the order given; the report lists what each did, the chunks reused and\n"
       "re-quantised and the largest error.\n"
       "Exit status: 0 written; 1 the clip or an edit is refused; 2 usage or I/O error (nothing written then).");

@@ -50,25 +50,7 @@ bool looks_like_gltf(const std::string& path, std::span<const std::uint8_t> data
 }
 
 void print_legacy_encode(const mab::LegacyEncodeReport& rep, double bound) {
-  std::printf("  legacy sections   %zu kept, %zu rewritten\n", rep.sections_kept, rep.sections_rewritten);
-  std::printf("  keyed rotations   %zu stored keys before, %zu after: %zu kept at their frames and codes, %zu at new "
-              "frames\n",
-              rep.keys_before, rep.keys_after, rep.keys_kept, rep.keys_added);
-  if (rep.tag_records_edited != 0 || rep.events_edited != 0)
-    std::printf("  tags and events   %zu tag record(s), %zu event node(s) written with new fields\n",
-                rep.tag_records_edited, rep.events_edited);
-  std::printf("  max angular error %.6f degrees (--max-error %g)\n", rep.max_error_deg, bound);
-  // JB-DOC: a tag record's clip offset counts from the record; those that reached a clip follow it.
-  for (const auto& u : rep.tag_offsets_updated)
-    std::printf("  tag record        clip %zu record %zu: clip offset %d -> %d (still clip %d)\n", u.block, u.record,
-                u.before, u.after, u.clip_block);
-  if (rep.moved_clips != 0 && (rep.tag_tables_undecoded != 0 || !rep.tag_offsets_kept.empty()))
-    std::fprintf(stderr,
-                 "mab: import: warning: the clip changed size by %lld bytes, moving %zu later clip(s) of the bank; %zu "
-                 "tag table(s) that do not decode and %zu tag record(s) that reach no clip start keep their stored "
-                 "clip offsets (nothing shows what they point at): check the bank in game\n",
-                 static_cast<long long>(rep.size_change), rep.moved_clips, rep.tag_tables_undecoded,
-                 rep.tag_offsets_kept.size());
+  mab::cli::print_legacy_encode_report(rep, bound, "import");
 }
 
 // Decision 23: a resampled file, key times added for keys between the template's, and (with

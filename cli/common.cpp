@@ -280,6 +280,30 @@ std::optional<GltfSkeleton> load_skeleton(std::string_view cmd, int& exit_code, 
   return std::move(sk).value();
 }
 
+void print_legacy_encode_report(const mab::LegacyEncodeReport& rep, double bound, std::string_view cmd) {
+  std::printf("  legacy sections   %zu kept, %zu rewritten\n", rep.sections_kept, rep.sections_rewritten);
+  std::printf("  keyed rotations   %zu stored keys before, %zu after: %zu kept at their frames and codes, %zu at new "
+              "frames\n",
+              rep.keys_before, rep.keys_after, rep.keys_kept, rep.keys_added);
+  if (rep.keys_moved != 0)
+    std::printf("  moved keys        %zu stored key(s) at a moved frame with their original codes\n", rep.keys_moved);
+  if (rep.tag_records_edited != 0 || rep.events_edited != 0)
+    std::printf("  tags and events   %zu tag record(s), %zu event node(s) written with new fields\n",
+                rep.tag_records_edited, rep.events_edited);
+  std::printf("  max angular error %.6f degrees (--max-error %g)\n", rep.max_error_deg, bound);
+  // JB-DOC: a tag record's clip offset counts from the record; those that reached a clip follow it.
+  for (const auto& u : rep.tag_offsets_updated)
+    std::printf("  tag record        clip %zu record %zu: clip offset %d -> %d (still clip %d)\n", u.block, u.record,
+                u.before, u.after, u.clip_block);
+  if (rep.moved_clips != 0 && (rep.tag_tables_undecoded != 0 || !rep.tag_offsets_kept.empty()))
+    std::fprintf(stderr,
+                 "mab: %.*s: warning: the clip changed size by %lld bytes, moving %zu later clip(s) of the bank; %zu "
+                 "tag table(s) that do not decode and %zu tag record(s) that reach no clip start keep their stored "
+                 "clip offsets (nothing shows what they point at): check the bank in game\n",
+                 static_cast<int>(cmd.size()), cmd.data(), static_cast<long long>(rep.size_change), rep.moved_clips, rep.tag_tables_undecoded,
+                 rep.tag_offsets_kept.size());
+}
+
 void print_encode_report(const mab::EncodeReport& rep, std::string_view error_note) {
   // Decision 21: the timeline, the bone table and the depths as the edit left them, then the error
   // against the bound every command shares (edit_policy).

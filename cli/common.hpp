@@ -5,6 +5,7 @@
 #include <mab/codec_file.hpp>
 #include <mab/container.hpp>
 #include <mab/gltf.hpp>
+#include <mab/legacy.hpp>
 #include <mab/validate.hpp>
 
 #include <nlohmann/json.hpp>
@@ -118,6 +119,10 @@ std::string short_list(const std::vector<std::uint32_t>& hashes, std::size_t max
 // What encode_clip reused and re-quantised, as `mab import` and `mab edit` print it;
 // `error_note` (may be empty) follows the largest angular error.
 void print_encode_report(const mab::EncodeReport& rep, std::string_view error_note);
+
+// What encode_legacy_clip kept and rewrote (Far Cry 2/3), as `mab import` and `mab edit` print
+// it; a warning on stderr, "mab: CMD: warning: ...", when moved clips may leave tag records stale.
+void print_legacy_encode_report(const mab::LegacyEncodeReport& rep, double bound, std::string_view cmd);
 
 // "walk.glb" -> true: by the extension, case-insensitively.
 bool has_extension(const std::filesystem::path& p, std::string_view ext);

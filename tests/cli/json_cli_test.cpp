@@ -473,13 +473,15 @@ TEST(JsonCli, InfoAndDumpShowTagTablesAndEventChains) {
   EXPECT_NE(dump.out.find("tag table (slot 6): 2 record(s) of 172 bytes"), std::string::npos) << dump.out;
   EXPECT_NE(dump.out.find("reference 0x9BB5F9D3  'CLIP'"), std::string::npos) << dump.out;
   EXPECT_NE(dump.out.find("      52   0.500000      7      3      0  c93d6b"), std::string::npos) << dump.out;
-  // mab edit does not edit legacy clips: one line saying what does, nothing written.
+  // mab edit trims a legacy clip (issue 33; LegacyEditCli.* has the rest): frames 0..6 kept,
+  // the events after 0.2 s kept and counted as outside the new duration.
   const auto dir = temp_dir();
   auto edit = run("edit " + bank.string() + " -o " + (dir / "out.mab").string() + " --trim 0 0.2", &err);
-  EXPECT_EQ(edit.status, 1);
-  EXPECT_NE(err.find("Far Cry 2/3 clips are not edited by mab edit yet"), std::string::npos) << err;
-  EXPECT_EQ(lines(err), 1u) << err;
-  EXPECT_FALSE(fs::exists(dir / "out.mab"));
+  ASSERT_EQ(edit.status, 0) << err;
+  EXPECT_NE(edit.out.find("2 outside the new duration"), std::string::npos) << edit.out;
+  auto trimmed = mab::decode_legacy_clip(mab::test::load_container(dir / "out.mab"), 0);
+  ASSERT_TRUE(trimmed.ok());
+  EXPECT_EQ(trimmed->last_frame, 6);
   fs::remove_all(dir);
   auto opaque = run("info " + (mab::test::corpus_dir() / "fc2" / "chain_3.mab").string(), &err);
   ASSERT_EQ(opaque.status, 0) << err;

@@ -206,6 +206,11 @@ struct LegacyEncodeOptions {
   // (invalid_argument, field "max_error"): the sparse writer keys every frame that needs it, so
   // only a bound below a 6-byte key's own rounding (up to about 0.008 degrees) can be missed.
   bool refuse_above_max_error = false;
+  // Key reduction (`mab edit --reduce`): every keyed track, edited or not, is re-keyed from its
+  // group starts alone, a key added only where interpolation misses the track by more than this
+  // many degrees, and written so where that stores fewer keys than the track has (otherwise as
+  // without it); a miss of this bound is refused (field "reduce").
+  std::optional<double> reduce_deg;
 };
 
 // The error policy of edit_policy (codec_file.hpp, decision 21) for Far Cry 2/3 clips: there is no
@@ -225,6 +230,9 @@ struct LegacyEncodeReport {
   // frames moved: keys_added is 0 and keys_kept counts only tracks kept whole.
   std::size_t keys_kept = 0;
   std::size_t keys_added = 0;
+  // Keys written with one of the original track's codes at a frame that did not store it: a
+  // stored key moved by a reverse, trim or speed change, its code kept.
+  std::size_t keys_moved = 0;
   // Largest angle between a written track (stored keys plus interpolation, after
   // quantisation) and the edited track at any frame, over every rewritten rotation track.
   double max_error_deg = 0.0;

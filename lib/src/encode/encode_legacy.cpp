@@ -57,6 +57,13 @@ void finish(Bytes& b, const LegacyArrayHeader& original, std::size_t original_si
 bool same_vec(const Vec3& a, const Vec3& b) { return std::memcmp(a.data(), b.data(), sizeof a) == 0; }
 bool same_quat(const Quat& a, const Quat& b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
+// A constant's or trajectory frame's code: the one it comes with when that decodes to its
+// rotation (a constant moved to another bone, a frame moved by a trim, keeps its bytes,
+// decision 20's codes included), else a new one.
+Quat48 given_or_new_code(const Quat48& code, const Quat& rotation) {
+  return same_quat(decode_quat48(code), rotation) ? code : encode_quat48(rotation);
+}
+
 // The stored frames of one edited track and their codes (docs/legacy.md, "Writing").
 struct Sparse {
   std::vector<std::uint16_t> frames;
@@ -65,6 +72,7 @@ struct Sparse {
   // Keys written at an original key's frame with its code; keys at frames the original did not
   // key (none counted after a trim, whose frames moved).
   std::size_t kept = 0, added = 0;
+  std::size_t moved = 0;  // after a retime: keys written with one of the original's codes
 };
 
 using QuatBits = std::array<std::uint32_t, 4>;
@@ -81,10 +89,12 @@ struct SparseInput {
   const LegacyRotationTrack* original;     // the same bone's stored track, if any
   bool same_frames;                        // the original's frames mean this clip's frames (no trim)
   double tol;
+  bool reduce = false;                     // re-keyed from the group starts alone (LegacyEncodeOptions::reduce_deg)
   std::vector<std::pair<QuatBits, Quat48>> codes_by_value;  // the original's keys, sorted
 
-  SparseInput(const LegacyRotationTrack& e, const LegacyRotationTrack* o, bool same, double t, std::size_t frames)
-      : target(frames), edited(e), original(o), same_frames(same), tol(t) {
+  SparseInput(const LegacyRotationTrack& e, const LegacyRotationTrack* o, bool same, double t, std::size_t frames,
+              bool reduce_keys = false)
+      : target(frames), edited(e), original(o), same_frames(same), tol(t), reduce(reduce_keys) {
     for (std::size_t f = 0; f < frames; ++f) target[f] = legacy_rotation_at(e, static_cast<std::uint32_t>(f));
     if (o != nullptr)
       for (std::size_t i = 0; i < o->keys.size(); ++i) codes_by_value.emplace_back(bits_of(o->keys[i]), o->codes[i]);
@@ -101,13 +111,28 @@ std::vector<bool> initial_keys(const SparseInput& in) {
   const std::size_t frames = in.target.size();
   std::vector<bool> keyed(frames, false);
   for (std::size_t f = 0; f < frames; f += 8) keyed[f] = true;
+  if (in.reduce) return keyed;
   if (in.edited.frames.size() != frames) {
     for (const auto f : in.edited.frames)
       if (f < frames) keyed[f] = true;
-  } else if (in.original != nullptr && in.same_frames) {
+  } else if (in.original != nullptr) {
     const auto& o = *in.original;
-    for (std::size_t i = 0; i < o.frames.size(); ++i)
-      if (o.frames[i] < frames && same_quat(o.keys[i], in.target[o.frames[i]])) keyed[o.frames[i]] = true;
+    if (in.same_frames)
+      for (std::size_t i = 0; i < o.frames.size(); ++i)
+        if (o.frames[i] < frames && same_quat(o.keys[i], in.target[o.frames[i]])) keyed[o.frames[i]] = true;
+    // A frame showing one of the original's stored rotations exactly is that key, moved there
+    // (a reverse, trim or speed change): it stays a key with its code. Of a run of frames holding
+    // one rotation (a hold), the first, and the last when another rotation follows.
+    auto stored = [&](std::size_t f) {
+      const auto bits = bits_of(in.target[f]);
+      const auto at = std::lower_bound(in.codes_by_value.begin(), in.codes_by_value.end(), std::make_pair(bits, Quat48{}));
+      return at != in.codes_by_value.end() && at->first == bits;
+    };
+    for (std::size_t f = 0; f < frames; ++f) {
+      const bool starts = f == 0 || !same_quat(in.target[f - 1], in.target[f]);
+      const bool ends = f + 1 < frames && !same_quat(in.target[f + 1], in.target[f]);
+      if ((starts || ends) && stored(f)) keyed[f] = true;
+    }
   }
   return keyed;
 }
@@ -188,7 +213,11 @@ Sparse sparse_keys(const SparseInput& in) {
     out.frames.push_back(static_cast<std::uint16_t>(f));
     out.codes.push_back(code[f]);
     const Quat48* before = original_code(in, f);
+    const bool original_code_elsewhere =
+        in.original != nullptr &&
+        std::find(in.original->codes.begin(), in.original->codes.end(), code[f]) != in.original->codes.end();
     if (before != nullptr && *before == code[f]) ++out.kept;
+    else if (original_code_elsewhere) ++out.moved;
     else if (before == nullptr && (in.original == nullptr || in.same_frames)) ++out.added;
   }
   return out;
@@ -197,25 +226,42 @@ Sparse sparse_keys(const SparseInput& in) {
 // Slot 3's tracks: one the edit left alone keeps its frames and codes; an edited one goes
 // through sparse_keys against the same bone's original track. `same` turns false when any
 // track is rewritten.
-std::vector<Sparse> sparse_tracks(const LegacyClip& before, const LegacyClip& edited, bool retimed, double tol,
-                                  LegacyEncodeReport& rep, bool& same) {
+// A track the edit left alone (frames and keys equal), under its own bone or another (a rename).
+bool same_track(const LegacyRotationTrack& a, const LegacyRotationTrack& b) {
+  return a.frames == b.frames && std::equal(a.keys.begin(), a.keys.end(), b.keys.begin(), b.keys.end(), same_quat);
+}
+
+std::vector<Sparse> sparse_tracks(const LegacyClip& before, const LegacyClip& edited, bool retimed,
+                                  const LegacyEncodeOptions& options, LegacyEncodeReport& rep, bool& same) {
   const std::size_t frames = std::size_t{edited.last_frame} + 1;
+  const bool reduce = options.reduce_deg.has_value();
+  const double tol = reduce ? *options.reduce_deg : options.max_error_deg;
   std::vector<Sparse> tracks;
   for (const auto& e : edited.rotations) {
     const LegacyRotationTrack* o = nullptr;
     for (const auto& bt : before.rotations)
       if (bt.bone == e.bone) o = &bt;
-    if (!retimed && o != nullptr && o->frames == e.frames &&
-        std::equal(o->keys.begin(), o->keys.end(), e.keys.begin(), same_quat)) {
-      tracks.push_back({o->frames, o->codes, 0.0, o->frames.size(), 0});
-    } else {
-      same = false;
-      tracks.push_back(sparse_keys(SparseInput(e, o, !retimed, tol, frames)));
-      rep.max_error_deg = std::max(rep.max_error_deg, tracks.back().max_error);
+    const LegacyRotationTrack* kept = o != nullptr && same_track(*o, e) ? o : nullptr;
+    for (const auto& bt : before.rotations)
+      if (kept == nullptr && same_track(bt, e)) kept = &bt;
+    const LegacyRotationTrack* from = kept != nullptr ? kept : o;
+    const bool stored = !retimed && kept != nullptr;
+    // What the edit alone writes: the stored track, or the sparse writer at --max-error.
+    Sparse plain = stored ? Sparse{kept->frames, kept->codes, 0.0, kept->frames.size(), 0}
+                          : sparse_keys(SparseInput(e, from, !retimed, options.max_error_deg, frames));
+    bool as_stored = stored && kept == o;
+    // A reduction re-keys from the group starts, taken only where it stores fewer keys.
+    if (reduce) {
+      Sparse fewer = sparse_keys(SparseInput(e, from, !retimed, tol, frames, true));
+      if (fewer.frames.size() < plain.frames.size()) plain = std::move(fewer), as_stored = false;
     }
+    same = same && as_stored;
+    tracks.push_back(std::move(plain));
+    rep.max_error_deg = std::max(rep.max_error_deg, tracks.back().max_error);
     rep.keys_after += tracks.back().frames.size();
     rep.keys_kept += tracks.back().kept;
     rep.keys_added += tracks.back().added;
+    rep.keys_moved += tracks.back().moved;
   }
   return tracks;
 }
@@ -422,7 +468,7 @@ struct SectionWriter {
   const LegacyClip& edited;
   bool retimed;  // a new lastFrame: every timed section is rewritten at that length
   std::uint16_t last;
-  double tol;
+  const LegacyEncodeOptions& options;
 
   std::size_t frames() const { return std::size_t{last} + 1; }
   std::uint32_t rate(std::size_t slot) const { return before.headers[slot].rate_bits; }
@@ -441,7 +487,7 @@ struct SectionWriter {
       case 2: return constant_rotations(same);
       case 3:
         same = !retimed && edited.rotations.size() == before.rotations.size();
-        return keyed_section(sparse_tracks(before, edited, retimed, tol, rep, same), last, rate(3),
+        return keyed_section(sparse_tracks(before, edited, retimed, options, rep, same), last, rate(3),
                              before.headers[3].group_table);
       case 4: return constant_translations(same);
       default: return translations(same);
@@ -464,7 +510,8 @@ struct SectionWriter {
       const bool kept =
           f < before.trajectory_rotation.size() && same_quat(edited.trajectory_rotation[f], before.trajectory_rotation[f]);
       same = same && kept;
-      put_code(s, kept ? before.trajectory_rotation_codes[f] : encode_quat48(edited.trajectory_rotation[f]));
+      const Quat48 given = f < edited.trajectory_rotation_codes.size() ? edited.trajectory_rotation_codes[f] : Quat48{};
+      put_code(s, kept ? before.trajectory_rotation_codes[f] : given_or_new_code(given, edited.trajectory_rotation[f]));
     }
     return s;
   }
@@ -477,7 +524,7 @@ struct SectionWriter {
       const bool kept = i < before.constant_rotations.size() && e.bone == before.constant_rotations[i].bone &&
                         same_quat(e.rotation, before.constant_rotations[i].rotation);
       same = same && kept;
-      put_code(s, kept ? before.constant_rotations[i].code : encode_quat48(e.rotation));
+      put_code(s, kept ? before.constant_rotations[i].code : given_or_new_code(e.code, e.rotation));
     }
     return s;
   }
@@ -547,8 +594,7 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
 
   LegacyEncodeReport rep;
   for (const auto& t : before.rotations) rep.keys_before += t.keys.size();
-  const SectionWriter writer{before, edited, edited.last_frame != before.last_frame, edited.last_frame,
-                             options.max_error_deg};
+  const SectionWriter writer{before, edited, edited.last_frame != before.last_frame, edited.last_frame, options};
   for (std::size_t slot = 0; slot < 6; ++slot) {
     if (!has[slot]) continue;
     bool same = true;
@@ -570,9 +616,14 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
     for (const auto& other : original.blocks)
       rep.moved_clips += other.original_base > original.blocks[block].original_base;
   MAB_TRY(follow_moved_clips(original, out, rep));
-  if (options.refuse_above_max_error && rep.max_error_deg > options.max_error_deg)
+  if (options.refuse_above_max_error && !options.reduce_deg && rep.max_error_deg > options.max_error_deg)
     return encode::max_error_refusal("a rewritten rotation track (Far Cry 2/3 keys are 6-byte quaternions: no depth "
                                      "to raise)", rep.max_error_deg, options.max_error_deg);
+  if (options.reduce_deg && rep.max_error_deg > *options.reduce_deg)
+    return make_error(ErrorCode::invalid_argument, no_offset, "reduce",
+                      "a re-keyed rotation track is " + std::to_string(rep.max_error_deg) + " degrees off, above the "
+                      "reduction's bound " + std::to_string(*options.reduce_deg) + " (a 6-byte key rounds by up to "
+                      "about 0.008 degrees); nothing written");
   if (report != nullptr) *report = rep;
   return out;
 }

@@ -2,6 +2,8 @@
 // timed track of a decoded clip, ready for encode_legacy_clip.
 #include <mab/legacy.hpp>
 
+#include "encode/legacy_duration.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -19,6 +21,25 @@ std::vector<T> slice(const std::vector<T>& v, std::uint32_t first, std::uint32_t
 bool same_bits(float a, float b) { return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b); }
 
 }  // namespace
+
+// The duration keeps the clip's own rule where it held one exactly (JB-DOC: duration x rate
+// never exceeds lastFrame + 1).
+float legacy_duration_for(const LegacyClip& clip, std::uint16_t new_last, std::string* rule) {
+  const double rate = clip.frame_rate;
+  auto say = [&](const char* r) {
+    if (rule != nullptr) *rule = r;
+  };
+  if (same_bits(clip.duration, static_cast<float>(clip.last_frame / rate))) {
+    say("lastFrame / rate");
+    return static_cast<float>(new_last / rate);
+  }
+  if (same_bits(clip.duration, static_cast<float>((clip.last_frame + 1.0) / rate))) {
+    say("(lastFrame + 1) / rate");
+    return static_cast<float>((new_last + 1.0) / rate);
+  }
+  say("duration minus the removed frames");
+  return static_cast<float>(std::max(0.0, clip.duration - (clip.last_frame - new_last) / rate));
+}
 
 Result<LegacyClip> trim_legacy_clip(const LegacyClip& clip, std::uint32_t first, std::uint32_t last,
                                     LegacyTrimReport* report) {
@@ -57,23 +78,11 @@ Result<LegacyClip> trim_legacy_clip(const LegacyClip& clip, std::uint32_t first,
     if (last > first) add(last);
     t = std::move(cut);
   }
-  // The duration keeps the clip's own rule where it held one exactly (JB-DOC: duration x rate
-  // never exceeds lastFrame + 1).
-  const double rate = clip.frame_rate;
-  if (same_bits(clip.duration, static_cast<float>(clip.last_frame / rate))) {
-    out.duration = static_cast<float>(new_last / rate);
-    rep.duration_rule = "lastFrame / rate";
-  } else if (same_bits(clip.duration, static_cast<float>((clip.last_frame + 1.0) / rate))) {
-    out.duration = static_cast<float>((new_last + 1.0) / rate);
-    rep.duration_rule = "(lastFrame + 1) / rate";
-  } else {
-    out.duration = static_cast<float>(std::max(0.0, clip.duration - (clip.last_frame - new_last) / rate));
-    rep.duration_rule = "duration minus the removed frames";
-  }
+  out.duration = legacy_duration_for(clip, new_last, &rep.duration_rule);
   // Event times are the clip's (format 11, JB-DOC's GetEventAtTime): they move with the frames.
   if (out.events && first > 0)
     for (auto& e : *out.events) {
-      e.time = static_cast<float>(e.time - first / rate);
+      e.time = static_cast<float>(e.time - first / double{clip.frame_rate});
       ++rep.events_shifted;
     }
   if (out.events)
