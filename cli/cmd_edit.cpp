@@ -161,80 +161,87 @@ int reduce(const Op& op, double bound, mab::Clip& clip, mab::edit::Notes& notes)
   return mab::cli::exit_ok;
 }
 
-// One operation on the clip: exit_ok, or the status after saying why it failed.
-int apply(const Op& op, mab::Clip& clip, mab::EncodeOptions& eo, mab::edit::Notes& notes,
-          std::vector<fs::path>& inputs) {
+// An operation's number and quaternion arguments, for apply and apply_legacy: a bad one is
+// reported (exit_usage), and `status` then holds the status to return.
+struct ArgReader {
+  const Op& op;
   int status = mab::cli::exit_ok;
-  auto need_number = [&](std::size_t i) -> std::optional<double> {
-    auto v = number(op.args.at(i));
+  std::optional<double> number(std::size_t i) {
+    auto v = ::number(op.args.at(i));
     if (!v) status = fail(op, "\"" + op.args.at(i) + "\" is not a number", mab::cli::exit_usage);
     return v;
-  };
-  auto need_bone = [&](std::size_t i) -> std::optional<std::size_t> {
-    auto b = mab::find_bone(clip, op.args.at(i));
-    if (!b) {
-      status = fail(op, b.error().detail);
-      return std::nullopt;
-    }
-    return *b;
-  };
-  auto need_quat = [&](std::size_t i) -> std::optional<mab::Quat> {
+  }
+  std::optional<mab::Quat> quat(std::size_t i) {
     auto q = quat_arg(op.args.at(i));
     if (!q)
       status = fail(op, "\"" + op.args.at(i) + "\" is not a quaternion x,y,z,w or a turn ax,ay,az@deg",
                     mab::cli::exit_usage);
     return q;
+  }
+};
+
+// One operation on the clip: exit_ok, or the status after saying why it failed.
+int apply(const Op& op, mab::Clip& clip, mab::EncodeOptions& eo, mab::edit::Notes& notes,
+          std::vector<fs::path>& inputs) {
+  ArgReader args{op};
+  auto need_bone = [&](std::size_t i) -> std::optional<std::size_t> {
+    auto b = mab::find_bone(clip, op.args.at(i));
+    if (!b) {
+      args.status = fail(op, b.error().detail);
+      return std::nullopt;
+    }
+    return *b;
   };
   mab::Status st;
   if (op.name == "--speed") {
-    const auto f = need_number(0);
-    if (!f) return status;
+    const auto f = args.number(0);
+    if (!f) return args.status;
     st = mab::edit::speed(clip, *f, &notes);
   } else if (op.name == "--trim") {
-    const auto a = need_number(0), b = need_number(1);
-    if (!a || !b) return status;
+    const auto a = args.number(0), b = args.number(1);
+    if (!a || !b) return args.status;
     st = mab::edit::trim(clip, *a, *b, &notes);
   } else if (op.name == "--reverse") {
     st = mab::edit::reverse(clip);
   } else if (op.name == "--loop-fix") {
     st = mab::edit::loop_fix(clip);
   } else if (op.name == "--resample") {
-    const auto f = need_number(0);
-    if (!f) return status;
+    const auto f = args.number(0);
+    if (!f) return args.status;
     st = mab::edit::resample(clip, *f, &notes);
   } else if (op.name == "--rotate-bone" || op.name == "--set-constant") {
     const auto b = need_bone(0);
-    if (!b) return status;
-    const auto q = need_quat(1);
-    if (!q) return status;
+    if (!b) return args.status;
+    const auto q = args.quat(1);
+    if (!q) return args.status;
     st = op.name == "--rotate-bone" ? mab::edit::rotate_bone(clip, *b, *q) : mab::edit::set_constant(clip, *b, *q);
   } else if (op.name == "--copy-track") {
     return copy_track(op, clip, notes, inputs);
   } else if (op.name == "--remove-bone") {
     const auto b = need_bone(0);
-    if (!b) return status;
+    if (!b) return args.status;
     st = mab::edit::remove_bone(clip, *b);
   } else if (op.name == "--add-bone") {
-    const auto q = need_quat(1);
-    if (!q) return status;
+    const auto q = args.quat(1);
+    if (!q) return args.status;
     st = mab::edit::add_bone(clip, op.args[0], *q);
   } else if (op.name == "--bits") {
     const auto b = need_bone(0);
-    if (!b) return status;
-    const auto n = need_number(1);
-    if (!n) return status;
+    if (!b) return args.status;
+    const auto n = args.number(1);
+    if (!n) return args.status;
     if (*n != std::floor(*n) || *n < 1 || *n > 16)
       return fail(op, "a bit depth is a whole number 1..16", mab::cli::exit_usage);
     st = mab::edit::set_bits(clip, *b, static_cast<unsigned>(*n));
   } else if (op.name == "--rename-bone") {
     const auto b = need_bone(0);
-    if (!b) return status;
+    if (!b) return args.status;
     st = mab::edit::rename_bone(clip, *b, op.args[1]);
   } else if (op.name == "--requantise") {
     eo.requantise_all = true;
   } else if (op.name == "--reduce") {
-    const auto e = need_number(0);
-    if (!e) return status;
+    const auto e = args.number(0);
+    if (!e) return args.status;
     return reduce(op, *e, clip, notes);
   }
   return st ? mab::cli::exit_ok : fail(op, st.error().message());
@@ -289,10 +296,9 @@ int legacy_copy_track(const Op& op, LegacyEdit& e, mab::edit::Notes& notes, std:
 
 // --rename-bone BONE NEW and --add-bone ID QUAT: skeleton ids, no names.
 mab::Status legacy_rename(mab::Clip& clip, std::uint32_t from, std::uint32_t to) {
-  for (const auto& b : clip.bones)
-    if (b.hash == to)
-      return mab::make_error(mab::ErrorCode::invalid_argument, mab::no_offset, "rename-bone",
-                             "the clip already has bone_" + std::to_string(to));
+  if (clip.find_bone(to) >= 0)
+    return mab::make_error(mab::ErrorCode::invalid_argument, mab::no_offset, "rename-bone",
+                           "the clip already has bone_" + std::to_string(to));
   for (auto& b : clip.bones)
     if (b.hash == from) {
       if (!b.renamed_from) b.renamed_from = b.hash;
@@ -302,10 +308,9 @@ mab::Status legacy_rename(mab::Clip& clip, std::uint32_t from, std::uint32_t to)
 }
 
 mab::Status legacy_add(mab::Clip& clip, std::uint32_t id, const mab::Quat& q) {
-  for (const auto& b : clip.bones)
-    if (b.hash == id)
-      return mab::make_error(mab::ErrorCode::invalid_argument, mab::no_offset, "add-bone",
-                             "the clip already has bone_" + std::to_string(id));
+  if (clip.find_bone(id) >= 0)
+    return mab::make_error(mab::ErrorCode::invalid_argument, mab::no_offset, "add-bone",
+                           "the clip already has bone_" + std::to_string(id));
   mab::ClipBone b;
   b.hash = id;
   b.set_kind(mab::BoneKind::constant);
@@ -318,36 +323,24 @@ mab::Status legacy_add(mab::Clip& clip, std::uint32_t id, const mab::Quat& q) {
 int apply_legacy(const Op& op, LegacyEdit& e, mab::edit::Notes& notes, std::vector<fs::path>& inputs) {
   if (const auto why = legacy_refusal(op.name)) return fail(op, *why);
   mab::Clip& clip = e.clip;
-  int status = mab::cli::exit_ok;
-  auto need_number = [&](std::size_t i) -> std::optional<double> {
-    auto v = number(op.args.at(i));
-    if (!v) status = fail(op, "\"" + op.args.at(i) + "\" is not a number", mab::cli::exit_usage);
-    return v;
-  };
+  ArgReader args{op};
   auto need_id = [&](std::size_t i) -> std::optional<std::uint32_t> {
     auto id = mab::parse_legacy_bone(op.args.at(i));
-    if (!id) status = fail(op, id.error().detail, mab::cli::exit_usage);
+    if (!id) args.status = fail(op, id.error().detail, mab::cli::exit_usage);
     return id ? std::optional<std::uint32_t>(*id) : std::nullopt;
-  };
-  auto need_quat = [&](std::size_t i) -> std::optional<mab::Quat> {
-    auto q = quat_arg(op.args.at(i));
-    if (!q)
-      status = fail(op, "\"" + op.args.at(i) + "\" is not a quaternion x,y,z,w or a turn ax,ay,az@deg",
-                    mab::cli::exit_usage);
-    return q;
   };
   const double rate = clip.key_rate;
   const double first = clip.key_times.empty() ? 0.0 : clip.key_times.front();
   const double last = clip.key_times.empty() ? 0.0 : clip.key_times.back();
   mab::Status st;
   if (op.name == "--speed") {
-    const auto f = need_number(0);
-    if (!f) return status;
+    const auto f = args.number(0);
+    if (!f) return args.status;
     st = mab::edit::speed(clip, *f, &notes);
     if (st) e.time = e.time.then({1.0 / *f, 0.0});
   } else if (op.name == "--trim") {
-    const auto a = need_number(0), b = need_number(1);
-    if (!a || !b) return status;
+    const auto a = args.number(0), b = args.number(1);
+    if (!a || !b) return args.status;
     st = mab::edit::trim(clip, *a, *b, &notes);
     // edit::trim's start: the key-unit time nearest START, inside the clip.
     if (st) e.time = e.time.then({1.0, -std::clamp(std::round(*a * rate), first, last) / rate});
@@ -360,7 +353,7 @@ int apply_legacy(const Op& op, LegacyEdit& e, mab::edit::Notes& notes, std::vect
     auto b = mab::find_legacy_bone(clip, op.args.at(0));
     if (!b) return fail(op, b.error().detail);
     std::optional<mab::Quat> q;
-    if (op.name != "--remove-bone" && !(q = need_quat(1))) return status;
+    if (op.name != "--remove-bone" && !(q = args.quat(1))) return args.status;
     st = op.name == "--rotate-bone"    ? mab::edit::rotate_bone(clip, *b, *q)
          : op.name == "--set-constant" ? mab::edit::set_constant(clip, *b, *q)
                                        : mab::edit::remove_bone(clip, *b);
@@ -370,17 +363,17 @@ int apply_legacy(const Op& op, LegacyEdit& e, mab::edit::Notes& notes, std::vect
     auto b = mab::find_legacy_bone(clip, op.args.at(0));
     if (!b) return fail(op, b.error().detail);
     const auto to = need_id(1);
-    if (!to) return status;
+    if (!to) return args.status;
     st = legacy_rename(clip, clip.bones[*b].hash, *to);
   } else if (op.name == "--add-bone") {
     const auto id = need_id(0);
-    if (!id) return status;
-    const auto q = need_quat(1);
-    if (!q) return status;
+    if (!id) return args.status;
+    const auto q = args.quat(1);
+    if (!q) return args.status;
     st = legacy_add(clip, *id, *q);
   } else if (op.name == "--reduce") {
-    const auto d = need_number(0);
-    if (!d) return status;
+    const auto d = args.number(0);
+    if (!d) return args.status;
     if (!(*d > 0)) return fail(op, "the tolerance must be a number of degrees > 0", mab::cli::exit_usage);
     e.reduce = *d;
   }

@@ -76,14 +76,7 @@ tinygltf::Model blender_style(const fs::path& dir, const fs::path& bank, double 
           break;
         }
         for (std::size_t i = 0; i < k.t.size(); ++i) k.v.insert(k.v.end(), pose.begin(), pose.end());
-        auto& a = m.animations[ai];
-        a.samplers.emplace_back();
-        tinygltf::AnimationChannel ch;
-        ch.sampler = static_cast<int>(a.samplers.size() - 1);
-        ch.target_node = node;
-        ch.target_path = path;
-        a.channels.push_back(ch);
-        mab::test::write_sampler(m, a, ch.sampler, k);
+        mab::test::add_channel(m, ai, node, path, k);
       }
   }
   mab::test::resample_like_blender(m, fps);

@@ -70,19 +70,6 @@ void turn_key(tinygltf::Model& m, std::size_t anim, int node, std::size_t k, dou
   mab::test::write_sampler(m, a, s, keys);
 }
 
-// A new channel of `path` on `node`, keys `k`, in animation `anim`.
-void add_channel(tinygltf::Model& m, std::size_t anim, int node, const std::string& path,
-                 const mab::test::SamplerKeys& k) {
-  auto& a = m.animations.at(anim);
-  a.samplers.emplace_back();
-  tinygltf::AnimationChannel ch;
-  ch.sampler = static_cast<int>(a.samplers.size() - 1);
-  ch.target_node = node;
-  ch.target_path = path;
-  a.channels.push_back(ch);
-  mab::test::write_sampler(m, a, ch.sampler, k);
-}
-
 // A second armature's copy of the rig (Blender: the glb imported twice into one scene): every
 // bone node again, with the same names, under a copy of the root, its channels in the same
 // animation, the copy of `turned_node` turned at key 1.
@@ -152,7 +139,7 @@ TEST(GltfChannelsCli, NodesMatchingNoBoneAreRefusedByName) {
          mab::test::SamplerKeys k;
          k.t = {0.0f, 1.0f};
          k.v = {0, 0, 0, 1, 0, 0, 0.38268343f, 0.92387953f};
-         add_channel(m, 0, node, "rotation", k);
+         mab::test::add_channel(m, 0, node, "rotation", k);
        },
        "Tail (matches no bone of the block)"},
   };
@@ -214,7 +201,7 @@ TEST(GltfChannelsCli, ARotationOnABoneWithoutARotationTrackLands) {
     mab::test::SamplerKeys k;
     k.t = {0.0f, 0.2f};
     k.v = {0, 0, 0, 1, 0, 0, 0, 1};
-    add_channel(m, static_cast<std::size_t>(a), mab::test::node_named(m, "Spine1"), "rotation", k);
+    mab::test::add_channel(m, static_cast<std::size_t>(a), mab::test::node_named(m, "Spine1"), "rotation", k);
   });
   auto r = run("import " + rest.string() + " --template " + fc5.string() + " -o " + out.string(), &err);
   ASSERT_EQ(r.status, 0) << err;
@@ -226,7 +213,7 @@ TEST(GltfChannelsCli, ARotationOnABoneWithoutARotationTrackLands) {
     mab::test::SamplerKeys k;
     k.t = {0.0f};
     k.v = {0, 0, 0.25881905f, 0.96592583f};  // 30 degrees about z
-    add_channel(m, static_cast<std::size_t>(a), mab::test::node_named(m, "Spine1"), "rotation", k);
+    mab::test::add_channel(m, static_cast<std::size_t>(a), mab::test::node_named(m, "Spine1"), "rotation", k);
   });
   fs::remove(out);  // it holds the template's bytes: writing over it needs --in-place (issue 31 item 5)
   r = run("import " + keyed.string() + " --template " + fc5.string() + " -o " + out.string(), &err);
@@ -307,7 +294,7 @@ TEST(GltfChannelsCli, ScaleKeysAreRefusedByName) {
     k.width = 3;
     k.t = {0.0f, 1.0f};
     k.v = {1, 1, 1, 1.5f, 1.5f, 1.5f};
-    add_channel(m, 0, mab::test::node_named(m, "Spine1"), "scale", k);
+    mab::test::add_channel(m, 0, mab::test::node_named(m, "Spine1"), "scale", k);
   });
   const auto out = dir / "out.mab";
   std::string err;

@@ -354,8 +354,8 @@ Status copy_track(Clip& c, const Clip& from, std::uint32_t hash, Notes* notes) {
       nb.flags = static_cast<std::uint8_t>((nb.flags & 0xF0) | (old.flags & 0x0F));
     // The rotation track is copied; the bone's own translations stay (docs/motion.md), which
     // the report says when the source's differ, so a user expecting them is not left guessing.
-    const bool differ = sb.translations.size() != old.translations.size() || sb.translations != old.translations ||
-                        sb.constant_translation != old.constant_translation;
+    const bool differ =
+        sb.translations != old.translations || sb.constant_translation != old.constant_translation;
     if (notes && differ && (!sb.translations.empty() || sb.constant_translation))
       notes->push_back("--copy-track: bone " + hex32(hash) +
                        ": its rotation track copied; its translations are this clip's own, not the source's "

@@ -80,6 +80,19 @@ inline void write_sampler(tinygltf::Model& m, tinygltf::Animation& a, int sample
 }
 
 // The sampler of `path` on `node` in animation `anim`, or -1.
+// A new channel of `path` on `node`, keys `k`, in animation `anim`.
+inline void add_channel(tinygltf::Model& m, std::size_t anim, int node, const std::string& path,
+                        const SamplerKeys& k) {
+  auto& a = m.animations.at(anim);
+  a.samplers.emplace_back();
+  tinygltf::AnimationChannel ch;
+  ch.sampler = static_cast<int>(a.samplers.size() - 1);
+  ch.target_node = node;
+  ch.target_path = path;
+  a.channels.push_back(ch);
+  write_sampler(m, a, ch.sampler, k);
+}
+
 inline int sampler_of(const tinygltf::Model& m, std::size_t anim, int node, const std::string& path) {
   for (const auto& ch : m.animations.at(anim).channels)
     if (ch.target_node == node && ch.target_path == path) return ch.sampler;
