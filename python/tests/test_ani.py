@@ -310,15 +310,21 @@ def test_edit_operations_write_what_mab_edit_writes(path, op, mab_cli, tmp_path)
         bone = "0x%08X" % src.bone_hashes[src.kinds.index("animated")]
     subst = {"SOURCE": str(source), "BONE": bone, "BITS": str(other_depth(clip, bone) if "BITS" in args else 0)}
     cli_args = [subst.get(a, a) for a in args]
+    # Timing edits regroup this file's wide translation chunks past the 0.001-unit default,
+    # which both sides refuse (decision 21, tested by test_regrouped_translations_stay_within_the_
+    # translation_bound and the CLI's tests): one looser bound for both keeps them compared here.
+    bound = {"max_translation_error": 0.003} if "translations" in path.name else {}
+    if bound:
+        cli_args += ["--max-translation-error", str(bound["max_translation_error"])]
     out = tmp_path / "cli.mab"
     run = subprocess.run([mab_cli, "edit", str(path), "-o", str(out), *cli_args], capture_output=True, text=True)
     if apply is None:
-        data, _ = clip.encode(max_error=0.05, requantise_all=True)
+        data, _ = clip.encode(max_error=0.05, requantise_all=True, **bound)
     else:
         try:
             apply(clip, bone)
             data, _ = clip.encode(**({"max_error": float(args[args.index("--max-error") + 1])}
-                                     if "--max-error" in args else {}))
+                                     if "--max-error" in args else {}), **bound)
         except mabkit.MabError as e:
             assert run.returncode != 0, f"the CLI succeeded where Python raised {e!r}"
             pytest.skip(f"refused by both: {e}")
