@@ -1,5 +1,6 @@
-// `mab diff A B`: what an edit or a conversion changed, bone by bone (lib edit.hpp), for 'aNi'
-// clips and Far Cry 2/3 clips, from .mab files or mabkit JSON documents.
+// `mab diff A B`: what an edit or a conversion changed, bone by bone (lib edit.hpp's diff_clips),
+// for 'aNi' clips and Far Cry 2/3 clips (as clip_from_legacy Clips), from .mab files or mabkit
+// JSON documents.
 #include "command.hpp"
 #include "common.hpp"
 #include "fixed_text.hpp"
@@ -7,6 +8,7 @@
 #include <mab/edit.hpp>
 #include <mab/json.hpp>
 #include <mab/legacy.hpp>
+#include <mab/legacy_bridge.hpp>
 
 #include <nlohmann/json.hpp>
 
@@ -17,10 +19,11 @@
 
 namespace {
 
-// One side of the comparison: an 'aNi' clip or a Far Cry 2/3 clip.
+// One side of the comparison: the clip, and whether it is a Far Cry 2/3 clip (bones are skeleton
+// ids, not name hashes).
 struct Side {
-  std::optional<mab::DecodedClip> ani;
-  std::optional<mab::LegacyClip> legacy;
+  mab::Clip clip;
+  bool legacy = false;
 };
 
 bool is_json(const std::string& path, std::span<const std::uint8_t> head) {
@@ -38,7 +41,7 @@ std::optional<Side> load_json(const std::string& path, std::string& error) {
   auto text = mab::PaddedJson::read_file(path);
   if (!text) return error = text.error().message(), std::nullopt;
   auto legacy = mab::import_legacy_json(text->text());
-  if (legacy) return Side{std::nullopt, std::move(legacy->clip)};
+  if (legacy) return Side{mab::clip_from_legacy(legacy->clip), true};
   if (legacy.error().code != mab::ErrorCode::not_decodable) return error = legacy.error().message(), std::nullopt;
   auto ani = mab::import_json(text->text());
   if (!ani) {
@@ -47,7 +50,7 @@ std::optional<Side> load_json(const std::string& path, std::string& error) {
                 : ani.error().message();
     return std::nullopt;
   }
-  return Side{std::move(ani).value(), std::nullopt};
+  return Side{std::move(ani->clip), false};
 }
 
 // The clip of one block; nullopt after printing a one-line error.
@@ -63,11 +66,11 @@ std::optional<Side> load(const std::string& path, std::size_t block) {
     if (!c) return std::nullopt;
     if (c->variant != nullptr && c->variant->layout == mab::LayoutKind::legacy) {
       auto d = mab::decode_legacy_clip(*c, block);
-      if (d) side = Side{std::nullopt, std::move(d).value()};
+      if (d) side = Side{mab::clip_from_legacy(*d), true};
       else error = d.error().message();
     } else {
       auto d = mab::decode_clip(std::move(*c), block);
-      if (d) side = Side{std::move(d).value(), std::nullopt};
+      if (d) side = Side{std::move(d->clip), false};
       else error = d.error().message();
     }
   }
@@ -76,8 +79,7 @@ std::optional<Side> load(const std::string& path, std::size_t block) {
 }
 
 std::string bone_label(std::uint32_t id, bool legacy) {
-  if (!legacy) return mab::cli::hex(id, 8);
-  return id == mab::legacy_trajectory_id ? "trajectory" : "bone_" + std::to_string(id);
+  return legacy ? "bone_" + std::to_string(id) : mab::cli::hex(id, 8);
 }
 
 std::string row_label(const mab::BoneDiff& bd, bool legacy) {
@@ -119,7 +121,8 @@ void print_json(const mab::ClipDiff& d, const std::string& a, const std::string&
   for (const auto& bd : d.bones) {
     nlohmann::json e;
     if (bd.root_motion) e["root_motion"] = true;
-    if (!bd.root_motion || legacy) e[legacy ? "bone" : "hash"] = bone_label(bd.hash, legacy);
+    if (legacy) e["bone"] = bd.root_motion ? std::string("trajectory") : bone_label(bd.hash, true);
+    else if (!bd.root_motion) e["hash"] = bone_label(bd.hash, false);
     if (!legacy && !bd.name.empty() && !bd.root_motion) e["name"] = bd.name;
     e["rotated"] = bd.rotated;
     e["max_deg"] = bd.max_deg, e["mean_deg"] = bd.mean_deg, e["worst_time_s"] = bd.worst_time_s;
@@ -222,25 +225,20 @@ int run(const Options& o) {
   if (!a) return error;
   const auto b = load(o.b, o.block);
   if (!b) return error;
-  const bool legacy = a->legacy.has_value();
-  if (legacy != b->legacy.has_value()) {
+  const bool legacy = a->legacy;
+  if (legacy != b->legacy) {
     std::fprintf(stderr,
                  "mab: diff: %s is a Far Cry 2/3 clip and %s an 'aNi' clip: they cannot be compared (one names "
                  "bones by skeleton id, the other by name hash)\n",
                  (legacy ? o.a : o.b).c_str(), (legacy ? o.b : o.a).c_str());
     return error;
   }
-  mab::ClipDiff d;
-  if (legacy) {
-    d = mab::diff_legacy_clips(*a->legacy, *b->legacy);
-  } else {
-    auto r = mab::diff_clips(a->ani->clip, b->ani->clip);
-    if (!r) {
-      std::fprintf(stderr, "mab: diff: %s\n", r.error().message().c_str());
-      return error;
-    }
-    d = std::move(r).value();
+  auto r = mab::diff_clips(a->clip, b->clip);
+  if (!r) {
+    std::fprintf(stderr, "mab: diff: %s\n", r.error().message().c_str());
+    return error;
   }
+  const mab::ClipDiff& d = *r;
   const bool same = d.identical();
   if (o.json) print_json(d, o.a, o.b, legacy);
   else print_table(d, legacy, o.all);

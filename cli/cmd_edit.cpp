@@ -329,24 +329,22 @@ int apply_legacy(const Op& op, LegacyEdit& e, mab::edit::Notes& notes, std::vect
     if (!id) args.status = fail(op, id.error().detail, mab::cli::exit_usage);
     return id ? std::optional<std::uint32_t>(*id) : std::nullopt;
   };
-  const double rate = clip.key_rate;
-  const double first = clip.key_times.empty() ? 0.0 : clip.key_times.front();
-  const double last = clip.key_times.empty() ? 0.0 : clip.key_times.back();
   mab::Status st;
   if (op.name == "--speed") {
     const auto f = args.number(0);
     if (!f) return args.status;
     st = mab::edit::speed(clip, *f, &notes);
-    if (st) e.time = e.time.then({1.0 / *f, 0.0});
+    if (st) e.time = e.time.then(mab::legacy_speed_map(*f));
   } else if (op.name == "--trim") {
     const auto a = args.number(0), b = args.number(1);
     if (!a || !b) return args.status;
+    const mab::LegacyTimeMap moved = mab::legacy_trim_map(clip, *a);
     st = mab::edit::trim(clip, *a, *b, &notes);
-    // edit::trim's start: the key-unit time nearest START, inside the clip.
-    if (st) e.time = e.time.then({1.0, -std::clamp(std::round(*a * rate), first, last) / rate});
+    if (st) e.time = e.time.then(moved);
   } else if (op.name == "--reverse") {
+    const mab::LegacyTimeMap moved = mab::legacy_reverse_map(clip);
     st = mab::edit::reverse(clip);
-    if (st) e.time = e.time.then({-1.0, (first + last) / rate});
+    if (st) e.time = e.time.then(moved);
   } else if (op.name == "--loop-fix") {
     st = mab::edit::loop_fix(clip);
   } else if (op.name == "--rotate-bone" || op.name == "--set-constant" || op.name == "--remove-bone") {

@@ -16,10 +16,21 @@ import numpy as np
 from ._errors import MabError
 from . import _mabkit
 from ._clip import Clip, EncodeReport, Part, quat_from_axis_angle
-from ._legacy import Event, LegacyClip, Tag, Track
+from ._legacy import Event, Tag
 
 __all__ = ["read", "new_file", "hash", "version", "File", "Block", "Clip", "Part", "EncodeReport",
-           "LegacyClip", "Track", "Tag", "Event", "MabError", "quat_from_axis_angle"]
+           "Tag", "Event", "MabError", "quat_from_axis_angle"]
+
+
+def __getattr__(name: str) -> Any:
+    # Far Cry 2/3 clips decode into Clip (issue 33; docs/python.md, CHANGELOG.md): LegacyClip is
+    # kept one release as a deprecated alias, so isinstance checks and imports still work.
+    if name == "LegacyClip":
+        import warnings
+        warnings.warn("mabkit.LegacyClip is deprecated: Far Cry 2/3 clips decode into mabkit.Clip "
+                      "(docs/python.md)", DeprecationWarning, stacklevel=2)
+        return Clip
+    raise AttributeError(f"module 'mabkit' has no attribute {name!r}")
 
 version: str = _mabkit.version
 
@@ -107,12 +118,12 @@ class Block:
             return [f"not decoded: {self.reason}"]
         return [f"{k.replace('_', ' ')}: {v}" for k, v in self.evidence.items()]
 
-    def decode(self, names: Optional[Sequence[str]] = None) -> Union[Clip, LegacyClip]:
-        """The block's clip as NumPy arrays: a Clip, or a LegacyClip for Far Cry 2/3 clips;
-        ``names`` (any list of bone names) names the bones whose CRC-32 matches. Raises
-        MabError when the block does not decode."""
+    def decode(self, names: Optional[Sequence[str]] = None) -> Clip:
+        """The block's clip as NumPy arrays (Far Cry 2/3 clips too: ``family`` "legacy", bones
+        named ``bone_12`` by skeleton id); ``names`` (any list of bone names) names the 'aNi'
+        bones whose CRC-32 matches. Raises MabError when the block does not decode."""
         if self.kind == "legacy":
-            return LegacyClip._decode(self)
+            return Clip._from_state(_mabkit.decode_legacy(self.file._handle, self.index), self.file, self.index)
         clip = Clip._from_state(_mabkit.decode_ani(self.file._handle, self.index), self.file, self.index)
         if names:
             clip.set_names(names)

@@ -71,8 +71,8 @@ class Block:
     decodable: bool
     reason: str           # why not, if not
     evidence: Dict[str, str]  # translations, constant_translations, root_rotations, root_translations, parts
-    def decode(self, names: Optional[Sequence[str]] = None) -> Union[Clip, LegacyClip]:
-        """Clip for "ani"/"fc4" blocks, LegacyClip for "legacy" ones. Raises MabError."""
+    def decode(self, names: Optional[Sequence[str]] = None) -> Clip:
+        """The block's Clip (family "legacy" for Far Cry 2/3 blocks). Raises MabError."""
 
 class Part:
     start: float
@@ -116,11 +116,15 @@ class EncodeReport:
     tag_tables_undecoded: int
     frames_added: List[Tuple[int, int]]         # legacy (bone, frame) keys stored anew
     frames_removed: List[Tuple[int, int]]
-    frames_interpolated: List[Tuple[int, int]]  # given but not stored (a track handed over at every frame is samples)
+    tracks_kept: int           # legacy: keyed tracks the edit left (stored keys and codes kept)
+    tracks_edited: int         # legacy: keyed tracks given to the sparse key writer
+    events_outside: int        # legacy: event nodes outside the duration (kept)
+    duration_rule: str         # legacy: the duration rule, when the frame count changed
     def lines(self) -> List[str]: ...
 
 class Clip:
-    """An 'aNi' clip: K keys on one shared timeline, B bones, NumPy arrays to edit in place."""
+    """A clip: K keys on one shared timeline, B bones, NumPy arrays to edit in place ('aNi', or
+    Far Cry 2/3 with family "legacy": every frame a key, bones by skeleton id)."""
     file: File
     block: int
     key_rate: float                        # units per second (decision 7): WD1 120, others frames
@@ -137,6 +141,11 @@ class Clip:
     root_translations: Optional[npt.NDArray[np.float32]]  # (K, 3)
     parts: List[Part]
     evidence: Dict[str, str]
+    family: str                            # "ani" | "legacy" (Far Cry 2/3)
+    tags: Optional[List[Tag]]              # legacy: tag records, else None
+    tag_table_note: str
+    events: Optional[List[Event]]          # legacy: event nodes, else None
+    events_note: str
     @property
     def times(self) -> npt.NDArray[np.float64]: ...      # seconds
     @property
@@ -170,10 +179,6 @@ class Clip:
                max_error: float = 0.01, path: Optional[PathLike] = None, requantise_all: bool = False,
                verify: bool = True, max_translation_error: Optional[float] = None) -> Tuple[bytes, EncodeReport]: ...
 
-class Track(NamedTuple):
-    frames: npt.NDArray[np.uint32]   # (N,) ascending
-    keys: npt.NDArray[np.float32]    # (N, 4) x y z w
-
 class Tag:
     kind: int
     id: int
@@ -194,32 +199,4 @@ class Event:
     size: int
     next: int
 
-class LegacyClip:
-    """A Far Cry 2/3 clip: frames 0..last_frame, tracks keyed by skeleton bone id."""
-    file: File
-    block: int
-    duration: float
-    last_frame: int
-    frame_rate: float
-    trajectory_translations: Optional[npt.NDArray[np.float32]]  # (F, 3)
-    trajectory_rotations: Optional[npt.NDArray[np.float32]]     # (F, 4)
-    constant_rotations: Dict[int, npt.NDArray[np.float32]]      # bone -> (4,)
-    rotation_tracks: Dict[int, Track]                           # bone -> sparse keys
-    constant_translations: Dict[int, npt.NDArray[np.float32]]   # bone -> (3,)
-    translation_tracks: Dict[int, npt.NDArray[np.float32]]      # bone -> (F, 3)
-    present: List[bool]   # slots 0..5 present in the block
-    tags: Optional[List[Tag]]
-    tag_table_note: str
-    events: Optional[List[Event]]
-    events_note: str
-    @property
-    def frame_count(self) -> int: ...
-    @property
-    def bones(self) -> List[int]: ...
-    def rotation_at(self, bone: int, frames: Union[int, Sequence[int], npt.NDArray[Any], None] = None) -> npt.NDArray[np.float32]: ...
-    def set_key(self, bone: int, frame: int, quat: QuatLike) -> None: ...
-    def remove_key(self, bone: int, frame: int) -> None: ...
-    def trim(self, first: int, last: int) -> Dict[str, Any]: ...
-    def encode(self, template: Union[File, PathOrBytes, None] = None, block: Optional[int] = None,
-               max_error: float = 0.01, path: Optional[PathLike] = None,
-               verify: bool = True) -> Tuple[bytes, EncodeReport]: ...
+LegacyClip = Clip  # deprecated alias (a DeprecationWarning): Far Cry 2/3 clips decode into Clip

@@ -1,6 +1,7 @@
 """The 'aNi' clip (Watch Dogs 1, 2, Legion, Far Cry 4, 5) as NumPy arrays, its edits and its encoder."""
 from __future__ import annotations
 
+import copy
 import math
 import os
 from dataclasses import asdict, dataclass, field
@@ -8,7 +9,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from . import _mabkit
+from . import _legacy, _mabkit
 
 QuatLike = Union[Sequence[float], np.ndarray]
 BoneRef = Union[int, str]
@@ -72,7 +73,10 @@ class EncodeReport:
     tag_tables_undecoded: int = 0
     frames_added: List[Tuple[int, int]] = field(default_factory=list)         # (bone, frame) keys stored anew
     frames_removed: List[Tuple[int, int]] = field(default_factory=list)
-    frames_interpolated: List[Tuple[int, int]] = field(default_factory=list)  # given, within max_error of the slerp
+    tracks_kept: int = 0       # keyed tracks whose frames the edit left: stored keys and codes kept
+    tracks_edited: int = 0     # keyed tracks handed to the sparse key writer
+    events_outside: int = 0    # event nodes whose time falls outside the duration (kept)
+    duration_rule: str = ""    # when the frame count changed: the clip's duration rule
 
     def lines(self) -> List[str]:
         """The report as ``mab edit`` words it, one line per item."""
@@ -93,11 +97,10 @@ class EncodeReport:
                 out.append("rewritten         " + ", ".join(self.motion_sections_rewritten))
         else:
             out.append(f"legacy sections   {self.sections_kept} kept, {self.sections_rewritten} rewritten")
+            out.append(f"keyed tracks      {self.tracks_kept} unchanged (stored keys kept), "
+                       f"{self.tracks_edited} edited (sparse key writer)")
             if self.frames_added:
                 out.append(f"keys added        {len(self.frames_added)} (bone, frame): {_short(self.frames_added)}")
-            if self.frames_interpolated:
-                out.append(f"keys interpolated {len(self.frames_interpolated)} within the bound, not stored: "
-                           f"{_short(self.frames_interpolated)}")
             if self.size_change:
                 out.append(f"clip size         {self.size_change:+d} bytes, {self.moved_clips} clip(s) after it moved")
         out.append(f"max error         {self.max_error_deg:.6f} degrees"
@@ -124,7 +127,9 @@ def _write(path: Union[str, "os.PathLike[str]"], data: bytes) -> None:
 
 
 class Clip:
-    """An 'aNi' clip as NumPy arrays (writable copies: edit them, then ``encode``).
+    """A clip as NumPy arrays (writable copies: edit them, then ``encode``): an 'aNi' clip, or a
+    Far Cry 2/3 clip (``family`` "legacy": every frame a key, bones by skeleton id named
+    ``bone_12``, the trajectory as root motion, plus ``tags`` and ``events``; docs/python.md).
 
     K keys share one timeline (``key_times``, in ``key_rate`` units per second, decision 7); B bones.
     ``rotations`` is (K, B, 4) float32 x, y, z, w: a constant bone repeats its constant, a bone
@@ -148,6 +153,11 @@ class Clip:
     root_translations: Optional[np.ndarray]
     parts: List[Part]
     evidence: Dict[str, str]
+    family: str                 # "ani", or "legacy" for Far Cry 2/3 clips
+    tags: Optional[List[Any]]   # Far Cry 2/3: tag records (Tag), else None
+    events: Optional[List[Any]]  # Far Cry 2/3: event nodes (Event), else None
+    tag_table_note: str
+    events_note: str
 
     _FIELDS = ("key_rate", "duration", "key_times", "bone_hashes", "bone_flags", "bone_names", "kinds",
                "_constants", "rotations", "translations", "constant_translations", "root_rotations",
@@ -162,6 +172,9 @@ class Clip:
         self.file = file
         self.block = block
         self.evidence = state.get("evidence", {})
+        self.family = state.get("family", "ani")
+        self._reduce_deg: Optional[float] = None
+        _legacy.legacy_fields(self, state)
         self._set_state(state)
         return self
 
@@ -240,7 +253,12 @@ class Clip:
 
     # --- edits (the operations of `mab edit`, docs/edit.md) ---------------------------------
     def _edit(self, op: str, *args: Any) -> Any:
-        state, result = _mabkit.edit_ani(self._state(), op, args)
+        if self.family != "legacy":
+            state, result = _mabkit.edit_ani(self._state(), op, args)
+        else:
+            state, result, moved = _mabkit.edit_legacy(self._state(), op, args)
+            if moved is not None:
+                _legacy.move_events(self.events, *moved)
         self._set_state(state)
         return result
 
@@ -296,6 +314,10 @@ class Clip:
     def copy_track(self, source: "Clip", bone: BoneRef) -> List[str]:
         """``bone``'s track from another clip, sampled at this clip's key times in seconds;
         added (with the source's flags) when this clip lacks it."""
+        if source.family != self.family:
+            from ._errors import MabError
+            raise MabError("the source is another family of clip: Far Cry 2/3 bones are skeleton ids, 'aNi' "
+                           "bones CRC-32 hashes of names", code="invalid_argument", field="source")
         return self._edit("copy_track", source._state(), bone)
 
     def remove_bone(self, bone: BoneRef) -> None:
@@ -303,7 +325,8 @@ class Clip:
         self._edit("remove_bone", bone)
 
     def add_bone(self, name: str, quat: QuatLike = (0.0, 0.0, 0.0, 1.0)) -> int:
-        """A new constant bone, hash = CRC-32 of ``name``; returns its index."""
+        """A new constant bone, hash = CRC-32 of ``name`` (Far Cry 2/3: the skeleton id
+        ``bone_12`` or ``12``); returns its index."""
         self._edit("add_bone", name, np.asarray(quat, dtype=np.float64))
         return self.bone_count - 1
 
@@ -313,7 +336,16 @@ class Clip:
 
     def reduce(self, max_deg: float) -> Dict[str, Any]:
         """Drop shared key times while every animated bone stays within ``max_deg`` degrees of
-        the slerp between the kept keys; returns keys_before, keys_after, max_error_deg, ..."""
+        the slerp between the kept keys; returns keys_before, keys_after, max_error_deg, ...
+        Far Cry 2/3 (as ``mab edit --reduce``): every keyed track is re-keyed within ``max_deg``
+        when encoded, whose report gives the stored keys before and after; returns {}."""
+        if self.family == "legacy":
+            if not float(max_deg) > 0:
+                from ._errors import MabError
+                raise MabError("the tolerance must be a number of degrees > 0", code="invalid_argument",
+                               field="max_deg")
+            self._reduce_deg = float(max_deg)
+            return {}
         return self._edit("reduce", float(max_deg))
 
     # --- writing ---------------------------------------------------------------------------
@@ -334,8 +366,16 @@ class Clip:
         if not isinstance(tmpl, File):
             tmpl = read(tmpl)
         blk = self.block if block is None else block
-        data, rep = _mabkit.encode_ani(tmpl._handle, blk, self._state(), max_error, requantise_all, verify,
-                                       max_translation_error)
+        if self.family == "legacy":
+            if requantise_all:
+                from ._errors import MabError
+                raise MabError("Far Cry 2/3 keys are 6-byte quaternions (format 13): there is no bit depth to "
+                               "re-pick; reduce(max_deg) re-keys every track", code="invalid_argument",
+                               field="requantise_all")
+            data, rep = _legacy.encode_legacy(self, tmpl, blk, max_error, verify)
+        else:
+            data, rep = _mabkit.encode_ani(tmpl._handle, blk, self._state(), max_error, requantise_all, verify,
+                                           max_translation_error)
         if path is not None:
             _write(path, data)
         return data, _report(rep)
@@ -344,10 +384,14 @@ class Clip:
         """A deep copy (arrays copied)."""
         other = object.__new__(Clip)
         other.file, other.block, other.evidence = self.file, self.block, dict(self.evidence)
+        other.family, other._reduce_deg = self.family, self._reduce_deg
+        other.tags, other.events = copy.deepcopy(self.tags), copy.deepcopy(self.events)
+        other.tag_table_note, other.events_note = self.tag_table_note, self.events_note
         st = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in self._state().items()}
         other._set_state(st)
         return other
 
     def __repr__(self) -> str:
-        return (f"<mabkit.Clip {self.key_count} keys at {self.key_rate:g}/s, {self.bone_count} bones "
+        what = "frames" if self.family == "legacy" else "keys"
+        return (f"<mabkit.Clip {self.key_count} {what} at {self.key_rate:g}/s, {self.bone_count} bones "
                 f"({self.kinds.count('animated')} animated, {self.kinds.count('constant')} constant)>")

@@ -90,22 +90,14 @@ double translation_error(const std::vector<mab::Vec3>& want, const std::vector<m
   return worst;
 }
 
-// The written bytes read back: same key times, every bone where the edit put it (within the
-// error the encoder reported for it), translations and root motion present where edited.
-// Returns the largest rotation error measured.
-double verify_landed(const std::vector<std::uint8_t>& bytes, std::size_t block, const mab::Clip& want,
-                     const mab::EncodeReport& rep) {
-  auto c = mab::read_container(bytes);
-  if (!c) not_landed("file", "the written file does not read back: " + c.error().message());
-  auto d = mab::decode_clip(std::move(c).value(), block);
-  if (!d) not_landed("file", "the written clip does not decode: " + d.error().message());
-  const mab::Clip& got = d->clip;
+}  // namespace
+
+double compare_landed(const mab::Clip& want, const mab::Clip& got, const std::vector<double>& bone_bound, double t_bound) {
   if (got.key_times != want.key_times) not_landed("key_times", "the key times read back differ");
   if (got.bones.size() != want.bones.size()) not_landed("bone_hashes", "the bone count reads back differently");
   double worst = 0;
-  const double t_bound = rep.max_translation_error * 1.001 + 1e-6;
   for (std::size_t b = 0; b < want.bones.size(); ++b) {
-    const double bound = rep.bone_error_deg.size() > b ? rep.bone_error_deg[b] * 1.0001 + 1e-4 : 1e-4;
+    const double bound = bone_bound.size() > b ? bone_bound[b] * 1.0001 + 1e-4 : 1e-4;
     worst = std::max(worst, bone_error(want, got, b, bound));
     const std::string tf = "translations[:, " + std::to_string(b) + "]";
     translation_error(want.bones[b].translations, got.bones[b].translations, tf, t_bound);
@@ -118,7 +110,34 @@ double verify_landed(const std::vector<std::uint8_t>& bytes, std::size_t block, 
   for (std::size_t k = 0; k < want.root_motion.rotations.size(); ++k)
     if (mab::angular_error_deg(want.root_motion.rotations[k], got.root_motion.rotations[k]) > quat48_bound_deg)
       not_landed("root_rotations[" + std::to_string(k) + "]", "reads back further than a 6-byte quaternion's step");
-  if (want.parts != got.parts) not_landed("parts", "the part entries read back otherwise");
+  return worst;
+}
+
+namespace {
+
+void key_changes(py::dict& r, const mab::Clip& before, const mab::Clip& after) {
+  r["keys_before"] = before.key_count();
+  r["keys_after"] = after.key_count();
+  std::vector<std::uint32_t> added, removed;
+  std::set_difference(after.key_times.begin(), after.key_times.end(), before.key_times.begin(), before.key_times.end(),
+                      std::back_inserter(added));
+  std::set_difference(before.key_times.begin(), before.key_times.end(), after.key_times.begin(), after.key_times.end(),
+                      std::back_inserter(removed));
+  r["keys_added"] = added;
+  r["keys_removed"] = removed;
+}
+
+// The written bytes read back: same key times, every bone where the edit put it (within the
+// error the encoder reported for it), translations and root motion present where edited.
+// Returns the largest rotation error measured.
+double verify_landed(const std::vector<std::uint8_t>& bytes, std::size_t block, const mab::Clip& want,
+                     const mab::EncodeReport& rep) {
+  auto c = mab::read_container(bytes);
+  if (!c) not_landed("file", "the written file does not read back: " + c.error().message());
+  auto d = mab::decode_clip(std::move(c).value(), block);
+  if (!d) not_landed("file", "the written clip does not decode: " + d.error().message());
+  const double worst = compare_landed(want, d->clip, rep.bone_error_deg, rep.max_translation_error * 1.001 + 1e-6);
+  if (want.parts != d->clip.parts) not_landed("parts", "the part entries read back otherwise");
   return worst;
 }
 
@@ -138,15 +157,7 @@ py::dict report_dict(const mab::EncodeReport& rep, const mab::Clip& before, cons
   r["translation_depths_raised"] = rep.translation_depths_raised;
   r["warnings"] = rep.warnings;
   r["motion_sections_rewritten"] = rep.motion_sections_rewritten;
-  r["keys_before"] = before.key_count();
-  r["keys_after"] = after.key_count();
-  std::vector<std::uint32_t> added, removed;
-  std::set_difference(after.key_times.begin(), after.key_times.end(), before.key_times.begin(), before.key_times.end(),
-                      std::back_inserter(added));
-  std::set_difference(before.key_times.begin(), before.key_times.end(), after.key_times.begin(), after.key_times.end(),
-                      std::back_inserter(removed));
-  r["keys_added"] = added;
-  r["keys_removed"] = removed;
+  key_changes(r, before, after);
   return r;
 }
 
@@ -170,6 +181,8 @@ py::tuple encode_ani(const FileHandle& tmpl, std::size_t block, const py::dict& 
 
 // --- Edits (mab edit's operations, lib/include/mab/edit.hpp) ---
 
+}  // namespace
+
 std::size_t bone_arg(const mab::Clip& c, py::handle a) {
   if (py::isinstance<py::int_>(a)) {
     const auto i = a.cast<long long>();
@@ -190,6 +203,8 @@ mab::Quat quat_arg(py::handle a) {
     raise(mab::ErrorCode::bad_value, "quat", "a rotation is four finite numbers x, y, z, w, not all zero");
   return q;
 }
+
+namespace {
 
 // A key at `time` (key units): every animated bone, translation and root-motion track gets its
 // value there (slerp / linear between the keys around it, as edit::resample samples), so no
@@ -247,10 +262,9 @@ py::object reduce_report(const mab::edit::ReduceReport& r) {
   return d;
 }
 
-// One operation on the clip a state describes: (new state, result). The result is the edit's
-// notes (list of str), the inserted key's index, or the reduce report.
-py::tuple edit_ani(const py::dict& state, const std::string& op, const py::tuple& args) {
-  mab::Clip c = clip_from_state(state);
+}  // namespace
+
+py::object apply_edit(mab::Clip& c, const std::string& op, const py::tuple& args, const BoneArg& bone) {
   mab::edit::Notes notes;
   py::object result = py::none();
   auto arg = [&](std::size_t i) -> py::handle {
@@ -263,17 +277,17 @@ py::tuple edit_ani(const py::dict& state, const std::string& op, const py::tuple
   else if (op == "reverse") take(mab::edit::reverse(c));
   else if (op == "loop_fix") take(mab::edit::loop_fix(c));
   else if (op == "resample") take(mab::edit::resample(c, num(0), &notes));
-  else if (op == "rotate_bone") take(mab::edit::rotate_bone(c, bone_arg(c, arg(0)), quat_arg(arg(1))));
-  else if (op == "set_constant") take(mab::edit::set_constant(c, bone_arg(c, arg(0)), quat_arg(arg(1))));
-  else if (op == "remove_bone") take(mab::edit::remove_bone(c, bone_arg(c, arg(0))));
+  else if (op == "rotate_bone") take(mab::edit::rotate_bone(c, bone(c, arg(0)), quat_arg(arg(1))));
+  else if (op == "set_constant") take(mab::edit::set_constant(c, bone(c, arg(0)), quat_arg(arg(1))));
+  else if (op == "remove_bone") take(mab::edit::remove_bone(c, bone(c, arg(0))));
   else if (op == "add_bone") take(mab::edit::add_bone(c, arg(0).cast<std::string>(), quat_arg(arg(1))));
   else if (op == "set_bits") {
     const double n = num(1);
     if (n != std::floor(n) || n < 1 || n > 16) raise(mab::ErrorCode::bad_value, "nbits", "a bit depth is a whole number 1..16");
-    take(mab::edit::set_bits(c, bone_arg(c, arg(0)), static_cast<unsigned>(n)));
+    take(mab::edit::set_bits(c, bone(c, arg(0)), static_cast<unsigned>(n)));
   } else if (op == "copy_track") {
     const mab::Clip from = clip_from_state(arg(0).cast<py::dict>());
-    const std::size_t b = bone_arg(from, arg(1));
+    const std::size_t b = bone(from, arg(1));
     take(mab::edit::copy_track(c, from, from.bones[b].hash, &notes));
   } else if (op == "reduce") result = reduce_report(take(mab::edit::reduce(c, num(0))));
   else if (op == "insert_key") result = py::int_(insert_key(c, num(0)));
@@ -284,6 +298,16 @@ py::tuple edit_ani(const py::dict& state, const std::string& op, const py::tuple
     take(c.remove_key(static_cast<std::size_t>(k)));
   } else raise(mab::ErrorCode::invalid_argument, "op", "no edit operation \"" + op + "\"");
   if (result.is_none()) result = py::cast(notes);
+  return result;
+}
+
+namespace {
+
+// One operation on the clip a state describes: (new state, result). The result is the edit's
+// notes (list of str), the inserted key's index, or the reduce report.
+py::tuple edit_ani(const py::dict& state, const std::string& op, const py::tuple& args) {
+  mab::Clip c = clip_from_state(state);
+  py::object result = apply_edit(c, op, args, bone_arg);
   return py::make_tuple(clip_state(c, rotation_buffer(c)), result);
 }
 

@@ -1,51 +1,23 @@
-// Far Cry 2/3 'AnD' clips (format 13, docs/legacy.md): tracks by skeleton bone id with sparse
-// keys, the trajectory, tags and events as the Python LegacyClip holds them, and back through
-// encode_legacy_clip (the bank's other clips keep their bytes).
+// Far Cry 2/3 'AnD' clips (format 13, docs/legacy.md) as the one Python Clip: clip_from_legacy's
+// Clip (legacy_bridge.hpp) in the arrays ani_state.cpp lays out, the tag records and event nodes
+// beside it, and back through legacy_from_clip and encode_legacy_clip, as `mab edit` writes a
+// Far Cry 2/3 clip (the bank's other clips keep their bytes).
+#include "ani_state.hpp"
 #include "arrays.hpp"
 #include "handle.hpp"
 
+#include <mab/edit.hpp>
 #include <mab/legacy.hpp>
+#include <mab/legacy_bridge.hpp>
 
 #include <pybind11/stl.h>
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 namespace mabpy {
 
 namespace {
-
-template <std::size_t N, class T>
-py::array_t<float> row_array(const T& x) {
-  py::array_t<float> a(static_cast<py::ssize_t>(N));
-  for (unsigned j = 0; j < N; ++j) a.mutable_at(j) = x[j];
-  return a;
-}
-
-template <class T, std::size_t N>
-std::vector<T> rows_from(py::handle obj, const std::string& field, std::size_t rows) {
-  auto a = checked_array<float>(obj, field, {static_cast<py::ssize_t>(rows), static_cast<py::ssize_t>(N)});
-  const auto r = a.template unchecked<2>();
-  std::vector<T> out(static_cast<std::size_t>(a.shape(0)));
-  for (std::size_t k = 0; k < out.size(); ++k)
-    for (unsigned j = 0; j < N; ++j) {
-      const float x = r(static_cast<py::ssize_t>(k), static_cast<py::ssize_t>(j));
-      if (!std::isfinite(x))
-        raise(mab::ErrorCode::bad_value, field + "[" + std::to_string(k) + ", " + std::to_string(j) + "]",
-              "not a finite number");
-      out[k][j] = x;
-    }
-  return out;
-}
-
-std::uint32_t bone_id(py::handle key, const char* what) {
-  const auto v = key.cast<long long>();
-  if (v < 0 || v > 0xFFFF) raise(mab::ErrorCode::bad_value, what, std::to_string(v) + " is not a bone id");
-  return static_cast<std::uint32_t>(v);
-}
-
-std::string field_of(const char* what, std::uint32_t bone) { return std::string(what) + "[" + std::to_string(bone) + "]"; }
 
 py::list tag_list(const std::vector<mab::LegacyTagRecord>& tags) {
   py::list out;
@@ -85,34 +57,6 @@ py::list event_list(const std::vector<mab::LegacyEvent>& events) {
     out.append(d);
   }
   return out;
-}
-
-py::dict legacy_state(const mab::LegacyClip& c) {
-  py::dict st;
-  st["block"] = c.block;
-  st["duration"] = c.duration;
-  st["last_frame"] = c.last_frame;
-  st["frame_rate"] = c.frame_rate;
-  st["trajectory_translations"] = c.present[0] ? py::object(rows_array<3>(c.trajectory_translation)) : py::none();
-  st["trajectory_rotations"] = c.present[1] ? py::object(rows_array<4>(c.trajectory_rotation)) : py::none();
-  py::dict cr, rt, ct, tt;
-  for (const auto& x : c.constant_rotations) cr[py::int_(x.bone)] = row_array<4>(x.rotation);
-  for (const auto& t : c.rotations) {
-    std::vector<std::uint32_t> frames(t.frames.begin(), t.frames.end());
-    rt[py::int_(t.bone)] = py::make_tuple(vector_array(frames), rows_array<4>(t.keys));
-  }
-  for (const auto& x : c.constant_translations) ct[py::int_(x.bone)] = row_array<3>(x.translation);
-  for (const auto& t : c.translations) tt[py::int_(t.bone)] = rows_array<3>(t.frames);
-  st["constant_rotations"] = cr;
-  st["rotation_tracks"] = rt;
-  st["constant_translations"] = ct;
-  st["translation_tracks"] = tt;
-  st["present"] = std::vector<bool>(c.present.begin(), c.present.end());
-  st["tags"] = c.tag_table ? py::object(tag_list(*c.tag_table)) : py::none();
-  st["tag_table_note"] = c.tag_table_note;
-  st["events"] = c.events ? py::object(event_list(*c.events)) : py::none();
-  st["events_note"] = c.events_note;
-  return st;
 }
 
 template <std::size_t N>
@@ -168,142 +112,118 @@ std::vector<mab::LegacyEvent> events_from(py::handle obj) {
   return out;
 }
 
-// Sorted by bone id, as the masks order them (encode_legacy_clip requires it).
-template <class F>
-void for_each_bone(const py::dict& d, const char* what, F&& f) {
-  std::map<std::uint32_t, py::handle> sorted;
-  for (auto [k, v] : d) sorted[bone_id(k, what)] = v;
-  for (auto& [bone, v] : sorted) f(bone, v);
+const mab::Block& legacy_block(const FileHandle& f, std::size_t block) {
+  const mab::Block& b = f.block(block);
+  if (b.legacy() == nullptr)
+    raise(mab::ErrorCode::invalid_argument, "block", "block " + std::to_string(block) + " is not a Far Cry 2/3 clip");
+  return b;
 }
 
-// The edited clip: `base` (the template's decode: headers, presence, codes) with the state's
-// values. Sizes are checked here or by encode_legacy_clip, never truncated.
-mab::LegacyClip legacy_from_state(const mab::LegacyClip& base, const py::dict& st) {
-  mab::LegacyClip c = base;
-  c.duration = st["duration"].cast<float>();
-  c.last_frame = st["last_frame"].cast<std::uint16_t>();
-  const std::size_t frames = std::size_t{c.last_frame} + 1;
-  const py::object tt = st["trajectory_translations"], tr = st["trajectory_rotations"];
-  c.trajectory_translation = tt.is_none() ? std::vector<mab::Vec3>{} : rows_from<mab::Vec3, 3>(tt, "trajectory_translations", frames);
-  c.trajectory_rotation = tr.is_none() ? std::vector<mab::Quat>{} : rows_from<mab::Quat, 4>(tr, "trajectory_rotations", frames);
-  c.constant_rotations.clear();
-  for_each_bone(st["constant_rotations"].cast<py::dict>(), "constant_rotations", [&](std::uint32_t bone, py::handle v) {
-    const auto q = rows_from<mab::Quat, 4>(checked_array<float>(v, field_of("constant_rotations", bone), {4}).reshape({1, 4}),
-                                           field_of("constant_rotations", bone), 1);
-    c.constant_rotations.push_back({bone, mab::encode_quat48(q[0]), q[0]});
-  });
-  c.rotations.clear();
-  for_each_bone(st["rotation_tracks"].cast<py::dict>(), "rotation_tracks", [&](std::uint32_t bone, py::handle v) {
-    const auto pair = v.cast<py::tuple>();
-    const std::string f = field_of("rotation_tracks", bone);
-    if (pair.size() != 2) raise(mab::ErrorCode::invalid_argument, f, "a track is (frames, keys)");
-    const auto fr = checked_array<std::int64_t>(pair[0], f + ".frames", {-1});
-    mab::LegacyRotationTrack t;
-    t.bone = bone;
-    for (py::ssize_t i = 0; i < fr.shape(0); ++i) {
-      const auto x = fr.at(i);
-      if (x < 0 || x > c.last_frame)
-        raise(mab::ErrorCode::bad_value, f + ".frames[" + std::to_string(i) + "]",
-              "frame " + std::to_string(x) + " is outside 0..lastFrame " + std::to_string(c.last_frame));
-      t.frames.push_back(static_cast<std::uint16_t>(x));
-    }
-    t.keys = rows_from<mab::Quat, 4>(pair[1], f + ".keys", t.frames.size());
-    for (const auto& q : t.keys) t.codes.push_back(mab::encode_quat48(q));
-    c.rotations.push_back(std::move(t));
-  });
-  c.constant_translations.clear();
-  for_each_bone(st["constant_translations"].cast<py::dict>(), "constant_translations", [&](std::uint32_t bone, py::handle v) {
-    const std::string f = field_of("constant_translations", bone);
-    c.constant_translations.push_back({bone, rows_from<mab::Vec3, 3>(checked_array<float>(v, f, {3}).reshape({1, 3}), f, 1)[0]});
-  });
-  c.translations.clear();
-  for_each_bone(st["translation_tracks"].cast<py::dict>(), "translation_tracks", [&](std::uint32_t bone, py::handle v) {
-    c.translations.push_back({bone, rows_from<mab::Vec3, 3>(v, field_of("translation_tracks", bone), frames)});
-  });
-  const py::object tags = st["tags"], events = st["events"];
-  c.tag_table = tags.is_none() ? std::nullopt : std::optional(tags_from(tags));
-  c.events = events.is_none() ? std::nullopt : std::optional(events_from(events));
-  return c;
+py::dict decode_legacy(const FileHandle& f, std::size_t block) {
+  legacy_block(f, block);
+  const mab::LegacyClip c = take(mab::decode_legacy_clip(f.c(), block));
+  mab::Clip clip = mab::clip_from_legacy(c);
+  // Skeleton ids, named as `mab edit` and `mab diff` name them.
+  for (auto& b : clip.bones) b.name = "bone_" + std::to_string(b.hash);
+  py::dict st = clip_state(clip, rotation_buffer(clip));
+  st["family"] = "legacy";
+  st["evidence"] = py::dict();
+  st["tags"] = c.tag_table ? py::object(tag_list(*c.tag_table)) : py::none();
+  st["tag_table_note"] = c.tag_table_note;
+  st["events"] = c.events ? py::object(event_list(*c.events)) : py::none();
+  st["events_note"] = c.events_note;
+  return st;
 }
 
-// The encoder bound of the module for legacy tracks, in one place (see encode_policy in ani.cpp).
-// The library's one error policy for Far Cry 2/3 (mab::legacy_edit_policy).
-mab::LegacyEncodeOptions legacy_policy(double max_error_deg) {
-  return mab::legacy_edit_policy(checked_max_error(max_error_deg));
+// Bones of a Far Cry 2/3 clip: an index, or a skeleton id as "bone_12" or "12" (no names).
+std::size_t legacy_bone_arg(const mab::Clip& c, py::handle a) {
+  if (py::isinstance<py::int_>(a)) return bone_arg(c, a);
+  return take(mab::find_legacy_bone(c, a.cast<std::string>()));
 }
 
-const mab::LegacyRotationTrack* find_track(const mab::LegacyClip& c, std::uint32_t bone) {
-  for (const auto& t : c.rotations)
-    if (t.bone == bone) return &t;
-  return nullptr;
+// One operation on a Far Cry 2/3 clip: (new state, result, time map or None). What the format
+// cannot carry is refused naming the argument; the timing operations give how they moved time,
+// which the Python Clip applies to its event nodes (mab edit's LegacyTimeMap).
+py::tuple edit_legacy(const py::dict& state, const std::string& op, const py::tuple& args) {
+  mab::Clip c = clip_from_state(state);
+  if (op == "set_bits")
+    raise(mab::ErrorCode::invalid_argument, "nbits",
+          "Far Cry 2/3 keys are 6-byte quaternions (format 13): there is no bit depth to set; reduce(max_deg) "
+          "re-keys every track within max_deg degrees");
+  if (op == "resample")
+    raise(mab::ErrorCode::invalid_argument, "fps",
+          "Far Cry 2/3 clips store every frame at the clip's frame rate (format 13), which is kept: speed() changes "
+          "the timing, reduce() thins the stored keys");
+  auto number = [&](std::size_t i) { return i < args.size() ? args[i].cast<double>() : 0.0; };
+  std::optional<mab::LegacyTimeMap> moved;
+  if (op == "speed") moved = mab::legacy_speed_map(number(0));
+  if (op == "trim") moved = mab::legacy_trim_map(c, number(0));
+  if (op == "reverse") moved = mab::legacy_reverse_map(c);
+  py::object result = py::none();
+  if (op == "add_bone") {
+    const std::uint32_t id = take(mab::parse_legacy_bone(args.size() > 0 ? args[0].cast<std::string>() : ""));
+    if (c.find_bone(id) >= 0)
+      raise(mab::ErrorCode::invalid_argument, "name", "the clip already has bone_" + std::to_string(id));
+    mab::ClipBone b;
+    b.hash = id;
+    b.name = "bone_" + std::to_string(id);
+    b.set_kind(mab::BoneKind::constant);
+    if (args.size() < 2) raise(mab::ErrorCode::invalid_argument, "quat", "add_bone needs a bone and a rotation");
+    b.constant = mab::quat_normalised(quat_arg(args[1]));
+    c.bones.push_back(std::move(b));
+    result = py::cast(std::vector<std::string>{});
+  } else {
+    result = apply_edit(c, op, args, legacy_bone_arg);
+  }
+  py::object time = moved ? py::object(py::make_tuple(moved->scale, moved->offset)) : py::none();
+  return py::make_tuple(clip_state(c, rotation_buffer(c)), result, time);
 }
 
-// Every rotation track of `want` against the written clip at every frame; constants and the
-// trajectory within a 6-byte quaternion's step; translations exact (stored as f32).
-double verify_legacy(const std::vector<std::uint8_t>& bytes, std::size_t block, const mab::LegacyClip& want,
-                     double track_bound) {
+// The edited clip as encode_legacy_clip takes it: the template's decode with the Python Clip's
+// tag records and event nodes (edited in place), mapped back by legacy_from_clip.
+mab::LegacyClip legacy_of(const mab::LegacyClip& original, const mab::Clip& edited, py::handle tags, py::handle events,
+                          mab::LegacyBridgeReport* rep) {
+  mab::LegacyClip base = original;
+  if (!tags.is_none()) base.tag_table = tags_from(tags);
+  if (!events.is_none()) base.events = events_from(events);
+  return take(mab::legacy_from_clip(base, edited, {}, rep));
+}
+
+// The written clip read back, against the one handed to the encoder, at every frame: keyed
+// tracks within `bound` degrees, constants and the trajectory within a 6-byte quaternion's step,
+// translations exact (stored as f32).
+double verify_legacy(const std::vector<std::uint8_t>& bytes, std::size_t block, const mab::LegacyClip& want, double bound) {
   auto c = mab::read_container(bytes);
   if (!c) not_landed("file", "the written file does not read back: " + c.error().message());
   auto got = mab::decode_legacy_clip(*c, block);
   if (!got) not_landed("file", "the written clip does not decode: " + got.error().message());
-  if (got->last_frame != want.last_frame) not_landed("last_frame", "the clip's length reads back otherwise");
-  double worst = 0;
-  auto check = [&](double e, double bound, const std::string& field) {
-    if (e > bound) not_landed(field, "reads back " + std::to_string(e) + " degrees from the edit");
-    worst = std::max(worst, e);
-  };
-  if (got->rotations.size() != want.rotations.size()) not_landed("rotation_tracks", "the tracks read back otherwise");
-  for (const auto& t : want.rotations) {
-    const auto* g = find_track(*got, t.bone);
-    if (g == nullptr) not_landed(field_of("rotation_tracks", t.bone), "the track is missing");
-    for (std::uint32_t f = 0; f <= want.last_frame; ++f)
-      check(mab::angular_error_deg(mab::legacy_rotation_at(t, f), mab::legacy_rotation_at(*g, f)), track_bound,
-            field_of("rotation_tracks", t.bone) + " frame " + std::to_string(f));
-  }
-  if (got->constant_rotations.size() != want.constant_rotations.size())
-    not_landed("constant_rotations", "the constant rotations read back otherwise");
-  for (std::size_t i = 0; i < want.constant_rotations.size(); ++i)
-    check(mab::angular_error_deg(want.constant_rotations[i].rotation, got->constant_rotations[i].rotation), quat48_bound_deg,
-          field_of("constant_rotations", want.constant_rotations[i].bone));
-  if (got->trajectory_rotation.size() != want.trajectory_rotation.size())
-    not_landed("trajectory_rotations", "the trajectory reads back otherwise");
-  for (std::size_t f = 0; f < want.trajectory_rotation.size(); ++f)
-    check(mab::angular_error_deg(want.trajectory_rotation[f], got->trajectory_rotation[f]), quat48_bound_deg,
-          "trajectory_rotations[" + std::to_string(f) + "]");
-  auto same_vecs = [](const auto& a, const auto& b) { return a == b; };
-  if (!same_vecs(got->trajectory_translation, want.trajectory_translation))
-    not_landed("trajectory_translations", "the trajectory reads back otherwise");
-  if (got->translations.size() != want.translations.size()) not_landed("translation_tracks", "the tracks read back otherwise");
-  for (std::size_t i = 0; i < want.translations.size(); ++i)
-    if (got->translations[i].bone != want.translations[i].bone || got->translations[i].frames != want.translations[i].frames)
-      not_landed(field_of("translation_tracks", want.translations[i].bone), "the track reads back otherwise");
-  if (got->constant_translations.size() != want.constant_translations.size())
-    not_landed("constant_translations", "the constant translations read back otherwise");
-  for (std::size_t i = 0; i < want.constant_translations.size(); ++i)
-    if (got->constant_translations[i].translation != want.constant_translations[i].translation)
-      not_landed(field_of("constant_translations", want.constant_translations[i].bone), "reads back otherwise");
-  return worst;
+  const mab::Clip w = mab::clip_from_legacy(want);
+  std::vector<double> bounds;
+  for (const auto& b : w.bones) bounds.push_back(b.kind() == mab::BoneKind::animated ? bound : quat48_bound_deg);
+  return compare_landed(w, mab::clip_from_legacy(*got), bounds, 0.0);
 }
 
 // (bone, frame) pairs of stored keys in `a` and not in `b`.
 py::list frames_not_in(const mab::LegacyClip& a, const mab::LegacyClip& b) {
   py::list out;
   for (const auto& t : a.rotations) {
-    const auto* o = find_track(b, t.bone);
+    const mab::LegacyRotationTrack* o = nullptr;
+    for (const auto& x : b.rotations)
+      if (x.bone == t.bone) o = &x;
     for (const auto f : t.frames)
       if (o == nullptr || !std::binary_search(o->frames.begin(), o->frames.end(), f)) out.append(py::make_tuple(t.bone, f));
   }
   return out;
 }
 
-py::dict legacy_report(const mab::LegacyEncodeReport& rep) {
+py::dict legacy_report(const mab::LegacyEncodeReport& rep, const mab::LegacyBridgeReport& br) {
   py::dict r;
   r["kind"] = "legacy";
   r["sections_kept"] = rep.sections_kept;
   r["sections_rewritten"] = rep.sections_rewritten;
   r["tag_records_edited"] = rep.tag_records_edited;
   r["events_edited"] = rep.events_edited;
-  r["keys_before"] = rep.keys_before;
+  r["keys_before"] = rep.keys_before;  // stored keyed-rotation keys, as `mab edit` reports them
   r["keys_after"] = rep.keys_after;
   r["max_error_deg"] = rep.max_error_deg;
   r["size_change"] = rep.size_change;
@@ -324,83 +244,51 @@ py::dict legacy_report(const mab::LegacyEncodeReport& rep) {
   };
   r["tag_offsets_updated"] = offsets(rep.tag_offsets_updated);
   r["tag_offsets_kept"] = offsets(rep.tag_offsets_kept);
+  r["tracks_kept"] = br.tracks_kept;
+  r["tracks_edited"] = br.tracks_edited;
+  r["events_outside"] = br.events_outside;
+  r["duration_rule"] = br.duration_rule;
   return r;
 }
 
-const mab::Block& legacy_block(const FileHandle& f, std::size_t block) {
-  const mab::Block& b = f.block(block);
-  if (b.legacy() == nullptr)
-    raise(mab::ErrorCode::invalid_argument, "block", "block " + std::to_string(block) + " is not a Far Cry 2/3 clip");
-  return b;
-}
-
-py::dict decode_legacy(const FileHandle& f, std::size_t block) {
-  legacy_block(f, block);
-  return legacy_state(take(mab::decode_legacy_clip(f.c(), block)));
-}
-
-py::tuple encode_legacy(const FileHandle& tmpl, std::size_t block, const py::dict& st, double max_error, bool verify) {
+// mab edit's Far Cry 2/3 route: legacy_from_clip, then encode_legacy_clip under the library's
+// one error policy (mab::legacy_edit_policy); `reduce` is `mab edit --reduce DEG`.
+py::tuple encode_legacy(const FileHandle& tmpl, std::size_t block, const py::dict& state, py::object tags,
+                        py::object events, double max_error, std::optional<double> reduce, bool verify) {
   legacy_block(tmpl, block);
   const mab::LegacyClip before = take(mab::decode_legacy_clip(tmpl.c(), block));
-  const mab::LegacyClip edited = legacy_from_state(before, st);
+  const mab::Clip edited = clip_from_state(state);
+  mab::LegacyBridgeReport br;
+  const mab::LegacyClip lc = legacy_of(before, edited, tags, events, &br);
+  mab::LegacyEncodeOptions eo = mab::legacy_edit_policy(checked_max_error(max_error));
+  if (reduce && (!(*reduce > 0) || !std::isfinite(*reduce)))
+    raise(mab::ErrorCode::invalid_argument, "max_deg", "the tolerance must be a number of degrees > 0");
+  eo.reduce_deg = reduce;
   mab::LegacyEncodeReport rep;
-  const mab::Container out = take(mab::encode_legacy_clip(tmpl.c(), block, edited, legacy_policy(max_error), &rep));
+  const mab::Container out = take(mab::encode_legacy_clip(tmpl.c(), block, lc, eo, &rep));
   const auto bytes = take(mab::write_container(out));
-  py::dict r = legacy_report(rep);
+  py::dict r = legacy_report(rep, br);
   r["verified"] = verify;
-  if (verify) r["measured_max_error_deg"] = verify_legacy(bytes, block, edited, rep.max_error_deg * 1.0001 + 1e-4);
+  if (verify) r["measured_max_error_deg"] = verify_legacy(bytes, block, lc, rep.max_error_deg * 1.0001 + 1e-4);
   const mab::LegacyClip written = take(mab::decode_legacy_clip(take(mab::read_container(bytes)), block));
   r["frames_added"] = frames_not_in(written, before);
   r["frames_removed"] = frames_not_in(before, written);
-  r["frames_interpolated"] = frames_not_in(edited, written);
   return py::make_tuple(py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size()), r);
-}
-
-py::tuple trim_legacy(const FileHandle& tmpl, std::size_t block, const py::dict& st, std::uint32_t first,
-                      std::uint32_t last) {
-  legacy_block(tmpl, block);
-  const mab::LegacyClip base = take(mab::decode_legacy_clip(tmpl.c(), block));
-  mab::LegacyTrimReport rep;
-  const mab::LegacyClip trimmed = take(mab::trim_legacy_clip(legacy_from_state(base, st), first, last, &rep));
-  py::dict r;
-  r["duration_rule"] = rep.duration_rule;
-  r["events_shifted"] = rep.events_shifted;
-  r["events_outside"] = rep.events_outside;
-  r["tag_records_kept"] = rep.tag_records_kept;
-  return py::make_tuple(legacy_state(trimmed), r);
-}
-
-// Rotations of a sparse track at `at` frames: its keys, slerp between them (docs/legacy.md).
-py::array_t<float> legacy_sample(py::handle frames, py::handle keys, py::handle at) {
-  mab::LegacyRotationTrack t;
-  const auto fr = checked_array<std::int64_t>(frames, "frames", {-1});
-  for (py::ssize_t i = 0; i < fr.shape(0); ++i) {
-    if (fr.at(i) < 0 || fr.at(i) > 0xFFFF) raise(mab::ErrorCode::bad_value, "frames", "a frame is 0..65535");
-    if (i > 0 && fr.at(i) <= fr.at(i - 1)) raise(mab::ErrorCode::bad_value, "frames", "frames must ascend");
-    t.frames.push_back(static_cast<std::uint16_t>(fr.at(i)));
-  }
-  t.keys = rows_from<mab::Quat, 4>(keys, "keys", t.frames.size());
-  const auto when = checked_array<std::int64_t>(at, "at", {-1});
-  std::vector<mab::Quat> out;
-  for (py::ssize_t i = 0; i < when.shape(0); ++i)
-    out.push_back(t.keys.empty() ? mab::Quat{}
-                                 : mab::legacy_rotation_at(t, static_cast<std::uint32_t>(std::clamp<std::int64_t>(when.at(i), 0, 0xFFFF))));
-  return rows_array<4>(out);
 }
 
 }  // namespace
 
 void bind_legacy(py::module_& m) {
   m.def("decode_legacy", &decode_legacy);
+  m.def("edit_legacy", &edit_legacy);
   m.def("encode_legacy", &encode_legacy);
-  m.def("trim_legacy", &trim_legacy);
-  m.def("legacy_sample", &legacy_sample);
   // The read-back check alone, for its tests: `data` against the clip a state describes.
   m.def("verify_legacy", [](const FileHandle& tmpl, std::size_t block, const py::bytes& data, const py::dict& state,
                             double bound) {
     const std::string s = data;
     legacy_block(tmpl, block);
-    const mab::LegacyClip want = legacy_from_state(take(mab::decode_legacy_clip(tmpl.c(), block)), state);
+    const mab::LegacyClip original = take(mab::decode_legacy_clip(tmpl.c(), block));
+    const mab::LegacyClip want = legacy_of(original, clip_from_state(state), py::none(), py::none(), nullptr);
     return verify_legacy({s.begin(), s.end()}, block, want, bound);
   });
 }

@@ -8,6 +8,7 @@
 #include "support/json_edit.hpp"
 
 #include <mab/file_io.hpp>
+#include <mab/legacy.hpp>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -343,10 +344,14 @@ TEST_F(ChannelsCli, DiffPrintsBothValuesWhereTheDifferencePeaks) {
   const char* fc2 = "fc2/all_arrays.mab";
   std::string rotated_bone;
   std::vector<double> traj6, constant;
+  mab::LegacyRotationTrack doc_track;  // the edited track as the document holds it
   const auto fc2_doc = edited_document(fc2, "fc2", [&](nlohmann::json& d) {
     auto& c = d["legacy_clip"];
     rotated_bone = "bone_" + std::to_string(c["rotations"][0]["bone"].get<int>());
     c["rotations"][0]["keys"][1] = nlohmann::json::array({0.0, 0.0, 0.0, 1.0});
+    for (const auto& f : c["rotations"][0]["frames"]) doc_track.frames.push_back(f.get<std::uint16_t>());
+    for (const auto& k : c["rotations"][0]["keys"])
+      doc_track.keys.push_back({k[0].get<float>(), k[1].get<float>(), k[2].get<float>(), k[3].get<float>()});
     traj6 = c["trajectory_translation"][6].get<std::vector<double>>();
     c["trajectory_translation"][6][0] = traj6[0] + 5;
     constant = c["constant_translations"][0]["translation"].get<std::vector<double>>();
@@ -356,7 +361,16 @@ TEST_F(ChannelsCli, DiffPrintsBothValuesWhereTheDifferencePeaks) {
   EXPECT_EQ(r.status, 1) << r.out;
   const auto fc2_rot = values(r.out, rotated_bone, "rotation");
   ASSERT_EQ(fc2_rot.b.size(), 4u) << r.out;
-  EXPECT_EQ(fc2_rot.b, (std::vector<double>{0, 0, 0, 1})) << r.out;
+  // Every frame is compared (clip_from_legacy), so the peak may fall between stored keys (here
+  // frame 2, between the identity key at frame 1 and the next): B's row is what the document's
+  // track plays at the peak's frame.
+  std::ptrdiff_t peak = -1;
+  const auto fc2_json = nlohmann::json::parse(run_mab_split("diff --json " + corpus(fc2) + " " + fc2_doc).out);
+  for (const auto& b : fc2_json["bones"])
+    if (b["bone"] == rotated_bone) peak = b["key_b"].get<std::ptrdiff_t>();
+  ASSERT_GE(peak, 0) << r.out;
+  const mab::Quat played = mab::legacy_rotation_at(doc_track, static_cast<std::uint32_t>(peak));
+  for (unsigned i = 0; i < 4; ++i) EXPECT_NEAR(fc2_rot.b[i], played[i], 5e-7) << r.out;
   EXPECT_NE(fc2_rot.a, fc2_rot.b) << r.out;
   const auto traj = values(r.out, "trajectory", "translation");
   ASSERT_EQ(traj.b.size(), 3u) << r.out;

@@ -10,7 +10,6 @@
 #include <mab/result.hpp>
 
 #include <cstddef>
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -102,9 +101,8 @@ struct ChannelDiff {
   double max = 0, mean = 0;  // degrees for a rotation, file units for a translation
   double worst_time_s = 0;   // where the difference peaks
   std::size_t times = 0;     // compared: both tracks' key times, merged
-  // Each clip's key at worst_time_s: its index among the track's keys ('aNi': the clip's key
-  // index; Far Cry 2/3: the stored key, or the frame for per-frame tracks); -1 when that time
-  // falls between keys or the channel is constant.
+  // Each clip's key at worst_time_s: the clip's key index (Far Cry 2/3 clips, compared through
+  // clip_from_legacy: the frame); -1 when that time falls between keys or the channel is constant.
   std::ptrdiff_t key_a = -1, key_b = -1;
   // A translation's: each clip's value at worst_time_s, in file units (what `mab diff` prints).
   Vec3 value_a{}, value_b{};
@@ -120,7 +118,7 @@ struct BoneDiff {
   Quat rotation_a, rotation_b;            // each clip's rotation at worst_time_s, as it samples it
   bool rotated = true;                    // false: neither clip rotates it (listed for its translation)
   std::optional<ChannelDiff> translation;  // when both clips translate it
-  bool root_motion = false;                // the clip's root motion ('aNi') or trajectory (Far Cry 2/3)
+  bool root_motion = false;                // the clip's root motion (Far Cry 2/3: the trajectory)
 };
 struct ClipDiff {
   // Bones with a channel in both clips, in the first clip's order, then the root motion.
@@ -136,23 +134,8 @@ struct ClipDiff {
   // True when every channel of both clips is equal at every compared time.
   bool identical() const noexcept;
 };
+// Far Cry 2/3 clips compare as their clip_from_legacy Clips (legacy_bridge.hpp): bones by skeleton
+// id (a bone both keyed and constant is two bones, matched by occurrence), every frame a key.
 Result<ClipDiff> diff_clips(const Clip& a, const Clip& b);
-
-// One bone's channels for diff_tracks, whatever the clip's model: key times in seconds
-// (ascending; empty for a constant) and the value at any time in seconds.
-struct DiffTrack {
-  std::uint32_t hash = 0;
-  std::string name;
-  bool rotated = true;  // false: the bone holds no rotation
-  std::vector<double> times;
-  std::function<Quat(double)> at;
-  bool translated = false;  // true: translation_at gives its translation
-  std::vector<double> translation_times;
-  std::function<Vec3(double)> translation_at;
-  bool root_motion = false;  // matched with the other clip's root motion, not by hash
-};
-// diff_clips's comparison of two lists of tracks (the Far Cry 2/3 clips' diff_legacy_clips
-// builds them from its tracks); tracks matched by hash and occurrence.
-ClipDiff diff_tracks(const std::vector<DiffTrack>& a, const std::vector<DiffTrack>& b);
 
 }  // namespace mab

@@ -168,14 +168,8 @@ Result<LegacyTags> decode_legacy_tags(const Container& c, std::size_t block);
 // slerp by frame distance is a [guess]); held after the last key.
 Quat legacy_rotation_at(const LegacyRotationTrack& track, std::uint32_t frame) noexcept;
 
-// Every channel of two Far Cry 2/3 clips (docs/edit.md, `mab diff`): diff_tracks over their keyed
-// rotation tracks (stored frames, interpolated as legacy_rotation_at does), constant rotations,
-// translations (per frame, linear between frames; constant ones) and the trajectory (the root
-// motion: rotation and translation per frame), each clip at its own frame rate. BoneDiff::hash and
-// the lists hold skeleton bone ids; the trajectory is legacy_trajectory_id. A bone both keyed and
-// constant is two entries, the keyed one first, which carries the bone's translation.
+// The trajectory (root motion) where a list of skeleton bone ids names it (the glTF import's).
 inline constexpr std::uint32_t legacy_trajectory_id = 0xFFFFFFFFu;
-ClipDiff diff_legacy_clips(const LegacyClip& a, const LegacyClip& b);
 
 struct LegacyTrimReport {
   // How the header duration was set: "lastFrame / rate" or "(lastFrame + 1) / rate" (the rule

@@ -36,6 +36,12 @@ struct LegacyTimeMap {
   }
 };
 
+// How edit::speed, edit::trim and edit::reverse move time on `before`, the clip_from_legacy Clip
+// they are given (event nodes follow it; `mab edit` and the Python module compose them).
+LegacyTimeMap legacy_speed_map(double factor) noexcept;
+LegacyTimeMap legacy_trim_map(const Clip& before, double start_s) noexcept;
+LegacyTimeMap legacy_reverse_map(const Clip& before) noexcept;
+
 struct LegacyBridgeReport {
   std::size_t tracks_kept = 0;      // keyed tracks whose samples equal the original's: stored keys kept
   std::size_t tracks_edited = 0;    // keyed tracks handed to the sparse writer as samples

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <unordered_map>
@@ -494,6 +495,20 @@ Result<ReduceReport> reduce(Clip& c, double max_deg) {
 
 namespace {
 
+// One bone's channels, whatever the clip's model: key times in seconds (ascending; empty for a
+// constant) and the value at any time in seconds.
+struct DiffTrack {
+  std::uint32_t hash = 0;
+  std::string name;
+  bool rotated = true;  // false: the bone holds no rotation
+  std::vector<double> times;
+  std::function<Quat(double)> at;
+  bool translated = false;  // true: translation_at gives its translation
+  std::vector<double> translation_times;
+  std::function<Vec3(double)> translation_at;
+  bool root_motion = false;  // matched with the other clip's root motion, not by hash
+};
+
 // Two key times this close (in seconds) are one time: 8 ticks at 120/s and 2 frames at 30/s.
 constexpr double same_time_s = 1e-7;
 
@@ -625,14 +640,7 @@ std::optional<DiffTrack> root_track(const Clip& c) {
   return t;
 }
 
-}  // namespace
-
-bool ClipDiff::identical() const noexcept {
-  return max_deg == 0 && max_translation == 0 && only_in_a.empty() && only_in_b.empty() &&
-         rotation_kind_differs.empty() && translation_kind_differs.empty() && !root_motion_only_in_a &&
-         !root_motion_only_in_b && !root_rotation_kind_differs && !root_translation_kind_differs;
-}
-
+// The two clips' tracks compared, matched by hash and occurrence.
 ClipDiff diff_tracks(const std::vector<DiffTrack>& a, const std::vector<DiffTrack>& b) {
   ClipDiff out;
   std::map<std::pair<std::uint32_t, unsigned>, std::size_t> in_b;
@@ -666,6 +674,14 @@ ClipDiff diff_tracks(const std::vector<DiffTrack>& a, const std::vector<DiffTrac
   out.root_motion_only_in_b = root_b && !root_a;
   if (root_a && root_b) diff_matched(*root_a, *root_b, out);
   return out;
+}
+
+}  // namespace
+
+bool ClipDiff::identical() const noexcept {
+  return max_deg == 0 && max_translation == 0 && only_in_a.empty() && only_in_b.empty() &&
+         rotation_kind_differs.empty() && translation_kind_differs.empty() && !root_motion_only_in_a &&
+         !root_motion_only_in_b && !root_rotation_kind_differs && !root_translation_kind_differs;
 }
 
 Result<ClipDiff> diff_clips(const Clip& a, const Clip& b) {

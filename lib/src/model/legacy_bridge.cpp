@@ -212,6 +212,21 @@ Result<LegacyClip> legacy_from_clip(const LegacyClip& original, const Clip& edit
   return out;
 }
 
+LegacyTimeMap legacy_speed_map(double factor) noexcept { return {1.0 / factor, 0.0}; }
+
+// edit::trim's start: the key-unit time nearest start_s, inside the clip.
+LegacyTimeMap legacy_trim_map(const Clip& before, double start_s) noexcept {
+  const double first = before.key_times.empty() ? 0.0 : before.key_times.front();
+  const double last = before.key_times.empty() ? 0.0 : before.key_times.back();
+  return {1.0, -std::clamp(std::round(start_s * before.key_rate), first, last) / before.key_rate};
+}
+
+LegacyTimeMap legacy_reverse_map(const Clip& before) noexcept {
+  const double first = before.key_times.empty() ? 0.0 : before.key_times.front();
+  const double last = before.key_times.empty() ? 0.0 : before.key_times.back();
+  return {-1.0, (first + last) / before.key_rate};
+}
+
 Result<std::uint32_t> parse_legacy_bone(std::string_view text) {
   std::string_view digits = text;
   if (digits.substr(0, 5) == "bone_") digits.remove_prefix(5);
