@@ -31,7 +31,7 @@ std::vector<std::filesystem::path> legacy_files() {
 }
 
 // The node holding bone `bone`'s constant value in a clip: its own node when the clip also
-// animates that bone (gltf_legacy.hpp), bone_<id> otherwise.
+// animates that bone (gltf_names.hpp), bone_<id> otherwise.
 template <class Tracks>
 std::string constant_node(std::uint32_t bone, const Tracks& animated) {
   for (const auto& t : animated)

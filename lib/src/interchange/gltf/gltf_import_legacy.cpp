@@ -6,7 +6,6 @@
 // stand-in clip with a bone per rotated node.
 #include "interchange/gltf/gltf_import_shared.hpp"
 
-#include "interchange/gltf/gltf_legacy.hpp"
 #include "interchange/gltf/gltf_names.hpp"
 
 #include <algorithm>
@@ -25,7 +24,7 @@ namespace {
 // for; unedited it is at the rest `mab export` gives it (no channel: identity, zero).
 enum class Kind : std::uint8_t { constant, keyed, trajectory, added };
 
-// One track of the clip as export wrote it (gltf_legacy.hpp) and as the file holds it.
+// One track of the clip as export wrote it (gltf_export.cpp) and as the file holds it.
 struct LegacyTrack {
   Kind kind = Kind::constant;
   bool rotation = true;
@@ -66,8 +65,22 @@ struct BankNode {
 };
 using Bank = std::unordered_map<std::string, BankNode>;
 
+// Bones of `clip` held constant and animated at once (rotation or translation), ascending.
+std::vector<std::uint32_t> doubled_bones(const LegacyClip& clip) {
+  std::vector<std::uint32_t> out;
+  for (const auto& c : clip.constant_rotations)
+    for (const auto& k : clip.rotations)
+      if (k.bone == c.bone) out.push_back(c.bone);
+  for (const auto& c : clip.constant_translations)
+    for (const auto& k : clip.translations)
+      if (k.bone == c.bone) out.push_back(c.bone);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 void add_clip_nodes(const LegacyClip& l, Bank& out) {
-  const auto doubled = gltf::legacy_doubled_bones(l);
+  const auto doubled = doubled_bones(l);
   auto node = [&](std::uint32_t bone, bool constant) -> BankNode& {
     const bool second = constant && std::binary_search(doubled.begin(), doubled.end(), bone);
     auto& n = out[second ? gltf::legacy_constant_node_name(bone) : gltf::legacy_node_name(bone)];
