@@ -561,6 +561,9 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
     return make_error(ErrorCode::bad_value, no_offset, "frame_rate",
                       "the clip's frame rate " + std::to_string(o.frame_rate) + " cannot place its frames in time");
   r.rate = timed ? double{o.frame_rate} : 1.0;
+  // Untimed constants play at time 0 alone, whatever lastFrame the header stores: one frame
+  // (with one per lastFrame, edited constants were planned past the one time they have).
+  if (!timed) r.frames = 1;
   for (std::size_t f = 0; f < r.frames; ++f) r.frame_s.push_back(timed ? static_cast<double>(f) / r.rate : 0.0);
   const double snap = time_snap(r.rate, false);
   build_tracks(r);
