@@ -1482,7 +1482,7 @@ TEST(GltfInputs, FarCryTrajectoryAndConstantTranslationsLand) {
   LegacyGltf g = legacy_gltf("fc2/all_arrays.mab");
   ASSERT_TRUE(g.clip.present[0]) << "all_arrays holds a trajectory translation";
   ASSERT_FALSE(g.clip.constant_translations.empty());
-  auto* traj = legacy_sampler(g.m, "trajectory", "translation");  // gltf_legacy.hpp
+  auto* traj = legacy_sampler(g.m, "trajectory", "translation");  // gltf_names.hpp
   ASSERT_NE(traj, nullptr);
   auto tv = floats_of(g.m, traj->output);
   for (std::size_t i = 0; i < tv.size(); i += 3) tv[i] += 2.0f;

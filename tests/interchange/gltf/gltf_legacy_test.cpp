@@ -31,7 +31,7 @@ std::vector<std::filesystem::path> legacy_files() {
 }
 
 // The node holding bone `bone`'s constant value in a clip: its own node when the clip also
-// animates that bone (gltf_legacy.hpp), bone_<id> otherwise.
+// animates that bone (gltf_names.hpp), bone_<id> otherwise.
 template <class Tracks>
 std::string constant_node(std::uint32_t bone, const Tracks& animated) {
   for (const auto& t : animated)
@@ -179,6 +179,41 @@ TEST(GltfLegacy, AnEditedValueComesBackInItsTrackOnly) {
     for (std::size_t t = 1; t < before.rotations.size(); ++t) EXPECT_EQ(after.rotations[t].codes, before.rotations[t].codes);
     for (std::size_t t = 1; t < before.translations.size(); ++t) EXPECT_EQ(after.translations[t].frames, before.translations[t].frames);
     EXPECT_EQ(after.trajectory_translation, before.trajectory_translation);
+  }
+}
+
+// A clip of untimed constant sections whose header stores a lastFrame above 0
+// (corpus const_rotations_only: 9): every value plays at time 0 alone. An edited constant lands
+// in its bone alone; the import once planned it at ten frames of one time and crashed.
+TEST(GltfLegacy, AnEditedConstantOfAnUntimedClipLandsAlone) {
+  for (const char* game : {"fc2", "fc3"}) {
+    const auto path = mab::test::corpus_dir() / game / "const_rotations_only.mab";
+    const auto c = load_container(path);
+    const auto before = *mab::decode_legacy_clip(c, 0);
+    ASSERT_GT(before.last_frame, 0u) << game;
+    ASSERT_GE(before.constant_rotations.size(), 2u) << game;
+    auto bytes = mab::export_gltf(c);
+    ASSERT_TRUE(bytes.ok()) << bytes.error().message();
+    auto m = parse(*bytes);
+    const auto& r = before.constant_rotations.at(0);
+    const auto* s = sampler(m, 0, node_named(m, "bone_" + std::to_string(r.bone)), "rotation");
+    ASSERT_NE(s, nullptr);
+    const mab::Quat turned = mab::quat_mul(mab::quat_normalised({0.0f, 0.0f, 0.1736482f, 0.9848078f}), r.rotation);
+    std::memcpy(floats_mut(m, s->output), &turned, sizeof turned);
+    auto edited = mab::gltf::serialize(std::move(m), true);
+    ASSERT_TRUE(edited.ok());
+
+    auto back = mab::import_gltf(*edited, &c);
+    ASSERT_TRUE(back.ok()) << game << " " << back.error().message();
+    EXPECT_EQ(back->report.animations.at(0).tracks_changed,
+              std::vector<std::string>{"bone_" + std::to_string(r.bone) + " rotation"});
+    auto out = mab::read_container(back->bytes);
+    ASSERT_TRUE(out.ok());
+    const auto after = *mab::decode_legacy_clip(*out, 0);
+    ASSERT_EQ(after.constant_rotations.size(), before.constant_rotations.size());
+    EXPECT_LT(mab::angular_error_deg(after.constant_rotations[0].rotation, turned), 0.01) << game;
+    for (std::size_t i = 1; i < before.constant_rotations.size(); ++i)
+      EXPECT_EQ(after.constant_rotations[i].code, before.constant_rotations[i].code) << game << " " << i;
   }
 }
 

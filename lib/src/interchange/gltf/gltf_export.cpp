@@ -1,8 +1,9 @@
 // .mab -> glTF 2.0 (docs/gltf.md): one node per bone, one animation per decodable block.
 #include <mab/gltf.hpp>
 
+#include <mab/legacy_bridge.hpp>
+
 #include "interchange/gltf/gltf_document.hpp"
-#include "interchange/gltf/gltf_legacy.hpp"
 #include "interchange/gltf/gltf_names.hpp"
 #include "interchange/gltf/gltf_rig.hpp"
 #include "interchange/gltf/gltf_timeline.hpp"
@@ -11,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 namespace mab {
@@ -32,8 +34,10 @@ constexpr double zup_to_yup[4] = {-0.70710678118654752, 0, 0, 0.7071067811865475
 struct Channel {
   int node;
   const ClipBone* bone;  // in the block's decoded clip
+  // Far Cry 2/3: the keyed track's stored frames (its keys at those frames), empty: every key.
+  std::vector<std::uint32_t> frames;
   bool constant() const noexcept { return bone->kind() == BoneKind::constant; }
-  std::size_t keys() const noexcept { return constant() ? 1 : bone->keys.size(); }
+  std::size_t keys() const noexcept { return constant() ? 1 : frames.empty() ? bone->keys.size() : frames.size(); }
 };
 
 // docs/motion.md: a translation (bone or root motion) or root-rotation channel, its values ready.
@@ -45,8 +49,24 @@ struct MotionChannel {
   std::size_t keys() const noexcept { return values.size() / (translation ? 3 : 4); }
 };
 
+// A Far Cry 2/3 clip (format 13) beyond its Clip (clip_from_legacy): the stored frame rate and
+// lastFrame the animation's extras record, and each keyed track's stored frames.
+struct LegacyInfo {
+  float frame_rate = 0;
+  std::uint16_t last_frame = 0;
+  std::map<std::uint32_t, std::vector<std::uint32_t>> stored_frames;  // bone id -> frames
+};
+
+// One block to write: its clip, and for a Far Cry 2/3 clip what export keeps beyond it.
+struct ExportBlock {
+  std::size_t block = 0;
+  Clip clip;
+  std::optional<LegacyInfo> legacy;
+};
+
 struct BlockAnim {
   std::size_t block;
+  std::optional<LegacyInfo> legacy;
   std::vector<float> times;  // seconds
   double key_rate;
   double fps;  // every key a whole frame at this rate (the scene rate for Blender)
@@ -72,8 +92,8 @@ std::vector<float> quat_values(const std::vector<Quat>& v) {
 
 // Every top-level block that decodes (chained legacy clips are part of their parent); the
 // others are listed in the report. An error when none does.
-Result<std::vector<DecodedClip>> decode_blocks(const Container& c, GltfExportReport& rep) {
-  std::vector<DecodedClip> clips;
+Result<std::vector<ExportBlock>> decode_blocks(const Container& c, GltfExportReport& rep) {
+  std::vector<ExportBlock> clips;
   std::string first_reason;
   for (std::size_t b = 0; b < c.blocks.size(); ++b) {
     if (c.blocks[b].parent >= 0) continue;  // chained legacy clips: part of their parent
@@ -83,7 +103,7 @@ Result<std::vector<DecodedClip>> decode_blocks(const Container& c, GltfExportRep
       if (first_reason.empty()) first_reason = d.error().message();
       continue;
     }
-    clips.push_back(std::move(d).value());
+    clips.push_back({b, std::move(d->clip), std::nullopt});
   }
   if (clips.empty())
     return make_error(ErrorCode::not_decodable, c.is_opaque() ? 0x10 : c.blocks.front().original_base, "clip",
@@ -91,6 +111,60 @@ Result<std::vector<DecodedClip>> decode_blocks(const Container& c, GltfExportRep
                           (first_reason.empty() ? (c.is_opaque() ? ": kept opaque: " + c.opaque_reason : std::string())
                                                 : ": " + first_reason));
   return clips;
+}
+
+// A Far Cry 2/3 clip with something to write: a value glTF cannot hold, or a timed clip without a
+// rate, is an error (JSON keeps both).
+Status check_legacy_clip(const LegacyClip& l) {
+  const bool timed = !l.rotations.empty() || !l.translations.empty() || l.present[0] || l.present[1];
+  if (timed && (!(l.frame_rate > 0) || !std::isfinite(l.frame_rate)))
+    return make_error(ErrorCode::bad_value, no_offset, "frame_rate",
+                      "clip " + std::to_string(l.block) + ": frame rate " + std::to_string(l.frame_rate) +
+                          " cannot place keys in time");
+  auto finite = [&](const std::vector<Vec3>& v, const std::string& what) -> Status {
+    for (std::size_t f = 0; f < v.size(); ++f)
+      if (!std::isfinite(v[f][0]) || !std::isfinite(v[f][1]) || !std::isfinite(v[f][2]))
+        return make_error(ErrorCode::bad_value, no_offset, what,
+                          "clip " + std::to_string(l.block) + ": the value at frame " + std::to_string(f) +
+                              " is not finite; glTF cannot hold it (`mab export -o FILE.json` keeps it)");
+    return {};
+  };
+  for (const auto& t : l.constant_translations)
+    MAB_TRY(finite({t.translation}, "constant translation of bone " + std::to_string(t.bone)));
+  for (const auto& t : l.translations) MAB_TRY(finite(t.frames, "translation of bone " + std::to_string(t.bone)));
+  return finite(l.trajectory_translation, "trajectory translation");
+}
+
+// Far Cry 2/3 banks (format 13): every clip, chained ones too, as the one editable Clip
+// (clip_from_legacy), with its stored frames; clips that do not decode or hold no track are
+// listed in the report. An error when none decodes.
+Result<std::vector<ExportBlock>> legacy_blocks(const Container& c, GltfExportReport& rep) {
+  if (c.is_opaque())  // Blood Dragon when the guessed FC3 layout does not fit (decision 10)
+    return make_error(ErrorCode::not_decodable, 0x10, "body", "kept opaque: " + c.opaque_reason);
+  std::vector<ExportBlock> out;
+  std::size_t decoded = 0;
+  for (std::size_t b = 0; b < c.blocks.size(); ++b) {
+    auto l = decode_legacy_clip(c, b);
+    if (!l) {
+      rep.skipped_blocks.push_back({b, l.error().message()});
+      continue;
+    }
+    ++decoded;
+    if (l->constant_rotations.empty() && l->rotations.empty() && l->constant_translations.empty() &&
+        l->translations.empty() && !l->present[0] && !l->present[1]) {
+      rep.skipped_blocks.push_back({b, "the clip has no tracks"});
+      continue;
+    }
+    MAB_TRY(check_legacy_clip(*l));
+    LegacyInfo info{l->frame_rate, l->last_frame, {}};
+    for (const auto& t : l->rotations) info.stored_frames[t.bone].assign(t.frames.begin(), t.frames.end());
+    out.push_back({b, clip_from_legacy(*l), std::move(info)});
+  }
+  if (decoded == 0)
+    return make_error(ErrorCode::not_decodable, c.blocks.empty() ? 0x10 : c.blocks.front().original_base, "clip",
+                      "no clip of this file decodes" +
+                          (rep.skipped_blocks.empty() ? std::string() : ": " + rep.skipped_blocks.front().reason));
+  return out;
 }
 
 // The glTF model as it is built: the rig's nodes, a node per bone, the blocks' animations.
@@ -105,9 +179,10 @@ class GltfBuilder {
                                                  {"game", tinygltf::Value(std::string(c.variant->game_name))}})}});
   }
 
-  Result<std::vector<std::uint8_t>> build(const std::vector<DecodedClip>& clips, GltfExportReport& rep) && {
+  Result<std::vector<std::uint8_t>> build(const std::vector<ExportBlock>& clips, GltfExportReport& rep) && {
     rep_ = &rep;
     add_rig_nodes();
+    if (!clips.empty() && clips.front().legacy) add_legacy_nodes(clips);
     for (const auto& d : clips) {
       MAB_ASSIGN(BlockAnim a, block_anim(d));
       anims_.push_back(std::move(a));
@@ -180,14 +255,19 @@ class GltfBuilder {
     } else {
       tinygltf::Node n;
       auto nm = names_.find(hash);
-      if (nm != names_.end()) {
+      if (legacy_) {
+        // Far Cry 2/3 name bones by skeleton id (the ClipBone's hash): bone_<id>, found again on
+        // import by the CRC-32 of that name; a second value of one bone (constant and animated
+        // at once) is bone_<id>_constant (gltf_names.hpp).
+        n.name = occurrence > 0 ? gltf::legacy_constant_node_name(hash) : gltf::legacy_node_name(hash);
+      } else if (nm != names_.end()) {
         n.name = nm->second;
         ++rep_->named;
       } else {
         n.name = gltf::generated_bone_name(hash);
       }
-      if (occurrence > 0) n.name += gltf::duplicate_suffix(occurrence);
-      n.extras = object({{"mabkit", object({{"hash", tinygltf::Value(hash_text(hash))}})}});
+      if (occurrence > 0 && !legacy_) n.name += gltf::duplicate_suffix(occurrence);
+      n.extras = object({{"mabkit", object({{"hash", tinygltf::Value(hash_text(legacy_ ? bone_hash(n.name) : hash))}})}});
       idx = add_node(std::move(n));
       if (o_.skeleton) rep_->bones_without_node.push_back(hash);
     }
@@ -197,7 +277,7 @@ class GltfBuilder {
   }
 
   // Key times in seconds, which glTF needs increasing (glTF 3.11).
-  static Result<std::vector<float>> key_seconds(const DecodedClip& d) {
+  static Result<std::vector<float>> key_seconds(const ExportBlock& d) {
     const Clip& clip = d.clip;
     std::vector<float> times(clip.key_count());
     for (std::size_t k = 0; k < clip.key_count(); ++k) {
@@ -213,46 +293,88 @@ class GltfBuilder {
   }
 
   // A block's channels: a rotation per bone with one, its translations, its root motion.
-  Result<BlockAnim> block_anim(const DecodedClip& d) {
+  Result<BlockAnim> block_anim(const ExportBlock& d) {
     const Clip& clip = d.clip;
     BlockAnim a;
     a.block = d.block;
+    a.legacy = d.legacy;
     a.key_rate = clip.key_rate;
-    a.fps = gltf::whole_frame_rate(clip.key_times, clip.key_rate);
+    a.fps = d.legacy ? double{d.legacy->frame_rate} : gltf::whole_frame_rate(clip.key_times, clip.key_rate);
     a.duration = clip.duration;
     MAB_ASSIGN(a.times, key_seconds(d));
     std::unordered_map<std::uint32_t, unsigned> seen;
     for (const auto& bone : clip.bones) {
       const unsigned occ = seen[bone.hash]++;
       const int node = node_for(bone.hash, occ);
-      // Translations decoded under the block's evidence (docs/motion.md, docs/motion.md): the node's
-      // local translation, which replaces the rig's rest translation while the clip plays.
+      auto motion = [&](int n, bool constant, std::vector<float> values) {
+        a.motion.push_back({n, true, constant, std::move(values)});
+        animated_node_[static_cast<std::size_t>(n)] = true;
+      };
+      // Translations decoded under the block's evidence (docs/motion.md): the node's local
+      // translation, which replaces the rig's rest translation while the clip plays.
       if (!bone.translations.empty()) {
-        a.motion.push_back({node, true, false, vec3_values(bone.translations)});
-        animated_node_[static_cast<std::size_t>(node)] = true;
+        motion(node, false, vec3_values(bone.translations));
+        // Far Cry 2/3 masks may also hold the bone's constant translation: its second node.
+        if (d.legacy && bone.constant_translation) motion(node_for(bone.hash, 1), true, vec3_values({*bone.constant_translation}));
       } else if (bone.constant_translation) {
-        a.motion.push_back({node, true, true, vec3_values({*bone.constant_translation})});
-        animated_node_[static_cast<std::size_t>(node)] = true;
+        motion(node, true, vec3_values({*bone.constant_translation}));
       }
       if (bone.kind() == BoneKind::none) continue;
       animated_node_[static_cast<std::size_t>(node)] = true;
-      a.channels.push_back({node, &bone});
+      Channel ch{node, &bone, {}};
+      if (d.legacy && bone.kind() == BoneKind::animated) ch.frames = d.legacy->stored_frames.at(bone.hash);
+      a.channels.push_back(std::move(ch));
     }
-    // Root motion on a "trajectory" node beside the bones, as for Far Cry 2/3 (docs/gltf.md).
+    if (d.legacy) {
+      // The order the Far Cry 2/3 sections come in (format 13): constants, then keyed tracks.
+      std::stable_partition(a.channels.begin(), a.channels.end(), [](const Channel& c) { return c.constant(); });
+      std::stable_partition(a.motion.begin(), a.motion.end(), [](const MotionChannel& c) { return c.constant; });
+    }
+    // Root motion on a "trajectory" node beside the bones (docs/gltf.md); Far Cry 2/3 store its
+    // translation first (slot 0).
     if (!clip.root_motion.empty()) {
-      if (trajectory_ < 0) {
-        tinygltf::Node n;
-        n.name = std::string(gltf::trajectory_node_name);
-        trajectory_ = add_node(std::move(n));
-      }
-      animated_node_[static_cast<std::size_t>(trajectory_)] = true;
+      const int traj = trajectory_node();
+      animated_node_[static_cast<std::size_t>(traj)] = true;
+      if (!clip.root_motion.translations.empty() && d.legacy)
+        a.motion.push_back({traj, true, false, vec3_values(clip.root_motion.translations)});
       if (!clip.root_motion.rotations.empty())
-        a.motion.push_back({trajectory_, false, false, quat_values(clip.root_motion.rotations)});
-      if (!clip.root_motion.translations.empty())
-        a.motion.push_back({trajectory_, true, false, vec3_values(clip.root_motion.translations)});
+        a.motion.push_back({traj, false, false, quat_values(clip.root_motion.rotations)});
+      if (!clip.root_motion.translations.empty() && !d.legacy)
+        a.motion.push_back({traj, true, false, vec3_values(clip.root_motion.translations)});
     }
     a.parts = clip.parts;
     return a;
+  }
+
+  int trajectory_node() {
+    if (trajectory_ >= 0) return trajectory_;
+    tinygltf::Node n;
+    n.name = std::string(gltf::trajectory_node_name);
+    // Far Cry 2/3: a joint like the bones, tagged as they are (Blender makes it a bone of the rig).
+    if (legacy_) n.extras = object({{"mabkit", object({{"hash", tinygltf::Value(hash_text(bone_hash(n.name)))}})}});
+    trajectory_ = add_node(std::move(n));
+    if (legacy_) joints_.push_back(trajectory_);
+    return trajectory_;
+  }
+
+  // Far Cry 2/3: one node per bone id any clip of the bank moves, ascending, then the second
+  // nodes of bones a clip holds both constant and animated, then the trajectory, so that every
+  // clip of the bank plays on one rig.
+  void add_legacy_nodes(const std::vector<ExportBlock>& clips) {
+    legacy_ = true;
+    std::set<std::uint32_t> ids, second;
+    bool root_motion = false;
+    for (const auto& b : clips) {
+      std::unordered_map<std::uint32_t, unsigned> seen;
+      for (const auto& bone : b.clip.bones) {
+        (seen[bone.hash]++ > 0 ? second : ids).insert(bone.hash);
+        if (!bone.translations.empty() && bone.constant_translation) second.insert(bone.hash);
+      }
+      root_motion = root_motion || !b.clip.root_motion.empty();
+    }
+    for (const auto id : ids) node_for(id, 0);
+    for (const auto id : second) node_for(id, 1);
+    if (root_motion) trajectory_node();
   }
 
   void list_nodes_without_bone() {
@@ -276,13 +398,12 @@ class GltfBuilder {
     }
   }
 
-  struct TimeAccessors {
-    int all = -1, first = -1;
-  };
-
-  // Each animation's time accessors (its key times, and its first time for constants) at the
-  // start of the buffer.
+  // Each channel's time accessor (channels, then motion), per animation: its key times, or its
+  // first time for constants (Far Cry 2/3: a keyed track's stored frames), at the start of the
+  // buffer.
+  using TimeAccessors = std::vector<int>;
   std::vector<TimeAccessors> write_times(std::vector<unsigned char>& data) {
+    if (legacy_) return write_channel_times(data);
     std::size_t total_keys = 0, total_times = 0;
     for (const auto& a : anims_) {
       total_times += a.times.size() + 1;
@@ -290,7 +411,10 @@ class GltfBuilder {
       for (const auto& ch : a.motion) total_keys += ch.keys();
     }
     data.reserve(4 * total_times + 16 * total_keys);
-    std::vector<TimeAccessors> time_acc(anims_.size());
+    struct AllFirst {
+      int all = -1, first = -1;
+    };
+    std::vector<AllFirst> time_acc(anims_.size());
     for (std::size_t i = 0; i < anims_.size(); ++i) {
       const auto& a = anims_[i];
       if (a.channels.empty() && a.motion.empty()) continue;
@@ -312,11 +436,50 @@ class GltfBuilder {
         append_floats(data, &t0, 1);
       }
     }
-    return time_acc;
+    std::vector<TimeAccessors> inputs(anims_.size());
+    for (std::size_t i = 0; i < anims_.size(); ++i) {
+      for (const auto& ch : anims_[i].channels) inputs[i].push_back(ch.constant() ? time_acc[i].first : time_acc[i].all);
+      for (const auto& ch : anims_[i].motion) inputs[i].push_back(ch.constant ? time_acc[i].first : time_acc[i].all);
+    }
+    return inputs;
+  }
+
+  // Far Cry 2/3: each channel's own times (a keyed track keeps its stored frames); identical
+  // arrays (every frame of a clip, the one key at 0) share an accessor.
+  std::vector<TimeAccessors> write_channel_times(std::vector<unsigned char>& data) {
+    std::map<std::vector<float>, int> shared;
+    std::vector<TimeAccessors> inputs(anims_.size());
+    auto add = [&](std::size_t i, std::vector<float> times) {
+      auto [it, fresh] = shared.emplace(std::move(times), -1);
+      if (fresh) {
+        const auto& t = it->first;
+        it->second = gltf::add_float_accessor(m_, data.size(), t.size(), TINYGLTF_TYPE_SCALAR, 0);
+        m_.accessors.back().minValues = {t.front()};
+        m_.accessors.back().maxValues = {t.back()};
+        append_floats(data, t.data(), t.size());
+      }
+      inputs[i].push_back(it->second);
+    };
+    for (std::size_t i = 0; i < anims_.size(); ++i) {
+      const auto& a = anims_[i];
+      const std::vector<float> first{a.times.empty() ? 0.0f : a.times.front()};
+      for (const auto& ch : a.channels) {
+        std::vector<float> t;
+        for (const auto f : ch.frames) t.push_back(a.times.at(f));
+        add(i, ch.constant() ? first : ch.frames.empty() ? a.times : std::move(t));
+      }
+      for (const auto& ch : a.motion) add(i, ch.constant ? first : a.times);
+    }
+    return inputs;
   }
 
   // The animation's extras: block, rates, duration and its part entries (format 12, docs/motion.md).
   static tinygltf::Value animation_extras(const BlockAnim& a) {
+    if (a.legacy)  // the clip's stored rate and lastFrame (format 13)
+      return object({{"mabkit", object({{"block", tinygltf::Value(static_cast<int>(a.block))},
+                                        {"frame_rate", tinygltf::Value(double{a.legacy->frame_rate})},
+                                        {"last_frame", tinygltf::Value(static_cast<int>(a.legacy->last_frame))},
+                                        {"duration", tinygltf::Value(static_cast<double>(a.duration))}})}});
     tinygltf::Value::Object extras{{"block", tinygltf::Value(static_cast<int>(a.block))},
                                    {"key_rate", tinygltf::Value(a.key_rate)},
                                    {"fps", tinygltf::Value(a.fps)},
@@ -344,16 +507,21 @@ class GltfBuilder {
     tinygltf::Animation anim;
     anim.name = "block_" + std::to_string(a.block);
     anim.extras = animation_extras(a);
+    std::size_t input = 0;
     for (const auto& ch : a.channels) {
       const int out = gltf::add_float_accessor(m_, data.size() - times_bytes, ch.keys(), TINYGLTF_TYPE_VEC4, 1);
       static_assert(sizeof(Quat) == 4 * sizeof(float));
       const std::size_t at = data.size();
       data.resize(at + ch.keys() * sizeof(Quat));
-      write_continuous_quats(ch.constant() ? std::span<const Quat>(&ch.bone->constant, 1)
-                                           : std::span<const Quat>(ch.bone->keys),
+      std::vector<Quat> stored;
+      for (const auto f : ch.frames) stored.push_back(ch.bone->keys.at(f));
+      write_continuous_quats(ch.constant()       ? std::span<const Quat>(&ch.bone->constant, 1)
+                             : ch.frames.empty() ? std::span<const Quat>(ch.bone->keys)
+                                                 : std::span<const Quat>(stored),
                              data.data() + at);
-      add_linear_channel(anim, ch.constant() ? times.first : times.all, out, ch.node, "rotation").extras =
-          object({{"mabkit", object({{"flags", tinygltf::Value(static_cast<int>(ch.bone->flags))}})}});
+      auto& channel = add_linear_channel(anim, times[input++], out, ch.node, "rotation");
+      if (!a.legacy)  // Far Cry 2/3 bones have no flag byte
+        channel.extras = object({{"mabkit", object({{"flags", tinygltf::Value(static_cast<int>(ch.bone->flags))}})}});
       ++rep_->channels;
       rep_->keys += ch.keys();
     }
@@ -361,8 +529,7 @@ class GltfBuilder {
       const int out = gltf::add_float_accessor(m_, data.size() - times_bytes, ch.keys(),
                                                ch.translation ? TINYGLTF_TYPE_VEC3 : TINYGLTF_TYPE_VEC4, 1);
       append_floats(data, ch.values.data(), ch.values.size());
-      add_linear_channel(anim, ch.constant ? times.first : times.all, out, ch.node,
-                         ch.translation ? "translation" : "rotation");
+      add_linear_channel(anim, times[input++], out, ch.node, ch.translation ? "translation" : "rotation");
       ++rep_->channels;
       rep_->translation_channels += ch.translation;
       rep_->keys += ch.keys();
@@ -449,6 +616,7 @@ class GltfBuilder {
   std::map<std::pair<std::uint32_t, unsigned>, int> bone_node_;
   std::vector<int> joints_;
   int trajectory_ = -1;  // root motion node, made when a block has root motion
+  bool legacy_ = false;  // a Far Cry 2/3 bank (format 13)
   std::vector<BlockAnim> anims_;
 };
 
@@ -456,9 +624,13 @@ class GltfBuilder {
 
 Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExportOptions& o,
                                               GltfExportReport* report) {
-  if (c.variant != nullptr && c.variant->layout == LayoutKind::legacy) return gltf::export_legacy_gltf(c, o, report);
+  const bool legacy = c.variant != nullptr && c.variant->layout == LayoutKind::legacy;
+  if (legacy && (o.skeleton != nullptr || !o.names.empty()))
+    return make_error(ErrorCode::invalid_argument, no_offset, o.skeleton ? "skeleton" : "names",
+                      "Far Cry 2/3 clips name bones by skeleton id, not by the CRC-32 of a name: their nodes are "
+                      "bone_<id>, and --names and --skeleton do not apply");
   GltfExportReport rep;
-  MAB_ASSIGN(const std::vector<DecodedClip> clips, decode_blocks(c, rep));
+  MAB_ASSIGN(const std::vector<ExportBlock> clips, legacy ? legacy_blocks(c, rep) : decode_blocks(c, rep));
   MAB_ASSIGN(auto bytes, GltfBuilder(c, o).build(clips, rep));
   if (report) *report = std::move(rep);
   return bytes;

@@ -5,7 +5,6 @@
 #include <mab/gltf.hpp>
 
 #include "interchange/gltf/gltf_import_shared.hpp"
-#include "interchange/gltf/gltf_legacy.hpp"
 #include "interchange/gltf/gltf_names.hpp"
 
 #include <algorithm>

@@ -1,13 +1,16 @@
 // glTF -> Far Cry 2/3 clip (docs/gltf.md, "Far Cry 2 and 3"): every track of the template
 // judged at every frame against what the file holds (gltf_timeline.hpp); a track the file only
-// repeats (however a tool resampled it) is the template's, bit for bit; another is handed to
-// encode_legacy_clip, whose sparse key writer stores the keys max_error_deg needs. Rotations
+// repeats (however a tool resampled it) is the template's, bit for bit. The verdicts land on
+// the one editable model (clip_from_legacy), which legacy_from_clip maps back for
+// encode_legacy_clip: untouched tracks keep their stored keys and codes, the sparse key writer
+// stores the keys max_error_deg needs for edited ones. Rotations
 // are read as for 'aNi' clips (rest-relative on the flat rig export writes), through a
 // stand-in clip with a bone per rotated node.
 #include "interchange/gltf/gltf_import_shared.hpp"
 
-#include "interchange/gltf/gltf_legacy.hpp"
 #include "interchange/gltf/gltf_names.hpp"
+
+#include <mab/legacy_bridge.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -25,7 +28,7 @@ namespace {
 // for; unedited it is at the rest `mab export` gives it (no channel: identity, zero).
 enum class Kind : std::uint8_t { constant, keyed, trajectory, added };
 
-// One track of the clip as export wrote it (gltf_legacy.hpp) and as the file holds it.
+// One track of the clip as export wrote it (gltf_export.cpp) and as the file holds it.
 struct LegacyTrack {
   Kind kind = Kind::constant;
   bool rotation = true;
@@ -66,8 +69,22 @@ struct BankNode {
 };
 using Bank = std::unordered_map<std::string, BankNode>;
 
+// Bones of `clip` held constant and animated at once (rotation or translation), ascending.
+std::vector<std::uint32_t> doubled_bones(const LegacyClip& clip) {
+  std::vector<std::uint32_t> out;
+  for (const auto& c : clip.constant_rotations)
+    for (const auto& k : clip.rotations)
+      if (k.bone == c.bone) out.push_back(c.bone);
+  for (const auto& c : clip.constant_translations)
+    for (const auto& k : clip.translations)
+      if (k.bone == c.bone) out.push_back(c.bone);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 void add_clip_nodes(const LegacyClip& l, Bank& out) {
-  const auto doubled = gltf::legacy_doubled_bones(l);
+  const auto doubled = doubled_bones(l);
   auto node = [&](std::uint32_t bone, bool constant) -> BankNode& {
     const bool second = constant && std::binary_search(doubled.begin(), doubled.end(), bone);
     auto& n = out[second ? gltf::legacy_constant_node_name(bone) : gltf::legacy_node_name(bone)];
@@ -348,74 +365,6 @@ Status check_carried(const Context& ctx, const LegacyRead& r, double snap,
   return {};
 }
 
-// Constant values that now vary leave their constant list and join the animated tracks, which
-// stay in bone order.
-template <class Constant, class Track>
-void promote(std::vector<Constant>& constants, const std::vector<bool>& drop, std::vector<Track>& tracks,
-             std::vector<Track>& promoted) {
-  if (promoted.empty()) return;
-  std::vector<Constant> kept;
-  for (std::size_t i = 0; i < constants.size(); ++i)
-    if (!drop[i]) kept.push_back(constants[i]);
-  constants = std::move(kept);
-  for (auto& t : promoted) tracks.push_back(std::move(t));
-  std::sort(tracks.begin(), tracks.end(), [](const Track& a, const Track& b) { return a.bone < b.bone; });
-}
-
-// The edited rotation tracks into `edited` (the template's value where the file agrees: at a
-// stored frame that is its key, whose code the encoder keeps).
-Status apply_rotations(const Context& ctx, const LegacyRead& r, LegacyClip& edited, GltfAnimationImport& rep) {
-  const gltf::Metric metric = gltf::Metric::rotation(ctx.options.match_tolerance_deg);
-  std::vector<LegacyRotationTrack> promoted;  // constant rotations that now move
-  std::vector<bool> drop_constant(r.orig.constant_rotations.size(), false);
-  for (const auto& t : r.tracks) {
-    if (!t.rotation || t.kind == Kind::added) continue;
-    const std::uint32_t hash = bone_hash(t.node);
-    if (t.file_node < 0) {
-      rep.bones_kept.push_back(hash);
-      continue;
-    }
-    ++rep.bones_matched;
-    const auto& v = t.verdict;
-    rep.keys_matched += v.matched;
-    rep.keys_changed += v.values.size() - v.matched;
-    rep.max_matched_deviation_deg = std::max(rep.max_matched_deviation_deg, v.max_matched);
-    if (std::none_of(v.changed.begin(), v.changed.end(), [](char c) { return c != 0; })) continue;
-    rep.bones_changed.push_back(hash);
-    rep.tracks_changed.push_back(t.label());
-    if (t.kind == Kind::constant) {
-      const auto& first = v.values.front();
-      const bool still =
-          std::all_of(v.values.begin(), v.values.end(), [&](const gltf::Value& x) { return metric.near(x, first); });
-      const std::uint32_t bone = r.orig.constant_rotations[t.index].bone;
-      if (still) {
-        edited.constant_rotations[t.index].rotation = to_quat(first);
-      } else if (r.rotation_doubled.count(bone)) {
-        return make_error(ErrorCode::invalid_argument, no_offset, t.label(),
-                          "holds the constant rotation of a bone the clip also keys (bone_" + std::to_string(bone) +
-                              "); it cannot vary: animate bone_<id> instead");
-      } else {
-        LegacyRotationTrack k;
-        k.bone = bone;
-        for (std::size_t f = 0; f < r.frames; ++f) k.frames.push_back(static_cast<std::uint16_t>(f)), k.keys.push_back(to_quat(v.values[f]));
-        promoted.push_back(std::move(k));
-        drop_constant[t.index] = true;
-        rep.constant_to_animated.push_back(hash);
-      }
-    } else if (t.kind == Kind::keyed) {
-      LegacyRotationTrack& k = edited.rotations[t.index];
-      k.frames.clear();
-      k.keys.clear();
-      for (std::size_t f = 0; f < r.frames; ++f) k.frames.push_back(static_cast<std::uint16_t>(f)), k.keys.push_back(to_quat(v.values[f]));
-    } else {
-      for (std::size_t f = 0; f < r.frames; ++f)
-        if (v.changed[f]) edited.trajectory_rotation[f] = to_quat(v.values[f]);
-    }
-  }
-  promote(edited.constant_rotations, drop_constant, edited.rotations, promoted);
-  return {};
-}
-
 // The values of a translation track at every frame: the template's, with the components the
 // file changes beyond tolerance (a key moved along one axis keeps the other two's bits).
 std::vector<Vec3> translation_frames(const LegacyTrack& t, double tol) {
@@ -426,36 +375,6 @@ std::vector<Vec3> translation_frames(const LegacyTrack& t, double tol) {
       out[f][c] = static_cast<float>(std::abs(b - a) <= tol * std::max(1.0, std::abs(a)) ? a : b);
     }
   return out;
-}
-
-Status apply_translations(const Context& ctx, const LegacyRead& r, LegacyClip& edited, GltfAnimationImport& rep) {
-  std::vector<LegacyTranslationTrack> moved;
-  std::vector<bool> drop(r.orig.constant_translations.size(), false);
-  for (const auto& t : r.tracks) {
-    if (t.rotation || t.file_node < 0 || t.kind == Kind::added) continue;
-    const auto& v = t.verdict;
-    rep.translations_matched += v.matched;
-    rep.translations_changed += v.values.size() - v.matched;
-    if (std::none_of(v.changed.begin(), v.changed.end(), [](char c) { return c != 0; })) continue;
-    rep.tracks_changed.push_back(t.label());
-    const auto values = translation_frames(t, ctx.options.match_tolerance_units);
-    if (t.kind == Kind::keyed) {
-      edited.translations[t.index].frames = values;
-    } else if (t.kind == Kind::trajectory) {
-      edited.trajectory_translation = values;
-    } else if (std::all_of(values.begin(), values.end(), [&](const Vec3& x) { return x == values.front(); })) {
-      edited.constant_translations[t.index].translation = values.front();
-    } else if (const std::uint32_t bone = r.orig.constant_translations[t.index].bone; r.translation_doubled.count(bone)) {
-      return make_error(ErrorCode::invalid_argument, no_offset, t.label(),
-                        "holds the constant translation of a bone the clip also animates; it cannot vary: animate "
-                        "bone_" + std::to_string(bone) + " instead");
-    } else {
-      moved.push_back({bone, values});
-      drop[t.index] = true;
-    }
-  }
-  promote(edited.constant_translations, drop, edited.translations, moved);
-  return {};
 }
 
 // Channels on bank nodes the clip has no track for: at rest (unedited) they change nothing; an
@@ -502,36 +421,114 @@ void plan_added(const Context& ctx, LegacyRead& r, GltfAnimationImport& rep, std
   }
 }
 
-// The planned new tracks into `edited`, each list kept in bone order (its mask's).
-void apply_added(const LegacyRead& r, LegacyClip& edited, GltfAnimationImport& rep) {
-  auto by_bone = [](const auto& a, const auto& b) { return a.bone < b.bone; };
+// The skeleton id a track of the clip stores (added tracks carry theirs).
+std::uint32_t track_bone(const LegacyRead& r, const LegacyTrack& t) {
+  if (t.kind == Kind::added || t.kind == Kind::trajectory) return t.bone;
+  const LegacyClip& o = r.orig;
+  if (t.rotation) return t.kind == Kind::constant ? o.constant_rotations[t.index].bone : o.rotations[t.index].bone;
+  return t.kind == Kind::constant ? o.constant_translations[t.index].bone : o.translations[t.index].bone;
+}
+
+// The ClipBone of bone `id` in a clip_from_legacy Clip (`second`: the constant rotation of a bone
+// also keyed, its second ClipBone); a new bone without rotation when the clip has none.
+ClipBone& clip_bone(Clip& clip, std::uint32_t id, bool second) {
+  std::vector<std::size_t> at;
+  for (std::size_t i = 0; i < clip.bones.size(); ++i)
+    if (clip.bones[i].hash == id) at.push_back(i);
+  if (at.empty()) {
+    ClipBone b;
+    b.hash = id;
+    return clip.bones[clip.add_bone(std::move(b))];
+  }
+  return clip.bones[second && at.size() > 1 ? at[1] : at[0]];
+}
+
+// Counts a track of the clip in the report; whether the file changed it.
+bool count_track(const LegacyTrack& t, GltfAnimationImport& rep) {
+  const auto& v = t.verdict;
+  const bool changed = std::any_of(v.changed.begin(), v.changed.end(), [](char c) { return c != 0; });
+  if (t.rotation) {
+    ++rep.bones_matched;
+    rep.keys_matched += v.matched;
+    rep.keys_changed += v.values.size() - v.matched;
+    rep.max_matched_deviation_deg = std::max(rep.max_matched_deviation_deg, v.max_matched);
+    if (changed) rep.bones_changed.push_back(bone_hash(t.node));
+  } else {
+    rep.translations_matched += v.matched;
+    rep.translations_changed += v.values.size() - v.matched;
+  }
+  if (changed) rep.tracks_changed.push_back(t.label());
+  return changed;
+}
+
+// Every edited track into `clip`, the template's clip_from_legacy, for legacy_from_clip: a track
+// left alone keeps the template's samples (so its stored keys and codes), an edited one takes
+// the file's values at every frame (the template's bits where they match). A constant that now
+// moves becomes a keyed track, a new track on a bank node (plan_added) lands as planned.
+Status apply_to_clip(const Context& ctx, const LegacyRead& r, Clip& clip, GltfAnimationImport& rep) {
+  const gltf::Metric metric = gltf::Metric::rotation(ctx.options.match_tolerance_deg);
   for (const auto& t : r.tracks) {
-    if (t.kind != Kind::added || (t.fate != LegacyTrack::Fate::constant && t.fate != LegacyTrack::Fate::keyed))
+    const bool added = t.kind == Kind::added;
+    if (t.file_node < 0) {
+      if (t.rotation && !added) rep.bones_kept.push_back(bone_hash(t.node));
+      continue;
+    }
+    if (added ? t.fate != LegacyTrack::Fate::constant && t.fate != LegacyTrack::Fate::keyed : !count_track(t, rep))
       continue;
     const auto& values = t.verdict.values;
-    const bool constant = t.fate == LegacyTrack::Fate::constant;
-    if (t.rotation && constant) {
-      const Quat q = to_quat(values.front());
-      edited.constant_rotations.push_back({t.bone, encode_quat48(q), q});
-    } else if (t.rotation) {
-      LegacyRotationTrack k;
-      k.bone = t.bone;
-      for (std::size_t f = 0; f < r.frames; ++f) k.frames.push_back(static_cast<std::uint16_t>(f)), k.keys.push_back(to_quat(values[f]));
-      edited.rotations.push_back(std::move(k));
-    } else {
-      std::vector<Vec3> frames;
-      for (const auto& x : values) frames.push_back({static_cast<float>(x[0]), static_cast<float>(x[1]), static_cast<float>(x[2])});
-      if (constant)
-        edited.constant_translations.push_back({t.bone, frames.front()});
-      else
-        edited.translations.push_back({t.bone, std::move(frames)});
+    const std::uint32_t id = track_bone(r, t);
+    const bool doubled = (t.rotation ? r.rotation_doubled : r.translation_doubled).count(id) > 0;
+    const bool still = added ? t.fate == LegacyTrack::Fate::constant
+                             : std::all_of(values.begin(), values.end(),
+                                           [&](const gltf::Value& x) { return metric.near(x, values.front()); });
+    const auto refuse = [&] {
+      return make_error(ErrorCode::invalid_argument, no_offset, t.label(),
+                        std::string("holds the constant ") + (t.rotation ? "rotation" : "translation") +
+                            " of a bone the clip also animates (bone_" + std::to_string(id) +
+                            "); it cannot vary: animate bone_" + std::to_string(id) + " instead");
+    };
+    if (t.rotation && t.kind == Kind::constant && !still && doubled) return refuse();
+    if (added) rep.tracks_changed.push_back(t.label() + (still ? " (new constant)" : " (new track)"));
+    if (t.rotation) {
+      std::vector<Quat> q;
+      for (const auto& x : values) q.push_back(to_quat(x));
+      if (t.kind == Kind::trajectory) {
+        for (std::size_t f = 0; f < r.frames; ++f)
+          if (t.verdict.changed[f]) clip.root_motion.rotations[f] = q[f];
+        continue;
+      }
+      ClipBone& b = clip_bone(clip, id, t.kind == Kind::constant && doubled);
+      if ((t.kind == Kind::constant || added) && still) {
+        b.set_kind(BoneKind::constant);
+        b.constant = q.front();
+        continue;
+      }
+      if (t.kind == Kind::constant) rep.constant_to_animated.push_back(bone_hash(t.node));
+      b.set_kind(BoneKind::animated);
+      b.keys = std::move(q);
+      continue;
     }
-    rep.tracks_changed.push_back(t.label() + (constant ? " (new constant)" : " (new track)"));
+    std::vector<Vec3> x;
+    if (added)
+      for (const auto& v : values) x.push_back({static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2])});
+    else
+      x = translation_frames(t, ctx.options.match_tolerance_units);
+    const bool same = std::all_of(x.begin(), x.end(), [&](const Vec3& y) { return y == x.front(); });
+    if (t.kind == Kind::trajectory) {
+      clip.root_motion.translations = std::move(x);
+    } else if (t.kind == Kind::keyed) {
+      clip_bone(clip, id, false).translations = std::move(x);
+    } else if (added ? still : same) {
+      clip_bone(clip, id, false).constant_translation = x.front();
+    } else if (doubled) {
+      return refuse();
+    } else {
+      ClipBone& b = clip_bone(clip, id, false);
+      b.constant_translation.reset();
+      b.translations = std::move(x);
+    }
   }
-  std::stable_sort(edited.constant_rotations.begin(), edited.constant_rotations.end(), by_bone);
-  std::stable_sort(edited.rotations.begin(), edited.rotations.end(), by_bone);
-  std::stable_sort(edited.constant_translations.begin(), edited.constant_translations.end(), by_bone);
-  std::stable_sort(edited.translations.begin(), edited.translations.end(), by_bone);
+  return {};
 }
 
 }  // namespace
@@ -564,6 +561,9 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
     return make_error(ErrorCode::bad_value, no_offset, "frame_rate",
                       "the clip's frame rate " + std::to_string(o.frame_rate) + " cannot place its frames in time");
   r.rate = timed ? double{o.frame_rate} : 1.0;
+  // Untimed constants play at time 0 alone, whatever lastFrame the header stores: one frame
+  // (with one per lastFrame, edited constants were planned past the one time they have).
+  if (!timed) r.frames = 1;
   for (std::size_t f = 0; f < r.frames; ++f) r.frame_s.push_back(timed ? static_cast<double>(f) / r.rate : 0.0);
   const double snap = time_snap(r.rate, false);
   build_tracks(r);
@@ -618,10 +618,9 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
       if (t.file_node >= 0) (t.rotation ? rotated : translated).insert(t.file_node);
     MAB_TRY(account_unmatched(ctx, channels, rotated, translated, std::move(refused), rep));
   }
-  LegacyClip edited = o;
-  MAB_TRY(apply_rotations(ctx, r, edited, rep));
-  MAB_TRY(apply_translations(ctx, r, edited, rep));
-  apply_added(r, edited, rep);
+  Clip clip = clip_from_legacy(o);  // the one editable model (legacy_bridge.hpp)
+  MAB_TRY(apply_to_clip(ctx, r, clip, rep));
+  MAB_ASSIGN(const LegacyClip edited, legacy_from_clip(o, clip));
   const LegacyEncodeOptions lo = legacy_edit_policy(opt.max_error_deg);  // decision 21: the one error policy
   MAB_ASSIGN(const Container written, encode_legacy_clip(current, block, edited, lo, &rep.legacy_encode));
   return write_container(written);

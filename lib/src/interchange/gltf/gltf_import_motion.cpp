@@ -5,7 +5,6 @@
 // name (ignore_unmatched drops it on purpose).
 #include "interchange/gltf/gltf_import_shared.hpp"
 
-#include "interchange/gltf/gltf_legacy.hpp"
 #include "interchange/gltf/gltf_names.hpp"
 
 #include <mab/edit.hpp>

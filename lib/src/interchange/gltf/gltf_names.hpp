@@ -15,6 +15,15 @@ std::string hash_text(std::uint32_t hash);                 // "0xB6C65665"
 std::string generated_bone_name(std::uint32_t hash);       // "bone_0xB6C65665"
 std::string duplicate_suffix(unsigned occurrence);         // ".dup1": second bone with one hash
 
+// Far Cry 2/3 name bones by skeleton id (format 13): node "bone_<id>", found again by the
+// CRC-32 of that name. A bone in both rotation masks (or both translation masks) of a clip has
+// two stored values: the keyed track drives bone_<id>, the constant one "bone_<id>_constant",
+// so both are seen, edited and written back (glTF 3.11: one channel per node and path).
+inline std::string legacy_node_name(std::uint32_t bone) { return "bone_" + std::to_string(bone); }
+inline std::string legacy_constant_node_name(std::uint32_t bone) { return legacy_node_name(bone) + "_constant"; }
+// Root motion's node ('aNi' format 10.3, Far Cry 2/3 slots 0 and 1).
+inline constexpr std::string_view trajectory_node_name = "trajectory";
+
 // A name split into its base and the occurrence of a duplicate suffix (0 without one).
 struct NameParts {
   std::string_view base;
