@@ -2,8 +2,8 @@
 // library types. Public API only.
 #pragma once
 
-#include <mab/codec_file.hpp>
 #include <mab/container.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/gltf.hpp>
 #include <mab/legacy.hpp>
 #include <mab/validate.hpp>

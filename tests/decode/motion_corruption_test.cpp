@@ -5,8 +5,9 @@
 // again, and then the contract holds: the clip decodes or fails with a one-line error; a
 // section no reading fits is kept opaque with the reason; whatever was decoded, the unedited
 // clip writes back the file's exact bytes.
-#include <mab/codec_file.hpp>
 #include <mab/container.hpp>
+#include <mab/decode_clip.hpp>
+#include <mab/encode_clip.hpp>
 
 #include "decode/motion_layout.hpp"
 #include "support/corpus.hpp"

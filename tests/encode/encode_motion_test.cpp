@@ -1,9 +1,11 @@
 // encode_clip with translations, root motion and part entries (docs/motion.md): edits come back
 // within the reported error and change only what holds them; what was not decoded cannot be
 // written; nested-block links follow blocks an edit moves.
-#include <mab/codec_file.hpp>
 #include <mab/convert.hpp>
+#include <mab/decode_clip.hpp>
 #include <mab/edit.hpp>
+#include <mab/edit_policy.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/validate.hpp>
 
 #include "decode/motion_layout.hpp"

@@ -1,5 +1,5 @@
 // Container + codecs -> editable clip (format 9.1, 9.2, 9.4; decisions 1-3, 6, 7).
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
 
 #include "decode/clip_layout.hpp"
 #include "decode/clip_parts.hpp"

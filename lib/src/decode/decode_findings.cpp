@@ -1,7 +1,7 @@
 // What decoding a container finds (validate.hpp, validate_decode): every block decoded the way
 // `mab export` decodes it, its refusals and its doubtful codes as findings for `mab verify` and
 // `mab survey`. Structure is validate()'s; this is what only a decode shows.
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
 #include <mab/legacy.hpp>
 #include <mab/validate.hpp>
 

@@ -2,7 +2,8 @@
 // 8.2, 10, 12), and the rules shared by their decoder and encoder (docs/motion.md).
 #pragma once
 
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
+#include <mab/encode_clip.hpp>
 
 #include "io/bytes.hpp"
 

@@ -1,12 +1,13 @@
 // Editable clip -> container: reuse the exact codes of everything unchanged,
 // re-quantise the rest (format 9.1, 9.2 "Encoder notes"; decisions 1, 2, 6, 8).
-#include <mab/codec_file.hpp>
+#include <mab/encode_clip.hpp>
+#include <mab/requantise.hpp>
 
 #include "container/layouts.hpp"
 #include "decode/clip_layout.hpp"
+#include "encode/edit_policy.hpp"
 #include "encode/encode_common.hpp"
 #include "encode/encode_motion.hpp"
-#include "encode/error_policy.hpp"
 #include "io/bytes.hpp"
 
 #include <algorithm>

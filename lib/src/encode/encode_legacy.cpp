@@ -2,7 +2,7 @@
 // others are rebuilt with the layout decode_legacy_clip reads.
 #include <mab/legacy.hpp>
 
-#include "encode/error_policy.hpp"
+#include "encode/edit_policy.hpp"
 #include "io/bytes.hpp"
 
 #include <algorithm>

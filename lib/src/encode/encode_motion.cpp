@@ -5,8 +5,8 @@
 
 #include "codec/translation_chunk.hpp"
 #include "decode/motion_layout.hpp"
+#include "encode/edit_policy.hpp"
 #include "encode/encode_common.hpp"
-#include "encode/error_policy.hpp"
 #include "io/bytes.hpp"
 
 #include <algorithm>

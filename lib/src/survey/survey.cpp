@@ -1,7 +1,7 @@
 // One file's survey and the aggregates (survey.hpp, docs/survey.md).
 #include <mab/survey.hpp>
 
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
 #include <mab/json.hpp>
 #include <mab/legacy.hpp>
 #include <mab/validate.hpp>

@@ -1,9 +1,10 @@
 // The error policy shared by `mab import` (JSON and glTF) and `mab edit` (decision 21): one bound,
 // one way to meet it, one refusal (docs/json-format.md "Error policy").
-#include <mab/codec_file.hpp>
+#include <mab/edit_policy.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/legacy.hpp>
 
-#include "encode/error_policy.hpp"
+#include "encode/edit_policy.hpp"
 
 #include <cmath>
 #include <cstdio>
