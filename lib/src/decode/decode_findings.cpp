@@ -5,7 +5,7 @@
 #include <mab/legacy.hpp>
 #include <mab/validate.hpp>
 
-#include "decode/clip_layout.hpp"
+#include "container/clip_layout.hpp"
 #include "io/bytes.hpp"
 
 #include <cstdio>
@@ -147,7 +147,7 @@ void check_legacy(const Container& c, std::size_t k, const PlacedBlock& pb, cons
 // increase, so a file holding them is one no command reads whole.
 void check_key_order(const Block& b, const PlacedBlock& pb, const Clip& clip, Severity doubt, Sink& s) {
   const auto k = first_unordered_key(clip.key_times);
-  const auto layout = decode::clip_layout(b);
+  const auto layout = container::clip_layout(b);
   if (!k || !layout) return;
   const std::uint64_t at = layout->key_times_slot >= 0
                                ? section_offset(b, pb, static_cast<std::size_t>(layout->key_times_slot), 2 * *k)

@@ -1,7 +1,7 @@
 // A clip into another 'aNi' game's layout (convert.hpp).
 #include <mab/convert.hpp>
 
-#include "decode/clip_layout.hpp"
+#include "container/clip_layout.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -187,7 +187,7 @@ Status carry_ani_header(const AniHeader& sh, AniHeader& oh, const ConvertOptions
 
 // Sections the clip does not rebuild, copied verbatim into the slot of the same name.
 Status copy_sections(const Block& sb, Container& out, const ConvertOptions& options, ConvertReport& rep) {
-  const auto src_layout = decode::clip_layout(sb);
+  const auto src_layout = container::clip_layout(sb);
   Block& ob = out.blocks.front();
   for (std::size_t slot = 0; slot < sb.slot_segment.size(); ++slot) {
     const int seg = sb.slot_segment[slot];

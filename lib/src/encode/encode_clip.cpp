@@ -3,8 +3,8 @@
 #include <mab/encode_clip.hpp>
 #include <mab/requantise.hpp>
 
+#include "container/clip_layout.hpp"
 #include "container/layouts.hpp"
-#include "decode/clip_layout.hpp"
 #include "encode/edit_policy.hpp"
 #include "encode/encode_common.hpp"
 #include "encode/encode_motion.hpp"
@@ -234,9 +234,9 @@ Status check_fc4_bones(const Block& b, const Clip& edited) {
 
 // Key times (format 9.4). A file without a KeyTimes section keeps none while the
 // times stay the synthesised 0..K-1.
-Status encode_key_times(Block& b, const decode::ClipLayout& layout, const Clip& orig, const Clip& edited,
+Status encode_key_times(Block& b, const container::ClipLayout& layout, const Clip& orig, const Clip& edited,
                         std::vector<int>& rewritten) {
-  const auto old_kt = decode::key_time_bytes(b, layout);
+  const auto old_kt = container::key_time_bytes(b, layout);
   const bool had = layout.key_times_slot < 0 || !old_kt.empty();
   bool synthetic = !had;
   for (std::size_t i = 0; synthetic && i < edited.key_count(); ++i) synthetic = edited.key_times[i] == i;
@@ -253,7 +253,7 @@ Status encode_key_times(Block& b, const decode::ClipLayout& layout, const Clip& 
 
 // The rotation stream (format 9.2) into its section; with every animated bone removed, only
 // what followed the stream stays.
-Status write_rotations(Block& b, const decode::ClipLayout& layout, const DecodedClip& original,
+Status write_rotations(Block& b, const container::ClipLayout& layout, const DecodedClip& original,
                        const RotationStream& stream, std::uint32_t keys, const std::vector<std::uint8_t>& depths,
                        std::vector<int>& rewritten) {
   if (!depths.empty()) {
@@ -279,7 +279,7 @@ Status write_rotations(Block& b, const decode::ClipLayout& layout, const Decoded
 }
 
 // Header fields that depend on the clip (format 4, 6, 7), and the block's bone table.
-void update_header(Block& b, const decode::ClipLayout& layout, const Clip& orig, const Clip& edited,
+void update_header(Block& b, const container::ClipLayout& layout, const Clip& orig, const Clip& edited,
                    std::vector<Bone> bones, std::size_t n_const, std::size_t n_anim) {
   const std::size_t keys = edited.key_count();
   if (auto* a = b.ani()) {
@@ -318,7 +318,7 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
     return make_error(ErrorCode::invalid_argument, no_offset, "block", "no such block");
   Block& b = c.blocks[original.block];
   std::vector<int> rewritten;  // slots whose bytes this edit changes
-  const auto layout = decode::clip_layout(b);
+  const auto layout = container::clip_layout(b);
   if (!layout) return make_error(ErrorCode::not_decodable, b.original_base, "layout", "block is not decodable");
   const Clip& orig = original.clip;
   const std::size_t keys = edited.key_count();

@@ -6,7 +6,7 @@
 #include <mab/legacy.hpp>
 #include <mab/validate.hpp>
 
-#include "decode/motion_layout.hpp"
+#include "decode/decode_motion.hpp"
 
 #include <algorithm>
 #include <array>
@@ -251,7 +251,7 @@ struct FileSurvey {
     for (const auto& chunk : d->rotations.chunks)
       for (const auto& codes : chunk) cf.add(hex2(codes.cflags), r.path);
     // Translations, root motion and part clips (docs/motion.md): decoded where their evidence is accepted.
-    const auto l = decode::motion_layout(b);
+    const auto l = container::motion_layout(b);
     const std::pair<const char*, std::pair<const Evidence*, std::array<int, 2>>> kinds[] = {
         {"translations", {&d->evidence.translations, {l.table, l.translations}}},
         {"constant translations", {&d->evidence.constant_translations, {l.constant_translations, -1}}},
