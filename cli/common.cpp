@@ -365,12 +365,6 @@ bool has_extension(const std::filesystem::path& p, std::string_view ext) {
   return e == ext;
 }
 
-std::string hex(std::uint64_t v, int width) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%0*llX", width, static_cast<unsigned long long>(v));
-  return buf;
-}
-
 nlohmann::json to_json(const Error& e) {
   nlohmann::json j{{"code", std::string(to_string(e.code))}, {"field", e.field}, {"detail", e.detail},
                    {"message", e.message()}};

@@ -8,6 +8,8 @@
 // hypothesis fits stays opaque bytes (decision 8) and its evidence names every hypothesis's failure.
 #include "decode/decode_motion.hpp"
 
+#include <mab/text.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -50,12 +52,6 @@ Section section_of(const Block& b, const PlacedBlock& pb, int slot) {
   s.field = b.slot_field_name(static_cast<std::size_t>(slot));
   s.name = std::string(section_name(b, static_cast<std::size_t>(slot)));
   return s;
-}
-
-std::string hex32(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 // "m_dataCounts[i] = v, not n" when a count the format reference ties to the data is stated (non-zero)
@@ -135,7 +131,7 @@ std::optional<std::string> try_translations(const Block& b, const Section& table
     out.entries[i].raw = load_u32(table.bytes, 4 * i);
     const unsigned n = out.entries[i].bit_depth();
     if (n < 1 || n > 16)
-      return table.name + " entry " + std::to_string(i) + " (" + hex32(out.entries[i].raw) +
+      return table.name + " entry " + std::to_string(i) + " (" + hex_lower(out.entries[i].raw) +
              ") has interpolant bits " + std::to_string(n) + ", outside 1..16";
   }
   auto s = decode_translation_stream(stream.bytes, keys, out.entries, stream.at, limits);
@@ -264,7 +260,7 @@ void decode_constant_translations(MotionOut& d, const Block& b, const PlacedBloc
       for (unsigned j = 0; !why && j < 3; ++j)
         if (!plausible_translation(load_f32(sec.bytes, 12 * i + 4 * j)))
           why = "bone " + std::to_string(bones[i]) + " component " + std::to_string(j) + " (" +
-                hex32(load_u32(sec.bytes, 12 * i + 4 * j)) + ") is not a plausible translation";
+                hex_lower(load_u32(sec.bytes, 12 * i + 4 * j)) + ") is not a plausible translation";
     }
     return why;
   };
@@ -408,7 +404,7 @@ void decode_root_translations(MotionOut& d, const Block& b, const PlacedBlock& p
       for (unsigned j = 0; !why && j < 3; ++j)
         if (!plausible_translation(v[j]))
           why = "key " + std::to_string(i) + " component " + std::to_string(j) + " (" +
-                hex32(load_u32(sec.bytes, element * i + 4 * j)) + ") is not a plausible translation";
+                hex_lower(load_u32(sec.bytes, element * i + 4 * j)) + ") is not a plausible translation";
       if (!why && element == 16 && load_u32(sec.bytes, element * i + 12) != w_bits)
         why = "the fourth float of key " + std::to_string(i) + " differs from key 0's";
       values.push_back(v);

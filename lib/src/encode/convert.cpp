@@ -1,5 +1,6 @@
 // A clip into another 'aNi' game's layout (convert.hpp).
 #include <mab/convert.hpp>
+#include <mab/text.hpp>
 
 #include "container/clip_layout.hpp"
 
@@ -10,12 +11,6 @@
 namespace mab {
 
 namespace {
-
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llX", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 // Sections map by name; "unknownN" slots only between WD1 and WDL/WD2, whose slot tables
 // are the same (format 8.1); FC5's shifted table (format 8.2) gives its unknown slots no

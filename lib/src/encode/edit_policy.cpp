@@ -56,12 +56,6 @@ Error max_translation_error_refusal(const std::string& what, double error, doubl
   return make_error(ErrorCode::invalid_argument, no_offset, "max_translation_error", what + text);
 }
 
-std::string bone_label(std::uint32_t hash, const std::string& name) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08X", hash);
-  return "bone " + std::string(buf) + (name.empty() ? "" : " (\"" + name + "\")");
-}
-
 }  // namespace encode
 
 }  // namespace mab

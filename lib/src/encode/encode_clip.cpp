@@ -2,6 +2,7 @@
 // re-quantise the rest (format 9.1, 9.2 "Encoder notes"; decisions 1, 2, 6, 8).
 #include <mab/encode_clip.hpp>
 #include <mab/requantise.hpp>
+#include <mab/text.hpp>
 
 #include "container/clip_layout.hpp"
 #include "container/layouts.hpp"
@@ -159,7 +160,7 @@ Status encode_animated_bone(const DecodedClip& original, const Clip& edited, std
       std::snprintf(why, sizeof why, " at %u bits%s,", eb.bit_depth(), eb.bit_depth() == 16 ? ", the finest depth" : "");
     else
       std::snprintf(why, sizeof why, " at the %u bits the edit asks for (more bits lower the error),", eb.bit_depth());
-    miss.note(bone_error, encode::bone_label(eb.hash, eb.name) + why);
+    miss.note(bone_error, bone_label(eb.hash, eb.name) + why);
   }
   return {};
 }
@@ -344,7 +345,7 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
     const auto code = constant_code(original, i, eb, orig_const_index, rep);
     consts.insert(consts.end(), code.begin(), code.end());
     if (rep.bone_error_deg[i] > options.max_error_deg)
-      miss.note(rep.bone_error_deg[i], encode::bone_label(eb.hash, eb.name) +
+      miss.note(rep.bone_error_deg[i], bone_label(eb.hash, eb.name) +
                                            ": its constant rotation, stored as a 6-byte quaternion (no finer storage),");
   }
   if (splice_section(b, layout->constant_slot, 6 * original.constant_codes.size(), consts))

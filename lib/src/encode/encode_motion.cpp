@@ -3,6 +3,8 @@
 // block: data for a section that stayed opaque is refused, naming the section's evidence.
 #include "encode/encode_motion.hpp"
 
+#include <mab/text.hpp>
+
 #include "codec/translation_chunk.hpp"
 #include "decode/decode_motion.hpp"
 #include "encode/edit_policy.hpp"
@@ -166,7 +168,7 @@ Result<TranslationEntry> encode_translation_track(const DecodedClip& original, c
   }
   if (options.raise_depth && options.refuse_above_max_translation_error && track.max_error > options.max_translation_error)
     return encode::max_translation_error_refusal(
-        encode::bone_label(eb.hash, eb.name) + " (translations at " + std::to_string(entry.bit_depth()) + " bits" +
+        bone_label(eb.hash, eb.name) + " (translations at " + std::to_string(entry.bit_depth()) + " bits" +
             (entry.bit_depth() >= 16 ? ", the finest depth)" : ")"),
         track.max_error, options.max_translation_error);
   for (std::size_t ch = 0; ch < chunks; ++ch) stream.chunks[ch].push_back(track.codes[ch]);
