@@ -3,7 +3,8 @@
 // rotations), plus the helpers both benchmark programs use.
 #pragma once
 
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/quat.hpp>
 #include <mab/result.hpp>
 

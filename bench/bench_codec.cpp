@@ -1,6 +1,7 @@
 // Rotation codec throughput: a clip of 100 animated bones x 1000 keys at mixed bit depths.
 // Bytes are bytes of JointRotations section; items are quaternions.
 #include <mab/quat.hpp>
+#include <mab/requantise.hpp>
 #include <mab/rotation_codec.hpp>
 
 #include <benchmark/benchmark.h>

@@ -4,7 +4,8 @@
 //   bench_gltf [benchmark flags]              the benchmarks
 //   bench_gltf --write-clip=PATH [--glb=PATH] the bench clip as a .mab (and its GLB export),
 //                                             for the process-level timings of scripts/bench/gltf
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/file_io.hpp>
 #include <mab/gltf.hpp>
 

@@ -1,7 +1,7 @@
 // "mabkit-clip" JSON export and import throughput on the bench clip (bench_clip.hpp) as a
 // Watch Dogs .mab. Bytes are bytes of the JSON document (its output size for export, its
 // input size for import), with a copy and an FNV-1a hash of the document as references.
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
 #include <mab/json.hpp>
 
 #include <benchmark/benchmark.h>

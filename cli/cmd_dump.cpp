@@ -6,6 +6,7 @@
 #include <mab/file_io.hpp>
 #include <mab/json.hpp>
 #include <mab/legacy.hpp>
+#include <mab/text.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -20,13 +21,7 @@
 
 namespace {
 
-std::string hash_label(std::uint32_t h) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08X", h);
-  return buf;
-}
-
-std::string label(const mab::ClipBone& b) { return b.name.empty() ? hash_label(b.hash) : b.name; }
+std::string label(const mab::ClipBone& b) { return b.name.empty() ? mab::hex(b.hash, 8) : b.name; }
 
 std::optional<std::uint64_t> parse_number(std::string_view s) {
   int base = 10;
@@ -101,16 +96,6 @@ void print_vec(const mab::Vec3& v) {
               static_cast<double>(v[2]));
 }
 
-std::string hex_text(std::span<const std::uint8_t> bytes) {
-  std::string out;
-  for (const auto b : bytes) {
-    char buf[3];
-    std::snprintf(buf, sizeof buf, "%02x", b);
-    out += buf;
-  }
-  return out;
-}
-
 // Slots 6 and 7 field by field (JB-DOC's record layout, format 11's nodes), or why not.
 void print_tags(const mab::LegacyClip& d) {
   if (d.tag_table) {
@@ -119,15 +104,15 @@ void print_tags(const mab::LegacyClip& d) {
     for (std::size_t i = 0; i < d.tag_table->size(); ++i) {
       const auto& r = (*d.tag_table)[i];
       std::printf("  record %zu: kind %u, byte 1 0x%02x, id %d, bytes 4..11 %s, start %.6f s, end %.6f s, pointer slot %u\n",
-                  i, r.kind, r.byte_1, r.id, hex_text(r.bytes_4).c_str(), static_cast<double>(r.start),
+                  i, r.kind, r.byte_1, r.id, mab::hex_bytes(r.bytes_4).c_str(), static_cast<double>(r.start),
                   static_cast<double>(r.end), r.pointer_slot);
       std::printf("    clip offset %d from the record: %s\n", r.clip_offset,
                   r.clip_block >= 0 ? ("clip " + std::to_string(r.clip_block)).c_str() : "no clip starts there");
       for (std::size_t k = 0; k < 4; ++k) {
         const auto& n = r.names[k];
         const bool matches = n.hash == mab::bone_hash(n.text());
-        std::printf("    %-9s %s  %s%s\n", slots[k], hash_label(n.hash).c_str(),
-                    n.plain() ? ("'" + n.text() + "'").c_str() : ("bytes " + hex_text(n.bytes)).c_str(),
+        std::printf("    %-9s %s  %s%s\n", slots[k], mab::hex(n.hash, 8).c_str(),
+                    n.plain() ? ("'" + n.text() + "'").c_str() : ("bytes " + mab::hex_bytes(n.bytes)).c_str(),
                     matches ? "" : "  (the hash is not the CRC-32 of the text)");
       }
     }
@@ -139,7 +124,7 @@ void print_tags(const mab::LegacyClip& d) {
                 "time (s)", "type", "size", "next", "payload");
     for (const auto& e : *d.events)
       std::printf("  %6u %10.6f %6u %6u %6u  %s\n", e.offset, static_cast<double>(e.time), e.type, e.size, e.next,
-                  hex_text(e.payload).c_str());
+                  mab::hex_bytes(e.payload).c_str());
   } else if (!d.events_note.empty()) {
     std::printf("\nevent chain (slot 7): kept as bytes, not decoded: %s\n", d.events_note.c_str());
   }

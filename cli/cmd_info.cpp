@@ -2,7 +2,7 @@
 #include "command.hpp"
 #include "common.hpp"
 
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
 #include <mab/file_io.hpp>
 #include <mab/legacy.hpp>
 

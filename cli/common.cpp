@@ -1,5 +1,6 @@
 #include "common.hpp"
 
+#include <mab/checksum.hpp>
 #include <mab/file_io.hpp>
 
 #include <algorithm>
@@ -229,9 +230,10 @@ void print_mab_written(const std::string& out, std::span<const std::uint8_t> byt
     std::printf("wrote %s (%zu bytes; %s: %zu bytes)\n", out.c_str(), bytes.size(), origin.name.c_str(), *origin.size);
   else
     std::printf("wrote %s (%zu bytes)\n", out.c_str(), bytes.size());
-  if (bytes.size() < 8) return;
-  const std::uint32_t sum = static_cast<std::uint32_t>(bytes[4]) | static_cast<std::uint32_t>(bytes[5]) << 8 |
-                            static_cast<std::uint32_t>(bytes[6]) << 16 | static_cast<std::uint32_t>(bytes[7]) << 24;
+  // FieldSpec's default is the header's checksum field, u32 little-endian at +4 (format 3).
+  const auto field = mab::checksum::read_field(bytes, mab::checksum::FieldSpec{});
+  if (!field) return;  // under 8 bytes: no checksum field
+  const auto sum = static_cast<std::uint32_t>(*field);
   // format 14: nobody knows what the checksum covers, so a file whose bytes changed must assume it stale.
   if (origin.identical)
     std::printf("  header checksum   %s at +4 still valid: the bytes are identical to %s\n", hex(sum, 8).c_str(),
@@ -363,12 +365,6 @@ bool has_extension(const std::filesystem::path& p, std::string_view ext) {
   std::string e = p.extension().string();
   std::transform(e.begin(), e.end(), e.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
   return e == ext;
-}
-
-std::string hex(std::uint64_t v, int width) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%0*llX", width, static_cast<unsigned long long>(v));
-  return buf;
 }
 
 nlohmann::json to_json(const Error& e) {

@@ -2,10 +2,11 @@
 // library types. Public API only.
 #pragma once
 
-#include <mab/codec_file.hpp>
 #include <mab/container.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/gltf.hpp>
 #include <mab/legacy.hpp>
+#include <mab/text.hpp>
 #include <mab/validate.hpp>
 
 #include <nlohmann/json.hpp>
@@ -27,7 +28,8 @@ namespace mab::cli {
 std::vector<std::filesystem::path> collect_inputs(const std::vector<std::string>& args,
                                                   std::vector<std::string>& missing);
 
-std::string hex(std::uint64_t v, int width = 0);
+// mab/text.hpp's, under the name some commands qualify (mab::cli::hex).
+using mab::hex;
 
 // --help of --max-translation-error, which mab edit and mab import share (decision 21).
 inline constexpr const char* max_translation_error_help =

@@ -13,7 +13,9 @@
 // Aborts on any mismatch.
 #include "harness_util.hpp"
 
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
+#include <mab/encode_clip.hpp>
+#include <mab/requantise.hpp>
 
 #include <algorithm>
 #include <cmath>

@@ -9,7 +9,8 @@
 // from a hash of the input.
 #include "harness_util.hpp"
 
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/gltf.hpp>
 
 #include <algorithm>

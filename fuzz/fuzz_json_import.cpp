@@ -9,7 +9,9 @@
 // must not escape.
 #include "harness_util.hpp"
 
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
+#include <mab/edit_policy.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/json.hpp>
 #include <mab/legacy.hpp>
 #include <mab/quat.hpp>

@@ -11,7 +11,9 @@
 //   2: nbits, key count, a bone block's codes; 3: nbits, key count, float keys.
 #include "harness_util.hpp"
 
+#include <mab/encode_clip.hpp>
 #include <mab/quat.hpp>
+#include <mab/requantise.hpp>
 #include <mab/rotation_codec.hpp>
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // one line naming the operation and why, and writes nothing (docs/edit.md). Odd files (key
 // times that repeat or go back, a clip too long for the target's key rate, bone count flag
 // bits) are made the way a user makes them: a JSON document edited and imported.
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
 #include <mab/json.hpp>
 
 #include "support/cli_run.hpp"

@@ -6,7 +6,7 @@
 #include "support/cli_run.hpp"
 #include "support/corpus.hpp"
 
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,8 @@
 // docs/legacy.md, items 8-11 end to end: Far Cry 2/3 clips in survey, diff and convert; verify's
 // warnings for clips that do not decode and codes with no valid quaternion; diff on the union
 // of both key timelines and on JSON documents; import's report of kept and added keys.
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/file_io.hpp>
 #include <mab/legacy.hpp>
 

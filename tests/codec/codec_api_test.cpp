@@ -1,6 +1,7 @@
 // The rotation and translation codecs' public calls given shapes they do not write
 // (rotation_codec.hpp, translation_codec.hpp): each is refused with invalid_argument or
 // bad_value naming the field, never written.
+#include <mab/requantise.hpp>
 #include <mab/rotation_codec.hpp>
 #include <mab/translation_codec.hpp>
 

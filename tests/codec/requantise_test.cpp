@@ -1,4 +1,5 @@
 // Re-quantiser: float keys to JointRotations codes (format 9.2 "Encoder notes").
+#include <mab/requantise.hpp>
 #include <mab/rotation_codec.hpp>
 
 #include <gtest/gtest.h>

@@ -2,8 +2,9 @@
 // with one hash, animated bones without a JointRotations section, files and key counts over
 // the caller's limits. Each reads, validates and decodes as documented: a warning where the
 // file is kept as it is, an error naming the field where it cannot be decoded.
-#include <mab/codec_file.hpp>
 #include <mab/container.hpp>
+#include <mab/decode_clip.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/json.hpp>
 #include <mab/validate.hpp>
 

@@ -1,6 +1,7 @@
 // decode_clip / encode_clip on the corpus: values match the generator's independent
 // decoder, unedited clips re-encode byte for byte, edits touch only their chunk.
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/validate.hpp>
 
 #include "support/corpus.hpp"

@@ -2,7 +2,7 @@
 // rotation code of the corpus, as a bad copy or another tool leaves it. Each is reported at the
 // offset it was written to (keys at a group's first frame and keys after the presence bytes,
 // format 13; root rotations, format 10.2), and a file full of them is summed up past the cap.
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
 #include <mab/legacy.hpp>
 #include <mab/quat.hpp>
 #include <mab/validate.hpp>

@@ -1,7 +1,7 @@
 // validate_decode (validate.hpp): what only a decode shows, as findings for `mab verify` and
 // `mab survey` (decision 20: a clip that does not decode, or a code with no valid quaternion, was
 // reported as nothing at all).
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
 #include <mab/legacy.hpp>
 #include <mab/validate.hpp>
 

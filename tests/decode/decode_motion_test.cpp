@@ -2,7 +2,8 @@
 // values a reader of the documented rules finds (scripts/gen_corpus.py decides them with its own
 // reader), byte-identical round trips, edits that come back within the reported error, and
 // refusals that name the section.
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/validate.hpp>
 
 #include "support/corpus.hpp"

@@ -5,10 +5,11 @@
 // again, and then the contract holds: the clip decodes or fails with a one-line error; a
 // section no reading fits is kept opaque with the reason; whatever was decoded, the unedited
 // clip writes back the file's exact bytes.
-#include <mab/codec_file.hpp>
 #include <mab/container.hpp>
+#include <mab/decode_clip.hpp>
+#include <mab/encode_clip.hpp>
 
-#include "decode/motion_layout.hpp"
+#include "decode/decode_motion.hpp"
 #include "support/corpus.hpp"
 
 #include <gtest/gtest.h>
@@ -23,18 +24,18 @@ using mab::test::name_of;
 
 struct Slot {
   const char* name;
-  int mab::decode::MotionLayout::*slot;
+  int mab::container::MotionLayout::*slot;
   mab::Evidence mab::BlockEvidence::*evidence;
 };
 
 const Slot kSlots[] = {
-    {"TranslationTable", &mab::decode::MotionLayout::table, &mab::BlockEvidence::translations},
-    {"JointTranslations", &mab::decode::MotionLayout::translations, &mab::BlockEvidence::translations},
-    {"JointConstantTranslations", &mab::decode::MotionLayout::constant_translations,
+    {"TranslationTable", &mab::container::MotionLayout::table, &mab::BlockEvidence::translations},
+    {"JointTranslations", &mab::container::MotionLayout::translations, &mab::BlockEvidence::translations},
+    {"JointConstantTranslations", &mab::container::MotionLayout::constant_translations,
      &mab::BlockEvidence::constant_translations},
-    {"DisplacementOrientations", &mab::decode::MotionLayout::root_rotations, &mab::BlockEvidence::root_rotations},
-    {"DisplacementTranslations", &mab::decode::MotionLayout::root_translations, &mab::BlockEvidence::root_translations},
-    {"parts", &mab::decode::MotionLayout::parts, &mab::BlockEvidence::parts},
+    {"DisplacementOrientations", &mab::container::MotionLayout::root_rotations, &mab::BlockEvidence::root_rotations},
+    {"DisplacementTranslations", &mab::container::MotionLayout::root_translations, &mab::BlockEvidence::root_translations},
+    {"parts", &mab::container::MotionLayout::parts, &mab::BlockEvidence::parts},
 };
 
 // The ways a section is damaged; each returns the new bytes (or nothing to skip).
@@ -84,7 +85,7 @@ TEST(MotionCorruption, DamagedSectionsAreDecodedKeptOpaqueOrRefusedAndWriteBackE
     if (!c || c->blocks.empty() || c->blocks[0].legacy()) continue;
     for (std::size_t b = 0; b < c->blocks.size() && b < 2; ++b) {
       if (!mab::decode_clip(*c, b)) continue;
-      const auto layout = mab::decode::motion_layout(c->blocks[b]);
+      const auto layout = mab::container::motion_layout(c->blocks[b]);
       for (const auto& slot : kSlots) {
         const int s = layout.*(slot.slot);
         if (s < 0 || c->blocks[b].section(static_cast<std::size_t>(s)).empty()) continue;

@@ -1,12 +1,14 @@
 // encode_clip with translations, root motion and part entries (docs/motion.md): edits come back
 // within the reported error and change only what holds them; what was not decoded cannot be
 // written; nested-block links follow blocks an edit moves.
-#include <mab/codec_file.hpp>
 #include <mab/convert.hpp>
+#include <mab/decode_clip.hpp>
 #include <mab/edit.hpp>
+#include <mab/edit_policy.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/validate.hpp>
 
-#include "decode/motion_layout.hpp"
+#include "decode/decode_motion.hpp"
 #include "io/bytes.hpp"
 #include "support/corpus.hpp"
 
@@ -373,9 +375,9 @@ TEST(EncodeMotion, OpaquePartArrayIsKeptWhenBlocksMove) {
 
   // Entry 0's offset made to land `shift` bytes before block 0: on no block, so no reading fits.
   mab::Block& b = c->blocks[1];
-  const auto slot = static_cast<std::size_t>(mab::decode::motion_layout(b).parts);
+  const auto slot = static_cast<std::size_t>(mab::container::motion_layout(b).parts);
   std::vector<std::uint8_t>& array = *b.section_mut(slot);
-  const std::size_t at = mab::decode::part_header_size(main.motion.part_header) + mab::decode::part_nested_at;
+  const std::size_t at = mab::container::part_header_size(main.motion.part_header) + mab::container::part_nested_at;
   mab::io::store_u32(array, at, mab::decode::load_u32(array, at) - static_cast<std::uint32_t>(shift));
   const std::vector<std::uint8_t> opaque_array = array;
   auto input = mab::write_container(*c);

@@ -1,6 +1,7 @@
 // Random clips (fixed seeds) through the whole file codec: encode, decode, compare
 // within the quantisation bound; encoding the decoded clip again is byte-identical.
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/validate.hpp>
 
 #include "support/corpus.hpp"

@@ -3,7 +3,7 @@
 // delivers more than the limit, a directory given as input. Every failure is an io_error or
 // limit_exceeded naming the path; the target keeps its old contents and no temporary file is
 // left behind.
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
 #include <mab/file_io.hpp>
 #include <mab/json.hpp>
 #include <mab/legacy.hpp>

@@ -2,7 +2,7 @@
 // each refusal names the operation and leaves the clip as it was; clips without keys or
 // without a usable key rate are refused or left alone as documented; resample notes what it
 // did; resample_motion follows keys that fall between the source's.
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
 #include <mab/edit.hpp>
 
 #include "support/corpus.hpp"

@@ -2,7 +2,7 @@
 // mabkit-clip document, the document edited, imported back.
 #pragma once
 
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
 #include <mab/json.hpp>
 #include <mab/validate.hpp>
 

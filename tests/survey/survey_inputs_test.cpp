@@ -2,7 +2,6 @@
 // (docs/survey.md): key times that do not increase, a duration far from the last key, a
 // constant rotation whose code is not a unit quaternion (decision 3), each named in the row and
 // counted in the sanity histogram; a file that cannot be read is counted as unreadable.
-#include <mab/codec_file.hpp>
 #include <mab/json.hpp>
 #include <mab/legacy.hpp>
 #include <mab/quat.hpp>

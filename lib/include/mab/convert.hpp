@@ -6,8 +6,8 @@
 // target has no slot for are refused by name unless dropped on request.
 #pragma once
 
-#include <mab/codec_file.hpp>
 #include <mab/container.hpp>
+#include <mab/encode_clip.hpp>
 
 #include <string>
 #include <vector>

@@ -4,9 +4,9 @@
 // bone ids, each rotation track with its own sparse frames, so it has its own type here).
 #pragma once
 
-#include <mab/codec_file.hpp>
 #include <mab/container.hpp>
 #include <mab/edit.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/limits.hpp>
 #include <mab/quat.hpp>
 #include <mab/result.hpp>
@@ -207,7 +207,7 @@ struct LegacyEncodeOptions {
   std::optional<double> reduce_deg;
 };
 
-// The error policy of edit_policy (codec_file.hpp, decision 21) for Far Cry 2/3 clips: there is no
+// The error policy of edit_policy (edit_policy.hpp, decision 21) for Far Cry 2/3 clips: there is no
 // bit depth to raise; the bound is the sparse key writer's, and a miss is refused.
 LegacyEncodeOptions legacy_edit_policy(double max_error_deg = default_max_error_deg);
 

@@ -1,5 +1,6 @@
 // Non-CRC checksums, checksum specs (text form, range resolution) and field I/O.
 #include <mab/checksum.hpp>
+#include <mab/text.hpp>
 
 #include "io/bytes.hpp"
 
@@ -17,12 +18,6 @@ constexpr std::array others{Kind::adler32, Kind::fletcher32, Kind::fnv1_32, Kind
                             Kind::sum32,   Kind::sum32_words, Kind::xor32};
 constexpr std::uint32_t fnv_basis = 0x811C9DC5u;
 constexpr std::uint32_t fnv_prime = 0x01000193u;
-
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 std::string lower(std::string_view s) {
   std::string out(s);
@@ -238,15 +233,15 @@ std::vector<std::uint8_t> covered_bytes(std::span<const std::uint8_t> file, cons
 }
 
 std::string to_string(const FieldSpec& f) {
-  return hex(f.offset) + ":" + std::to_string(f.length) + (f.endian == Endian::little ? ":le" : ":be");
+  return hex_lower(f.offset) + ":" + std::to_string(f.length) + (f.endian == Endian::little ? ":le" : ":be");
 }
 
 std::string to_string(const RangeSpec& r, const FieldSpec& field) {
-  std::string s = r.start_kind == RangeSpec::Start::ani ? "ani" : hex(r.start);
-  if (r.start_kind == RangeSpec::Start::ani && r.start != 0) s += "+" + hex(r.start);
+  std::string s = r.start_kind == RangeSpec::Start::ani ? "ani" : hex_lower(r.start);
+  if (r.start_kind == RangeSpec::Start::ani && r.start != 0) s += "+" + hex_lower(r.start);
   s += "..";
   s += r.end_kind == RangeSpec::End::eof ? "eof" : "size";
-  if (r.end_back != 0) s += "-" + hex(r.end_back);
+  if (r.end_back != 0) s += "-" + hex_lower(r.end_back);
   // The mode only means something when the range can reach the field.
   if (r.start_kind == RangeSpec::Start::absolute && r.start < field.offset + field.length)
     s += r.mode == RangeSpec::FieldMode::skipped ? ",skipped" : ",zeroed";

@@ -3,6 +3,7 @@
 // Besides accuracy, the codes are built to be a fixed point: decoding them and quantising the
 // decoded keys again gives the same codes. Every choice below is therefore re-checked on the
 // decoded values it produces, using exactly the decoder's float arithmetic.
+#include <mab/requantise.hpp>
 #include <mab/rotation_codec.hpp>
 
 #include <algorithm>

@@ -2,6 +2,8 @@
 #include "header_fields.hpp"
 #include "layouts.hpp"
 
+#include <mab/text.hpp>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -47,8 +49,8 @@ std::uint64_t ani_offsets_position(AniShape shape) noexcept {
 Status check_ani_signature(const AniHeader& h, std::uint64_t at, const Limits&) {
   if (h.signature[0] != 'a' || h.signature[1] != 'N' || (h.signature[2] != 'i' && h.signature[2] != 'p'))
     return make_error(ErrorCode::bad_signature, at, "signature",
-                      "expected 'aNi' (or 'aNp'), found bytes " + hex(h.signature[0]) + " " +
-                          hex(h.signature[1]) + " " + hex(h.signature[2]));
+                      "expected 'aNi' (or 'aNp'), found bytes " + hex_lower(h.signature[0]) + " " +
+                          hex_lower(h.signature[1]) + " " + hex_lower(h.signature[2]));
   return {};
 }
 
@@ -56,7 +58,7 @@ Status check_ani_bone_count(const AniHeader& h, std::uint64_t at, const Limits& 
   const std::uint32_t bones = h.bone_count_field & h.bone_count_mask();
   if (bones > limits.max_bones)
     return make_error(ErrorCode::limit_exceeded, at, "m_nbBonesInAnim",
-                      std::to_string(bones) + " bones (field " + hex(h.bone_count_field) +
+                      std::to_string(bones) + " bones (field " + hex_lower(h.bone_count_field) +
                           ") exceeds the limit of " + std::to_string(limits.max_bones));
   return {};
 }

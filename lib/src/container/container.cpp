@@ -2,6 +2,8 @@
 #include "header_fields.hpp"
 #include "layouts.hpp"
 
+#include <mab/text.hpp>
+
 #include <cstring>
 #include <limits>
 
@@ -153,7 +155,7 @@ template <class T>
 Result<T> narrow_offset(std::uint64_t v, const Block& b, std::size_t slot) {
   if (v > static_cast<std::uint64_t>(std::numeric_limits<T>::max()))
     return make_error(ErrorCode::limit_exceeded, no_offset, b.slot_field_name(slot),
-                      "offset " + container::hex(v) + " does not fit the field");
+                      "offset " + hex_lower(v) + " does not fit the field");
   return static_cast<T>(v);
 }
 

@@ -59,6 +59,4 @@ Result<bool> read_legacy(Container& c, std::span<const std::uint8_t> file,
                          std::uint32_t mask_words, bool opaque_if_no_tag, const Limits& limits);
 void write_legacy_header(io::ByteWriter& w, const LegacyHeader& h);
 
-std::string hex(std::uint64_t v);
-
 }  // namespace mab::container

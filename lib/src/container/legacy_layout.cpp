@@ -3,6 +3,8 @@
 #include "header_fields.hpp"
 #include "layouts.hpp"
 
+#include <mab/text.hpp>
+
 #include <deque>
 #include <utility>
 
@@ -19,8 +21,8 @@ std::uint64_t legacy_header_size(std::uint32_t mask_words) noexcept {
 Status check_legacy_tag(const LegacyHeader& h, std::uint64_t at, const Limits&) {
   if (h.tag != std::array<std::uint8_t, 4>{{'A', 'n', 'D', 0x1A}})
     return make_error(ErrorCode::bad_signature, at, "tag",
-                      "expected 'AnD\\x1a', found " + hex(h.tag[0]) + " " + hex(h.tag[1]) + " " +
-                          hex(h.tag[2]) + " " + hex(h.tag[3]));
+                      "expected 'AnD\\x1a', found " + hex_lower(h.tag[0]) + " " + hex_lower(h.tag[1]) + " " +
+                          hex_lower(h.tag[2]) + " " + hex_lower(h.tag[3]));
   return {};
 }
 

@@ -2,6 +2,7 @@
 // conversion between games). Its bytes are assembled field by field and then read back
 // with read_container, so a new clip goes through exactly the reader real files do.
 #include <mab/container.hpp>
+#include <mab/text.hpp>
 
 #include "layouts.hpp"
 
@@ -35,7 +36,7 @@ Result<Container> new_container(Game game, std::vector<NewFieldDefault>* default
   }
   std::vector<NewFieldDefault> d;
   // Format 2: WD games store a u32 magic; Far Cry only its first byte, the rest is unknown.
-  d.push_back({"magic_word", container::hex(v.magic), "the variant's magic (format 2)"});
+  d.push_back({"magic_word", hex_lower(v.magic), "the variant's magic (format 2)"});
   d.push_back({"checksum", "0x00000000",
                "algorithm unknown (format 14); recompute with `mab crc-apply` once it is known"});
   d.push_back({"reserved (+0x08..+0x0F)", "zeros", "meaning unknown (format 3)"});

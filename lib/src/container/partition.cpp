@@ -1,15 +1,11 @@
 #include "layouts.hpp"
 
+#include <mab/text.hpp>
+
 #include <algorithm>
 #include <cstdio>
 
 namespace mab::container {
-
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 Result<std::vector<Anchor>> checked_anchors(const Block& block, std::uint64_t base,
                                             std::uint64_t body_start, std::uint64_t extent,
@@ -27,12 +23,12 @@ Result<std::vector<Anchor>> checked_anchors(const Block& block, std::uint64_t ba
     const auto uv = static_cast<std::uint64_t>(v);
     if (uv > extent)
       return make_error(ErrorCode::out_of_bounds, field_offsets[slot], field,
-                        "offset " + hex(uv) + " (file " + hex(base + uv) +
-                            ") is past the end of its block at file " + hex(base + extent));
+                        "offset " + hex_lower(uv) + " (file " + hex_lower(base + uv) +
+                            ") is past the end of its block at file " + hex_lower(base + extent));
     if (uv < body_start)
       return make_error(ErrorCode::bad_offset, field_offsets[slot], field,
-                        "offset " + hex(uv) + " points into the header or bone tables, which end at " +
-                            hex(body_start));
+                        "offset " + hex_lower(uv) + " points into the header or bone tables, which end at " +
+                            hex_lower(body_start));
     out.push_back({slot, uv, field_offsets[slot]});
   }
   return out;

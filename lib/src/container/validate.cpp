@@ -1,6 +1,8 @@
 // Structural validation. Every finding names its field and absolute offset.
 #include <mab/validate.hpp>
 
+#include <mab/text.hpp>
+
 #include "io/bytes.hpp"
 #include "layouts.hpp"
 
@@ -31,7 +33,6 @@ bool has_errors(const std::vector<Finding>& findings) noexcept {
 
 namespace {
 
-using container::hex;
 
 struct Checker {
   const Container& c;
@@ -160,7 +161,7 @@ struct Checker {
     const std::uint64_t counts_at = base + prefix + 12 + (h.shape == AniShape::wd1 ? 0 : 4) + 2;
     if (h.bone_count_field & ~h.bone_count_mask())
       add(Severity::info, ErrorCode::ok, counts_at - 2, "m_nbBonesInAnim",
-          "flag bits " + hex(h.bone_count_field & ~h.bone_count_mask()) + " set above the count (kept, decision 5)");
+          "flag bits " + hex_lower(h.bone_count_field & ~h.bone_count_mask()) + " set above the count (kept, decision 5)");
     std::uint64_t constant = 0, animated = 0;
     for (const auto& bone : b.bones) {
       if ((bone.flags & 0x30) == 0x30) ++constant;
@@ -179,7 +180,7 @@ struct Checker {
     for (std::size_t i = 0; i < b.bones.size(); ++i)
       if (!seen.insert(b.bones[i].hash).second)
         add(Severity::warning, ErrorCode::bad_value, base + container::ani_header_size(h.shape) + 4 * i,
-            "bone_hashes[" + std::to_string(i) + "]", "duplicate bone hash " + hex(b.bones[i].hash));
+            "bone_hashes[" + std::to_string(i) + "]", "duplicate bone hash " + hex_lower(b.bones[i].hash));
 
     const AniSlots slots = ani_slots(h.shape);
     std::optional<std::uint64_t> keys;
@@ -229,7 +230,7 @@ struct Checker {
     // Format 13.2: the engine's pointer slot is 0 on disk (JB-DOC).
     if (h.pointer_slot != 0)
       add(Severity::warning, ErrorCode::bad_value, pl.blocks[k].base + 16ull * h.mask_words + 0x4C, "pointer_slot",
-          "pointer slot " + hex(h.pointer_slot) + " is not 0, as the engine's slots are on disk (kept as stored)");
+          "pointer slot " + hex_lower(h.pointer_slot) + " is not 0, as the engine's slots are on disk (kept as stored)");
     check_offsets_order(b, k, Severity::info);
   }
 
@@ -238,7 +239,7 @@ struct Checker {
   void check_legacy_version() {
     if (c.variant->game != Game::far_cry_2 || (c.header.magic_word & 0xFF00u) == 0) return;
     add(Severity::warning, ErrorCode::bad_value, 1, "magic",
-        "version field " + hex(c.header.magic_word & 0xFFFFu) + ": its high byte is not 0 (Far Cry 2 stores u16 0x4C; "
+        "version field " + hex_lower(c.header.magic_word & 0xFFFFu) + ": its high byte is not 0 (Far Cry 2 stores u16 0x4C; "
         "read as Far Cry 2 by byte 0)");
   }
 };

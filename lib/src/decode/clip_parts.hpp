@@ -4,8 +4,8 @@
 #pragma once
 
 #include <mab/clip.hpp>
-#include <mab/codec_file.hpp>
 #include <mab/container.hpp>
+#include <mab/decode_clip.hpp>
 #include <mab/limits.hpp>
 #include <mab/rotation_codec.hpp>
 

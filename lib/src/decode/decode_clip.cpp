@@ -1,33 +1,15 @@
 // Container + codecs -> editable clip (format 9.1, 9.2, 9.4; decisions 1-3, 6, 7).
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
 
-#include "decode/clip_layout.hpp"
+#include "container/clip_layout.hpp"
 #include "decode/clip_parts.hpp"
-#include "decode/motion_layout.hpp"
+#include "decode/decode_motion.hpp"
 #include "io/bytes.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 namespace mab {
-
-namespace decode {
-
-std::optional<ClipLayout> clip_layout(const Block& b) noexcept {
-  if (const auto* a = b.ani()) {
-    if (a->shape == AniShape::fc5) return ClipLayout{-1, 3, 5, false};  // format 8.2
-    return ClipLayout{0, 4, 6, true};                                   // format 8.1
-  }
-  if (b.fc4()) return ClipLayout{2, 0, 4, false};  // format 4.4
-  return std::nullopt;
-}
-
-std::span<const std::uint8_t> key_time_bytes(const Block& b, const ClipLayout& l) noexcept {
-  if (l.key_times_slot < 0) return b.segments.empty() ? std::span<const std::uint8_t>{} : b.segments[0].bytes;
-  return b.section(static_cast<std::size_t>(l.key_times_slot));
-}
-
-}  // namespace decode
 
 double key_rate(const Container& c, std::size_t block) noexcept {
   if (block >= c.blocks.size()) return 30.0;
@@ -49,7 +31,7 @@ Result<ClipParts> decode_parts(const Container& container, std::size_t block, co
                       container.is_opaque() ? "kept opaque: " + container.opaque_reason
                                             : "no block " + std::to_string(block));
   const Block& b = container.blocks[block];
-  const auto layout = clip_layout(b);
+  const auto layout = container::clip_layout(b);
   if (!layout)
     return make_error(ErrorCode::not_decodable, b.original_base, "layout",
                       "rotations of this layout are not specified (legacy 'AnD' clips: format 13)");
@@ -69,7 +51,7 @@ Result<ClipParts> decode_parts(const Container& container, std::size_t block, co
 
   // Key times (format 9.4): the count comes from m_lastFrame where there is one,
   // otherwise from the size of the KeyTimes region.
-  const auto kt = key_time_bytes(b, *layout);
+  const auto kt = container::key_time_bytes(b, *layout);
   std::size_t keys = kt.size() / 2;
   if (layout->has_last_frame) keys = std::size_t{b.ani()->last_frame} + 1;
   if (keys > limits.max_keys)

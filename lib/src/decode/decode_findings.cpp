@@ -1,11 +1,12 @@
 // What decoding a container finds (validate.hpp, validate_decode): every block decoded the way
 // `mab export` decodes it, its refusals and its doubtful codes as findings for `mab verify` and
 // `mab survey`. Structure is validate()'s; this is what only a decode shows.
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
 #include <mab/legacy.hpp>
+#include <mab/text.hpp>
 #include <mab/validate.hpp>
 
-#include "decode/clip_layout.hpp"
+#include "container/clip_layout.hpp"
 #include "io/bytes.hpp"
 
 #include <cstdio>
@@ -18,12 +19,6 @@ namespace {
 // More than this many doubtful codes in a block are summed up in one finding, so a damaged
 // file cannot flood the report.
 constexpr std::size_t max_code_findings = 16;
-
-std::string hex8(std::uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08X", v);
-  return buf;
-}
 
 struct Sink {
   std::vector<Finding>& out;
@@ -103,7 +98,7 @@ void check_legacy_tags(const Container& c, std::size_t k, const PlacedBlock& pb,
                   "that moves)");
       if (records[i].pointer_slot != 0)
         s.add(Severity::warning, ErrorCode::bad_value, section_offset(b, pb, 6, at + 0xA8), table,
-              name + ": pointer slot " + hex8(records[i].pointer_slot) + " is not 0, as the engine's slots are on "
+              name + ": pointer slot " + hex(records[i].pointer_slot, 8) + " is not 0, as the engine's slots are on "
                      "disk (kept as stored)");
     }
   }
@@ -147,7 +142,7 @@ void check_legacy(const Container& c, std::size_t k, const PlacedBlock& pb, cons
 // increase, so a file holding them is one no command reads whole.
 void check_key_order(const Block& b, const PlacedBlock& pb, const Clip& clip, Severity doubt, Sink& s) {
   const auto k = first_unordered_key(clip.key_times);
-  const auto layout = decode::clip_layout(b);
+  const auto layout = container::clip_layout(b);
   if (!k || !layout) return;
   const std::uint64_t at = layout->key_times_slot >= 0
                                ? section_offset(b, pb, static_cast<std::size_t>(layout->key_times_slot), 2 * *k)
@@ -192,7 +187,7 @@ void check_ani(const Container& c, std::size_t k, const PlacedBlock& pb, const L
     // decision 3 alone is validate()'s finding; a code with no quaternion is this one's.
     if (!quat48_valid(q))
       s.code(q, section_offset(b, pb, constants_slot(b), 6 * constant), "JointConstantRotations[" + std::to_string(constant) + "]",
-             "bone " + std::to_string(i) + " (" + hex8(d->clip.bones[i].hash) + ")");
+             "bone " + std::to_string(i) + " (" + hex(d->clip.bones[i].hash, 8) + ")");
     ++constant;
   }
   for (std::size_t i = 0; i < d->motion.root_rotation_codes.size(); ++i)

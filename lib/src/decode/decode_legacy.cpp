@@ -3,6 +3,7 @@
 // truncated, never a large allocation.
 #include <mab/legacy.hpp>
 
+#include "container/legacy_tag_record.hpp"
 #include "io/bytes.hpp"
 
 #include <algorithm>
@@ -196,18 +197,7 @@ Result<std::vector<LegacyTagRecord>> tag_table(const Section& s, const Placement
   for (std::size_t i = 0; i < out.size(); ++i) {
     const std::size_t at = 4 + legacy_tag_record_size * i;
     LegacyTagRecord& r = out[i];
-    r.kind = s.bytes[at];
-    r.byte_1 = s.bytes[at + 1];
-    r.id = io::load_i16(s.bytes, at + 2);
-    std::copy_n(s.bytes.begin() + static_cast<std::ptrdiff_t>(at + 4), 8, r.bytes_4.begin());
-    r.clip_offset = static_cast<std::int32_t>(load_u32(s.bytes, at + 0x0C));
-    r.start = load_f32(s.bytes, at + 0x10);
-    r.end = load_f32(s.bytes, at + 0x14);
-    for (std::size_t k = 0; k < 4; ++k) {
-      r.names[k].hash = load_u32(s.bytes, at + 0x18 + 36 * k);
-      std::copy_n(s.bytes.begin() + static_cast<std::ptrdiff_t>(at + 0x18 + 36 * k + 4), 32, r.names[k].bytes.begin());
-    }
-    r.pointer_slot = load_u32(s.bytes, at + 0xA8);
+    container::tag_record_fields(r, [&](std::size_t field, auto& m) { container::load_field(s.bytes, at + field, m); });
     if (s.offset != no_offset) {
       const auto target = static_cast<std::int64_t>(s.offset + at) + r.clip_offset;
       for (std::size_t k = 0; k < pl.blocks.size(); ++k)

@@ -6,23 +6,15 @@
 // fills the section up to zero padding, every count the format reference ties to it agrees, bit streams
 // end exactly at their chunk boundaries, values are finite and plausible. A section no
 // hypothesis fits stays opaque bytes (decision 8) and its evidence names every hypothesis's failure.
-#include "decode/motion_layout.hpp"
+#include "decode/decode_motion.hpp"
+
+#include <mab/text.hpp>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
 namespace mab::decode {
-
-MotionLayout motion_layout(const Block& b) noexcept {
-  MotionLayout l;
-  if (const auto* a = b.ani()) {
-    if (a->shape == AniShape::fc5) return {0, 1, 2, 4, 6, 7};
-    return {1, 2, 3, 5, 7, 8};
-  }
-  if (b.fc4()) l.translations = 5;
-  return l;
-}
 
 std::optional<std::string> padding_problem(std::span<const std::uint8_t> rest) {
   if (rest.size() > max_padding)
@@ -37,16 +29,6 @@ bool plausible_translation(float v) noexcept {
   return std::isfinite(v) && (m == 0.0f || (m >= 1e-20f && m <= 1e4f));
 }
 
-std::uint64_t nested_origin(NestedBase base, PartHeader header, std::uint64_t block_base, std::uint64_t section_at,
-                            std::size_t entry) noexcept {
-  switch (base) {
-    case NestedBase::entry: return section_at + part_header_size(header) + part_entry_size * entry;
-    case NestedBase::section: return section_at;
-    case NestedBase::block:
-    case NestedBase::none: break;
-  }
-  return block_base;
-}
 
 namespace {
 
@@ -70,12 +52,6 @@ Section section_of(const Block& b, const PlacedBlock& pb, int slot) {
   s.field = b.slot_field_name(static_cast<std::size_t>(slot));
   s.name = std::string(section_name(b, static_cast<std::size_t>(slot)));
   return s;
-}
-
-std::string hex32(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
 }
 
 // "m_dataCounts[i] = v, not n" when a count the format reference ties to the data is stated (non-zero)
@@ -148,14 +124,14 @@ std::optional<std::string> try_translations(const Block& b, const Section& table
     return table.name + " holds " + std::to_string(table.bytes.size()) + " bytes, " + std::to_string(t) +
            " bones need " + std::to_string(4 * t);
   if (auto p = padding_problem(table.bytes.subspan(4 * t))) return table.name + ": " + *p;
-  if (auto p = count_problem(b, count_translations, t)) return *p;
-  if (auto p = count_problem(b, count_translation_table, t)) return *p;
+  if (auto p = count_problem(b, container::count_translations, t)) return *p;
+  if (auto p = count_problem(b, container::count_translation_table, t)) return *p;
   out.entries.resize(t);
   for (std::size_t i = 0; i < t; ++i) {
     out.entries[i].raw = load_u32(table.bytes, 4 * i);
     const unsigned n = out.entries[i].bit_depth();
     if (n < 1 || n > 16)
-      return table.name + " entry " + std::to_string(i) + " (" + hex32(out.entries[i].raw) +
+      return table.name + " entry " + std::to_string(i) + " (" + hex_lower(out.entries[i].raw) +
              ") has interpolant bits " + std::to_string(n) + ", outside 1..16";
   }
   auto s = decode_translation_stream(stream.bytes, keys, out.entries, stream.at, limits);
@@ -172,7 +148,7 @@ std::optional<std::string> try_translations(const Block& b, const Section& table
   return std::nullopt;
 }
 
-void decode_translations_of(MotionOut& d, const Block& b, const PlacedBlock& pb, const MotionLayout& l,
+void decode_translations_of(MotionOut& d, const Block& b, const PlacedBlock& pb, const container::MotionLayout& l,
                             const DecodeOptions& options, const Limits& limits) {
   Evidence& ev = d.evidence.translations;
   const Section stream = section_of(b, pb, l.translations);
@@ -254,7 +230,7 @@ void decode_translations_of(MotionOut& d, const Block& b, const PlacedBlock& pb,
 
 // --- JointConstantTranslations (format 10.2: 3 x f32 per bone, FC2's layout, a guess) ---
 
-void decode_constant_translations(MotionOut& d, const Block& b, const PlacedBlock& pb, const MotionLayout& l,
+void decode_constant_translations(MotionOut& d, const Block& b, const PlacedBlock& pb, const container::MotionLayout& l,
                                   const DecodeOptions& options) {
   Evidence& ev = d.evidence.constant_translations;
   const Section sec = section_of(b, pb, l.constant_translations);
@@ -277,14 +253,14 @@ void decode_constant_translations(MotionOut& d, const Block& b, const PlacedBloc
       why = "the section holds " + std::to_string(sec.bytes.size()) + " bytes, " + std::to_string(n) + " bones need " +
             std::to_string(12 * n);
     if (!why) why = padding_problem(sec.bytes.subspan(12 * n));
-    if (!why) why = count_problem(b, count_constant_translations, n);
+    if (!why) why = count_problem(b, container::count_constant_translations, n);
     for (std::size_t i = 0; !why && i < n; ++i) {
       if (!d.clip.bones[bones[i]].translations.empty())
         why = "bone " + std::to_string(bones[i]) + " already has an animated translation";
       for (unsigned j = 0; !why && j < 3; ++j)
         if (!plausible_translation(load_f32(sec.bytes, 12 * i + 4 * j)))
           why = "bone " + std::to_string(bones[i]) + " component " + std::to_string(j) + " (" +
-                hex32(load_u32(sec.bytes, 12 * i + 4 * j)) + ") is not a plausible translation";
+                hex_lower(load_u32(sec.bytes, 12 * i + 4 * j)) + ") is not a plausible translation";
     }
     return why;
   };
@@ -334,7 +310,7 @@ std::optional<std::string> quat48_problem(const Quat48& w) {
   return std::nullopt;
 }
 
-void decode_root_rotations(MotionOut& d, const Block& b, const PlacedBlock& pb, const MotionLayout& l,
+void decode_root_rotations(MotionOut& d, const Block& b, const PlacedBlock& pb, const container::MotionLayout& l,
                            const DecodeOptions& options) {
   Evidence& ev = d.evidence.root_rotations;
   const Section sec = section_of(b, pb, l.root_rotations);
@@ -353,7 +329,7 @@ void decode_root_rotations(MotionOut& d, const Block& b, const PlacedBlock& pb, 
       return "the section holds " + std::to_string(sec.bytes.size()) + " bytes, " + std::to_string(k) + " keys need " +
              std::to_string(element * k);
     if (auto p = padding_problem(sec.bytes.subspan(element * k))) return p;
-    return count_problem(b, count_root_rotations, k);
+    return count_problem(b, container::count_root_rotations, k);
   };
   {
     auto why = common(6);
@@ -396,7 +372,7 @@ void decode_root_rotations(MotionOut& d, const Block& b, const PlacedBlock& pb, 
   ev = {EvidenceLevel::opaque, 0, failures_text(failures)};
 }
 
-void decode_root_translations(MotionOut& d, const Block& b, const PlacedBlock& pb, const MotionLayout& l,
+void decode_root_translations(MotionOut& d, const Block& b, const PlacedBlock& pb, const container::MotionLayout& l,
                               const DecodeOptions& options) {
   Evidence& ev = d.evidence.root_translations;
   const Section sec = section_of(b, pb, l.root_translations);
@@ -418,7 +394,7 @@ void decode_root_translations(MotionOut& d, const Block& b, const PlacedBlock& p
       why = "the section holds " + std::to_string(sec.bytes.size()) + " bytes, " + std::to_string(k) + " keys need " +
             std::to_string(element * k);
     if (!why) why = padding_problem(sec.bytes.subspan(element * k));
-    if (!why) why = count_problem(b, count_root_translations, k);
+    if (!why) why = count_problem(b, container::count_root_translations, k);
     std::vector<Vec3> values;
     const std::uint32_t w_bits = !why && element == 16 ? load_u32(sec.bytes, 12) : 0;
     if (!why && element == 16 && w_bits != f32_bits(0.0f) && w_bits != f32_bits(1.0f))
@@ -428,7 +404,7 @@ void decode_root_translations(MotionOut& d, const Block& b, const PlacedBlock& p
       for (unsigned j = 0; !why && j < 3; ++j)
         if (!plausible_translation(v[j]))
           why = "key " + std::to_string(i) + " component " + std::to_string(j) + " (" +
-                hex32(load_u32(sec.bytes, element * i + 4 * j)) + ") is not a plausible translation";
+                hex_lower(load_u32(sec.bytes, element * i + 4 * j)) + ") is not a plausible translation";
       if (!why && element == 16 && load_u32(sec.bytes, element * i + 12) != w_bits)
         why = "the fourth float of key " + std::to_string(i) + " differs from key 0's";
       values.push_back(v);
@@ -453,7 +429,7 @@ void decode_root_translations(MotionOut& d, const Block& b, const PlacedBlock& p
 struct PartEntries {
   std::uint64_t count = 0;
   std::vector<ClipPart> parts;
-  std::vector<std::array<std::uint8_t, part_entry_size>> entries;
+  std::vector<std::array<std::uint8_t, container::part_entry_size>> entries;
   std::vector<std::int32_t> nested;
 };
 
@@ -464,22 +440,22 @@ std::optional<std::string> read_part_entries(const Section& sec, std::size_t hea
   if (sec.bytes.size() < head) return "the section holds " + std::to_string(sec.bytes.size()) + " bytes";
   out.count = load_u32(sec.bytes, 0);
   if (out.count == 0) return "the count is 0";
-  if (out.count > (sec.bytes.size() - head) / part_entry_size)
-    return "count " + std::to_string(out.count) + " needs " + std::to_string(head + part_entry_size * out.count) +
+  if (out.count > (sec.bytes.size() - head) / container::part_entry_size)
+    return "count " + std::to_string(out.count) + " needs " + std::to_string(head + container::part_entry_size * out.count) +
            " bytes, the section holds " + std::to_string(sec.bytes.size());
-  if (auto p = padding_problem(sec.bytes.subspan(head + part_entry_size * out.count))) return p;
+  if (auto p = padding_problem(sec.bytes.subspan(head + container::part_entry_size * out.count))) return p;
   for (std::size_t i = 0; i < out.count; ++i) {
-    const std::size_t at = head + part_entry_size * i;
-    std::array<std::uint8_t, part_entry_size> raw;
-    std::copy_n(sec.bytes.begin() + static_cast<std::ptrdiff_t>(at), part_entry_size, raw.begin());
+    const std::size_t at = head + container::part_entry_size * i;
+    std::array<std::uint8_t, container::part_entry_size> raw;
+    std::copy_n(sec.bytes.begin() + static_cast<std::ptrdiff_t>(at), container::part_entry_size, raw.begin());
     ClipPart p;
-    p.start = load_f32(raw, part_start_at);
-    p.end = load_f32(raw, part_end_at);
-    p.parent_hash = load_u32(raw, part_parent_at);
-    p.attachment_hash = load_u32(raw, part_attachment_at);
-    p.type = raw[part_type_at];
+    p.start = load_f32(raw, container::part_start_at);
+    p.end = load_f32(raw, container::part_end_at);
+    p.parent_hash = load_u32(raw, container::part_parent_at);
+    p.attachment_hash = load_u32(raw, container::part_attachment_at);
+    p.type = raw[container::part_type_at];
     if (auto problem = part_problem(p, duration)) return "entry " + std::to_string(i) + ": " + *problem;
-    out.nested.push_back(static_cast<std::int32_t>(load_u32(raw, part_nested_at)));
+    out.nested.push_back(static_cast<std::int32_t>(load_u32(raw, container::part_nested_at)));
     out.parts.push_back(p);
     out.entries.push_back(raw);
   }
@@ -499,7 +475,7 @@ std::optional<std::string> link_nested_blocks(const Placement& pl, std::size_t b
     for (std::size_t i = 0; all && i < pe.nested.size(); ++i) {
       if (pe.nested[i] == 0) continue;
       const auto target =
-          static_cast<std::int64_t>(nested_origin(candidate, header, pl.blocks[block].base, sec.at, i)) + pe.nested[i];
+          static_cast<std::int64_t>(container::nested_origin(candidate, header, pl.blocks[block].base, sec.at, i)) + pe.nested[i];
       int hit = -1;
       for (std::size_t k = 0; k < pl.blocks.size(); ++k)
         if (k != block && static_cast<std::int64_t>(pl.blocks[k].base) == target) hit = static_cast<int>(k);
@@ -532,7 +508,7 @@ PartsRead read_parts(const Container& c, std::size_t block, const Placement& pl,
                      const DecodeOptions& options) {
   PartsRead out;
   const Block& b = c.blocks[block];
-  const Section sec = section_of(b, pl.blocks[block], motion_layout(b).parts);
+  const Section sec = section_of(b, pl.blocks[block], container::motion_layout(b).parts);
   if (!sec.present) return out;
   if (options.strict_layout) {
     out.evidence = strict_refusal("the part animation array");
@@ -546,7 +522,7 @@ PartsRead read_parts(const Container& c, std::size_t block, const Placement& pl,
     const PartHeader header = cand.number == 1 ? PartHeader::count_then_12 : PartHeader::count_only;
     PartEntries pe;
     NestedBase base = NestedBase::none;
-    std::optional<std::string> why = read_part_entries(sec, part_header_size(header), duration, pe);
+    std::optional<std::string> why = read_part_entries(sec, container::part_header_size(header), duration, pe);
     if (!why) why = link_nested_blocks(pl, block, sec, header, pe, base);
     if (why) {
       failures.push_back({cand, *why});
@@ -574,7 +550,7 @@ void decode_motion(const Container& c, std::size_t block, const Placement& pl, M
                    const DecodeOptions& options, const Limits& limits) {
   const Block& b = c.blocks[block];
   const PlacedBlock& pb = pl.blocks[block];
-  const MotionLayout l = motion_layout(b);
+  const container::MotionLayout l = container::motion_layout(b);
   decode_translations_of(d, b, pb, l, options, limits);
   if (!b.ani()) return;
   decode_constant_translations(d, b, pb, l, options);

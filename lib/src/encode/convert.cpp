@@ -1,7 +1,8 @@
 // A clip into another 'aNi' game's layout (convert.hpp).
 #include <mab/convert.hpp>
+#include <mab/text.hpp>
 
-#include "decode/clip_layout.hpp"
+#include "container/clip_layout.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -10,12 +11,6 @@
 namespace mab {
 
 namespace {
-
-std::string hex(std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%llX", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 // Sections map by name; "unknownN" slots only between WD1 and WDL/WD2, whose slot tables
 // are the same (format 8.1); FC5's shifted table (format 8.2) gives its unknown slots no
@@ -187,7 +182,7 @@ Status carry_ani_header(const AniHeader& sh, AniHeader& oh, const ConvertOptions
 
 // Sections the clip does not rebuild, copied verbatim into the slot of the same name.
 Status copy_sections(const Block& sb, Container& out, const ConvertOptions& options, ConvertReport& rep) {
-  const auto src_layout = decode::clip_layout(sb);
+  const auto src_layout = container::clip_layout(sb);
   Block& ob = out.blocks.front();
   for (std::size_t slot = 0; slot < sb.slot_segment.size(); ++slot) {
     const int seg = sb.slot_segment[slot];

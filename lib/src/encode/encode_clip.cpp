@@ -1,12 +1,14 @@
 // Editable clip -> container: reuse the exact codes of everything unchanged,
 // re-quantise the rest (format 9.1, 9.2 "Encoder notes"; decisions 1, 2, 6, 8).
-#include <mab/codec_file.hpp>
+#include <mab/encode_clip.hpp>
+#include <mab/requantise.hpp>
+#include <mab/text.hpp>
 
+#include "container/clip_layout.hpp"
 #include "container/layouts.hpp"
-#include "decode/clip_layout.hpp"
+#include "encode/edit_policy.hpp"
 #include "encode/encode_common.hpp"
 #include "encode/encode_motion.hpp"
-#include "encode/error_policy.hpp"
 #include "io/bytes.hpp"
 
 #include <algorithm>
@@ -158,7 +160,7 @@ Status encode_animated_bone(const DecodedClip& original, const Clip& edited, std
       std::snprintf(why, sizeof why, " at %u bits%s,", eb.bit_depth(), eb.bit_depth() == 16 ? ", the finest depth" : "");
     else
       std::snprintf(why, sizeof why, " at the %u bits the edit asks for (more bits lower the error),", eb.bit_depth());
-    miss.note(bone_error, encode::bone_label(eb.hash, eb.name) + why);
+    miss.note(bone_error, bone_label(eb.hash, eb.name) + why);
   }
   return {};
 }
@@ -233,9 +235,9 @@ Status check_fc4_bones(const Block& b, const Clip& edited) {
 
 // Key times (format 9.4). A file without a KeyTimes section keeps none while the
 // times stay the synthesised 0..K-1.
-Status encode_key_times(Block& b, const decode::ClipLayout& layout, const Clip& orig, const Clip& edited,
+Status encode_key_times(Block& b, const container::ClipLayout& layout, const Clip& orig, const Clip& edited,
                         std::vector<int>& rewritten) {
-  const auto old_kt = decode::key_time_bytes(b, layout);
+  const auto old_kt = container::key_time_bytes(b, layout);
   const bool had = layout.key_times_slot < 0 || !old_kt.empty();
   bool synthetic = !had;
   for (std::size_t i = 0; synthetic && i < edited.key_count(); ++i) synthetic = edited.key_times[i] == i;
@@ -252,7 +254,7 @@ Status encode_key_times(Block& b, const decode::ClipLayout& layout, const Clip& 
 
 // The rotation stream (format 9.2) into its section; with every animated bone removed, only
 // what followed the stream stays.
-Status write_rotations(Block& b, const decode::ClipLayout& layout, const DecodedClip& original,
+Status write_rotations(Block& b, const container::ClipLayout& layout, const DecodedClip& original,
                        const RotationStream& stream, std::uint32_t keys, const std::vector<std::uint8_t>& depths,
                        std::vector<int>& rewritten) {
   if (!depths.empty()) {
@@ -278,7 +280,7 @@ Status write_rotations(Block& b, const decode::ClipLayout& layout, const Decoded
 }
 
 // Header fields that depend on the clip (format 4, 6, 7), and the block's bone table.
-void update_header(Block& b, const decode::ClipLayout& layout, const Clip& orig, const Clip& edited,
+void update_header(Block& b, const container::ClipLayout& layout, const Clip& orig, const Clip& edited,
                    std::vector<Bone> bones, std::size_t n_const, std::size_t n_anim) {
   const std::size_t keys = edited.key_count();
   if (auto* a = b.ani()) {
@@ -317,7 +319,7 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
     return make_error(ErrorCode::invalid_argument, no_offset, "block", "no such block");
   Block& b = c.blocks[original.block];
   std::vector<int> rewritten;  // slots whose bytes this edit changes
-  const auto layout = decode::clip_layout(b);
+  const auto layout = container::clip_layout(b);
   if (!layout) return make_error(ErrorCode::not_decodable, b.original_base, "layout", "block is not decodable");
   const Clip& orig = original.clip;
   const std::size_t keys = edited.key_count();
@@ -343,7 +345,7 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
     const auto code = constant_code(original, i, eb, orig_const_index, rep);
     consts.insert(consts.end(), code.begin(), code.end());
     if (rep.bone_error_deg[i] > options.max_error_deg)
-      miss.note(rep.bone_error_deg[i], encode::bone_label(eb.hash, eb.name) +
+      miss.note(rep.bone_error_deg[i], bone_label(eb.hash, eb.name) +
                                            ": its constant rotation, stored as a 6-byte quaternion (no finer storage),");
   }
   if (splice_section(b, layout->constant_slot, 6 * original.constant_codes.size(), consts))

@@ -2,7 +2,8 @@
 // others are rebuilt with the layout decode_legacy_clip reads.
 #include <mab/legacy.hpp>
 
-#include "encode/error_policy.hpp"
+#include "container/legacy_tag_record.hpp"
+#include "encode/edit_policy.hpp"
 #include "io/bytes.hpp"
 
 #include <algorithm>
@@ -343,17 +344,9 @@ Status patch_tags(Bytes& s, const std::vector<LegacyTagRecord>& before, const st
     if (same_record(e, before[i])) continue;
     ++changed;
     const std::size_t at = 4 + legacy_tag_record_size * i;
-    s[at] = e.kind;
-    s[at + 1] = e.byte_1;
-    io::store_u16(s, at + 2, static_cast<std::uint16_t>(e.id));
-    std::copy(e.bytes_4.begin(), e.bytes_4.end(), s.begin() + static_cast<std::ptrdiff_t>(at + 4));
-    io::store_u32(s, at + 0x10, std::bit_cast<std::uint32_t>(e.start));
-    io::store_u32(s, at + 0x14, std::bit_cast<std::uint32_t>(e.end));
-    for (std::size_t k = 0; k < 4; ++k) {
-      io::store_u32(s, at + 0x18 + 36 * k, e.names[k].hash);
-      std::copy(e.names[k].bytes.begin(), e.names[k].bytes.end(), s.begin() + static_cast<std::ptrdiff_t>(at + 0x1C + 36 * k));
-    }
-    io::store_u32(s, at + 0xA8, e.pointer_slot);
+    container::tag_record_fields(e, [&](std::size_t field, const auto& m) {
+      if (field != container::tag_clip_offset_at) container::store_field(s, at + field, m);
+    });
   }
   return {};
 }
@@ -409,7 +402,7 @@ Status follow_moved_clips(const Container& original, Container& out, LegacyEncod
       if (now < INT32_MIN || now > INT32_MAX)
         return make_error(ErrorCode::limit_exceeded, no_offset, "tag_table",
                           "clip " + std::to_string(k) + " record " + std::to_string(i) + ": the clip offset does not fit");
-      io::store_u32(*out.blocks[k].section_mut(6), 4 + legacy_tag_record_size * i + 0x0C,
+      io::store_u32(*out.blocks[k].section_mut(6), 4 + legacy_tag_record_size * i + container::tag_clip_offset_at,
                     static_cast<std::uint32_t>(static_cast<std::int32_t>(now)));
       rep.tag_offsets_updated.push_back({k, i, r.clip_offset, static_cast<std::int32_t>(now), r.clip_block});
     }

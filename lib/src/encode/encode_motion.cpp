@@ -3,10 +3,12 @@
 // block: data for a section that stayed opaque is refused, naming the section's evidence.
 #include "encode/encode_motion.hpp"
 
+#include <mab/text.hpp>
+
 #include "codec/translation_chunk.hpp"
-#include "decode/motion_layout.hpp"
+#include "decode/decode_motion.hpp"
+#include "encode/edit_policy.hpp"
 #include "encode/encode_common.hpp"
-#include "encode/error_policy.hpp"
 #include "io/bytes.hpp"
 
 #include <algorithm>
@@ -166,7 +168,7 @@ Result<TranslationEntry> encode_translation_track(const DecodedClip& original, c
   }
   if (options.raise_depth && options.refuse_above_max_translation_error && track.max_error > options.max_translation_error)
     return encode::max_translation_error_refusal(
-        encode::bone_label(eb.hash, eb.name) + " (translations at " + std::to_string(entry.bit_depth()) + " bits" +
+        bone_label(eb.hash, eb.name) + " (translations at " + std::to_string(entry.bit_depth()) + " bits" +
             (entry.bit_depth() >= 16 ? ", the finest depth)" : ")"),
         track.max_error, options.max_translation_error);
   for (std::size_t ch = 0; ch < chunks; ++ch) stream.chunks[ch].push_back(track.codes[ch]);
@@ -176,7 +178,7 @@ Result<TranslationEntry> encode_translation_track(const DecodedClip& original, c
   return entry;
 }
 
-Status encode_translations(const DecodedClip& original, const Clip& edited, Block& b, const decode::MotionLayout& l,
+Status encode_translations(const DecodedClip& original, const Clip& edited, Block& b, const container::MotionLayout& l,
                            const EncodeOptions& options, EncodeReport& rep, std::vector<int>& rewritten) {
   const Evidence& ev = original.evidence.translations;
   const Clip& orig = original.clip;
@@ -220,15 +222,15 @@ Status encode_translations(const DecodedClip& original, const Clip& edited, Bloc
     *sec = bytes;
     note(rewritten, rep, b, l.translations);
   }
-  follow_count(b, decode::count_translations, orig_translated.size(), translated.size());
-  follow_count(b, decode::count_translation_table, orig_translated.size(), translated.size());
+  follow_count(b, container::count_translations, orig_translated.size(), translated.size());
+  follow_count(b, container::count_translation_table, orig_translated.size(), translated.size());
   return {};
 }
 
 // --- JointConstantTranslations (format 10.2) ---
 
 Status encode_constant_translations(const DecodedClip& original, const Clip& edited, Block& b,
-                                    const decode::MotionLayout& l, EncodeReport& rep, std::vector<int>& rewritten) {
+                                    const container::MotionLayout& l, EncodeReport& rep, std::vector<int>& rewritten) {
   const Evidence& ev = original.evidence.constant_translations;
   std::vector<std::size_t> listed, orig_listed;
   for (std::size_t i = 0; i < edited.bones.size(); ++i)
@@ -265,13 +267,13 @@ Status encode_constant_translations(const DecodedClip& original, const Clip& edi
     }
   }
   if (splice_section(b, l.constant_translations, 12 * orig_listed.size(), bytes)) note(rewritten, rep, b, l.constant_translations);
-  follow_count(b, decode::count_constant_translations, orig_listed.size(), listed.size());
+  follow_count(b, container::count_constant_translations, orig_listed.size(), listed.size());
   return {};
 }
 
 // --- Root motion (format 10.3) ---
 
-Status encode_root_motion(const DecodedClip& original, const Clip& edited, Block& b, const decode::MotionLayout& l,
+Status encode_root_motion(const DecodedClip& original, const Clip& edited, Block& b, const container::MotionLayout& l,
                           EncodeReport& rep, std::vector<int>& rewritten) {
   const RootMotion& er = edited.root_motion;
   const RootMotion& orr = original.clip.root_motion;
@@ -309,7 +311,7 @@ Status encode_root_motion(const DecodedClip& original, const Clip& edited, Block
       }
       const std::size_t element = mo.root_rotation_layout == RootRotationLayout::quat48 ? 6 : 16;
       if (splice_section(b, l.root_rotations, element * orr.rotations.size(), bytes)) note(rewritten, rep, b, l.root_rotations);
-      follow_count(b, decode::count_root_rotations, orr.rotations.size(), er.rotations.size());
+      follow_count(b, container::count_root_rotations, orr.rotations.size(), er.rotations.size());
     }
   }
   const Evidence& ev = original.evidence.root_translations;
@@ -336,13 +338,13 @@ Status encode_root_motion(const DecodedClip& original, const Clip& edited, Block
   }
   if (splice_section(b, l.root_translations, (w4 ? 16 : 12) * orr.translations.size(), bytes))
     note(rewritten, rep, b, l.root_translations);
-  follow_count(b, decode::count_root_translations, orr.translations.size(), er.translations.size());
+  follow_count(b, container::count_root_translations, orr.translations.size(), er.translations.size());
   return {};
 }
 
 // --- Part entries (format 12) ---
 
-Status encode_parts(const DecodedClip& original, const Clip& edited, Block& b, const decode::MotionLayout& l,
+Status encode_parts(const DecodedClip& original, const Clip& edited, Block& b, const container::MotionLayout& l,
                     EncodeReport& rep, std::vector<int>& rewritten) {
   const Evidence& ev = original.evidence.parts;
   if (!ev.accepted()) {
@@ -372,16 +374,16 @@ Status encode_parts(const DecodedClip& original, const Clip& edited, Block& b, c
   }
   if (unchanged) return {};
   auto* sec = b.section_mut(static_cast<std::size_t>(l.parts));
-  const std::size_t head = decode::part_header_size(original.motion.part_header);
+  const std::size_t head = container::part_header_size(original.motion.part_header);
   std::vector<std::uint8_t> bytes = *sec;
   for (std::size_t i = 0; i < orig.size(); ++i) {
     const ClipPart& e = edited.parts[i];
-    const std::size_t at = head + decode::part_entry_size * i;
-    io::store_u32(bytes, at + decode::part_start_at, f32_bits(e.start));
-    io::store_u32(bytes, at + decode::part_end_at, f32_bits(e.end));
-    io::store_u32(bytes, at + decode::part_parent_at, e.parent_hash);
-    io::store_u32(bytes, at + decode::part_attachment_at, e.attachment_hash);
-    bytes[at + decode::part_type_at] = e.type;
+    const std::size_t at = head + container::part_entry_size * i;
+    io::store_u32(bytes, at + container::part_start_at, f32_bits(e.start));
+    io::store_u32(bytes, at + container::part_end_at, f32_bits(e.end));
+    io::store_u32(bytes, at + container::part_parent_at, e.parent_hash);
+    io::store_u32(bytes, at + container::part_attachment_at, e.attachment_hash);
+    bytes[at + container::part_type_at] = e.type;
   }
   if (bytes != *sec) {
     *sec = std::move(bytes);
@@ -394,7 +396,7 @@ Status encode_parts(const DecodedClip& original, const Clip& edited, Block& b, c
 
 Status encode_motion(const DecodedClip& original, const Clip& edited, Block& b, const EncodeOptions& options,
                      EncodeReport& report, std::vector<int>& rewritten) {
-  const decode::MotionLayout l = decode::motion_layout(b);
+  const container::MotionLayout l = container::motion_layout(b);
   MAB_TRY(encode_translations(original, edited, b, l, options, report, rewritten));
   MAB_TRY(encode_constant_translations(original, edited, b, l, report, rewritten));
   MAB_TRY(encode_root_motion(original, edited, b, l, report, rewritten));
@@ -409,7 +411,7 @@ namespace {
 void warn_opaque_parts(const Container& before, std::size_t k, const Placement& old_pl, const Placement& new_pl,
                        const Evidence& evidence, std::vector<std::string>& warnings) {
   const Block& ob = before.blocks[k];
-  const auto l = decode::motion_layout(ob);
+  const auto l = container::motion_layout(ob);
   if (l.parts < 0 || static_cast<std::size_t>(l.parts) >= ob.slot_segment.size() ||
       ob.slot_segment[static_cast<std::size_t>(l.parts)] < 0)
     return;
@@ -430,7 +432,7 @@ Status relink_parts(const Container& before, Container& after, const DecodeOptio
   if (before.blocks.size() != after.blocks.size()) return {};
   bool any = false;
   for (const auto& blk : before.blocks) {
-    const auto l = decode::motion_layout(blk);
+    const auto l = container::motion_layout(blk);
     any = any || (l.parts >= 0 && static_cast<std::size_t>(l.parts) < blk.slot_segment.size() &&
                   blk.slot_segment[static_cast<std::size_t>(l.parts)] >= 0);
   }
@@ -449,24 +451,24 @@ Status relink_parts(const Container& before, Container& after, const DecodeOptio
     }
     if (parts.base == NestedBase::none) continue;
     Block& nb = after.blocks[k];
-    const auto slot = static_cast<std::size_t>(decode::motion_layout(nb).parts);
+    const auto slot = static_cast<std::size_t>(container::motion_layout(nb).parts);
     const int seg = nb.slot_segment[slot];
     auto* sec = nb.section_mut(slot);
     if (seg < 0 || !sec) continue;
     std::vector<std::uint8_t> bytes = *sec;
     const std::uint64_t section_at = new_pl.blocks[k].base + new_pl.blocks[k].segments[static_cast<std::size_t>(seg)].offset;
-    const std::size_t head = decode::part_header_size(parts.header);
+    const std::size_t head = container::part_header_size(parts.header);
     for (std::size_t i = 0; i < parts.parts.size(); ++i) {
       const int target = parts.parts[i].nested_block;
       if (target < 0) continue;
-      const std::size_t at = head + decode::part_entry_size * i;
+      const std::size_t at = head + container::part_entry_size * i;
       if (at + 4 > bytes.size()) continue;  // the array was cut by an edit of this block: nothing to link
-      const auto origin = static_cast<std::int64_t>(decode::nested_origin(parts.base, parts.header, new_pl.blocks[k].base, section_at, i));
+      const auto origin = static_cast<std::int64_t>(container::nested_origin(parts.base, parts.header, new_pl.blocks[k].base, section_at, i));
       const std::int64_t offset = static_cast<std::int64_t>(new_pl.blocks[static_cast<std::size_t>(target)].base) - origin;
       if (offset < std::numeric_limits<std::int32_t>::min() || offset > std::numeric_limits<std::int32_t>::max())
         return make_error(ErrorCode::limit_exceeded, section_at + at, nb.slot_field_name(slot),
                           "part entry " + std::to_string(i) + "'s nested block is out of 32-bit reach");
-      io::store_u32(bytes, at + decode::part_nested_at, static_cast<std::uint32_t>(static_cast<std::int32_t>(offset)));
+      io::store_u32(bytes, at + container::part_nested_at, static_cast<std::uint32_t>(static_cast<std::int32_t>(offset)));
     }
     if (bytes == *sec) continue;
     for (std::size_t j = 0; j < nb.slot_segment.size(); ++j)

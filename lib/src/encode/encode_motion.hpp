@@ -1,7 +1,8 @@
 // Internal: the encoder side of decode_motion (docs/motion.md).
 #pragma once
 
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
+#include <mab/encode_clip.hpp>
 
 #include <vector>
 

@@ -3,6 +3,7 @@
 
 #include <mab/bone_hash.hpp>
 #include <mab/quat.hpp>
+#include <mab/text.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -62,12 +63,6 @@ T sample_track(const std::vector<std::uint32_t>& times, const std::vector<T>& tr
   const double t0 = times[k - 1], t1 = times[k];
   if (t == t0) return track[k - 1];
   return between(track[k - 1], track[k], (t - t0) / (t1 - t0));
-}
-
-std::string hex32(std::uint32_t h) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08X", h);
-  return buf;
 }
 
 // Per-key tracks besides rotations (docs/motion.md): a bone's translations and the root motion.
@@ -136,10 +131,10 @@ Result<std::size_t> find_bone(const Clip& clip, std::string_view arg) {
   // A number that names no bone is reported as the hash it is, not only as a name's CRC-32.
   if (by_number)
     return make_error(ErrorCode::not_found, no_offset, "bone",
-                      "no bone with hash " + hex32(*by_number) + " (nor one named \"" + std::string(arg) + "\", hash " +
-                          hex32(by_name) + ") in the clip");
+                      "no bone with hash " + hex(*by_number, 8) + " (nor one named \"" + std::string(arg) + "\", hash " +
+                          hex(by_name, 8) + ") in the clip");
   return make_error(ErrorCode::not_found, no_offset, "bone",
-                    "no bone \"" + std::string(arg) + "\" (hash " + hex32(by_name) + ") in the clip");
+                    "no bone \"" + std::string(arg) + "\" (hash " + hex(by_name, 8) + ") in the clip");
 }
 
 Result<BoneId> parse_bone_id(std::string_view arg) {
@@ -311,7 +306,7 @@ Status rotate_bone(Clip& c, std::size_t bone, const Quat& q) {
       for (auto& k : b.keys) k = quat_mul(r, k);
       break;
     case BoneKind::none:
-      return bad("rotate-bone", "bone " + hex32(b.hash) + " has no rotation to turn (use --set-constant)");
+      return bad("rotate-bone", bone_label(b.hash) + " has no rotation to turn (use --set-constant)");
   }
   return {};
 }
@@ -327,9 +322,9 @@ Status set_constant(Clip& c, std::size_t bone, const Quat& q) {
 
 Status copy_track(Clip& c, const Clip& from, std::uint32_t hash, Notes* notes) {
   const int src = from.find_bone(hash);
-  if (src < 0) return make_error(ErrorCode::not_found, no_offset, "copy-track", "the source clip has no bone " + hex32(hash));
+  if (src < 0) return make_error(ErrorCode::not_found, no_offset, "copy-track", "the source clip has no " + bone_label(hash));
   const ClipBone& sb = from.bones[static_cast<std::size_t>(src)];
-  if (sb.kind() == BoneKind::none) return bad("copy-track", "bone " + hex32(hash) + " has no rotation in the source clip");
+  if (sb.kind() == BoneKind::none) return bad("copy-track", bone_label(hash) + " has no rotation in the source clip");
   ClipBone nb;
   nb.hash = sb.hash;
   nb.name = sb.name;
@@ -358,7 +353,7 @@ Status copy_track(Clip& c, const Clip& from, std::uint32_t hash, Notes* notes) {
     const bool differ =
         sb.translations != old.translations || sb.constant_translation != old.constant_translation;
     if (notes && differ && (!sb.translations.empty() || sb.constant_translation))
-      notes->push_back("--copy-track: bone " + hex32(hash) +
+      notes->push_back("--copy-track: " + bone_label(hash) +
                        ": its rotation track copied; its translations are this clip's own, not the source's "
                        "(docs/motion.md)");
     nb.translations = std::move(old.translations);
@@ -367,7 +362,7 @@ Status copy_track(Clip& c, const Clip& from, std::uint32_t hash, Notes* notes) {
     old = std::move(nb);
   } else {
     c.bones.push_back(std::move(nb));
-    if (notes) notes->push_back("--copy-track: bone " + hex32(hash) + " was not in the clip; added");
+    if (notes) notes->push_back("--copy-track: " + bone_label(hash) + " was not in the clip; added");
   }
   return {};
 }
@@ -380,7 +375,7 @@ Status remove_bone(Clip& c, std::size_t bone) {
 Status add_bone(Clip& c, std::string name, const Quat& q) {
   if (name.empty()) return bad("add-bone", "a bone needs a name");
   const std::uint32_t h = bone_hash(name);
-  if (c.find_bone(h) >= 0) return bad("add-bone", "the clip already has a bone with hash " + hex32(h) + " (\"" + name + "\")");
+  if (c.find_bone(h) >= 0) return bad("add-bone", "the clip already has a bone with hash " + hex(h, 8) + " (\"" + name + "\")");
   ClipBone b;
   b.hash = h;
   b.name = std::move(name);
@@ -394,9 +389,9 @@ Status rename_bone(Clip& c, std::size_t bone, std::string_view to) {
   MAB_TRY(check_bone(c, bone));
   MAB_ASSIGN(BoneId id, parse_bone_id(to));
   ClipBone& b = c.bones[bone];
-  if (id.hash == b.hash) return bad("rename-bone", "the bone already has hash " + hex32(id.hash));
+  if (id.hash == b.hash) return bad("rename-bone", "the bone already has hash " + hex(id.hash, 8));
   if (const int other = c.find_bone(id.hash); other >= 0)
-    return bad("rename-bone", "the clip already has a bone with hash " + hex32(id.hash) + " (bone " +
+    return bad("rename-bone", "the clip already has a bone with hash " + hex(id.hash, 8) + " (bone " +
                                   std::to_string(other) + ")");
   if (!b.renamed_from) b.renamed_from = b.hash;
   if (*b.renamed_from == id.hash) b.renamed_from.reset();  // renamed back
@@ -409,7 +404,7 @@ Status set_bits(Clip& c, std::size_t bone, unsigned nbits) {
   MAB_TRY(check_bone(c, bone));
   if (nbits < 1 || nbits > 16) return bad("bits", "a bit depth is 1..16 (format 5.3)");
   ClipBone& b = c.bones[bone];
-  if (b.kind() != BoneKind::animated) return bad("bits", "bone " + hex32(b.hash) + " is not animated: it has no bit depth");
+  if (b.kind() != BoneKind::animated) return bad("bits", bone_label(b.hash) + " is not animated: it has no bit depth");
   b.set_bit_depth(nbits);
   return {};
 }

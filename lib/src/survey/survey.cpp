@@ -1,12 +1,13 @@
 // One file's survey and the aggregates (survey.hpp, docs/survey.md).
 #include <mab/survey.hpp>
 
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
 #include <mab/json.hpp>
 #include <mab/legacy.hpp>
+#include <mab/text.hpp>
 #include <mab/validate.hpp>
 
-#include "decode/motion_layout.hpp"
+#include "decode/decode_motion.hpp"
 
 #include <algorithm>
 #include <array>
@@ -17,18 +18,6 @@
 namespace mab::survey {
 
 namespace {
-
-std::string hex2(unsigned v) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "0x%02X", v);
-  return buf;
-}
-
-std::string hex4(unsigned v) {
-  char buf[8];
-  std::snprintf(buf, sizeof buf, "0x%04X", v);
-  return buf;
-}
 
 // Power-of-two buckets, zero-padded so they sort: "0004-0007".
 std::string log_bucket(std::uint64_t v) {
@@ -77,9 +66,9 @@ void block_stats(const Container& c, const Block& b, const std::string& path, St
     stats.at(h::sections).add(key, path, size);
   }
   if (const auto* a = b.ani()) {
-    stats.at(h::ani_flags).add(v + " " + hex2(a->flags), path);
+    stats.at(h::ani_flags).add(v + " " + hex(a->flags, 2), path);
     const unsigned high = a->bone_count_field & ~unsigned{a->bone_count_mask()} & 0xFFFFu;
-    stats.at(h::count_high).add(v + " " + hex4(high), path);
+    stats.at(h::count_high).add(v + " " + hex(high, 4), path);
     for (std::size_t i = 0; i < a->data_counts.size(); ++i) {
       const unsigned n = a->data_counts[i];
       char key[64];
@@ -87,9 +76,9 @@ void block_stats(const Container& c, const Block& b, const std::string& path, St
       stats.at(h::data_counts, 512).add(key, path);
     }
   } else if (const auto* f = b.fc4()) {
-    stats.at(h::ani_flags).add(v + " " + hex2(f->flags), path);
+    stats.at(h::ani_flags).add(v + " " + hex(f->flags, 2), path);
   }
-  for (const auto& bone : b.bones) stats.at(h::bone_flags).add(v + " " + hex2(bone.flags), path);
+  for (const auto& bone : b.bones) stats.at(h::bone_flags).add(v + " " + hex(bone.flags, 2), path);
 }
 
 // Format 9 and 4: what a decoded block must look like if its layout was read right.
@@ -249,9 +238,9 @@ struct FileSurvey {
       if (bone.kind() == BoneKind::animated) stats.at(h::bit_depths).add(r.variant + " " + (bone.bit_depth() < 10 ? "0" : "") + std::to_string(bone.bit_depth()), r.path);
     auto& cf = stats.at(h::cflags);
     for (const auto& chunk : d->rotations.chunks)
-      for (const auto& codes : chunk) cf.add(hex2(codes.cflags), r.path);
+      for (const auto& codes : chunk) cf.add(hex(codes.cflags, 2), r.path);
     // Translations, root motion and part clips (docs/motion.md): decoded where their evidence is accepted.
-    const auto l = decode::motion_layout(b);
+    const auto l = container::motion_layout(b);
     const std::pair<const char*, std::pair<const Evidence*, std::array<int, 2>>> kinds[] = {
         {"translations", {&d->evidence.translations, {l.table, l.translations}}},
         {"constant translations", {&d->evidence.constant_translations, {l.constant_translations, -1}}},

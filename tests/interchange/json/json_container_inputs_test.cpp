@@ -2,7 +2,6 @@
 // variant cannot hold, links between chained clips that do not add up, numbers outside their
 // field, fields given twice, the codes view disagreeing with the bytes. Each is a parse_error
 // naming the JSON path; nothing is written.
-#include <mab/codec_file.hpp>
 #include <mab/json.hpp>
 #include <mab/legacy.hpp>
 

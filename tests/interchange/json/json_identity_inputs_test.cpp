@@ -2,7 +2,7 @@
 // (docs/json-format.md, "Bone identity"): every malformed "rename_to", "new", hash, number and
 // byte string, and a Far Cry frame rate changed, is a parse_error at its JSON path with a
 // message that says what was found, and nothing is written.
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
 #include <mab/json.hpp>
 #include <mab/legacy.hpp>
 

@@ -2,7 +2,8 @@
 // malformed value is a parse_error naming its JSON path, and every value the file's section
 // cannot hold is refused by the encoder naming the field; values it can hold come back.
 #include <mab/clip.hpp>
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/json.hpp>
 
 #include "support/corpus.hpp"

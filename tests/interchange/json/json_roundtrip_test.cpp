@@ -3,8 +3,8 @@
 #include <mab/json.hpp>
 #include <mab/validate.hpp>
 
-#include "decode/clip_layout.hpp"
-#include "decode/motion_layout.hpp"
+#include "container/clip_layout.hpp"
+#include "decode/decode_motion.hpp"
 #include "support/corpus.hpp"
 
 #include <gtest/gtest.h>
@@ -233,7 +233,7 @@ TEST(JsonEdit, OneQuaternionChangesOnlyItsChunk) {
 
       // Every segment of every block is unchanged but the edited JointRotations, where
       // only the edited chunk's bytes differ and later chunk ends move by its growth.
-      const auto layout = mab::decode::clip_layout(c->blocks[blk]);
+      const auto layout = mab::container::clip_layout(c->blocks[blk]);
       ASSERT_TRUE(layout);
       const int rot_segment = c->blocks[blk].slot_segment[static_cast<std::size_t>(layout->rotations_slot)];
       std::int64_t growth = 0;
@@ -248,11 +248,11 @@ TEST(JsonEdit, OneQuaternionChangesOnlyItsChunk) {
         std::vector<std::size_t> nested_fields;
         int parts_segment = -1;
         if (parts_before && parts_before->evidence.parts.accepted()) {
-          parts_segment = ob.slot_segment[static_cast<std::size_t>(mab::decode::motion_layout(ob).parts)];
+          parts_segment = ob.slot_segment[static_cast<std::size_t>(mab::container::motion_layout(ob).parts)];
           for (std::size_t i = 0; i < parts_before->clip.parts.size(); ++i)
             if (parts_before->clip.parts[i].nested_block >= 0)
-              nested_fields.push_back(mab::decode::part_header_size(parts_before->motion.part_header) +
-                                      mab::decode::part_entry_size * i + mab::decode::part_nested_at);
+              nested_fields.push_back(mab::container::part_header_size(parts_before->motion.part_header) +
+                                      mab::container::part_entry_size * i + mab::container::part_nested_at);
         }
         for (std::size_t s = 0; s < ob.segments.size(); ++s) {
           if (static_cast<int>(s) == parts_segment && !nested_fields.empty()) {

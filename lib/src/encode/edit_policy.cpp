@@ -1,9 +1,10 @@
 // The error policy shared by `mab import` (JSON and glTF) and `mab edit` (decision 21): one bound,
 // one way to meet it, one refusal (docs/json-format.md "Error policy").
-#include <mab/codec_file.hpp>
+#include <mab/edit_policy.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/legacy.hpp>
 
-#include "encode/error_policy.hpp"
+#include "encode/edit_policy.hpp"
 
 #include <cmath>
 #include <cstdio>
@@ -53,12 +54,6 @@ Error max_translation_error_refusal(const std::string& what, double error, doubl
                 "accepts it)",
                 error, bound, accepting_bound(error));
   return make_error(ErrorCode::invalid_argument, no_offset, "max_translation_error", what + text);
-}
-
-std::string bone_label(std::uint32_t hash, const std::string& name) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08X", hash);
-  return "bone " + std::string(buf) + (name.empty() ? "" : " (\"" + name + "\")");
 }
 
 }  // namespace encode

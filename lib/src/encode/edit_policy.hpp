@@ -13,10 +13,7 @@ namespace mab::encode {
 // stored finer.
 Error max_error_refusal(const std::string& what, double error_deg, double bound_deg);
 
-// "bone 0xB6C65665" or "bone 0xB6C65665 (\"Root\")".
 // The same for a translation track: "... is E units off, above --max-translation-error B; ...".
 Error max_translation_error_refusal(const std::string& what, double error, double bound);
-
-std::string bone_label(std::uint32_t hash, const std::string& name);
 
 }  // namespace mab::encode

@@ -6,7 +6,7 @@
 #include <optional>
 #include <span>
 
-namespace mab::decode {
+namespace mab::container {
 
 struct ClipLayout {
   int key_times_slot;      // -1: the preamble after the bone tables (FC5, format 4.3)
@@ -21,4 +21,4 @@ std::optional<ClipLayout> clip_layout(const Block& b) noexcept;
 // The key-times bytes of a block (section or FC5 preamble); empty if absent.
 std::span<const std::uint8_t> key_time_bytes(const Block& b, const ClipLayout& l) noexcept;
 
-}  // namespace mab::decode
+}  // namespace mab::container
