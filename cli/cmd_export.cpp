@@ -91,7 +91,7 @@ int export_json(const Options& o, const mab::Container& c) {
   auto produce = [&](const mab::JsonSink& sink) { return mab::export_block_json(c, block, sink, jo, &report); };
   int status = mab::cli::exit_ok;
   if (!mab::cli::write_output_stream("export", status, {o.file}, o.output, o.in_place, o.file, produce)) return status;
-  if (!report.clip && !report.legacy_clip)
+  if (!report.clip)
     std::fprintf(stderr, "mab: export: note: %s: clip not decoded (%s); exported the container only\n", o.file.c_str(),
                  report.clip_absent.c_str());
   return mab::cli::exit_ok;
@@ -196,8 +196,9 @@ void setup(CLI::App& app, int& exit_code) {
                 "JSON: also write the exact rotation codes (\"codes\", a second view of the stored bytes, for "
                 "inspection; a third of the document)");
   cmd->add_option("--json-version", o->json_version,
-                  "JSON: the format version to write, 1 or 2 (default 2; version 1 always carries the codes, byte "
-                  "for byte as mabkit wrote it before)")
+                  "JSON: the format version to write, 1, 2 or 3 (default 3; versions 1 and 2 hold a Far Cry 2/3 "
+                  "block as \"legacy_clip\", version 1 always carries the codes, byte for byte as mabkit wrote "
+                  "them before)")
       ->check(CLI::Range(mab::json_format_oldest_version, mab::json_format_version));
   cmd->add_flag("--in-place", o->in_place,
                 "Allow -o to name FILE itself (FILE is kept as FILE.bak, or FILE.bak.1, .bak.2, ... when that exists)");
@@ -211,8 +212,9 @@ void setup(CLI::App& app, int& exit_code) {
       "  mab export corpus/fc2/chain_2.mab --block 1 -o clip1.json   # Far Cry 2/3: a bank's second clip\n"
       "  mab export corpus/wd2/mixed_k8.mab --codes -o walk.json     # with the stored codes, to inspect them\n"
       "  mab export corpus/wd1/one_bone_k8.mab -o clip.glb --skeleton corpus/external/RiggedSimple.gltf\n"
-      "JSON: Far Cry 2/3 blocks carry their tracks as \"legacy_clip\" (rotations, translations, root\n"
-      "motion, by bone id); files whose tracks cannot be decoded (opaque versions, damaged streams) are\n"
+      "JSON: every game's tracks are in \"clip\" and \"motion\" (Far Cry 2/3: bones by skeleton id, one key\n"
+      "per frame, tag records and events under \"legacy\"); files whose tracks cannot be decoded (opaque\n"
+      "versions, damaged streams) are\n"
       "exported as their container only, still byte for byte (docs/json-format.md). glTF: one node per\n"
       "bone and one animation per block whose rotations decode (docs/gltf.md).\n"
       "-o: a link is kept and the file it leads to replaced; a FIFO or device (/dev/null) is written to.\n"

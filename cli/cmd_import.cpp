@@ -149,6 +149,9 @@ int import_json(const Options& o, const mab::PaddedJson& data, std::vector<fs::p
   if (!mab::cli::write_output("import", status, inputs, o.output, o.in_place, imported->bytes)) return status;
   mab::cli::print_mab_written(o.output, imported->bytes,
                               {"the document's original", imported->original_size, imported->identical});
+  if (const auto& br = imported->bridge; br.tracks_kept + br.tracks_edited != 0)
+    std::printf("  keyed tracks      %zu unchanged (stored keys kept), %zu edited (sparse key writer)%s\n",
+                br.tracks_kept, br.tracks_edited, br.resampled_to_frames ? "; key times sampled at every frame" : "");
   if (imported->legacy_encoded)
     print_legacy_encode(imported->legacy_report, options.encode.max_error_deg);
   else if (imported->clip_encoded)

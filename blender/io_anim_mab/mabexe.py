@@ -84,8 +84,11 @@ class Mab:
         return json.loads(out)[0]
 
     def export_json(self, path, block):
-        """One block's `mabkit-clip` document (docs/json-format.md), as `mab export` wrote it."""
-        out, _ = self.run(["export", path, "--block", str(block), "--format", "json", "-o", "-"])
+        """One block's `mabkit-clip` document (docs/json-format.md), as `mab export` wrote it. Version 2,
+        asked for by name: the add-on reads a Far Cry 2/3 block as its "legacy_clip" (version 3 holds it
+        in "clip"), and `mab import` reads version 2 back."""
+        out, _ = self.run(["export", path, "--block", str(block), "--format", "json", "--json-version", "2",
+                           "-o", "-"])
         return out
 
     def import_json(self, doc_bytes, template, out_path, max_error, max_translation_error=None, in_place=False):

@@ -106,7 +106,7 @@ def blender(args, src, out, mode, work):
 
 def motion_of(args, mab_file, work, tag):
     out = os.path.join(work, tag + ".json")
-    run([args.mab, "export", mab_file, "-o", out])
+    run([args.mab, "export", mab_file, "--json-version", "2", "-o", out])
     with open(out) as f:
         return json.load(f)
 

@@ -92,7 +92,7 @@ def f32(x):
 
 def exported(mab, path, block, work, tag, member):
     out = os.path.join(work, "%s_%d.json" % (tag, block))
-    run([mab, "export", path, "--block", str(block), "-o", out])
+    run([mab, "export", path, "--block", str(block), "--json-version", "2", "-o", out])
     with open(out) as f:
         return json.load(f)[member]
 

@@ -97,7 +97,7 @@ def template_json(mab, path, block, work):
 
 
 def export_json(mab, path, block, out):
-    run([mab, "export", path, "--block", str(block), "-o", out])
+    run([mab, "export", path, "--block", str(block), "--json-version", "2", "-o", out])  # reads "legacy_clip"
     with open(out) as f:
         return json.load(f)
 

@@ -39,7 +39,8 @@ class ChannelsCli : public ::testing::Test {
   // Corpus file `rel` exported to its JSON document, `edit`ed, written to dir/NAME.
   std::string edited_document(const char* rel, const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
     const std::string doc = path(name + ".json");
-    EXPECT_EQ(run_mab_split("export " + corpus(rel) + " -o " + doc).status, 0) << rel;
+    // Version 2: the Far Cry 2/3 edits below are written against "legacy_clip".
+    EXPECT_EQ(run_mab_split("export " + corpus(rel) + " --json-version 2 -o " + doc).status, 0) << rel;
     std::ifstream in(doc);
     std::stringstream ss;
     ss << in.rdbuf();

@@ -47,7 +47,8 @@ TEST(JsonCli, ExportImportGivesTheSameBytes) {
   for (const auto& src : {k_wd1, mab::test::corpus_dir() / "fc5" / "three_blocks.mab",
                           mab::test::corpus_dir() / "fc2" / "chain_3.mab"}) {
     std::string err;
-    auto e = run("export " + src.string() + " -o " + (dir / "x.json").string(), &err);
+    // Version 2: these tests edit a Far Cry 2/3 block's "legacy_clip" (version 3: json_v3_test.cpp).
+    auto e = run("export " + src.string() + " --json-version 2 -o " + (dir / "x.json").string(), &err);
     ASSERT_EQ(e.status, 0) << src << err;
     auto i = run("import " + (dir / "x.json").string() + " -o " + (dir / "x.mab").string(), &err);
     ASSERT_EQ(i.status, 0) << src << err;
@@ -62,17 +63,17 @@ TEST(JsonCli, ExportToStandardOutputAndNotesContainerOnlyFiles) {
   ASSERT_EQ(r.status, 0);
   auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["format"], "mabkit-clip");
-  EXPECT_EQ(doc["version"], 2);
+  EXPECT_EQ(doc["version"], 3);
   EXPECT_TRUE(doc.contains("clip"));
   EXPECT_FALSE(doc.contains("codes"));
   // --codes adds the codes; --json-version 1 writes the former documents (codes included).
   auto with_codes = nlohmann::json::parse(run("export " + k_wd1.string() + " --codes -o -").out);
-  EXPECT_EQ(with_codes["version"], 2);
+  EXPECT_EQ(with_codes["version"], 3);
   EXPECT_TRUE(with_codes.contains("codes"));
   auto v1 = nlohmann::json::parse(run("export " + k_wd1.string() + " --json-version 1 -o -").out);
   EXPECT_EQ(v1["version"], 1);
   EXPECT_EQ(v1["codes"], with_codes["codes"]);
-  EXPECT_NE(run("export " + k_wd1.string() + " --json-version 3 -o -").status, 0);
+  EXPECT_NE(run("export " + k_wd1.string() + " --json-version 4 -o -").status, 0);
   EXPECT_NE(run("export " + k_wd1.string() + " --codes -o x.glb").status, 0);
 
   // Far Cry 2/3: the tracks, no note.
@@ -80,8 +81,8 @@ TEST(JsonCli, ExportToStandardOutputAndNotesContainerOnlyFiles) {
   auto legacy = run("export " + (mab::test::corpus_dir() / "fc2" / "chain_2.mab").string() + " --block 1 -o -", &err);
   ASSERT_EQ(legacy.status, 0) << err;
   const auto ldoc = nlohmann::json::parse(legacy.out);
-  EXPECT_FALSE(ldoc.contains("clip"));
-  EXPECT_TRUE(ldoc.contains("legacy_clip"));
+  EXPECT_TRUE(ldoc.contains("clip"));  // version 3: both families' tracks in "clip"
+  EXPECT_FALSE(ldoc.contains("legacy_clip"));
   EXPECT_EQ(ldoc["block"], 1);
   EXPECT_EQ(err, "");
 
@@ -109,7 +110,7 @@ TEST(JsonCli, FarCryTwoAndThreeClipsRoundTripAndTakeEdits) {
       const auto json_path = dir / "clip.json", out = dir / "out.mab";
       ASSERT_EQ(run("export " + p.string() + " --block " + std::to_string(b) + " -o " + json_path.string(), &err).status, 0)
           << p << err;
-      EXPECT_TRUE(nlohmann::json::parse(read_text(json_path)).contains("legacy_clip")) << p;
+      EXPECT_TRUE(nlohmann::json::parse(read_text(json_path)).contains("clip")) << p;
       // The previous block's output is this bank, byte for byte: replacing it needs --in-place.
       fs::remove(out);
       auto r = run("import " + json_path.string() + " -o " + out.string(), &err);
@@ -124,7 +125,7 @@ TEST(JsonCli, FarCryTwoAndThreeClipsRoundTripAndTakeEdits) {
   const auto src = mab::test::corpus_dir() / "fc2" / "all_arrays.mab";
   const auto json_path = dir / "edit.json", out = dir / "edit.mab";
   std::string err;
-  ASSERT_EQ(run("export " + src.string() + " -o " + json_path.string(), &err).status, 0) << err;
+  ASSERT_EQ(run("export " + src.string() + " --json-version 2 -o " + json_path.string(), &err).status, 0) << err;
   auto doc = nlohmann::json::parse(read_text(json_path));
   doc["legacy_clip"]["constant_translations"][0]["translation"] = {0.5, 0.25, -8.0};
   {
@@ -144,7 +145,8 @@ TEST(JsonCli, FarCryTwoAndThreeClipsRoundTripAndTakeEdits) {
   // A clip of a bank that grows moves the clips after it: with a tag table in the bank that
   // does not decode, the CLI says that its records' clip offsets were kept as stored.
   const auto bank = mab::test::corpus_dir() / "fc2" / "chain_3.mab";
-  ASSERT_EQ(run("export " + bank.string() + " --block 1 -o " + json_path.string(), &err).status, 0) << err;
+  ASSERT_EQ(run("export " + bank.string() + " --block 1 --json-version 2 -o " + json_path.string(), &err).status, 0)
+      << err;
   doc = nlohmann::json::parse(read_text(json_path));
   auto& track = doc["legacy_clip"]["rotations"][0];
   const unsigned last = doc["legacy_clip"]["last_frame"];
@@ -168,7 +170,7 @@ TEST(JsonCli, FarCryTwoAndThreeClipsRoundTripAndTakeEdits) {
   // With a tag table that decodes, the records follow their clips: one report line each, no
   // warning.
   const auto tagged = mab::test::corpus_dir() / "fc2" / "tags_first.mab";
-  ASSERT_EQ(run("export " + tagged.string() + " -o " + json_path.string(), &err).status, 0) << err;
+  ASSERT_EQ(run("export " + tagged.string() + " --json-version 2 -o " + json_path.string(), &err).status, 0) << err;
   doc = nlohmann::json::parse(read_text(json_path));
   for (auto& t : doc["legacy_clip"]["rotations"]) {
     const unsigned tl = doc["legacy_clip"]["last_frame"];
@@ -502,7 +504,8 @@ mab::DecodedClip decoded(const fs::path& file) {
 }
 
 nlohmann::json exported(const fs::path& dir, const fs::path& src = k_wd1) {
-  EXPECT_EQ(run("export " + src.string() + " -o " + (dir / "a.json").string()).status, 0);
+  // Version 2: the Far Cry 2/3 cases below edit "legacy_clip" (version 3: json_v3_test.cpp).
+  EXPECT_EQ(run("export " + src.string() + " --json-version 2 -o " + (dir / "a.json").string()).status, 0);
   return nlohmann::json::parse(read_text(dir / "a.json"));
 }
 

@@ -74,7 +74,7 @@ TEST(JsonImportRules, AByteOrderMarkIsSkipped) {
   const auto dir = mab::test::test_temp_dir("mab_json_import_rules");
   const std::pair<fs::path, std::string> cases[] = {
       {mab::test::corpus_dir() / "wd2" / "mixed_k8.mab", "\"keys\""},
-      {mab::test::corpus_dir() / "fc2" / "chain_3.mab", "\"trajectory_translation\""}};
+      {mab::test::corpus_dir() / "fc2" / "chain_3.mab", "\"root_motion\""}};
   for (const auto& [src, key] : cases) {
     const auto json = dir / "x.json", bom = dir / "bom.json";
     ASSERT_EQ(run("export " + src.string() + " -o " + json.string()).status, 0);

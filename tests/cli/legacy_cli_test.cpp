@@ -248,7 +248,7 @@ TEST(LegacyCli, DiffComparesFarCry2ClipsAndConvertSaysWhyItDoesNot) {
 TEST(LegacyCli, ImportOfAOneKeyEditReportsTheKeysKept) {
   const auto dir = temp_dir();
   const auto src = corpus_dir() / "fc2" / "many_tracks.mab";
-  ASSERT_EQ(run("export " + src.string() + " -o " + (dir / "a.json").string()).status, 0);
+  ASSERT_EQ(run("export " + src.string() + " --json-version 2 -o " + (dir / "a.json").string()).status, 0);
   auto doc = nlohmann::json::parse(read_text(dir / "a.json"));
   auto& key = doc["legacy_clip"]["rotations"][0]["keys"][1];
   const float x = key[0].get<float>(), w = key[3].get<float>();

@@ -11,6 +11,7 @@
 #include <mab/codec_file.hpp>
 #include <mab/file_io.hpp>
 #include <mab/legacy.hpp>
+#include <mab/legacy_bridge.hpp>
 
 #include <cstdint>
 #include <filesystem>
@@ -23,16 +24,18 @@
 namespace mab {
 
 inline constexpr std::string_view json_format_name = "mabkit-clip";
-// Version 2 documents leave out the "codes" view unless asked for it (a third of a version 1
-// document, derivable from the container); otherwise they are version 1 documents. Import
-// reads both; export writes either (version 1 documents byte for byte as before).
-inline constexpr std::uint32_t json_format_version = 2;
+// Version 3 carries both families' tracks in "clip" (and "motion"): a Far Cry 2/3 block as the
+// Clip of clip_from_legacy (legacy_bridge.hpp), its tag records and events under "legacy".
+// Version 2 documents held a Far Cry 2/3 block as "legacy_clip" and leave out the "codes" view
+// unless asked for it; version 1 always carries it. Import reads all three; export writes any
+// (version 1 documents byte for byte as before).
+inline constexpr std::uint32_t json_format_version = 3;
 inline constexpr std::uint32_t json_format_oldest_version = 1;
 
 struct JsonExportOptions {
   // json_format_oldest_version..json_format_version. Version 1 always carries the codes.
   std::uint32_t version = json_format_version;
-  // Version 2: also write the "codes" view of a decoded clip (for inspection; import checks
+  // Versions 2 and 3: also write the "codes" view of a decoded clip (for inspection; import checks
   // it against the container).
   bool codes = false;
   // Threads writing the bones and the rotation chunks of a large clip: 0 for one per
@@ -66,22 +69,22 @@ Status export_json(const Container& c, std::string_view reason, const JsonSink& 
                    const JsonExportOptions& options = {});
 
 // A Far Cry 2/3 block (format 13): the container and `clip` (decode_legacy_clip's result for
-// block clip.block, possibly edited) as "legacy_clip". Translations that are not finite are
-// written null, which import reads as "the stored value".
+// block clip.block, possibly edited): version 3 as "clip" (clip_from_legacy), "motion" and
+// "legacy", version 1 and 2 as "legacy_clip". Translations that are not finite are written
+// null, which import reads as "the stored value".
 Result<std::string> export_json(const Container& c, const LegacyClip& clip, const JsonExportOptions& options = {});
 Status export_json(const Container& c, const LegacyClip& clip, const JsonSink& sink,
                    const JsonExportOptions& options = {});
 
 // What export_block_json wrote.
 struct JsonExportReport {
-  bool clip = false;         // "clip": the block's rotations decoded
-  bool legacy_clip = false;  // "legacy_clip": a Far Cry 2/3 block's tracks decoded
+  bool clip = false;         // the block's tracks decoded: "clip" (version 2: "legacy_clip" for Far Cry 2/3)
   std::string clip_absent;   // otherwise: why not (also the document's "clip_absent")
 };
 
-// The document of block `block` of `c` as stored: its clip ("clip", or "legacy_clip" for Far
-// Cry 2/3) when it decodes, else the container alone with the reason. The same bytes as
-// export_json of decode_clip's (or decode_legacy_clip's) result, made faster: one decode serves
+// The document of block `block` of `c` as stored: its clip when it decodes, else the container
+// alone with the reason. The same bytes as export_json of decode_clip's (or
+// decode_legacy_clip's) result, made faster: one decode serves
 // the clip and the codes, and the keys are decoded bone by bone as they are written, never all
 // held at once. `block` must exist (0 for a file kept opaque).
 Result<std::string> export_block_json(const Container& c, std::size_t block, const JsonExportOptions& options = {},
@@ -99,8 +102,10 @@ Status export_block_json(const Container& c, std::size_t block, const JsonSink& 
 // "/clip/bones/3/keys/7/2") and, for syntax errors, the byte offset in the text.
 Result<DecodedClip> import_json(std::string_view text, const Limits& limits = default_limits);
 
-// A "legacy_clip" document: the original container (as the written file reads back) and
-// the document's tracks, nulls resolved. not_decodable for any other document.
+// A Far Cry 2/3 document (version 3 "clip" of a legacy block, or a version 1/2 "legacy_clip"):
+// the original container (as the written file reads back) and the document's tracks as
+// encode_legacy_clip takes them (version 3: legacy_from_clip of its Clip, with its "legacy"
+// records), nulls resolved. not_decodable for any other document.
 struct LegacyDocument {
   Container container;
   LegacyClip clip;
@@ -129,8 +134,9 @@ struct JsonImport {
   std::vector<std::uint8_t> bytes;  // the .mab to write
   bool clip_encoded = false;        // false: container-only document, written as stored
   EncodeReport report;              // of encode_clip when clip_encoded
-  bool legacy_encoded = false;      // a "legacy_clip" document, written by encode_legacy_clip
+  bool legacy_encoded = false;      // a Far Cry 2/3 document, written by encode_legacy_clip
   LegacyEncodeReport legacy_report;
+  LegacyBridgeReport bridge;        // version 3 Far Cry 2/3: what legacy_from_clip kept and edited
   std::size_t original_size = 0;    // of the file the document's container stands for
   bool identical = false;           // `bytes` are that file's, byte for byte
   // That file's bytes: `mab import` finds the file by them, which only --in-place replaces.
@@ -153,8 +159,9 @@ struct JsonImportOptions {
 };
 
 // The bytes a document stands for: encode_clip(original, document's clip) when it has a
-// clip, encode_legacy_clip(original, block, legacy clip) when it has a legacy clip (the bound
-// is the sparse key writer's), write_container otherwise. The clip's bones must be the file's
+// clip; for a Far Cry 2/3 block encode_legacy_clip(original, block, legacy_from_clip(original,
+// document's clip)) (version 3, the route of `mab edit`) or of its "legacy_clip" (versions 1
+// and 2), the bound the sparse key writer's; write_container otherwise. The clip's bones must be the file's
 // (docs/json-format.md "Bone identity"). Bytes that would not read back (and write back
 // unchanged) are refused, so a hand-edited container cannot produce an unreadable file.
 Result<JsonImport> import_json_bytes(std::string_view text, const Limits& limits = default_limits,

@@ -1102,7 +1102,7 @@ TEST(GltfInputs, FarCryConstantsThatNowVaryBecomeTracks) {
   }
   // A bone with a translation track given a constant translation too (through the JSON
   // document, as a user would): its "_constant" node imports unedited and cannot vary.
-  auto doc = nlohmann::json::parse(*mab::export_json(c, orig));
+  auto doc = nlohmann::json::parse(*mab::export_json(c, orig, mab::JsonExportOptions{2}));  // "legacy_clip"
   const std::uint32_t keyed = orig.translations.front().bone;
   doc["legacy_clip"]["constant_translations"].push_back({{"bone", keyed}, {"translation", {1, 2, 3}}});
   auto& list = doc["legacy_clip"]["constant_translations"];

@@ -66,7 +66,7 @@ TEST(JsonErrors, EveryDefectNamesItsPath) {
       {"wrong format", [](json& j) { j["format"] = "gltf"; }, P, "/format"},
       {"format a number", [](json& j) { j["format"] = 1; }, P, "/format"},
       {"missing format", [](json& j) { j.erase("format"); }, P, "/format"},
-      {"future version", [](json& j) { j["version"] = 3; }, ErrorCode::unsupported_version, "/version"},
+      {"future version", [](json& j) { j["version"] = 4; }, ErrorCode::unsupported_version, "/version"},
       {"version a string", [](json& j) { j["version"] = "one"; }, P, "/version"},
       {"version a fraction", [](json& j) { j["version"] = 1.5; }, P, "/version"},
       {"version zero", [](json& j) { j["version"] = 0; }, ErrorCode::unsupported_version, "/version"},
@@ -174,7 +174,7 @@ TEST(JsonErrors, UnknownVersionSaysWhichVersionsAreRead) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, mab::ErrorCode::unsupported_version);
   EXPECT_NE(r.error().message().find("version 7"), std::string::npos) << r.error().message();
-  EXPECT_NE(r.error().message().find("versions 1 to 2"), std::string::npos) << r.error().message();
+  EXPECT_NE(r.error().message().find("versions 1 to 3"), std::string::npos) << r.error().message();
 }
 
 TEST(JsonErrors, ChainedClipLinksAreChecked) {

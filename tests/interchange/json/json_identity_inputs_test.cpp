@@ -23,7 +23,7 @@ Json exported(const char* rel) {
   if (c.blocks[0].legacy()) {
     auto l = mab::decode_legacy_clip(c, 0);
     EXPECT_TRUE(l.ok()) << rel;
-    return Json::parse(*mab::export_json(c, *l));
+    return Json::parse(*mab::export_json(c, *l, mab::JsonExportOptions{2}));
   }
   auto d = mab::decode_clip(c);
   EXPECT_TRUE(d.ok()) << rel;

@@ -24,7 +24,8 @@ using mab::test::load_container;
 std::string document(const mab::Container& c, std::size_t block) {
   auto d = mab::decode_legacy_clip(c, block);
   EXPECT_TRUE(d.ok()) << d.error().message();
-  auto text = mab::export_json(c, *d);
+  // Version 2's "legacy_clip" (version 3 documents: json_v3_test.cpp).
+  auto text = mab::export_json(c, *d, mab::JsonExportOptions{2});
   EXPECT_TRUE(text.ok()) << text.error().message();
   return *text;
 }
@@ -66,7 +67,7 @@ TEST(JsonLegacy, EveryCorpusClipExportsItsTracksAndImportsToTheSameBytes) {
       ASSERT_TRUE(mab::export_json(c, *d, [&](std::string_view piece) {
                     streamed.append(piece);
                     return true;
-                  }).ok());
+                  }, mab::JsonExportOptions{2}).ok());
       EXPECT_EQ(streamed, text) << p;
       ++clips;
     }
@@ -231,7 +232,7 @@ TEST(JsonLegacy, UnsupportedOrMalformedEditsAreRefusedWithTheirPath) {
   // A legacy clip on a block that is not legacy.
   const auto wd = load_container(mab::test::good_files().back());
   if (wd.blocks.empty() || wd.blocks[0].legacy() == nullptr) {
-    auto text = mab::export_json(wd, "test");
+    auto text = mab::export_json(wd, "test", mab::JsonExportOptions{2});
     ASSERT_TRUE(text.ok());
     json other = json::parse(*text);
     other["legacy_clip"] = doc["legacy_clip"];

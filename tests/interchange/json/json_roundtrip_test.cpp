@@ -53,8 +53,9 @@ TEST(JsonRoundTrip, EveryGoodFileExportsAndImportsToTheSameBytes) {
       auto d = mab::decode_clip(*c, k);
       if (!d) continue;
       any_decoded = true;
-      // Version 2 (the default, without and with codes) and version 1 documents.
-      for (const auto& [version, codes] : {std::pair{2u, false}, std::pair{2u, true}, std::pair{1u, false}}) {
+      // Version 3 (the default, without and with codes), version 2 and version 1 documents.
+      for (const auto& [version, codes] :
+           {std::pair{3u, false}, std::pair{3u, true}, std::pair{2u, false}, std::pair{1u, false}}) {
         const std::string what = name_of(p) + " block " + std::to_string(k) + " version " +
                                  std::to_string(version) + (codes ? " with codes" : "");
         mab::JsonExportOptions o;
@@ -82,8 +83,8 @@ TEST(JsonRoundTrip, EveryGoodFileExportsAndImportsToTheSameBytes) {
       }
       ++decoded;
     }
-    // The container-only form works for every file, decodable or not, in both versions.
-    for (const std::uint32_t version : {2u, 1u}) {
+    // The container-only form works for every file, decodable or not, in every version.
+    for (const std::uint32_t version : {3u, 2u, 1u}) {
       mab::JsonExportOptions o;
       o.version = version;
       auto text = mab::export_json(*c, any_decoded ? "" : "not decodable", o);

@@ -2,6 +2,8 @@
 // Fields come in the order the format documents; the layout rules are the writer's.
 #include <mab/json.hpp>
 
+#include <mab/legacy_bridge.hpp>
+
 #include "container/header_fields.hpp"
 #include "decode/clip_parts.hpp"
 #include "interchange/json/json_motion.hpp"
@@ -188,11 +190,16 @@ void keys_of(Writer& w, const ClipBone& b, std::size_t index, const StoredKeys* 
   }
 }
 
-// Returns false for a bone name that is not valid UTF-8 (the only free text).
-bool bone(Writer& w, const ClipBone& b, std::size_t index, const StoredKeys* stored) {
+// Returns false for a bone name that is not valid UTF-8 (the only free text). `ids`: a Far Cry
+// 2/3 clip, whose ClipBone::hash is a skeleton bone id (legacy_bridge.hpp), written as a number.
+bool bone(Writer& w, const ClipBone& b, std::size_t index, const StoredKeys* stored, bool ids) {
   bool ok = true;
   w.object([&] {
-    w.key("hash"), hex_u32(w, b.hash);
+    w.key("hash");
+    if (ids)
+      w.uint(b.hash);
+    else
+      hex_u32(w, b.hash);
     if (!b.name.empty()) {
       w.key("name");
       ok = w.string(b.name);
@@ -211,7 +218,7 @@ bool bone(Writer& w, const ClipBone& b, std::size_t index, const StoredKeys* sto
 }
 
 // Names were checked by names_are_utf8, so bone()'s result needs no gathering here.
-void clip(Writer& w, const Clip& clip, unsigned threads, const StoredKeys* stored) {
+void json_clip(Writer& w, const Clip& clip, unsigned threads, const StoredKeys* stored, bool ids = false) {
   w.object([&] {
     w.key("key_rate");
     if (std::isfinite(clip.key_rate))
@@ -222,7 +229,7 @@ void clip(Writer& w, const Clip& clip, unsigned threads, const StoredKeys* store
     w.key("key_times"), w.uint_array(clip.key_times);
     w.key("bones");
     w.parallel_array(clip.bones.size(), threads, [&](Writer& bw, std::size_t i) {
-      bone(bw, clip.bones[i], i, stored);
+      bone(bw, clip.bones[i], i, stored, ids);
     });
   });
 }
@@ -352,6 +359,17 @@ void legacy_clip(Writer& w, const LegacyClip& c) {
   });
 }
 
+// Version 3 (docs/json-format.md): a Far Cry 2/3 clip's translations and trajectory are the
+// Clip's (clip_from_legacy) and go in "motion" as an 'aNi' clip's do, each where its section is
+// present (format 13, slots 0, 1, 4, 5); the evidence is the decoder's, which checked every section.
+BlockEvidence legacy_evidence(const LegacyClip& l) {
+  auto slot = [&](std::size_t s) {
+    return l.present[s] ? Evidence{EvidenceLevel::decoded, 0, "Far Cry 2/3 slot " + std::to_string(s) + ", format 13"}
+                        : Evidence{};
+  };
+  return {slot(5), slot(4), slot(1), slot(0), {}};
+}
+
 void head(Writer& w, std::size_t block_index, std::uint32_t version) {
   w.key("format"), w.string(json_format_name);
   w.key("version"), w.uint(version);
@@ -430,7 +448,7 @@ Status write_clip_document(const Container& container, std::size_t block_index, 
   return write_document(out, sink, options.piece_size, reserve, [&](Writer& w) {
     head(w, block_index, options.version);
     w.key("clip");
-    clip(w, edited, threads, stored);
+    json_clip(w, edited, threads, stored);
     if (motion != nullptr && interchange::has_motion(*motion))
       w.key("motion"), interchange::write_motion(w, edited, *motion);
     if (original != nullptr)
@@ -485,6 +503,18 @@ Status write_legacy_document(const Container& c, const LegacyClip& clip, const J
                       "block " + std::to_string(clip.block) + " is not a legacy clip of this container");
   MAB_TRY(check_version(options));
   const std::size_t reserve = sink != nullptr ? options.piece_size + 64 * 1024 : 4096 + 16 * c.original_size;
+  if (options.version >= 3) {
+    const Clip tracks = clip_from_legacy(clip);
+    const BlockEvidence evidence = legacy_evidence(clip);
+    return write_document(out, sink, options.piece_size, reserve, [&](Writer& w) {
+      head(w, clip.block, options.version);
+      w.key("clip"), json_clip(w, tracks, 1, nullptr, true);
+      if (interchange::has_motion(evidence)) w.key("motion"), interchange::write_motion(w, tracks, evidence);
+      if (clip.tag_table || clip.events || !clip.tag_table_note.empty() || !clip.events_note.empty())
+        w.key("legacy"), w.object([&] { legacy_tags_and_events(w, clip); });
+      w.key("container"), container_json(w, c);
+    });
+  }
   return write_document(out, sink, options.piece_size, reserve, [&](Writer& w) {
     head(w, clip.block, options.version);
     w.key("legacy_clip"), legacy_clip(w, clip);
@@ -532,7 +562,7 @@ Status write_block_document(const Container& c, std::size_t block, const JsonExp
   if (!opaque_zero && c.blocks[block].legacy() != nullptr) {
     auto legacy = decode_legacy_clip(c, block);
     if (legacy) {
-      r.legacy_clip = true;
+      r.clip = true;
       return write_legacy_document(c, *legacy, options, out, sink);
     }
     r.clip_absent = legacy.error().message();

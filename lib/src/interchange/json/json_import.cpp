@@ -5,6 +5,7 @@
 #include <mab/json.hpp>
 
 #include <mab/edit.hpp>
+#include <mab/legacy_bridge.hpp>
 
 #include "encode/encode_common.hpp"
 #include "interchange/json/json_import_parts.hpp"
@@ -39,6 +40,10 @@ struct ParsedDocument {
   std::optional<ParsedCodes> codes;
   std::optional<ParsedLegacy> legacy;
   std::optional<interchange::ParsedMotion> motion;  // docs/motion.md, json_motion.hpp
+  // Version 3, a Far Cry 2/3 block: its "clip" goes through legacy_from_clip; its "legacy"
+  // member (tag records, events), when present, is `records`.
+  bool legacy_block = false;
+  std::optional<ParsedLegacy> records;
 };
 
 Error syntax_error(const nlohmann::json::parse_error& e) {
@@ -96,7 +101,13 @@ Result<ParsedDocument> parse_document(std::string_view text, const Limits& limit
                       "document version " + std::to_string(v) + "; this mabkit reads versions " +
                           std::to_string(json_format_oldest_version) + " to " + std::to_string(json_format_version));
   MAB_TRY(check_object(root, top, {"format", "version", "block", "clip", "codes", "legacy_clip", "container", "clip_absent",
-                                   "motion"}));
+                                   "motion", "legacy"}));
+  // Version 3 holds both families' tracks in "clip" (docs/json-format.md, "Versions").
+  if (v >= 3 && maybe(root, "legacy_clip"))
+    return perr(at(top, "legacy_clip"), "a version 3 document holds Far Cry 2/3 tracks in \"clip\"; \"legacy_clip\" is "
+                                        "read in version 1 and 2 documents only");
+  if (v < 3 && maybe(root, "legacy"))
+    return perr(at(top, "legacy"), "unknown field in a version " + std::to_string(v) + " document (version 3 has it)");
   ParsedDocument doc;
   MAB_ASSIGN(const Val block, need(root, top, "block"));
   MAB_ASSIGN(const std::uint64_t bi, read_uint(block, at(top, "block"), limits.max_blocks));
@@ -113,9 +124,17 @@ Result<ParsedDocument> parse_document(std::string_view text, const Limits& limit
       return perr(at(top, "block"), "block " + std::to_string(doc.block) + " does not exist (the container has " +
                                 std::to_string(doc.container.blocks.size()) + ")");
     MAB_ASSIGN(doc.clip, read_clip(*clip, at(top, "clip"), limits));
+    doc.legacy_block = v >= 3 && doc.container.blocks[doc.block].legacy() != nullptr;
+  }
+  if (const auto records = maybe(root, "legacy")) {
+    if (!doc.legacy_block)
+      return perr(at(top, "legacy"), "the records of a Far Cry 2/3 clip; a document without one's \"clip\" has none");
+    MAB_ASSIGN(doc.records, read_legacy_records(*records, at(top, "legacy")));
   }
   if (const auto codes = maybe(root, "codes")) {
     if (!doc.clip) return perr(at(top, "codes"), "codes describe a decoded clip; a document without \"clip\" has none");
+    if (doc.legacy_block)
+      return perr(at(top, "codes"), "codes are an 'aNi' clip's (format 9); a Far Cry 2/3 clip's are in its container");
     MAB_ASSIGN(doc.codes, read_codes(*codes, at(top, "codes"), limits));
   }
   if (const auto motion = maybe(root, "motion")) {
@@ -184,15 +203,19 @@ std::string hex8(std::uint32_t v) {
 // rotation kind (its keys or constant must then match, which read_clip checks); bits 0x40 and
 // 0x80 (format 5.3: translation-related, a guess) and the unused nibble of a bone without
 // animated rotation are the file's.
-Status check_flags(const ClipBone& b, const ClipBone& o, const std::string& path) {
+// A Far Cry 2/3 bone (`ids`) has no flag byte: only the kind is the document's.
+Status check_flags(const ClipBone& b, const ClipBone& o, const std::string& path, bool ids) {
   unsigned fixed = 0xC0;
   if (b.kind() == o.kind()) fixed |= 0x30;
-  if (b.kind() == o.kind() && b.kind() != BoneKind::animated) fixed |= 0x0F;
+  if ((b.kind() == o.kind() && b.kind() != BoneKind::animated) || ids) fixed |= 0x0F;
   const unsigned changed = (b.flags ^ o.flags) & fixed;
   if (changed == 0) return {};
   char text[96];
   std::snprintf(text, sizeof text, "%u (0x%02X) changes bit(s) 0x%02X of the file's flags 0x%02X for this bone", b.flags,
                 b.flags, changed, o.flags);
+  if (ids)
+    return perr(path, std::string(text) + ": Far Cry 2/3 keys are 6-byte quaternions (format 13), only the rotation "
+                                          "kind (flags & 0x30, with keys or a constant to match) is editable");
   return perr(path, std::string(text) +
                         ": editable are the bit depth of an animated bone (flags & 0x0F) and the rotation kind "
                         "(flags & 0x30, with keys or a constant to match); the other bits are the file's");
@@ -201,7 +224,7 @@ Status check_flags(const ClipBone& b, const ClipBone& o, const std::string& path
 // Every document bone is a bone of the file, found by its hash (position first, so duplicate
 // hashes pair up in order), unless marked "new"; a hash the file lacks is a typo or another
 // clip's bone, never silently a new bone (it would drop the old one and re-quantise).
-Status check_identity(const ParsedClip& parsed, const Clip& original) {
+Status check_identity(const ParsedClip& parsed, const Clip& original, bool ids) {
   const auto& bones = parsed.clip.bones;
   std::vector<bool> used(original.bones.size(), false);
   for (std::size_t i = 0; i < bones.size(); ++i) {
@@ -229,19 +252,21 @@ Status check_identity(const ParsedClip& parsed, const Clip& original) {
                                "to add a bone, mark it \"new\": true");
     }
     used[static_cast<std::size_t>(o)] = true;
-    MAB_TRY(check_flags(b, original.bones[static_cast<std::size_t>(o)], at(p, "flags")));
+    MAB_TRY(check_flags(b, original.bones[static_cast<std::size_t>(o)], at(p, "flags"), ids));
   }
   return {};
 }
 
 // "rename_to": the bone takes the new hash and remembers the old one, so encode_clip keeps its
 // codes. No two bones of the result may share a hash a rename gave.
-Status apply_renames(const ParsedClip& parsed, Clip& clip) {
+Status apply_renames(const ParsedClip& parsed, Clip& clip, bool ids) {
   for (std::size_t i = 0; i < clip.bones.size(); ++i) {
     const auto& to = parsed.ids[i].rename_to;
     if (!to) continue;
     ClipBone& b = clip.bones[i];
     const std::string p = at(at(std::string("/clip/bones"), i), "rename_to");
+    if (ids && !to->name.empty())
+      return perr(p, "Far Cry 2/3 bones are skeleton ids, not names (format 13): give the new id as a number");
     if (to->hash == b.hash) return perr(p, "the bone already has hash " + hex8(to->hash));
     b.renamed_from = b.hash;
     b.hash = to->hash;
@@ -259,7 +284,7 @@ Status apply_renames(const ParsedClip& parsed, Clip& clip) {
 
 Result<Clip> edited_clip(const ParsedDocument& doc, const Clip& original) {
   const ParsedClip& parsed = *doc.clip;
-  MAB_TRY(check_identity(parsed, original));
+  MAB_TRY(check_identity(parsed, original, doc.legacy_block));
   // Format 9.4: edited times increase; the file's own times come back as they are.
   if (parsed.clip.key_times != original.key_times)
     if (const auto k = first_unordered_key(parsed.clip.key_times))
@@ -271,7 +296,7 @@ Result<Clip> edited_clip(const ParsedDocument& doc, const Clip& original) {
   if (!parsed.duration_given) clip.duration = original.duration;
   MAB_TRY(doc.motion ? interchange::apply_motion(clip, *doc.motion, original)
                      : interchange::carry_original_motion(clip, original));
-  MAB_TRY(apply_renames(parsed, clip));
+  MAB_TRY(apply_renames(parsed, clip, doc.legacy_block));
   return clip;
 }
 
@@ -279,8 +304,8 @@ Result<Clip> edited_clip(const ParsedDocument& doc, const Clip& original) {
 
 Result<DecodedClip> import_json(std::string_view text, const Limits& limits) {
   MAB_ASSIGN(const ParsedDocument doc, parse_document_safely(text, limits));
-  if (doc.legacy)
-    return make_error(ErrorCode::not_decodable, no_offset, "/legacy_clip",
+  if (doc.legacy || doc.legacy_block)
+    return make_error(ErrorCode::not_decodable, no_offset, doc.legacy ? "/legacy_clip" : "/clip",
                       "a Far Cry 2/3 clip: read it with import_legacy_json");
   if (!doc.clip)
     return make_error(ErrorCode::not_decodable, no_offset, "/clip",
@@ -395,13 +420,37 @@ Status check_same_clip(const Clip& clip, const Clip& original) {
                            "(--allow-other-clip writes it)");
 }
 
+// The original decode and the edited tracks of a Far Cry 2/3 document: version 3's Clip onto it
+// by legacy_from_clip (its bones checked as an 'aNi' clip's, decision 24), or version 1/2's
+// "legacy_clip". `check_other`: refuse another clip's document (check_same_clip).
+struct LegacyEdit {
+  LegacyOriginal original;
+  LegacyClip edited;
+};
+
+Result<LegacyEdit> legacy_edit(const ParsedDocument& doc, const Limits& limits, bool check_other,
+                               LegacyBridgeReport* report) {
+  MAB_ASSIGN(LegacyOriginal original, decode_legacy_original(doc, limits));
+  if (doc.legacy) {
+    MAB_ASSIGN(LegacyClip edited, resolve_legacy(*doc.legacy, original.clip));
+    return LegacyEdit{std::move(original), std::move(edited)};
+  }
+  const Clip before = clip_from_legacy(original.clip);
+  MAB_ASSIGN(const Clip clip, edited_clip(doc, before));
+  if (check_other) MAB_TRY(check_same_clip(clip, before));
+  MAB_ASSIGN(LegacyClip edited, legacy_from_document(original.clip, clip, doc.clip->duration_given,
+                                                     doc.records ? &*doc.records : nullptr, report));
+  return LegacyEdit{std::move(original), std::move(edited)};
+}
+
 Result<JsonImport> import_document(const ParsedDocument& doc, const Limits& limits, const JsonImportOptions& options) {
   JsonImport out;
   if (options.template_file && !options.allow_other_clip)
     MAB_TRY(check_template(doc.container, doc.block, *options.template_file));
-  if (doc.legacy) {
-    MAB_ASSIGN(const LegacyOriginal original, decode_legacy_original(doc, limits));
-    MAB_ASSIGN(const LegacyClip edited, resolve_legacy(*doc.legacy, original.clip));
+  if (doc.legacy || doc.legacy_block) {
+    MAB_ASSIGN(const LegacyEdit e, legacy_edit(doc, limits, !options.allow_other_clip, &out.bridge));
+    const LegacyOriginal& original = e.original;
+    const LegacyClip& edited = e.edited;
     LegacyEncodeOptions lo = legacy_edit_policy(options.encode.max_error_deg);
     lo.refuse_above_max_error = options.encode.refuse_above_max_error;
     MAB_ASSIGN(const Container written,
@@ -425,11 +474,11 @@ Result<JsonImport> import_document(const ParsedDocument& doc, const Limits& limi
 
 Result<LegacyDocument> import_legacy_json(std::string_view text, const Limits& limits) {
   MAB_ASSIGN(const ParsedDocument doc, parse_document_safely(text, limits));
-  if (!doc.legacy)
-    return make_error(ErrorCode::not_decodable, no_offset, "/legacy_clip", "the document holds no \"legacy_clip\"");
-  MAB_ASSIGN(LegacyOriginal original, decode_legacy_original(doc, limits));
-  MAB_ASSIGN(LegacyClip clip, resolve_legacy(*doc.legacy, original.clip));
-  return LegacyDocument{std::move(original.container), std::move(clip)};
+  if (!doc.legacy && !doc.legacy_block)
+    return make_error(ErrorCode::not_decodable, no_offset, doc.clip ? "/clip" : "/legacy_clip",
+                      "the document holds no Far Cry 2/3 clip");
+  MAB_ASSIGN(LegacyEdit e, legacy_edit(doc, limits, false, nullptr));
+  return LegacyDocument{std::move(e.original.container), std::move(e.edited)};
 }
 
 static_assert(PaddedJson::padding >= simdjson::SIMDJSON_PADDING);

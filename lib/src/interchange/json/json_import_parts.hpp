@@ -1,12 +1,13 @@
 // Internal: the parts of the mabkit-clip document reader (docs/json-format.md), each in its own
 // file: the container with its headers (json_container_read.cpp), the clip and its codes
-// (json_clip_read.cpp) and the Far Cry 2/3 clip (json_legacy_import.cpp). json_import.cpp
+// (json_clip_read.cpp) and the Far Cry 2/3 clip and records (json_legacy_import.cpp). json_import.cpp
 // parses the document, calls them and encodes the result.
 #pragma once
 
 #include <mab/codec_file.hpp>
 #include <mab/container.hpp>
 #include <mab/legacy.hpp>
+#include <mab/legacy_bridge.hpp>
 
 #include "interchange/json/json_read.hpp"
 
@@ -95,5 +96,16 @@ Result<ParsedLegacy> read_legacy_clip(const Val& j, const Path& path);
 // the original has nothing to keep is an error; so is a changed rate (stored in every array
 // header, not editable yet).
 Result<LegacyClip> resolve_legacy(const ParsedLegacy& parsed, const LegacyClip& original);
+
+// Version 3: the "legacy" member, a Far Cry 2/3 block's own records (slots 6 and 7) beside its
+// Clip; ParsedLegacy::clip holds only tag_table and events.
+Result<ParsedLegacy> read_legacy_records(const Val& j, const Path& path);
+
+// Version 3: the document's Clip (its bones checked like an 'aNi' clip's) onto the original
+// decode by legacy_from_clip, as `mab edit` does, then the "legacy" records when given. What
+// the Clip may hold and the format cannot is refused by name (docs/json-format.md).
+// `duration_given`: the document's duration was not null.
+Result<LegacyClip> legacy_from_document(const LegacyClip& original, const Clip& edited, bool duration_given,
+                                        const ParsedLegacy* records, LegacyBridgeReport* report);
 
 }  // namespace mab::interchange::json_in

@@ -225,7 +225,8 @@ namespace {
 
 // Nulls in tag and event times take the stored values; clip_block is informational (where
 // clip_offset lands) and must be the decoded one.
-Status resolve_legacy_tags_and_events(const ParsedLegacy& parsed, const LegacyClip& original, LegacyClip& c) {
+Status resolve_legacy_tags_and_events(const ParsedLegacy& parsed, const LegacyClip& original, LegacyClip& c,
+                                      const std::string& prefix) {
   for (const auto& n : parsed.time_nulls) {
     if (n.event) {
       if (!original.events || n.index >= original.events->size())
@@ -243,7 +244,7 @@ Status resolve_legacy_tags_and_events(const ParsedLegacy& parsed, const LegacyCl
       const int want = (*original.tag_table)[i].clip_block;
       const auto& got = parsed.clip_blocks[i];
       if (got.has_value() != (want >= 0) || (got && *got != static_cast<std::uint64_t>(want)))
-        return perr("/legacy_clip/tag_table/" + std::to_string(i) + "/clip_block",
+        return perr(prefix + "/tag_table/" + std::to_string(i) + "/clip_block",
                     "informational: the block clip_offset reaches (" +
                         (want >= 0 ? std::to_string(want) : std::string("none")) + "), not editable");
       (*c.tag_table)[i].clip_block = want;
@@ -331,7 +332,37 @@ Result<LegacyClip> resolve_legacy(const ParsedLegacy& parsed, const LegacyClip& 
       return perr(n.path, "null stands for the stored value, and the original has none here");
     (*to)[n.component] = (*from)[n.component];
   }
-  MAB_TRY(resolve_legacy_tags_and_events(parsed, original, c));
+  MAB_TRY(resolve_legacy_tags_and_events(parsed, original, c, "/legacy_clip"));
+  return c;
+}
+
+Result<ParsedLegacy> read_legacy_records(const Val& j, const Path& path) {
+  MAB_TRY(check_object(j, path, {"tag_table", "tag_table_note", "events", "events_note"}));
+  ParsedLegacy out;
+  MAB_TRY(read_legacy_tags_and_events(j, path, out));
+  return out;
+}
+
+Result<LegacyClip> legacy_from_document(const LegacyClip& original, const Clip& edited, bool duration_given,
+                                        const ParsedLegacy* records, LegacyBridgeReport* report) {
+  if (!edited.parts.empty())
+    return perr("/motion/parts", "Far Cry 2/3 clips hold no part entries (format 12 is the 'aNi' games')");
+  for (std::size_t i = 0; i < edited.bones.size(); ++i)
+    if (!edited.bones[i].name.empty())
+      return perr("/clip/bones/" + std::to_string(i) + "/name",
+                  "Far Cry 2/3 bones are skeleton ids, not names (format 13): \"hash\" holds the id");
+  MAB_ASSIGN(LegacyClip c, legacy_from_clip(original, edited, {}, report));
+  // The header duration follows lastFrame by the clip's own rule (legacy_from_clip); the
+  // original's duration, unchanged, follows it too, and any other must be that value.
+  const auto bits = [](float f) { return std::bit_cast<std::uint32_t>(f); };
+  if (duration_given && bits(edited.duration) != bits(original.duration) && bits(edited.duration) != bits(c.duration))
+    return perr("/clip/duration", "a Far Cry 2/3 duration follows the last frame (" + std::to_string(c.last_frame) +
+                                      "): " + std::to_string(c.duration) + " s here, not " +
+                                      std::to_string(edited.duration) + " (give that, or null)");
+  if (records == nullptr) return c;
+  if (records->clip.tag_table) c.tag_table = records->clip.tag_table;
+  if (records->clip.events) c.events = records->clip.events;
+  MAB_TRY(resolve_legacy_tags_and_events(*records, original, c, "/legacy"));
   return c;
 }
 }  // namespace mab::interchange::json_in

@@ -39,10 +39,28 @@ Status read_bone_ref(const Val& t, const Path& p, const Limits& limits, std::siz
   return {};
 }
 
-Result<std::vector<Vec3>> read_vec3s(const Val& a, const Path& path) {
+// [x, y, z], a null component recorded in `nulls` as `where` (ParsedMotion::Null).
+Result<Vec3> read_vec3(const Val& v, const Path& p, std::vector<ParsedMotion::Null>& nulls, ParsedMotion::Null where) {
+  MAB_TRY(check_size(v, p, 3));
+  Vec3 out{};
+  MAB_TRY(each(v, [&](std::size_t c, const Val& x) -> Status {
+    if (!x.is_null()) {
+      MAB_ASSIGN(out[c], read_float(x, at(p, c)));
+      return {};
+    }
+    where.component = static_cast<unsigned>(c);
+    where.path = at(p, c).str();
+    nulls.push_back(where);
+    return {};
+  }));
+  return out;
+}
+
+Result<std::vector<Vec3>> read_vec3s(const Val& a, const Path& path, std::vector<ParsedMotion::Null>& nulls,
+                                     unsigned list, std::size_t entry) {
   std::vector<Vec3> out(a.size());
   MAB_TRY(each(a, [&](std::size_t k, const Val& v) -> Status {
-    MAB_ASSIGN(out[k], read_floats<3>(v, at(path, k)));
+    MAB_ASSIGN(out[k], read_vec3(v, at(path, k), nulls, {list, entry, k, 0, {}}));
     return {};
   }));
   return out;
@@ -67,27 +85,30 @@ Result<std::vector<Entry>> read_bone_entries(const Val& a, const Path& path, con
   return out;
 }
 
-Result<std::vector<ParsedMotion::Track>> read_translations(const Val& a, const Path& path, const Limits& limits) {
+Result<std::vector<ParsedMotion::Track>> read_translations(const Val& a, const Path& path, const Limits& limits,
+                                                          std::vector<ParsedMotion::Null>& nulls) {
   return read_bone_entries<ParsedMotion::Track>(
       a, path, limits, {"bone", "hash", "keys"}, [&](const Val& t, const Path& p, ParsedMotion::Track& tr) -> Status {
         MAB_ASSIGN(const Val keys, need_array(t, p, "keys", limits.max_keys));
-        MAB_ASSIGN(tr.keys, read_vec3s(keys, at(p, "keys")));
+        MAB_ASSIGN(tr.keys, read_vec3s(keys, at(p, "keys"), nulls, 0, p.index));
         return {};
       });
 }
 
 Result<std::vector<ParsedMotion::Constant>> read_constant_translations(const Val& a, const Path& path,
-                                                                      const Limits& limits) {
+                                                                      const Limits& limits,
+                                                                      std::vector<ParsedMotion::Null>& nulls) {
   return read_bone_entries<ParsedMotion::Constant>(
       a, path, limits, {"bone", "hash", "translation"},
       [&](const Val& t, const Path& p, ParsedMotion::Constant& ct) -> Status {
         MAB_ASSIGN(const Val v, need(t, p, "translation"));
-        MAB_ASSIGN(ct.value, read_floats<3>(v, at(p, "translation")));
+        MAB_ASSIGN(ct.value, read_vec3(v, at(p, "translation"), nulls, {1, p.index, 0, 0, {}}));
         return {};
       });
 }
 
-Result<RootMotion> read_root_motion(const Val& j, const Path& p, const Limits& limits) {
+Result<RootMotion> read_root_motion(const Val& j, const Path& p, const Limits& limits,
+                                    std::vector<ParsedMotion::Null>& nulls) {
   MAB_TRY(check_object(j, p, {"rotations", "translations"}));
   RootMotion rm;
   if (maybe(j, "rotations")) {
@@ -102,7 +123,7 @@ Result<RootMotion> read_root_motion(const Val& j, const Path& p, const Limits& l
   }
   if (maybe(j, "translations")) {
     MAB_ASSIGN(const Val a, need_array(j, p, "translations", limits.max_keys));
-    MAB_ASSIGN(rm.translations, read_vec3s(a, at(p, "translations")));
+    MAB_ASSIGN(rm.translations, read_vec3s(a, at(p, "translations"), nulls, 2, 0));
   }
   return rm;
 }
@@ -123,6 +144,34 @@ Result<ClipPart> read_part(const Val& e, const Path& p, const Limits& limits) {
     part.nested_block = static_cast<int>(nb);
   }
   return part;
+}
+
+// Each null component takes the original's value at the same place (its bone matched as
+// encode_clip matches it, the same key), bit for bit; a null where it has none is an error.
+Status resolve_nulls(Clip& edited, const ParsedMotion& m, const Clip& original) {
+  for (const auto& n : m.nulls) {
+    const Vec3* from = nullptr;
+    Vec3* to = nullptr;
+    if (n.list == 2) {
+      if (n.key < original.root_motion.translations.size()) from = &original.root_motion.translations[n.key];
+      to = &edited.root_motion.translations[n.key];
+    } else {
+      const std::size_t bone = n.list == 0 ? (*m.translations)[n.entry].bone : (*m.constant_translations)[n.entry].bone;
+      ClipBone& b = edited.bones[bone];
+      const int o = encode::original_index(original, bone, b);
+      const ClipBone* ob = o >= 0 ? &original.bones[static_cast<std::size_t>(o)] : nullptr;
+      if (n.list == 0) {
+        if (ob != nullptr && n.key < ob->translations.size()) from = &ob->translations[n.key];
+        to = &b.translations[n.key];
+      } else {
+        if (ob != nullptr && ob->constant_translation) from = &*ob->constant_translation;
+        to = &*b.constant_translation;
+      }
+    }
+    if (from == nullptr) return perr(n.path, "null stands for the stored value, and the file has none here");
+    (*to)[n.component] = (*from)[n.component];
+  }
+  return {};
 }
 
 }  // namespace
@@ -205,14 +254,15 @@ Result<ParsedMotion> parse_motion(const Val& j, const Path& top, const Limits& l
     return perr(at(top, "evidence"), "expected an object (informational, ignored on import), found " + describe(*evidence));
   if (maybe(j, "translations")) {
     MAB_ASSIGN(const Val a, need_array(j, top, "translations", limits.max_bones));
-    MAB_ASSIGN(out.translations, read_translations(a, at(top, "translations"), limits));
+    MAB_ASSIGN(out.translations, read_translations(a, at(top, "translations"), limits, out.nulls));
   }
   if (maybe(j, "constant_translations")) {
     MAB_ASSIGN(const Val a, need_array(j, top, "constant_translations", limits.max_bones));
-    MAB_ASSIGN(out.constant_translations, read_constant_translations(a, at(top, "constant_translations"), limits));
+    MAB_ASSIGN(out.constant_translations,
+               read_constant_translations(a, at(top, "constant_translations"), limits, out.nulls));
   }
   if (const auto root = maybe(j, "root_motion")) {
-    MAB_ASSIGN(out.root_motion, read_root_motion(*root, at(top, "root_motion"), limits));
+    MAB_ASSIGN(out.root_motion, read_root_motion(*root, at(top, "root_motion"), limits, out.nulls));
   }
   if (maybe(j, "parts")) {
     MAB_ASSIGN(const Val a, need_array(j, top, "parts", limits.max_blocks * 64));
@@ -279,7 +329,7 @@ Status apply_motion(Clip& edited, const ParsedMotion& m, const Clip& original) {
     edited.root_motion = original.root_motion;
   }
   edited.parts = m.parts ? *m.parts : original.parts;
-  return {};
+  return resolve_nulls(edited, m, original);
 }
 
 Status carry_original_motion(Clip& edited, const Clip& original) { return apply_motion(edited, ParsedMotion{}, original); }

@@ -40,6 +40,15 @@ struct ParsedMotion {
   std::optional<std::vector<Constant>> constant_translations;
   std::optional<RootMotion> root_motion;
   std::optional<std::vector<ClipPart>> parts;
+  // A translation component written null (not finite: JSON has no NaN; Far Cry 2/3 stores raw
+  // floats) stands for the stored value at the same place, which apply_motion puts there.
+  struct Null {
+    unsigned list = 0;  // 0 translations[entry].keys[key], 1 constant_translations[entry], 2 root translations[key]
+    std::size_t entry = 0, key = 0;
+    unsigned component = 0;
+    std::string path;
+  };
+  std::vector<Null> nulls;
 };
 
 // The document's "motion" value `j` at `path` (json_read.hpp). parse_error naming the JSON path
