@@ -31,28 +31,13 @@ unsigned digit_count(std::uint64_t v) noexcept {
   return guess + (v >= powers[guess] ? 1u : 0u);
 }
 
-// Writes the `n` decimal digits of `v` ending at out + n.
-void put_digits(char* out, std::uint64_t v, unsigned n) noexcept {
+// Writes the `n` decimal digits of `v` ending at out + n. A significand (at most 9 digits) takes
+// the 32-bit instance: its divisions are cheaper than 64-bit ones.
+template <typename U>
+void put_digits(char* out, U v, unsigned n) noexcept {
   char* p = out + n;
   while (v >= 100) {
     const auto r = static_cast<unsigned>(v % 100);
-    v /= 100;
-    p -= 2;
-    std::memcpy(p, digit_pairs + 2 * r, 2);
-  }
-  if (v >= 10) {
-    p -= 2;
-    std::memcpy(p, digit_pairs + 2 * v, 2);
-  } else {
-    *--p = static_cast<char>('0' + v);
-  }
-}
-
-// The same for a significand (at most 9 digits), in 32-bit arithmetic.
-void put_digits32(char* out, std::uint32_t v, unsigned n) noexcept {
-  char* p = out + n;
-  while (v >= 100) {
-    const std::uint32_t r = v % 100;
     v /= 100;
     p -= 2;
     std::memcpy(p, digit_pairs + 2 * r, 2);
@@ -111,7 +96,7 @@ char* put_decimal(char* out, std::uint64_t v) noexcept {
     return out + 4;
   }
   const unsigned n = digit_count(v);
-  put_digits(out, v, n);
+  put_digits<std::uint64_t>(out, v, n);
   return out + n;
 }
 
@@ -153,7 +138,7 @@ char* shortest_float(char* out, float f, bool point_zero) noexcept {
       const float a = f < 0 ? -f : f;
       const auto exact = static_cast<std::uint64_t>(a);
       const auto len = digit_count(exact);
-      put_digits(out, exact, len);
+      put_digits<std::uint64_t>(out, exact, len);
       out += len;
       if (point_zero) {
         std::memcpy(out, ".0", 2);
@@ -165,7 +150,7 @@ char* shortest_float(char* out, float f, bool point_zero) noexcept {
       // The digits, then the fraction moved right by one for the point (fixed-size copies:
       // the caller's room covers them).
       const int int_digits = n + e;
-      put_digits32(out, sig, static_cast<unsigned>(n));
+      put_digits<std::uint32_t>(out, sig, static_cast<unsigned>(n));
       char frac[16];
       std::memcpy(frac, out + int_digits, sizeof frac);
       out[int_digits] = '.';
@@ -175,10 +160,10 @@ char* shortest_float(char* out, float f, bool point_zero) noexcept {
     // 0.000ddd: fixed is chosen only while it is no longer than scientific, so at most 3 zeros.
     const int zeros = -e - n;
     std::memcpy(out, "0.000", 5);
-    put_digits32(out + 2 + zeros, sig, static_cast<unsigned>(n));
+    put_digits<std::uint32_t>(out + 2 + zeros, sig, static_cast<unsigned>(n));
     return out + 2 + zeros + n;
   }
-  put_digits32(out + 1, sig, static_cast<unsigned>(n));
+  put_digits<std::uint32_t>(out + 1, sig, static_cast<unsigned>(n));
   out[0] = out[1];
   if (n > 1) {
     out[1] = '.';
