@@ -37,7 +37,7 @@ int run(const Options& o) {
   mab::ConvertReport rep;
   auto out = mab::convert_clip(*c, o.block, mab::find_variant(o.to)->game, opt, &rep);
   if (!out) {
-    std::fprintf(stderr, "mab: convert: %s: %s\n", o.file.c_str(), out.error().message().c_str());
+    std::fprintf(stderr, "mab: convert: %s: %s\n", o.file.c_str(), mab::cli::message(out.error()).c_str());
     return mab::cli::exit_refused;
   }
   const auto origin = mab::cli::mab_origin(o.file, *out);
@@ -51,7 +51,7 @@ int run(const Options& o) {
   for (const auto& s : rep.carried) std::printf("  carried           %s\n", s.c_str());
   for (const auto& s : rep.dropped) std::printf("  dropped           %s\n", s.c_str());
   if (!rep.defaults.empty()) std::printf("  defaults (the source has no value for these):\n");
-  for (const auto& d : rep.defaults) std::printf("    %-36s %-12s %s\n", d.field.c_str(), d.value.c_str(), d.why.c_str());
+  for (const auto& d : rep.defaults) std::printf("    %-36s %-12s %s\n", d.field.c_str(), d.value.c_str(), mab::cli::spelled(d.why).c_str());
   return mab::cli::exit_ok;
 }
 

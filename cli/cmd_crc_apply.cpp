@@ -35,14 +35,14 @@ int run(const Options& o) {
   using namespace mab::checksum;
   auto spec = parse_spec(o.spec);
   if (!spec) {
-    std::fprintf(stderr, "mab: crc-apply: --algo: %s\n", spec.error().message().c_str());
+    std::fprintf(stderr, "mab: crc-apply: --algo: %s\n", mab::cli::message(spec.error()).c_str());
     return mab::cli::exit_usage;
   }
   if (!usage_ok(o)) return mab::cli::exit_usage;
   const int digits = static_cast<int>(spec->field.length * 2);
   int status = mab::cli::exit_ok;  // the largest status of any file
   auto fail = [&](const std::string& f, const mab::Error& e) {
-    std::fprintf(stderr, "mab: crc-apply: %s: %s\n", f.c_str(), e.message().c_str());
+    std::fprintf(stderr, "mab: crc-apply: %s: %s\n", f.c_str(), mab::cli::message(e).c_str());
     status = std::max(status, mab::cli::exit_status(e));
   };
   for (const auto& f : o.files) {

@@ -138,7 +138,7 @@ int run(const Options& o) {
   }
   auto field = parse_field(o.field);
   if (!field) {
-    std::fprintf(stderr, "mab: crc-search: --field: %s\n", field.error().message().c_str());
+    std::fprintf(stderr, "mab: crc-search: --field: %s\n", mab::cli::message(field.error()).c_str());
     return mab::cli::exit_usage;
   }
   const SearchOptions so = search_options(o, *field);
@@ -146,7 +146,7 @@ int run(const Options& o) {
   for (const auto& f : o.files) {
     auto bytes = mab::read_file(f);
     if (!bytes) {
-      std::fprintf(stderr, "mab: crc-search: %s: %s\n", f.c_str(), bytes.error().message().c_str());
+      std::fprintf(stderr, "mab: crc-search: %s: %s\n", f.c_str(), mab::cli::message(bytes.error()).c_str());
       return mab::cli::exit_usage;
     }
     // The same file twice adds no equation: the search would count it as evidence it is not.
@@ -165,7 +165,7 @@ int run(const Options& o) {
   }
   auto report = search(inputs, so);
   if (!report) {
-    std::fprintf(stderr, "mab: crc-search: %s\n", report.error().message().c_str());
+    std::fprintf(stderr, "mab: crc-search: %s\n", mab::cli::message(report.error()).c_str());
     return mab::cli::exit_usage;
   }
   if (o.json) print_json(o, so, *report);

@@ -39,15 +39,15 @@ bool is_json(const std::string& path, std::span<const std::uint8_t> head) {
 // re-quantisation, so a diff against the .mab it came from shows exactly the edit.
 std::optional<Side> load_json(const std::string& path, std::string& error) {
   auto text = mab::PaddedJson::read_file(path);
-  if (!text) return error = text.error().message(), std::nullopt;
+  if (!text) return error = mab::cli::message(text.error()), std::nullopt;
   auto legacy = mab::import_legacy_json(text->text());
   if (legacy) return Side{mab::clip_from_legacy(legacy->clip), true};
-  if (legacy.error().code != mab::ErrorCode::not_decodable) return error = legacy.error().message(), std::nullopt;
+  if (legacy.error().code != mab::ErrorCode::not_decodable) return error = mab::cli::message(legacy.error()), std::nullopt;
   auto ani = mab::import_json(text->text());
   if (!ani) {
     error = ani.error().code == mab::ErrorCode::not_decodable
                 ? "the document holds the container only (its clip did not decode when exported): nothing to compare"
-                : ani.error().message();
+                : mab::cli::message(ani.error());
     return std::nullopt;
   }
   return Side{std::move(ani->clip), false};
@@ -67,11 +67,11 @@ std::optional<Side> load(const std::string& path, std::size_t block) {
     if (c->variant != nullptr && c->variant->layout == mab::LayoutKind::legacy) {
       auto d = mab::decode_legacy_clip(*c, block);
       if (d) side = Side{mab::clip_from_legacy(*d), true};
-      else error = d.error().message();
+      else error = mab::cli::message(d.error());
     } else {
       auto d = mab::decode_clip(std::move(*c), block);
       if (d) side = Side{std::move(d->clip), false};
-      else error = d.error().message();
+      else error = mab::cli::message(d.error());
     }
   }
   if (!side) std::fprintf(stderr, "mab: diff: %s: %s\n", path.c_str(), error.c_str());
@@ -235,7 +235,7 @@ int run(const Options& o) {
   }
   auto r = mab::diff_clips(a->clip, b->clip);
   if (!r) {
-    std::fprintf(stderr, "mab: diff: %s\n", r.error().message().c_str());
+    std::fprintf(stderr, "mab: diff: %s\n", mab::cli::message(r.error()).c_str());
     return error;
   }
   const mab::ClipDiff& d = *r;

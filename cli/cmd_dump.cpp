@@ -136,7 +136,7 @@ int dump_legacy(const std::string& file, const mab::Container& c, std::size_t bl
                 const std::vector<std::string>& bones, const std::optional<KeyRange>& range_arg) {
   auto r = mab::decode_legacy_clip(c, block);
   if (!r) {
-    std::fprintf(stderr, "mab: dump: %s: block %zu: %s\n", file.c_str(), block, r.error().message().c_str());
+    std::fprintf(stderr, "mab: dump: %s: block %zu: %s\n", file.c_str(), block, mab::cli::message(r.error()).c_str());
     return 1;
   }
   const mab::LegacyClip& d = *r;
@@ -464,7 +464,7 @@ void print_motion(const Options& o, const mab::Clip& clip, double fps, const std
 // An 'aNi' clip (or a JSON document's): a summary, the constant bones, then the keys.
 int dump_clip(const Options& o, const mab::Result<mab::DecodedClip>& d) {
   if (!d) {
-    std::fprintf(stderr, "mab: dump: %s: %s\n", o.file.c_str(), d.error().message().c_str());
+    std::fprintf(stderr, "mab: dump: %s: %s\n", o.file.c_str(), mab::cli::message(d.error()).c_str());
     return mab::cli::exit_refused;
   }
   const mab::Clip& clip = d->clip;
@@ -530,7 +530,7 @@ int run(const Options& o) {
   limits.max_file_size = 4 * mab::default_limits.max_file_size;
   auto bytes = mab::read_file(o.file, limits);
   if (!bytes) {
-    std::fprintf(stderr, "mab: dump: %s\n", bytes.error().message().c_str());
+    std::fprintf(stderr, "mab: dump: %s\n", mab::cli::message(bytes.error()).c_str());
     return mab::cli::exit_status(bytes.error());
   }
   if (looks_like_json(*bytes))

@@ -130,22 +130,22 @@ int fail(const Op& op, const std::string& why, int status = mab::cli::exit_refus
 // --copy-track FROM.mab BONE.
 int copy_track(const Op& op, mab::Clip& clip, mab::edit::Notes& notes, std::vector<fs::path>& inputs) {
   auto fb = mab::read_file(op.args[0]);
-  if (!fb) return fail(op, fb.error().message(), mab::cli::exit_status(fb.error()));
+  if (!fb) return fail(op, mab::cli::message(fb.error()), mab::cli::exit_status(fb.error()));
   auto fc = mab::read_container(*fb);
-  if (!fc) return fail(op, fc.error().message());
+  if (!fc) return fail(op, mab::cli::message(fc.error()));
   auto fd = mab::decode_clip(std::move(fc).value());
-  if (!fd) return fail(op, fd.error().message());
+  if (!fd) return fail(op, mab::cli::message(fd.error()));
   auto b = mab::find_bone(fd->clip, op.args[1]);
-  if (!b) return fail(op, "the source clip: " + b.error().detail);
+  if (!b) return fail(op, "the source clip: " + mab::cli::spelled(b.error().detail));
   const mab::Status st = mab::edit::copy_track(clip, fd->clip, fd->clip.bones[*b].hash, &notes);
   inputs.push_back(op.args[0]);
-  return st ? mab::cli::exit_ok : fail(op, st.error().message());
+  return st ? mab::cli::exit_ok : fail(op, mab::cli::message(st.error()));
 }
 
 // --reduce FLOAT, with its lines of the report.
 int reduce(const Op& op, double bound, mab::Clip& clip, mab::edit::Notes& notes) {
   auto r = mab::edit::reduce(clip, bound);
-  if (!r) return fail(op, r.error().message());
+  if (!r) return fail(op, mab::cli::message(r.error()));
   char line[160];
   std::snprintf(line, sizeof line, "--reduce %g: %zu keys -> %zu, dropped keys within %.6f degrees of the slerp",
                 bound, r->keys_before, r->keys_after, r->max_error_deg);
@@ -187,7 +187,7 @@ int apply(const Op& op, mab::Clip& clip, mab::EncodeOptions& eo, mab::edit::Note
   auto need_bone = [&](std::size_t i) -> std::optional<std::size_t> {
     auto b = mab::find_bone(clip, op.args.at(i));
     if (!b) {
-      args.status = fail(op, b.error().detail);
+      args.status = fail(op, mab::cli::spelled(b.error().detail));
       return std::nullopt;
     }
     return *b;
@@ -244,7 +244,7 @@ int apply(const Op& op, mab::Clip& clip, mab::EncodeOptions& eo, mab::edit::Note
     if (!e) return args.status;
     return reduce(op, *e, clip, notes);
   }
-  return st ? mab::cli::exit_ok : fail(op, st.error().message());
+  return st ? mab::cli::exit_ok : fail(op, mab::cli::message(st.error()));
 }
 
 // The written file read back: structural errors are warned about (see `mab info`).
@@ -279,19 +279,19 @@ std::optional<std::string> legacy_refusal(const std::string& op) {
 // --copy-track FROM.mab BONE from another Far Cry 2/3 clip (bone ids of one skeleton).
 int legacy_copy_track(const Op& op, LegacyEdit& e, mab::edit::Notes& notes, std::vector<fs::path>& inputs) {
   auto fb = mab::read_file(op.args[0]);
-  if (!fb) return fail(op, fb.error().message(), mab::cli::exit_status(fb.error()));
+  if (!fb) return fail(op, mab::cli::message(fb.error()), mab::cli::exit_status(fb.error()));
   auto fc = mab::read_container(*fb);
-  if (!fc) return fail(op, fc.error().message());
+  if (!fc) return fail(op, mab::cli::message(fc.error()));
   if (fc->blocks.empty() || fc->blocks[0].legacy() == nullptr)
     return fail(op, "the source is not a Far Cry 2/3 clip: bones here are skeleton ids, there CRC-32 hashes of names");
   auto fd = mab::decode_legacy_clip(*fc, 0);
-  if (!fd) return fail(op, fd.error().message());
+  if (!fd) return fail(op, mab::cli::message(fd.error()));
   const mab::Clip from = mab::clip_from_legacy(*fd);
   auto b = mab::find_legacy_bone(from, op.args[1]);
-  if (!b) return fail(op, "the source clip: " + b.error().detail);
+  if (!b) return fail(op, "the source clip: " + mab::cli::spelled(b.error().detail));
   const mab::Status st = mab::edit::copy_track(e.clip, from, from.bones[*b].hash, &notes);
   inputs.push_back(op.args[0]);
-  return st ? mab::cli::exit_ok : fail(op, st.error().message());
+  return st ? mab::cli::exit_ok : fail(op, mab::cli::message(st.error()));
 }
 
 // --rename-bone BONE NEW and --add-bone ID QUAT: skeleton ids, no names.
@@ -326,7 +326,7 @@ int apply_legacy(const Op& op, LegacyEdit& e, mab::edit::Notes& notes, std::vect
   ArgReader args{op};
   auto need_id = [&](std::size_t i) -> std::optional<std::uint32_t> {
     auto id = mab::parse_legacy_bone(op.args.at(i));
-    if (!id) args.status = fail(op, id.error().detail, mab::cli::exit_usage);
+    if (!id) args.status = fail(op, mab::cli::spelled(id.error().detail), mab::cli::exit_usage);
     return id ? std::optional<std::uint32_t>(*id) : std::nullopt;
   };
   mab::Status st;
@@ -349,7 +349,7 @@ int apply_legacy(const Op& op, LegacyEdit& e, mab::edit::Notes& notes, std::vect
     st = mab::edit::loop_fix(clip);
   } else if (op.name == "--rotate-bone" || op.name == "--set-constant" || op.name == "--remove-bone") {
     auto b = mab::find_legacy_bone(clip, op.args.at(0));
-    if (!b) return fail(op, b.error().detail);
+    if (!b) return fail(op, mab::cli::spelled(b.error().detail));
     std::optional<mab::Quat> q;
     if (op.name != "--remove-bone" && !(q = args.quat(1))) return args.status;
     st = op.name == "--rotate-bone"    ? mab::edit::rotate_bone(clip, *b, *q)
@@ -359,7 +359,7 @@ int apply_legacy(const Op& op, LegacyEdit& e, mab::edit::Notes& notes, std::vect
     return legacy_copy_track(op, e, notes, inputs);
   } else if (op.name == "--rename-bone") {
     auto b = mab::find_legacy_bone(clip, op.args.at(0));
-    if (!b) return fail(op, b.error().detail);
+    if (!b) return fail(op, mab::cli::spelled(b.error().detail));
     const auto to = need_id(1);
     if (!to) return args.status;
     st = legacy_rename(clip, clip.bones[*b].hash, *to);
@@ -375,7 +375,7 @@ int apply_legacy(const Op& op, LegacyEdit& e, mab::edit::Notes& notes, std::vect
     if (!(*d > 0)) return fail(op, "the tolerance must be a number of degrees > 0", mab::cli::exit_usage);
     e.reduce = *d;
   }
-  return st ? mab::cli::exit_ok : fail(op, st.error().message());
+  return st ? mab::cli::exit_ok : fail(op, mab::cli::message(st.error()));
 }
 
 void print_bridge_report(const mab::LegacyBridgeReport& br, const LegacyEdit& e, const mab::LegacyEncodeReport& rep) {
@@ -396,7 +396,7 @@ void print_bridge_report(const mab::LegacyBridgeReport& br, const LegacyEdit& e,
 int run_legacy(const Options& o, mab::Container container, std::size_t block) {
   auto d = mab::decode_legacy_clip(container, block);
   if (!d) {
-    std::fprintf(stderr, "mab: edit: %s: %s\n", o.file.c_str(), d.error().message().c_str());
+    std::fprintf(stderr, "mab: edit: %s: %s\n", o.file.c_str(), mab::cli::message(d.error()).c_str());
     return mab::cli::exit_refused;
   }
   LegacyEdit e{*d, mab::clip_from_legacy(*d), {}, std::nullopt};
@@ -412,7 +412,7 @@ int run_legacy(const Options& o, mab::Container container, std::size_t block) {
   auto out = lc ? mab::encode_legacy_clip(container, block, *lc, eo, &rep) : mab::Result<mab::Container>(lc.error());
   auto bytes = out ? mab::write_container(*out) : mab::Result<std::vector<std::uint8_t>>(out.error());
   if (!bytes) {
-    const std::string why = bytes.error().message();
+    const std::string why = mab::cli::message(bytes.error());
     std::fprintf(stderr, "mab: edit: %s: %s%s\n", o.file.c_str(), why.c_str(),
                  why.find("nothing written") == std::string::npos ? "; nothing written" : "");
     return mab::cli::exit_refused;
@@ -421,7 +421,7 @@ int run_legacy(const Options& o, mab::Container container, std::size_t block) {
   const auto origin = mab::cli::mab_origin(o.file, *bytes);
   if (!mab::cli::write_output("edit", status, inputs, o.output, o.in_place, *bytes)) return status;
   mab::cli::print_mab_written(o.output, *bytes, origin);
-  for (const auto& n : notes) std::printf("  %s\n", n.c_str());
+  for (const auto& n : notes) std::printf("  %s\n", mab::cli::spelled(n).c_str());
   print_bridge_report(br, e, rep);
   mab::cli::print_legacy_encode_report(rep, eo.reduce_deg.value_or(eo.max_error_deg), "edit");
   warn_structural(*bytes);
@@ -443,7 +443,7 @@ int run(const Options& o) {
   if (block < c->blocks.size() && c->blocks[block].legacy() != nullptr) return run_legacy(o, std::move(*c), block);
   auto d = mab::decode_clip(std::move(c).value(), block);
   if (!d) {
-    std::fprintf(stderr, "mab: edit: %s: %s\n", o.file.c_str(), d.error().message().c_str());
+    std::fprintf(stderr, "mab: edit: %s: %s\n", o.file.c_str(), mab::cli::message(d.error()).c_str());
     return mab::cli::exit_refused;
   }
   mab::Clip clip = d->clip;
@@ -457,7 +457,7 @@ int run(const Options& o) {
   auto out = mab::encode_clip(*d, clip, eo, &rep);
   if (!out) {
     // The error policy's refusal (edit_policy) says it already, in mab import's words.
-    const std::string why = out.error().message();
+    const std::string why = mab::cli::message(out.error());
     std::fprintf(stderr, "mab: edit: %s: %s%s\n", o.file.c_str(), why.c_str(),
                  why.find("nothing written") == std::string::npos ? "; nothing written" : "");
     return mab::cli::exit_refused;
@@ -465,7 +465,7 @@ int run(const Options& o) {
   const auto origin = mab::cli::mab_origin(o.file, *out);
   if (!mab::cli::write_output("edit", status, inputs, o.output, o.in_place, *out)) return status;
   mab::cli::print_mab_written(o.output, *out, origin);
-  for (const auto& n : notes) std::printf("  %s\n", n.c_str());
+  for (const auto& n : notes) std::printf("  %s\n", mab::cli::spelled(n).c_str());
   mab::cli::print_encode_report(rep, "(re-quantised keys against the edited rotations)");
   warn_structural(*out);
   return mab::cli::exit_ok;

@@ -140,7 +140,7 @@ int export_gltf_file(const Options& o, const mab::Container& c, bool binary) {
   if (!o.names.empty()) {
     auto names = read_names(o.names);
     if (!names) {
-      std::fprintf(stderr, "mab: export: --names: %s\n", names.error().message().c_str());
+      std::fprintf(stderr, "mab: export: --names: %s\n", mab::cli::message(names.error()).c_str());
       return mab::cli::exit_status(names.error());
     }
     go.names = std::move(names).value();
@@ -157,7 +157,7 @@ int export_gltf_file(const Options& o, const mab::Container& c, bool binary) {
   mab::GltfExportReport rep;
   auto out = mab::export_gltf(c, go, &rep);
   if (!out) {
-    std::fprintf(stderr, "mab: export: %s: %s\n", o.file.c_str(), out.error().message().c_str());
+    std::fprintf(stderr, "mab: export: %s: %s\n", o.file.c_str(), mab::cli::message(out.error()).c_str());
     return mab::cli::exit_refused;
   }
   if (!mab::cli::write_output("export", status, inputs, o.output, o.in_place, *out)) return status;

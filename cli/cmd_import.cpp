@@ -135,7 +135,7 @@ int import_json(const Options& o, const mab::PaddedJson& data, std::vector<fs::p
   }
   auto imported = mab::import_json_bytes(data, mab::default_limits, options);
   if (!imported) {
-    std::fprintf(stderr, "mab: import: %s: %s\n", o.file.c_str(), imported.error().message().c_str());
+    std::fprintf(stderr, "mab: import: %s: %s\n", o.file.c_str(), mab::cli::message(imported.error()).c_str());
     return mab::cli::exit_refused;
   }
   if (imported->legacy_encoded && o.choose_depth) {
@@ -297,12 +297,12 @@ void print_gltf_report(const mab::GltfImportReport& rep, const Options& o, const
     else
       print_ani_animation(a, o, opt, has_template);
   }
-  for (const auto& line : rep.notes) std::printf("  note              %s\n", line.c_str());
+  for (const auto& line : rep.notes) std::printf("  note              %s\n", mab::cli::spelled(line).c_str());
   for (const auto& line : rep.ignored_channels) std::fprintf(stderr, "mab: import: warning: %s\n", line.c_str());
   if (!rep.defaults.empty()) {
     std::printf("  new clip defaults (no source for these fields):\n");
     for (const auto& d : rep.defaults)
-      std::printf("    %-36s %-12s %s\n", d.field.c_str(), d.value.c_str(), d.why.c_str());
+      std::printf("    %-36s %-12s %s\n", d.field.c_str(), d.value.c_str(), mab::cli::spelled(d.why).c_str());
   }
 }
 
@@ -326,7 +326,7 @@ int import_gltf_file(const Options& o, const mab::PaddedJson& data, std::vector<
   }
   auto imported = mab::import_gltf(data.bytes(), tmpl ? &*tmpl : nullptr, *opt);
   if (!imported) {
-    std::fprintf(stderr, "mab: import: %s: %s\n", o.file.c_str(), imported.error().message().c_str());
+    std::fprintf(stderr, "mab: import: %s: %s\n", o.file.c_str(), mab::cli::message(imported.error()).c_str());
     return mab::cli::exit_refused;
   }
   // As for JSON: a file holding the template's bytes, under any name, is the original clip too.
@@ -334,7 +334,7 @@ int import_gltf_file(const Options& o, const mab::PaddedJson& data, std::vector<
     const auto original = mab::read_file(o.template_file);
     if (!original) {
       std::fprintf(stderr, "mab: import: --template %s: %s\n", o.template_file.c_str(),
-                   original.error().message().c_str());
+                   mab::cli::message(original.error()).c_str());
       return mab::cli::exit_usage;
     }
     if (!mab::cli::may_replace_original("import", status, o.output, o.in_place, *original,
@@ -352,7 +352,7 @@ int import_gltf_file(const Options& o, const mab::PaddedJson& data, std::vector<
 int run(const Options& o) {
   auto data = read_input(o.file);
   if (!data) {
-    std::fprintf(stderr, "mab: import: %s\n", data.error().message().c_str());
+    std::fprintf(stderr, "mab: import: %s\n", mab::cli::message(data.error()).c_str());
     return mab::cli::exit_status(data.error());
   }
   std::vector<fs::path> inputs;

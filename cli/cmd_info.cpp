@@ -52,7 +52,7 @@ void print_legacy_tags(const mab::LegacyTags& d) {
 void print_legacy_tracks(const mab::Container& c, std::size_t block) {
   auto d = mab::decode_legacy_clip(c, block);
   if (!d) {
-    std::printf("    tracks    not decoded: %s\n", d.error().message().c_str());
+    std::printf("    tracks    not decoded: %s\n", mab::cli::message(d.error()).c_str());
     if (auto tags = mab::decode_legacy_tags(c, block)) print_legacy_tags(*tags);
     return;
   }
@@ -98,7 +98,7 @@ std::string level_name(mab::EvidenceLevel l) {
 void print_motion(const mab::Container& c, std::size_t block, const mab::DecodeOptions& options) {
   auto d = mab::decode_clip(c, block, options);
   if (!d) {
-    std::printf("    motion    not decoded (the rotations do not decode): %s\n", d.error().message().c_str());
+    std::printf("    motion    not decoded (the rotations do not decode): %s\n", mab::cli::message(d.error()).c_str());
     return;
   }
   const auto& e = d->evidence;
@@ -107,13 +107,13 @@ void print_motion(const mab::Container& c, std::size_t block, const mab::DecodeO
     translated += !b.translations.empty();
     constants += b.constant_translation.has_value();
   }
-  std::printf("    motion    translations: %s\n", e.translations.text().c_str());
+  std::printf("    motion    translations: %s\n", mab::cli::spelled(e.translations.text()).c_str());
   if (translated) std::printf("              %zu translated bone(s), %zu keys each\n", translated, d->clip.key_count());
-  std::printf("              constant translations: %s\n", e.constant_translations.text().c_str());
+  std::printf("              constant translations: %s\n", mab::cli::spelled(e.constant_translations.text()).c_str());
   if (constants) std::printf("              %zu bone(s) with a constant translation\n", constants);
-  std::printf("              root rotations: %s\n", e.root_rotations.text().c_str());
-  std::printf("              root translations: %s\n", e.root_translations.text().c_str());
-  std::printf("              part clips: %s\n", e.parts.text().c_str());
+  std::printf("              root rotations: %s\n", mab::cli::spelled(e.root_rotations.text()).c_str());
+  std::printf("              root translations: %s\n", mab::cli::spelled(e.root_translations.text()).c_str());
+  std::printf("              part clips: %s\n", mab::cli::spelled(e.parts.text()).c_str());
   for (std::size_t i = 0; i < d->clip.parts.size(); ++i) {
     const auto& p = d->clip.parts[i];
     std::string nested = "no nested block";
@@ -133,7 +133,7 @@ nlohmann::json motion_json(const mab::Container& c, std::size_t block, const mab
   auto d = mab::decode_clip(c, block, options);
   if (!d) return {{"error", mab::cli::to_json(d.error())}};
   auto ev = [](const mab::Evidence& e) {
-    nlohmann::json j{{"level", level_name(e.level)}, {"text", e.text()}};
+    nlohmann::json j{{"level", level_name(e.level)}, {"text", mab::cli::spelled(e.text())}};
     if (e.level == mab::EvidenceLevel::hypothesis) j["hypothesis"] = e.hypothesis;
     return j;
   };
@@ -265,13 +265,13 @@ int run(const Options& o) {
         all.push_back({{"path", path.string()}, {"error", mab::cli::to_json(c.error())}});
       else
         std::fprintf(stderr, "mab: info: %s: %s\n", path.string().c_str(),
-                     (wrong ? c.error().detail : c.error().message()).c_str());
+                     (wrong ? mab::cli::spelled(c.error().detail) : mab::cli::message(c.error())).c_str());
       continue;
     }
     const auto pl = mab::place(*c);
     if (!pl) {
       status = std::max(status, mab::cli::exit_refused);
-      std::fprintf(stderr, "mab: info: %s: %s\n", path.string().c_str(), pl.error().message().c_str());
+      std::fprintf(stderr, "mab: info: %s: %s\n", path.string().c_str(), mab::cli::message(pl.error()).c_str());
       continue;
     }
     const auto findings = mab::validate(*c);

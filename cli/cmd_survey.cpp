@@ -107,7 +107,7 @@ void walk(const std::vector<std::string>& roots, std::vector<std::string>& probl
     stack.pop_back();
     const auto id = file_identity(dir);
     if (!id) {
-      problems.push_back(dir.string() + ": cannot be read (" + id.error().detail + ")");
+      problems.push_back(dir.string() + ": cannot be read (" + mab::cli::spelled(id.error().detail) + ")");
       continue;
     }
     if (!seen.insert(*id).second) {
@@ -175,7 +175,7 @@ std::vector<cli::survey_report::CrcResult> crc_survey(const std::vector<std::str
     checksum::SearchOptions so;
     auto rep = checksum::search(files, so);
     if (!rep || rep->matches.empty()) {
-      r.note = rep ? "no match" : rep.error().message();
+      r.note = rep ? "no match" : mab::cli::message(rep.error());
       out.push_back(r);
       continue;
     }
@@ -238,7 +238,7 @@ bool finish_reports(const Options& o, Reports& r, const cli::survey_report::Summ
     const std::string page = cli::survey_report::html(sum);
     const auto* p = reinterpret_cast<const std::uint8_t*>(page.data());
     if (auto st = write_file_atomic(o.html, {p, page.size()}); !st) {
-      std::fprintf(stderr, "mab: survey: %s\n", st.error().message().c_str());
+      std::fprintf(stderr, "mab: survey: %s\n", mab::cli::message(st.error()).c_str());
       ok = false;
     }
   }

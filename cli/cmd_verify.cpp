@@ -22,14 +22,14 @@ struct Outcome {
 std::string finding_line(const mab::Finding& f) {
   std::string out = "warning: ";
   if (f.block >= 0) out += "block " + std::to_string(f.block) + ": ";
-  return out + mab::make_error(f.code, f.offset, f.field, f.message).message();
+  return out + mab::cli::message(mab::make_error(f.code, f.offset, f.field, f.message));
 }
 
 Outcome verify_one(const std::filesystem::path& path, bool strict) {
   Outcome o;
   o.json = {{"path", path.string()}};
   auto fail = [&](const mab::Error& e, const char* stage) {
-    o.reason = std::string(stage) + ": " + e.message();
+    o.reason = std::string(stage) + ": " + mab::cli::message(e);
     o.json["status"] = "fail";
     o.json["stage"] = stage;
     o.json["error"] = mab::cli::to_json(e);

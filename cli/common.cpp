@@ -34,6 +34,16 @@ std::vector<std::filesystem::path> collect_inputs(const std::vector<std::string>
   return out;
 }
 
+std::string flag_spelling(std::string_view name) {
+  std::string flag = "--";
+  for (const char ch : name) flag += ch == '_' ? '-' : ch;
+  return flag;
+}
+
+std::string message(const Error& e) { return e.message(flag_spelling); }
+
+std::string spelled(std::string_view text) { return spell_options(text, flag_spelling); }
+
 int exit_status(const Error& e) { return e.code == ErrorCode::io_error ? exit_usage : exit_refused; }
 
 namespace {
@@ -55,7 +65,7 @@ bool may_replace(const std::string& c, const std::vector<std::filesystem::path>&
     }
     auto bak = keep_backup(out);
     if (!bak) {
-      std::fprintf(stderr, "mab: %s: nothing written: %s\n", c.c_str(), bak.error().message().c_str());
+      std::fprintf(stderr, "mab: %s: nothing written: %s\n", c.c_str(), mab::cli::message(bak.error()).c_str());
       return false;
     }
     std::printf("kept %s as %s\n", out.c_str(), bak->string().c_str());
@@ -121,7 +131,7 @@ bool write_output_stream(std::string_view cmd, int& exit_code, const std::vector
     exit_code = sink_failed ? exit_usage : exit_status(st.error());
     if (!sink_failed)
       std::fprintf(stderr, "mab: %s: %s%s%s\n", c.c_str(), src.c_str(), src.empty() ? "" : ": ",
-                   st.error().message().c_str());
+                   mab::cli::message(st.error()).c_str());
     return false;
   };
   if (out == "-") {
@@ -137,13 +147,13 @@ bool write_output_stream(std::string_view cmd, int& exit_code, const std::vector
   if (!may_replace(c, inputs, out, in_place)) return (exit_code = exit_usage, false);
   auto file = AtomicFile::open(out);
   if (!file) {
-    std::fprintf(stderr, "mab: %s: %s\n", c.c_str(), file.error().message().c_str());
+    std::fprintf(stderr, "mab: %s: %s\n", c.c_str(), mab::cli::message(file.error()).c_str());
     return (exit_code = exit_usage, false);
   }
   bool sink_failed = false;
   const Status st = produce([&](std::string_view piece) {
     if (auto w = file->write(piece); !w) {
-      std::fprintf(stderr, "mab: %s: %s\n", c.c_str(), w.error().message().c_str());
+      std::fprintf(stderr, "mab: %s: %s\n", c.c_str(), mab::cli::message(w.error()).c_str());
       sink_failed = true;
       return false;
     }
@@ -152,7 +162,7 @@ bool write_output_stream(std::string_view cmd, int& exit_code, const std::vector
   // On failure `file` is dropped uncommitted: its temporary goes, `out` keeps its contents.
   if (!st) return produce_failed(st, sink_failed);
   if (auto done = file->commit(); !done) {
-    std::fprintf(stderr, "mab: %s: %s\n", c.c_str(), done.error().message().c_str());
+    std::fprintf(stderr, "mab: %s: %s\n", c.c_str(), mab::cli::message(done.error()).c_str());
     return (exit_code = exit_usage, false);
   }
   return true;
@@ -168,7 +178,7 @@ struct OutputStream::Buffer : std::streambuf {
     if (failed) return false;
     if (pending.empty()) return true;
     if (auto st = file->write(pending); !st) {
-      std::fprintf(stderr, "mab: %s: %s\n", cmd.c_str(), st.error().message().c_str());
+      std::fprintf(stderr, "mab: %s: %s\n", cmd.c_str(), mab::cli::message(st.error()).c_str());
       failed = true;
       return false;
     }
@@ -195,7 +205,7 @@ OutputStream::~OutputStream() = default;
 std::unique_ptr<OutputStream> OutputStream::open(std::string_view cmd, const std::string& path) {
   auto f = AtomicFile::open(path);
   if (!f) {
-    std::fprintf(stderr, "mab: %.*s: %s\n", static_cast<int>(cmd.size()), cmd.data(), f.error().message().c_str());
+    std::fprintf(stderr, "mab: %.*s: %s\n", static_cast<int>(cmd.size()), cmd.data(), mab::cli::message(f.error()).c_str());
     return nullptr;
   }
   auto b = std::make_unique<Buffer>();
@@ -207,7 +217,7 @@ std::unique_ptr<OutputStream> OutputStream::open(std::string_view cmd, const std
 bool OutputStream::commit() {
   if (!buffer_->hand_over() || !*this) return false;
   if (auto st = buffer_->file->commit(); !st) {
-    std::fprintf(stderr, "mab: %s: %s\n", buffer_->cmd.c_str(), st.error().message().c_str());
+    std::fprintf(stderr, "mab: %s: %s\n", buffer_->cmd.c_str(), mab::cli::message(st.error()).c_str());
     return false;
   }
   return true;
@@ -252,13 +262,13 @@ std::optional<Container> load_container(std::string_view cmd, int& exit_code, co
   const std::string c(cmd), w = what.empty() ? std::string() : std::string(what) + " ";
   auto bytes = read_file(path);
   if (!bytes) {
-    std::fprintf(stderr, "mab: %s: %s%s\n", c.c_str(), w.c_str(), bytes.error().message().c_str());
+    std::fprintf(stderr, "mab: %s: %s%s\n", c.c_str(), w.c_str(), mab::cli::message(bytes.error()).c_str());
     exit_code = exit_status(bytes.error());
     return std::nullopt;
   }
   auto container = read_container(*bytes);
   if (!container) {
-    std::fprintf(stderr, "mab: %s: %s%s: %s\n", c.c_str(), w.c_str(), path.c_str(), container.error().message().c_str());
+    std::fprintf(stderr, "mab: %s: %s%s: %s\n", c.c_str(), w.c_str(), path.c_str(), mab::cli::message(container.error()).c_str());
     exit_code = exit_status(container.error());
     return std::nullopt;
   }
@@ -269,13 +279,13 @@ std::optional<GltfSkeleton> load_skeleton(std::string_view cmd, int& exit_code, 
   const std::string c(cmd);
   auto bytes = read_file(path);
   if (!bytes) {
-    std::fprintf(stderr, "mab: %s: --skeleton: %s\n", c.c_str(), bytes.error().message().c_str());
+    std::fprintf(stderr, "mab: %s: --skeleton: %s\n", c.c_str(), mab::cli::message(bytes.error()).c_str());
     exit_code = exit_status(bytes.error());
     return std::nullopt;
   }
   auto sk = read_gltf_skeleton(*bytes, std::filesystem::path(path).parent_path());
   if (!sk) {
-    std::fprintf(stderr, "mab: %s: --skeleton %s: %s\n", c.c_str(), path.c_str(), sk.error().message().c_str());
+    std::fprintf(stderr, "mab: %s: --skeleton %s: %s\n", c.c_str(), path.c_str(), mab::cli::message(sk.error()).c_str());
     exit_code = exit_status(sk.error());
     return std::nullopt;
   }
@@ -368,8 +378,8 @@ bool has_extension(const std::filesystem::path& p, std::string_view ext) {
 }
 
 nlohmann::json to_json(const Error& e) {
-  nlohmann::json j{{"code", std::string(to_string(e.code))}, {"field", e.field}, {"detail", e.detail},
-                   {"message", e.message()}};
+  nlohmann::json j{{"code", std::string(to_string(e.code))}, {"field", e.field}, {"detail", spelled(e.detail)},
+                   {"message", mab::cli::message(e)}};
   j["offset"] = e.offset == no_offset ? nlohmann::json(nullptr) : nlohmann::json(e.offset);
   if (e.bit) j["bit"] = *e.bit;
   return j;

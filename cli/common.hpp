@@ -28,6 +28,13 @@ namespace mab::cli {
 std::vector<std::filesystem::path> collect_inputs(const std::vector<std::string>& args,
                                                   std::vector<std::string>& missing);
 
+// The library names options {opt:NAME} in snake_case (mab/error.hpp); the CLI spells them as
+// its flags: max_error -> --max-error.
+std::string flag_spelling(std::string_view name);
+// An error's one line, and any library text (a note, a report line), with flags spelled.
+std::string message(const Error& e);
+std::string spelled(std::string_view text);
+
 // mab/text.hpp's, under the name some commands qualify (mab::cli::hex).
 using mab::hex;
 

@@ -297,6 +297,8 @@ py::object apply_edit(mab::Clip& c, const std::string& op, const py::tuple& args
     if (k < 0) raise(mab::ErrorCode::not_found, "key", "no key " + std::to_string(k));
     take(c.remove_key(static_cast<std::size_t>(k)));
   } else raise(mab::ErrorCode::invalid_argument, "op", "no edit operation \"" + op + "\"");
+  // Options named as the library names them (mab/error.hpp), which are Python's keyword names.
+  for (auto& n : notes) n = mab::spell_options(n);
   if (result.is_none()) result = py::cast(notes);
   return result;
 }

@@ -207,11 +207,11 @@ T in_range(std::int64_t v, std::int64_t hi, const std::string& field) {
 
 py::dict evidence_dict(const mab::BlockEvidence& e) {
   py::dict d;
-  d["translations"] = e.translations.text();
-  d["constant_translations"] = e.constant_translations.text();
-  d["root_rotations"] = e.root_rotations.text();
-  d["root_translations"] = e.root_translations.text();
-  d["parts"] = e.parts.text();
+  d["translations"] = mab::spell_options(e.translations.text());
+  d["constant_translations"] = mab::spell_options(e.constant_translations.text());
+  d["root_rotations"] = mab::spell_options(e.root_rotations.text());
+  d["root_translations"] = mab::spell_options(e.root_translations.text());
+  d["parts"] = mab::spell_options(e.parts.text());
   return d;
 }
 

@@ -53,7 +53,7 @@ py::tuple new_file(const std::string& variant) {
   // Through the writer and the reader, so the File is what a read of its bytes gives.
   const auto bytes = take(mab::write_container(c));
   py::list d;
-  for (const auto& x : defaults) d.append(py::make_tuple(x.field, x.value, x.why));
+  for (const auto& x : defaults) d.append(py::make_tuple(x.field, x.value, mab::spell_options(x.why)));
   return py::make_tuple(from_bytes(bytes), d);
 }
 

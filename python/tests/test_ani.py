@@ -360,7 +360,7 @@ def test_regrouped_translations_stay_within_the_translation_bound():
     k = clip.insert_key(int(clip.key_times[0]) + 1)
     with pytest.raises(mabkit.MabError) as e:
         clip.encode()
-    assert e.value.field == "max_translation_error" and "above --max-translation-error 0.001" in str(e.value)
+    assert e.value.field == "max_translation_error" and "above max_translation_error 0.001" in str(e.value)
     data, rep = clip.encode(max_translation_error=0.01)
     assert rep.translation_depths_raised > 0
     after = mabkit.read(data).blocks[0].decode()

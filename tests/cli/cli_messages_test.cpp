@@ -79,6 +79,7 @@ TEST(CliMessages, SpeedReportsTheKeysMergedAtOneTimeAsDocsEditSays) {
   auto r = run("edit " + src + " -o " + (dir / "fast.mab").string() + " --speed 1.5", &err);
   ASSERT_EQ(r.status, 0) << r.out << err;
   EXPECT_NE(r.out.find(quoted), std::string::npos) << quoted << "\n" << r.out;
+  EXPECT_EQ(r.out.find("{opt:"), std::string::npos) << "a library option name not spelled as a flag: " << r.out;
   EXPECT_NE(r.out.find("40 -> 35"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("0 reused, 15 re-quantised"), std::string::npos) << r.out;
   r = run("edit " + src + " -o " + (dir / "slow.mab").string() + " --speed 0.5", &err);
@@ -98,6 +99,7 @@ TEST(CliMessages, TheTranslationBoundIsRefusedByDefault) {
   auto r = run("edit " + src + " -o " + out.string() + " --reverse", &err);
   EXPECT_EQ(r.status, 1) << r.out << err;
   EXPECT_NE(err.find("above --max-translation-error 0.001; nothing written"), std::string::npos) << err;
+  EXPECT_EQ(err.find("{opt:"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(out));
   // The bound the message names writes the file.
   const std::string named = "(--max-translation-error ";

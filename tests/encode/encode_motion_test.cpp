@@ -234,7 +234,7 @@ TEST(EncodeMotion, RegroupedTranslationsStayWithinTheBoundOrTheFinestDepth) {
   auto refused = mab::encode_clip(d, edited, mab::edit_policy());
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().field, "max_translation_error");
-  EXPECT_NE(refused.error().message().find("--max-translation-error"), std::string::npos);
+  EXPECT_NE(refused.error().message().find("above max_translation_error "), std::string::npos);
   EXPECT_TRUE(
       mab::encode_clip(d, edited, mab::edit_policy(mab::default_max_error_deg, rep.max_translation_error * 1.01)).ok());
 }

@@ -109,7 +109,7 @@ TEST(EditApi, ResampleSaysWhatItDid) {
   mab::edit::Notes notes;
   ASSERT_TRUE(mab::edit::resample(c, 7, &notes).ok());
   ASSERT_EQ(notes.size(), 1u);
-  EXPECT_EQ(notes[0].rfind("--resample 7: 9 keys -> ", 0), 0u) << notes[0];
+  EXPECT_EQ(notes[0].rfind("{opt:resample} 7: 9 keys -> ", 0), 0u) << notes[0];  // the option by name (error.hpp)
   EXPECT_NE(notes[0].find("(times rounded to key units)"), std::string::npos) << notes[0];
   EXPECT_TRUE(c.check().ok());
 }

@@ -38,6 +38,13 @@ std::string_view to_string(ErrorCode code) noexcept;
 
 inline constexpr std::uint64_t no_offset = ~std::uint64_t{0};
 
+// Error texts and edit notes name the caller's settings as {opt:NAME}, NAME the option's library
+// name in snake_case ("max_error", "speed"), never as one front end spells it: the CLI turns it
+// into its flag (--max-error), Python keeps the name its keyword arguments use (issue 33 item 4).
+// A spelling maps NAME to the front end's text; none keeps NAME.
+using OptionSpelling = std::string (*)(std::string_view name);
+std::string spell_options(std::string_view text, OptionSpelling spell = nullptr);
+
 struct Error {
   ErrorCode code = ErrorCode::ok;
   std::uint64_t offset = no_offset;       // byte offset in the file, if known
@@ -45,8 +52,8 @@ struct Error {
   std::string field;                      // name of the field being read, e.g. "m_offsets[6]"
   std::string detail;                     // human text, no trailing newline
 
-  // One line: "truncated at 0x1c (m_duration): need 4 bytes, 2 left".
-  std::string message() const;
+  // One line: "truncated at 0x1c (m_duration): need 4 bytes, 2 left", options spelled by `spell`.
+  std::string message(OptionSpelling spell = nullptr) const;
 };
 
 Error make_error(ErrorCode code, std::uint64_t offset, std::string field, std::string detail = {});

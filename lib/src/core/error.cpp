@@ -1,6 +1,5 @@
 #include <mab/error.hpp>
-
-#include <cstdio>
+#include <mab/text.hpp>
 
 namespace mab {
 
@@ -31,16 +30,26 @@ std::string_view to_string(ErrorCode code) noexcept {
   return "unknown_error";
 }
 
-std::string Error::message() const {
-  std::string out(to_string(code));
-  if (offset != no_offset) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, " at 0x%llx", static_cast<unsigned long long>(offset));
-    out += buf;
+std::string spell_options(std::string_view text, OptionSpelling spell) {
+  static constexpr std::string_view open = "{opt:";
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t at = 0;;) {
+    const std::size_t start = text.find(open, at);
+    const std::size_t end = start == std::string_view::npos ? start : text.find('}', start);
+    if (end == std::string_view::npos) return out.append(text.substr(at));
+    const std::string_view name = text.substr(start + open.size(), end - start - open.size());
+    out.append(text.substr(at, start - at)).append(spell ? spell(name) : std::string(name));
+    at = end + 1;
   }
+}
+
+std::string Error::message(OptionSpelling spell) const {
+  std::string out(to_string(code));
+  if (offset != no_offset) out += " at " + hex_lower(offset);
   if (bit) out += " bit " + std::to_string(*bit);
   if (!field.empty()) out += " (" + field + ")";
-  if (!detail.empty()) out += ": " + detail;
+  if (!detail.empty()) out += ": " + spell_options(detail, spell);
   return out;
 }
 

@@ -100,7 +100,7 @@ std::string failures_text(const std::vector<std::pair<Candidate, std::string>>& 
 
 Evidence strict_refusal(const std::string& what) {
   return {EvidenceLevel::opaque, 0,
-          "--strict-layout: " + what + " is read only by hypotheses (a [guess] of the format reference), none tried"};
+          "{opt:strict_layout}: " + what + " is read only by hypotheses (a [guess] of the format reference), none tried"};
 }
 
 // --- TranslationTable + JointTranslations (format 10.1) ---
@@ -225,7 +225,7 @@ void decode_translations_of(MotionOut& d, const Block& b, const PlacedBlock& pb,
     return;
   }
   ev = {EvidenceLevel::opaque, 0,
-        failures_text(failures) + (options.strict_layout ? " (--strict-layout: hypotheses not tried)" : "")};
+        failures_text(failures) + (options.strict_layout ? " ({opt:strict_layout}: hypotheses not tried)" : "")};
 }
 
 // --- JointConstantTranslations (format 10.2: 3 x f32 per bone, FC2's layout, a guess) ---

@@ -29,7 +29,7 @@ int target_slot(const Block& src, std::size_t slot, const Block& dst) {
 
 Error refuse(const std::string& what) {
   return make_error(ErrorCode::not_decodable, no_offset, "convert",
-                    what + "; pass --drop-unmappable to convert without it");
+                    what + "; pass {opt:drop_unmappable} to convert without it");
 }
 
 // A source value the target keeps: listed as carried, and no longer listed as defaulted.
@@ -91,7 +91,7 @@ Result<Clip> retime_clip(const Clip& source, Clip clip, ConvertReport& rep) {
     return make_error(ErrorCode::not_decodable, no_offset, "convert",
                       std::to_string(rep.keys_merged) + " key(s) meet at the target's key rate, but the clip's "
                       "translations or root motion hold one value per source key and are copied as they are; "
-                      "resample the clip first (mab edit --resample)");
+                      "resample the clip first ({opt:resample})");
   for (auto& b : clip.bones) {
     if (b.kind() != BoneKind::animated) continue;
     std::vector<Quat> keys;

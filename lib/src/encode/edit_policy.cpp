@@ -41,16 +41,16 @@ double accepting_bound(double error) {
 }  // namespace
 
 Error max_error_refusal(const std::string& what, double error_deg, double bound_deg) {
-  char text[160];
-  std::snprintf(text, sizeof text, " is %.6f degrees off, above --max-error %g; nothing written (--max-error %g accepts it)",
+  char text[256];
+  std::snprintf(text, sizeof text, " is %.6f degrees off, above {opt:max_error} %g; nothing written ({opt:max_error} %g accepts it)",
                 error_deg, bound_deg, accepting_bound(error_deg));
   return make_error(ErrorCode::invalid_argument, no_offset, "max_error", what + text);
 }
 
 Error max_translation_error_refusal(const std::string& what, double error, double bound) {
-  char text[200];
+  char text[256];
   std::snprintf(text, sizeof text,
-                " is %.6f units off, above --max-translation-error %g; nothing written (--max-translation-error %g "
+                " is %.6f units off, above {opt:max_translation_error} %g; nothing written ({opt:max_translation_error} %g "
                 "accepts it)",
                 error, bound, accepting_bound(error));
   return make_error(ErrorCode::invalid_argument, no_offset, "max_translation_error", what + text);

@@ -191,7 +191,7 @@ namespace edit {
 
 Status speed(Clip& c, double factor, Notes* notes) {
   if (!(factor > 0) || !std::isfinite(factor)) return bad("speed", "the factor must be a positive number");
-  MAB_TRY(check_increasing(c, "--speed"));
+  MAB_TRY(check_increasing(c, "{opt:speed}"));
   std::vector<std::uint32_t> times;
   std::vector<std::size_t> kept;
   std::size_t dropped = 0;
@@ -211,13 +211,13 @@ Status speed(Clip& c, double factor, Notes* notes) {
   c.key_times = std::move(times);
   c.duration = static_cast<float>(c.duration / factor);
   if (notes && dropped)
-    notes->push_back("--speed: " + std::to_string(dropped) + " key(s) fell on the time of the key before and were dropped");
+    notes->push_back("{opt:speed}: " + std::to_string(dropped) + " key(s) fell on the time of the key before and were dropped");
   return {};
 }
 
 Status trim(Clip& c, double start_s, double end_s, Notes* notes) {
   MAB_TRY(check_rate(c));
-  MAB_TRY(check_increasing(c, "--trim"));
+  MAB_TRY(check_increasing(c, "{opt:trim}"));
   if (!(start_s >= 0) || !(end_s > start_s)) return bad("trim", "needs 0 <= START < END (seconds)");
   if (c.key_times.empty()) return bad("trim", "the clip has no keys");
   const double first = c.key_times.front(), last = c.key_times.back();
@@ -234,13 +234,13 @@ Status trim(Clip& c, double start_s, double end_s, Notes* notes) {
   for (auto& t : c.key_times) t -= static_cast<std::uint32_t>(a);
   c.duration = static_cast<float>((z - a) / c.key_rate);
   if (notes)
-    notes->push_back("--trim: " + std::to_string(before) + " keys -> " + std::to_string(c.key_times.size()) +
+    notes->push_back("{opt:trim}: " + std::to_string(before) + " keys -> " + std::to_string(c.key_times.size()) +
                      ", starting at time 0");
   return {};
 }
 
 Status reverse(Clip& c) {
-  MAB_TRY(check_increasing(c, "--reverse"));
+  MAB_TRY(check_increasing(c, "{opt:reverse}"));
   if (c.key_times.empty()) return {};
   const std::uint32_t sum = c.key_times.front() + c.key_times.back();
   std::reverse(c.key_times.begin(), c.key_times.end());
@@ -264,7 +264,7 @@ Status loop_fix(Clip& c) {
 Status resample(Clip& c, double fps, Notes* notes) {
   MAB_TRY(check_rate(c));
   if (!(fps > 0) || !std::isfinite(fps)) return bad("resample", "the frame rate must be a positive number");
-  MAB_TRY(check_increasing(c, "--resample"));
+  MAB_TRY(check_increasing(c, "{opt:resample}"));
   if (c.key_times.empty()) return {};
   const double step = c.key_rate / fps, first = c.key_times.front(), last = c.key_times.back();
   if ((last - first) / step + 2 > 65536) return bad("resample", "more than 65536 keys");
@@ -290,7 +290,7 @@ Status resample(Clip& c, double fps, Notes* notes) {
   if (notes) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%g", fps);
-    notes->push_back("--resample " + std::string(buf) + ": " + std::to_string(before) + " keys -> " +
+    notes->push_back("{opt:resample} " + std::string(buf) + ": " + std::to_string(before) + " keys -> " +
                      std::to_string(times.size()) + (std::fmod(c.key_rate, fps) != 0 ? " (times rounded to key units)" : ""));
   }
   return {};
@@ -306,7 +306,7 @@ Status rotate_bone(Clip& c, std::size_t bone, const Quat& q) {
       for (auto& k : b.keys) k = quat_mul(r, k);
       break;
     case BoneKind::none:
-      return bad("rotate-bone", bone_label(b.hash) + " has no rotation to turn (use --set-constant)");
+      return bad("rotate-bone", bone_label(b.hash) + " has no rotation to turn (use {opt:set_constant})");
   }
   return {};
 }
@@ -334,7 +334,7 @@ Status copy_track(Clip& c, const Clip& from, std::uint32_t hash, Notes* notes) {
   } else {
     MAB_TRY(check_rate(c));
     MAB_TRY(check_rate(from));
-    MAB_TRY(check_increasing(from, "--copy-track (source)"));
+    MAB_TRY(check_increasing(from, "{opt:copy_track} (source)"));
     nb.keys.resize(c.key_count());
     for (std::size_t k = 0; k < c.key_count(); ++k)
       nb.keys[k] = sample_bone(from, sb, c.key_times[k] / c.key_rate * from.key_rate);
@@ -353,7 +353,7 @@ Status copy_track(Clip& c, const Clip& from, std::uint32_t hash, Notes* notes) {
     const bool differ =
         sb.translations != old.translations || sb.constant_translation != old.constant_translation;
     if (notes && differ && (!sb.translations.empty() || sb.constant_translation))
-      notes->push_back("--copy-track: " + bone_label(hash) +
+      notes->push_back("{opt:copy_track}: " + bone_label(hash) +
                        ": its rotation track copied; its translations are this clip's own, not the source's "
                        "(docs/motion.md)");
     nb.translations = std::move(old.translations);
@@ -362,7 +362,7 @@ Status copy_track(Clip& c, const Clip& from, std::uint32_t hash, Notes* notes) {
     old = std::move(nb);
   } else {
     c.bones.push_back(std::move(nb));
-    if (notes) notes->push_back("--copy-track: " + bone_label(hash) + " was not in the clip; added");
+    if (notes) notes->push_back("{opt:copy_track}: " + bone_label(hash) + " was not in the clip; added");
   }
   return {};
 }
@@ -411,7 +411,7 @@ Status set_bits(Clip& c, std::size_t bone, unsigned nbits) {
 
 Result<ReduceReport> reduce(Clip& c, double max_deg) {
   if (!(max_deg >= 0) || !std::isfinite(max_deg)) return bad("reduce", "the tolerance must be a number of degrees >= 0");
-  MAB_TRY(check_increasing(c, "--reduce"));
+  MAB_TRY(check_increasing(c, "{opt:reduce}"));
   ReduceReport rep;
   const std::size_t n = c.key_count();
   rep.keys_before = rep.keys_after = n;

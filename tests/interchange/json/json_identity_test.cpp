@@ -68,7 +68,7 @@ TEST(JsonIdentity, ThePolicyRaisesAChangedDepthKeepsARequestedOneAndRefusesTheRe
   EXPECT_NE(c.error().detail.find("bone 0x530EC1CB: its constant rotation, stored as a 6-byte quaternion"),
             std::string::npos)
       << c.error().detail;
-  EXPECT_NE(c.error().detail.find("above --max-error 1e-07; nothing written (--max-error "), std::string::npos)
+  EXPECT_NE(c.error().message().find("above max_error 1e-07; nothing written (max_error "), std::string::npos)
       << c.error().detail;
 }
 
@@ -142,7 +142,7 @@ TEST(JsonIdentity, FarCry2KeysHaveNoDepthAndTheBoundIsTheSparseWritersRefusal) {
   EXPECT_NE(refused.error().detail.find("Far Cry 2/3 keys are 6-byte quaternions: no depth to raise"),
             std::string::npos)
       << refused.error().detail;
-  EXPECT_NE(refused.error().detail.find("above --max-error 1e-07; nothing written"), std::string::npos);
+  EXPECT_NE(refused.error().detail.find("above {opt:max_error} 1e-07; nothing written"), std::string::npos);
 }
 
 TEST(JsonIdentity, RenameToAndRenameBoneKeepEveryCode) {

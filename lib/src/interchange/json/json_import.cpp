@@ -248,7 +248,7 @@ Status check_identity(const ParsedClip& parsed, const Clip& original, bool ids) 
     if (o < 0) {
       std::string detail = hex8(b.hash) + " is not a bone of the file";
       if (i < original.bones.size()) detail += " (its bone " + std::to_string(i) + " is " + hex8(original.bones[i].hash) + ")";
-      return perr(hp, detail + ": to rename a bone keep its hash and add \"rename_to\" (or use mab edit --rename-bone); "
+      return perr(hp, detail + ": to rename a bone keep its hash and add \"rename_to\" (or use {opt:rename_bone}); "
                                "to add a bone, mark it \"new\": true");
     }
     used[static_cast<std::size_t>(o)] = true;
@@ -379,7 +379,7 @@ Status check_template(const Container& doc, std::size_t block, const Container& 
   for (const auto& w : why) text += (text.empty() ? "" : "; ") + w;
   return make_error(ErrorCode::invalid_argument, no_offset, "template",
                     "the document was exported from another file than the template: " + text +
-                        "; nothing written (without --template, or with --allow-other-clip, the document's own "
+                        "; nothing written (without {opt:template}, or with {opt:allow_other_clip}, the document's own "
                         "container is written)");
 }
 
@@ -417,7 +417,7 @@ Status check_same_clip(const Clip& clip, const Clip& original) {
                 static_cast<double>(original.duration), clip.key_count(), static_cast<double>(clip.duration));
   return perr("/clip", std::string("none of the clip's rotations, key times or duration are its file's (") + text +
                            "): it looks like another clip's, pasted into this document; nothing written "
-                           "(--allow-other-clip writes it)");
+                           "({opt:allow_other_clip} writes it)");
 }
 
 // The original decode and the edited tracks of a Far Cry 2/3 document: version 3's Clip onto it
