@@ -13,7 +13,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -112,47 +111,6 @@ Bank bank_nodes(const Container& c, const Limits& limits) {
           n.track = std::move(t);
         }
   return out;
-}
-
-double dot4(const gltf::Value& x, const gltf::Value& y) { return x[0] * y[0] + x[1] * y[1] + x[2] * y[2] + x[3] * y[3]; }
-
-// Where between a and b a rotation v lies (its projection onto their plane): the parameter of
-// nlerp and that of slerp, or nothing when it is not between them.
-std::optional<std::pair<double, double>> rotation_between(const gltf::Value& a, const gltf::Value& b,
-                                                           const gltf::Value& v) {
-  const double aa = dot4(a, a), bb = dot4(b, b), ab = dot4(a, b), va = dot4(v, a), vb = dot4(v, b);
-  const double det = aa * bb - ab * ab;
-  if (!(det > 1e-12)) return std::nullopt;
-  const double alpha = (va * bb - vb * ab) / det, beta = (vb * aa - va * ab) / det;
-  if (!(alpha + beta > 0)) return std::nullopt;
-  const double norm = std::sqrt(aa * (alpha * alpha * aa + 2 * alpha * beta * ab + beta * beta * bb));
-  const double span = std::acos(std::clamp(ab / std::sqrt(aa * bb), -1.0, 1.0));
-  const double to_v = norm > 0 ? std::acos(std::clamp((alpha * aa + beta * ab) / norm, -1.0, 1.0)) : 0.0;
-  return std::make_pair(beta / (alpha + beta), span > 0 ? to_v / span : 0.0);
-}
-
-// Whether `v` is a pose of `keys` (a track of another clip: at a key, or where a tool
-// interpolating between two puts it: slerp or nlerp, lerp for translations).
-bool on_track(const gltf::Metric& m, const gltf::Value& v, const std::vector<gltf::Value>& keys) {
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    if (m.near(v, keys[i])) return true;
-    if (i + 1 == keys.size()) break;
-    const gltf::Value& a = keys[i];
-    gltf::Value b = keys[i + 1], w = v;
-    std::pair<double, double> u{-1.0, -1.0};
-    if (m.is_rotation()) {
-      if (dot4(a, b) < 0) b = {-b[0], -b[1], -b[2], -b[3]};
-      if (dot4(a, w) < 0) w = {-w[0], -w[1], -w[2], -w[3]};
-      if (const auto at = rotation_between(a, b, w)) u = *at;
-    } else {
-      double num = 0, den = 0;
-      for (unsigned c = 0; c < 3; ++c) num += (v[c] - a[c]) * (b[c] - a[c]), den += (b[c] - a[c]) * (b[c] - a[c]);
-      if (den > 0) u = {num / den, num / den};
-    }
-    for (const double x : {u.first, u.second})
-      if (x >= 0 && x <= 1 && m.on_segment(w, a, b, x)) return true;
-  }
-  return false;
 }
 
 // How far a value may be from a bank node's rest and still be unedited: rotations land as
@@ -269,7 +227,7 @@ void plan_added(const Context& ctx, const LegacyClip& o, std::vector<Track>& tra
     // it: held still at a pose of that bone in another clip of the bank, not an edit.
     const bool held = !t.n.file.empty() && still(metric, t.n.file);
     const bool other_pose = held && std::any_of(t.poses->begin(), t.poses->end(),
-                                                [&](const auto& k) { return on_track(metric, t.n.file.front(), k); });
+                                                [&](const auto& k) { return gltf::on_path(metric, t.n.file.front(), k); });
     t.fate = Fate::at_rest;
     if (other_pose || !any_changed(v)) {
       ++rep.untracked_at_rest;
