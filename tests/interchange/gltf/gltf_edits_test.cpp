@@ -477,6 +477,31 @@ TEST(GltfTimeline, TheTemplatesInterpolationExplainsSlerpAndNlerpNotAnEdit) {
   EXPECT_TRUE(k.explains(m, 2.0, k.v[1]));  // held after the last key
 }
 
+// A pose on the path through a track's keys, whatever the time (a bank bone held where another
+// clip's track left it): at a key, on a step by slerp or nlerp (either sign), lerp for
+// translations; off the path it is not.
+TEST(GltfTimeline, APoseOnThePathThroughKeys) {
+  const auto m = mab::gltf::Metric::rotation(1e-3);
+  const double h = 60.0 * 3.14159265358979323846 / 360.0;
+  const std::vector<mab::gltf::Value> keys = {{0, 0, 0, 1}, {0, 0, std::sin(h), std::cos(h)}, {std::sin(h), 0, 0, std::cos(h)}};
+  const mab::gltf::Value slerp = m.interpolate(keys[0], keys[1], 0.37);
+  const double u = 0.37, n = std::sqrt((1 - u) * (1 - u) + 2 * u * (1 - u) * std::cos(h) + u * u);
+  const mab::gltf::Value nlerp{0, 0, u * std::sin(h) / n, ((1 - u) + u * std::cos(h)) / n};
+  EXPECT_TRUE(mab::gltf::on_path(m, keys[2], keys));
+  EXPECT_TRUE(mab::gltf::on_path(m, slerp, keys));
+  EXPECT_TRUE(mab::gltf::on_path(m, nlerp, keys));
+  EXPECT_TRUE(mab::gltf::on_path(m, {-slerp[0], -slerp[1], -slerp[2], -slerp[3]}, keys));
+  EXPECT_TRUE(mab::gltf::on_path(m, m.interpolate(keys[1], keys[2], 0.5), keys));
+  EXPECT_FALSE(mab::gltf::on_path(m, m.interpolate(keys[0], keys[2], 0.5), keys));  // a chord the path skips
+  EXPECT_FALSE(mab::gltf::on_path(m, {0, std::sin(h), 0, std::cos(h)}, keys));
+  const auto t = mab::gltf::Metric::translation(1e-6);
+  const std::vector<mab::gltf::Value> moves = {{0, 0, 0, 0}, {2, 0, 0, 0}, {2, 4, 0, 0}};
+  EXPECT_TRUE(mab::gltf::on_path(t, {1.5, 0, 0, 0}, moves));
+  EXPECT_TRUE(mab::gltf::on_path(t, {2, 1, 0, 0}, moves));
+  EXPECT_FALSE(mab::gltf::on_path(t, {1, 2, 0, 0}, moves));
+  EXPECT_FALSE(mab::gltf::on_path(t, {3, 0, 0, 0}, moves));  // beyond the step's end
+}
+
 TEST(GltfTimeline, GridsAndWholeFrameRates) {
   const std::vector<double> grid{0.0, 1 / 24.0, 2 / 24.0, 3 / 24.0};
   const auto g = mab::gltf::uniform_grid(grid);

@@ -1435,6 +1435,62 @@ TEST(GltfInputs, FarCryKeysBetweenOrAfterTheFramesAreRefused) {
   }
 }
 
+// A bone holding a translation track and a constant translation at once (its "_constant"
+// node): an edit of the track lands and keeps the constant's bits; a translation key between
+// two frames is refused as a rotation's is (the frames cannot hold it).
+TEST(GltfInputs, FarCryTranslationEditsOfABoneWithTwoValues) {
+  const mab::Container c = container_of("fc2/all_arrays.mab");
+  const auto orig = *mab::decode_legacy_clip(c, 0);
+  auto doc = nlohmann::json::parse(*mab::export_json(c, orig, mab::JsonExportOptions{2}));  // "legacy_clip"
+  const std::uint32_t keyed = orig.translations.front().bone;
+  doc["legacy_clip"]["constant_translations"].push_back({{"bone", keyed}, {"translation", {1, 2, 3}}});
+  auto& list = doc["legacy_clip"]["constant_translations"];
+  std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a["bone"] < b["bone"]; });
+  auto both = mab::import_json_bytes(doc.dump());
+  ASSERT_TRUE(both.ok()) << both.error().message();
+  const mab::Container bc = *mab::read_container(both->bytes);
+  const auto before = *mab::decode_legacy_clip(bc, 0);
+  const tinygltf::Model bm = parse(*mab::export_gltf(bc));
+  const std::string node = "bone_" + std::to_string(keyed);
+
+  tinygltf::Model m = bm;
+  auto* s = sampler_of(m, node_named(m, node), "translation");
+  ASSERT_NE(s, nullptr);
+  auto t = floats_of(m, s->input);
+  auto v = floats_of(m, s->output);
+  ASSERT_GE(t.size(), 3u);
+  v[3 * 2] += 0.5f;  // frame 2, x
+  set_curve(m, *s, t, v, TINYGLTF_TYPE_VEC3);
+  auto r = mab::import_gltf(serialize(m, true), &bc);
+  ASSERT_TRUE(r.ok()) << r.error().message();
+  EXPECT_EQ(r->report.animations.at(0).tracks_changed, std::vector<std::string>{node + " translation"});
+  const auto after = *mab::decode_legacy_clip(*mab::read_container(r->bytes), 0);
+  ASSERT_EQ(after.constant_translations.size(), before.constant_translations.size());
+  for (std::size_t i = 0; i < before.constant_translations.size(); ++i) {
+    EXPECT_EQ(after.constant_translations[i].bone, before.constant_translations[i].bone);
+    EXPECT_EQ(after.constant_translations[i].translation, before.constant_translations[i].translation) << i;
+  }
+  ASSERT_EQ(after.translations.size(), before.translations.size());
+  for (std::size_t f = 0; f < before.translations[0].frames.size(); ++f) {
+    mab::Vec3 expected = before.translations[0].frames[f];
+    if (f == 2) expected[0] = v[3 * 2];
+    EXPECT_EQ(after.translations[0].frames[f], expected) << f;
+  }
+
+  m = bm;
+  s = sampler_of(m, node_named(m, node), "translation");
+  t = floats_of(m, s->input);
+  v = floats_of(m, s->output);
+  t.insert(t.begin() + 1, 0.5f * (t[0] + t[1]));
+  v.insert(v.begin() + 3, {v[0] + 4.0f, v[1], v[2]});
+  set_curve(m, *s, t, v, TINYGLTF_TYPE_VEC3);
+  r = mab::import_gltf(serialize(m, true), &bc);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().code, mab::ErrorCode::not_decodable) << r.error().message();
+  EXPECT_NE(r.error().message().find(node + " translation"), std::string::npos) << r.error().message();
+  EXPECT_NE(r.error().message().find("between its frames"), std::string::npos) << r.error().message();
+}
+
 // A node no track of the clip has, moving, is refused by name (issue 31: it may hold an edit);
 // with ignore_unmatched it is listed as dropped and its bone kept; a glTF whose nodes match
 // nothing is refused, or written as the template is with allow_no_op; --reduce does not apply.

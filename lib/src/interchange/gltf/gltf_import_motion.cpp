@@ -19,23 +19,6 @@ namespace mab::gltf_in {
 
 namespace {
 
-enum class Target : std::uint8_t { translation, constant_translation, root_rotation, root_translation };
-
-struct MotionTrack {
-  std::string label;
-  Target target = Target::translation;
-  std::size_t bone = 0;
-  const gltf::Curve* curve = nullptr;
-  gltf::Keys tmpl;
-  std::vector<gltf::Value> block_tmpl;
-  std::vector<double> times;
-  std::vector<gltf::Value> file;
-  std::vector<std::size_t> block;  // the block's times in `times`
-  gltf::TrackEvidence evidence;    // spans into the members above: judged in place
-  gltf::TrackVerdict verdict;
-  bool rotation() const noexcept { return target == Target::root_rotation; }
-};
-
 gltf::Value vec_value(const Vec3& v) { return {v[0], v[1], v[2], 0}; }
 
 Vec3 to_vec3(const gltf::Value& v) {
@@ -44,64 +27,25 @@ Vec3 to_vec3(const gltf::Value& v) {
 
 // The template's values of a track at the block's times.
 template <class T, class Conv>
-void set_template(MotionTrack& t, const std::vector<double>& block_s, const std::vector<T>& values, Conv conv) {
+void set_template(NodeTrack& t, const std::vector<double>& block_s, const std::vector<T>& values, Conv conv) {
   t.tmpl.t = block_s;
   for (const auto& x : values) t.tmpl.v.push_back(conv(x));
   t.block_tmpl = t.tmpl.v;
 }
 
-// The file at the block's times, at the channel's own key times and at check points; the verdict.
-void judge(const Context& ctx, const gltf::Curves& curves, int node, const std::vector<double>& block_s, double snap,
-           MotionTrack& t) {
-  std::vector<double> keys, checks;
-  node_key_times(curves, nullptr, node, keys, checks);
-  std::vector<double> all = keys;
-  all.insert(all.end(), checks.begin(), checks.end());
-  t.times = evaluation_times(block_s, std::move(all), snap / 10);
-  for (const double s : t.times) {
-    if (t.rotation()) {
-      t.file.push_back(to_value(gltf::sample_rotation(*t.curve, s, snap)));
-    } else {
-      const auto v = gltf::sample_vec3(*t.curve, s, snap);
-      t.file.push_back({v[0], v[1], v[2], 0});
-    }
-  }
-  auto& e = t.evidence;
-  e.tmpl = &t.tmpl;
-  e.times = t.times;
-  e.file = t.file;
-  t.block = index_of(t.times, block_s);
-  e.block = t.block;
-  e.block_tmpl = t.block_tmpl;
-  e.keys = index_of(t.times, keys);
-  e.checks = index_of(t.times, checks);
-  const auto metric = t.rotation() ? gltf::Metric::rotation(ctx.options.match_tolerance_deg)
-                                   : gltf::Metric::translation(ctx.options.match_tolerance_units);
-  t.verdict = gltf::judge_track(metric, e, snap);
-}
-
-bool changed(const MotionTrack& t) {
+bool changed(const NodeTrack& t) {
   return !t.verdict.untouched &&
          std::any_of(t.verdict.changed.begin(), t.verdict.changed.end(), [](char c) { return c != 0; });
 }
 
-// A changed track's values at the block's times: the template's components where the file
-// agrees within tolerance (a key moved along one axis keeps the other two's bits).
-std::vector<gltf::Value> block_values(const MotionTrack& t, double tol) {
-  std::vector<gltf::Value> out = t.verdict.values;
-  if (t.rotation()) return out;
-  for (std::size_t k = 0; k < out.size() && k < t.block_tmpl.size(); ++k)
-    for (unsigned c = 0; c < 3; ++c) {
-      const double a = t.block_tmpl[k][c], b = out[k][c];
-      if (std::abs(b - a) <= tol * std::max(1.0, std::abs(a))) out[k][c] = a;
-    }
-  return out;
+const gltf::Curve& curve_of(const Channels& channels, const NodeTrack& t) {
+  return (t.rotation() ? channels.rotation : channels.translation).at(t.node);
 }
 
 // The values on the edited clip's timeline: at a time of the template, its value there; at an
 // added time, the file's.
-std::vector<gltf::Value> on_timeline(const MotionTrack& t, const std::vector<gltf::Value>& at_block, const Clip& orig,
-                                     const Clip& edited, double snap) {
+std::vector<gltf::Value> on_timeline(const gltf::Curve& curve, const NodeTrack& t, const std::vector<gltf::Value>& at_block,
+                                     const Clip& orig, const Clip& edited, double snap) {
   std::unordered_map<std::uint32_t, std::size_t> tmpl_key;
   for (std::size_t k = 0; k < orig.key_count(); ++k) tmpl_key.emplace(orig.key_times[k], k);
   std::vector<gltf::Value> out;
@@ -109,9 +53,9 @@ std::vector<gltf::Value> on_timeline(const MotionTrack& t, const std::vector<glt
     if (const auto it = tmpl_key.find(u); it != tmpl_key.end() && it->second < at_block.size()) {
       out.push_back(at_block[it->second]);
     } else if (t.rotation()) {
-      out.push_back(to_value(gltf::sample_rotation(*t.curve, u / edited.key_rate, snap)));
+      out.push_back(to_value(gltf::sample_rotation(curve, u / edited.key_rate, snap)));
     } else {
-      const auto v = gltf::sample_vec3(*t.curve, u / edited.key_rate, snap);
+      const auto v = gltf::sample_vec3(curve, u / edited.key_rate, snap);
       out.push_back({v[0], v[1], v[2], 0});
     }
   }
@@ -119,16 +63,16 @@ std::vector<gltf::Value> on_timeline(const MotionTrack& t, const std::vector<glt
 }
 
 // A key of the file the edited timeline does not reproduce: its time, or a negative number.
-double uncarried(const Context& ctx, const MotionTrack& t, const std::vector<gltf::Value>& values, const Clip& edited) {
+double uncarried(const Context& ctx, const NodeTrack& t, const std::vector<gltf::Value>& values, const Clip& edited) {
   if (t.verdict.resampled) return -1;  // check_resample judges grids
   gltf::Keys out;
   for (const auto u : edited.key_times) out.t.push_back(u / edited.key_rate);
   out.v = values;
-  const auto metric = t.rotation() ? gltf::Metric::rotation(ctx.options.match_tolerance_deg)
-                                   : gltf::Metric::translation(ctx.options.match_tolerance_units);
-  for (const auto* list : {&t.evidence.keys, &t.evidence.checks})
+  const auto metric = track_metric(ctx.options, t.rotation());
+  const auto& e = t.evidence;
+  for (const auto* list : {&e.keys, &e.checks})
     for (const std::size_t i : *list)
-      if (!out.explains(metric, t.times[i], t.file[i])) return t.times[i];
+      if (!out.explains(metric, e.times[i], e.file[i])) return e.times[i];
   return -1;
 }
 
@@ -147,7 +91,7 @@ double offset_from_rest(const tinygltf::Node& n, const gltf::Curve& c) {
 
 // The tracks judged: refused when resampled edits or keys between the key times cannot land;
 // changed ones written into `edited`, what the layout cannot hold into `refused`.
-Status apply_motion(const Context& ctx, std::vector<MotionTrack>& tracks, const Clip& orig, Clip& edited,
+Status apply_motion(const Context& ctx, const Channels& channels, std::vector<NodeTrack>& tracks, const Clip& orig, Clip& edited,
                     GltfAnimationImport& rep, std::vector<std::string>& refused) {
   const double rate = orig.key_rate;
   const double snap = time_snap(rate, false);
@@ -166,8 +110,8 @@ Status apply_motion(const Context& ctx, std::vector<MotionTrack>& tracks, const 
     rep.translations_matched += t.rotation() ? 0 : t.verdict.matched;
     if (!changed(t)) continue;
     rep.translations_changed += t.rotation() ? 0 : t.verdict.values.size() - t.verdict.matched;
-    const auto at_block = block_values(t, tol);
-    const auto values = same_timeline ? at_block : on_timeline(t, at_block, orig, edited, snap);
+    const auto at_block = keep_template_components(t, tol);
+    const auto values = same_timeline ? at_block : on_timeline(curve_of(channels, t), t, at_block, orig, edited, snap);
     if (const double s = uncarried(ctx, t, values, edited); s >= 0) {
       return make_error(ErrorCode::not_decodable, no_offset, "animation",
                         t.label + " has a key at " + time_text(s, gltf::whole_frame_rate(orig.key_times, rate)) +
@@ -219,16 +163,15 @@ Status read_motion(const Context& ctx, const Channels& channels, const std::unor
     for (std::size_t i = 0; i < orig.bones.size(); ++i) bone_of.emplace(std::make_pair(orig.bones[i].hash, seen[orig.bones[i].hash]++), i);
   }
   const double tol = ctx.options.match_tolerance_units;
-  std::vector<MotionTrack> tracks;
-  tracks.reserve(channels.translation.size() + channels.rotation.size());  // no moves once judged
+  std::vector<NodeTrack> tracks;
   const bool keyed = orig.key_count() > 0;
   for (const auto& [node, curve] : channels.translation) {
     if (!handled.count(node)) continue;  // a node matching no bone: account_unmatched's
     const auto& n = m.nodes[static_cast<std::size_t>(node)];
     const NodeBone id = identify(n, static_cast<std::size_t>(node), &known);
     const auto it = id.identified ? bone_of.find({id.hash, id.occurrence}) : bone_of.end();
-    MotionTrack t;
-    t.curve = &curve;
+    NodeTrack t;
+    t.node = node;
     if (it != bone_of.end()) {
       const ClipBone& b = orig.bones[it->second];
       t.bone = it->second;
@@ -257,7 +200,6 @@ Status read_motion(const Context& ctx, const Channels& channels, const std::unor
       continue;
     }
     tracks.push_back(std::move(t));
-    judge(ctx, channels.translation, node, block_s, snap, tracks.back());
   }
   for (const auto& [node, curve] : channels.rotation) {
     const auto& n = m.nodes[static_cast<std::size_t>(node)];
@@ -271,16 +213,21 @@ Status read_motion(const Context& ctx, const Channels& channels, const std::unor
         }
       continue;
     }
-    MotionTrack t;
-    t.curve = &curve;
+    NodeTrack t;
+    t.node = node;
     t.target = Target::root_rotation;
     t.label = "root motion rotation";
     set_template(t, block_s, orig.root_motion.rotations, to_value);
     tracks.push_back(std::move(t));
-    judge(ctx, channels.rotation, node, block_s, snap, tracks.back());
   }
-
-  return apply_motion(ctx, tracks, orig, edited, rep, refused);
+  // Root motion's rotation as the channel holds it (its node is not a bone of the rig).
+  TrackTimes tt;
+  tt.block_s = std::move(block_s);
+  std::vector<NodeTrack*> judged;
+  for (auto& t : tracks) judged.push_back(&t);
+  MAB_TRY(evaluate_tracks(ctx, channels, snap, false, tt, judged));
+  for (auto& t : tracks) t.verdict = gltf::judge_track(track_metric(ctx.options, t.rotation()), t.evidence, snap);
+  return apply_motion(ctx, channels, tracks, orig, edited, rep, refused);
 }
 
 }  // namespace mab::gltf_in

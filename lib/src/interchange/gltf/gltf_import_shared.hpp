@@ -1,6 +1,7 @@
 // Internal: what the glTF import paths share (gltf_import.cpp: the entry point, the glTF's own
 // key times and new clips; gltf_import_template.cpp: 'aNi' blocks at the template's key times;
-// gltf_import_legacy.cpp: Far Cry 2/3 clips). How nodes name bones, the channels of one
+// gltf_import_legacy.cpp: Far Cry 2/3 clips, judged as the others through
+// gltf_import_tracks.cpp). How nodes name bones, the channels of one
 // animation, the rigs rotations are read against (docs/gltf.md, "How import reads rotations
 // back") and the rotations themselves.
 #pragma once
@@ -183,6 +184,46 @@ Status check_rig_shape(const Context& ctx, const BoneNodes& node_of);
 Status account_unmatched(const Context& ctx, const Channels& channels, const std::unordered_set<int>& rotated,
                          const std::unordered_set<int>& translated, std::vector<std::string> refused,
                          GltfAnimationImport& rep);
+
+// --- One channel of one node against one track of the template (gltf_import_tracks.cpp) ---
+
+// What a track of the template holds: a bone's rotation (its keys or its constant, by the
+// bone's kind), translations, constant translation, or root motion.
+enum class Target : std::uint8_t { rotation, translation, constant_translation, root_rotation, root_translation };
+
+struct NodeTrack {
+  std::string label;
+  std::string node_name;  // the node export writes it on (a rest-relative read's stand-in bone)
+  Target target = Target::translation;
+  std::size_t bone = 0;  // into the clip's bones (bone targets)
+  int node = -1;         // the file node whose channel plays it; -1: none
+  gltf::Keys tmpl;       // the template at its own times
+  std::vector<gltf::Value> block_tmpl;  // the template at each block time, bit for bit
+  std::vector<gltf::Value> file;        // the file at each evaluation time
+  gltf::TrackEvidence evidence;         // spans into the members above and the TrackTimes
+  gltf::TrackVerdict verdict;
+  bool rotation() const noexcept { return target == Target::rotation || target == Target::root_rotation; }
+};
+
+struct TrackTimes {
+  std::vector<double> block_s;     // the block's times, in seconds
+  std::vector<double> times;       // every time the file is evaluated at
+  std::vector<std::size_t> block;  // block_s in `times`
+};
+
+// The file at the block's times, at each channel's own key times and at check points, into
+// each track with a node (the tracks must not move afterwards: evidence points into them). With
+// `rest_relative_rotations` rotations are read as a bone's are (reconstruct, one stand-in bone
+// per rotation track, as the options say), else as the channel holds them.
+Status evaluate_tracks(const Context& ctx, const Channels& channels, double snap, bool rest_relative_rotations,
+                       TrackTimes& tt, const std::vector<NodeTrack*>& tracks);
+
+// The metric a track of the clip is judged with: the match tolerance, in degrees or units.
+gltf::Metric track_metric(const GltfImportOptions& o, bool rotation) noexcept;
+
+// A changed track's values at the block's times: the template's components where the file
+// agrees within `tol` (a translation moved along one axis keeps the other two's bits).
+std::vector<gltf::Value> keep_template_components(const NodeTrack& t, double tol);
 
 // Translations and root motion of an 'aNi' block (gltf_import_motion.cpp): every translation
 // channel of a `handled` node (the one read per bone, and `trajectory`), judged

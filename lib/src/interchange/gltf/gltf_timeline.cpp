@@ -130,6 +130,47 @@ bool Keys::explains(const Metric& m, double s, const Value& value) const noexcep
   return m.on_segment(value, v[w.k], v[w.k + 1], w.u);
 }
 
+namespace {
+
+// Where between a and b a rotation v lies (its projection onto their plane): the parameter of
+// nlerp and that of slerp, or nothing when it is not between them.
+std::optional<std::pair<double, double>> rotation_between(const Value& a, const Value& b,
+                                                           const Value& v) {
+  const double aa = dot4(a, a), bb = dot4(b, b), ab = dot4(a, b), va = dot4(v, a), vb = dot4(v, b);
+  const double det = aa * bb - ab * ab;
+  if (!(det > 1e-12)) return std::nullopt;
+  const double alpha = (va * bb - vb * ab) / det, beta = (vb * aa - va * ab) / det;
+  if (!(alpha + beta > 0)) return std::nullopt;
+  const double norm = std::sqrt(aa * (alpha * alpha * aa + 2 * alpha * beta * ab + beta * beta * bb));
+  const double span = std::acos(std::clamp(ab / std::sqrt(aa * bb), -1.0, 1.0));
+  const double to_v = norm > 0 ? std::acos(std::clamp((alpha * aa + beta * ab) / norm, -1.0, 1.0)) : 0.0;
+  return std::make_pair(beta / (alpha + beta), span > 0 ? to_v / span : 0.0);
+}
+
+}  // namespace
+
+bool on_path(const Metric& m, const Value& v, std::span<const Value> keys) noexcept {
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (m.near(v, keys[i])) return true;
+    if (i + 1 == keys.size()) break;
+    const Value& a = keys[i];
+    Value b = keys[i + 1], w = v;
+    std::pair<double, double> u{-1.0, -1.0};
+    if (m.is_rotation()) {
+      if (dot4(a, b) < 0) b = {-b[0], -b[1], -b[2], -b[3]};
+      if (dot4(a, w) < 0) w = {-w[0], -w[1], -w[2], -w[3]};
+      if (const auto at = rotation_between(a, b, w)) u = *at;
+    } else {
+      double num = 0, den = 0;
+      for (unsigned c = 0; c < 3; ++c) num += (v[c] - a[c]) * (b[c] - a[c]), den += (b[c] - a[c]) * (b[c] - a[c]);
+      if (den > 0) u = {num / den, num / den};
+    }
+    for (const double x : {u.first, u.second})
+      if (x >= 0 && x <= 1 && m.on_segment(w, a, b, x)) return true;
+  }
+  return false;
+}
+
 double whole_frame_rate(std::span<const std::uint32_t> units, double rate) noexcept {
   return mab::whole_frame_rate(units, rate);
 }

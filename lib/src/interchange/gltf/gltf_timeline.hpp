@@ -52,6 +52,11 @@ struct Keys {
   bool explains(const Metric& m, double s, const Value& value) const noexcept;
 };
 
+// Whether `v` is a pose of the path through `keys` whatever their times: at a key, or where a
+// tool interpolating between two neighbours puts it (slerp or nlerp; lerp for translations).
+// A Far Cry 2/3 bank node a clip does not key, held where another clip's track left it.
+bool on_path(const Metric& m, const Value& v, std::span<const Value> keys) noexcept;
+
 // The frame rate at which every one of `units` (key units at `rate` per second, decision 7) is a whole
 // frame: rate / gcd(rate, units) for a whole rate (WD1 ticks every 4 of 120 per second: 30),
 // else the rate itself. The scene rate Blender should have so every key sits on a frame.
