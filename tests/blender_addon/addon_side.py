@@ -704,6 +704,13 @@ def refusals(case, arm, act, bone, frame):
         for fc in [fc for fc in fcs if fc.data_path == 'pose.bones["%s"].location' % still[0]]:
             fcs.remove(fc)
         other.location = (0.0, 0.0, 0.0)
+    if case["legacy"]:
+        # A key after the last frame: the export does not change a Far Cry 2/3 clip's length.
+        last = max(int(p.co[0]) for p in rot_curves(act, bone)[0].keyframe_points)
+        pb.keyframe_insert("rotation_quaternion", frame=last + 1)
+        reasons.append(refused(out, "a key after the last frame", bone, "%d" % (last + 1), "0..%d" % last))
+        for fc in rot_curves(act, bone):
+            fc.keyframe_points.remove(next(p for p in fc.keyframe_points if abs(p.co[0] - last - 1) < 1e-6))
     # Keys on a bone the block does not have.
     bpy.context.view_layer.objects.active = arm
     bpy.ops.object.mode_set(mode="EDIT")

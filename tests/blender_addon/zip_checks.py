@@ -538,5 +538,32 @@ def _():
     assert re.search(r"^\s+%d\s+%d\s" % (bid, free), after.decode(), re.M), after.decode()
 
 
+@check("Far Cry 2: a constant translation made to move becomes a translation track")
+def _():
+    src = copy("fc2/all_arrays.mab", "fc2_ct.mab")
+    before = doc(src)
+    const = {t["hash"]: t["translation"] for t in before["motion"]["constant_translations"]}
+    h = sorted(const)[0]
+    bone = "bone_%d" % int(h, 16)
+    reset()
+    import_clip(src, target="NEW")
+    a = arm()
+    bpy.context.scene.frame_set(3)
+    pb = a.pose.bones[bone]
+    pb.location = (pb.location[0] + 0.25, pb.location[1], pb.location[2])
+    pb.keyframe_insert("location", frame=3)
+    out = os.path.join(WORK, "fc2_ct_out.mab")
+    err = export(out)
+    assert err is None, err
+    after = doc(out)
+    assert h not in {t["hash"] for t in after["motion"]["constant_translations"]}, after["motion"]
+    track = next(t["keys"] for t in after["motion"]["translations"] if t["hash"] == h)
+    assert len(track) == len(after["clip"]["key_times"]), len(track)
+    assert max(abs(x - y) for x, y in zip(track[0], const[h])) < 1e-6, (track[0], const[h])
+    moved = math.sqrt(sum((x - y) ** 2 for x, y in zip(track[3], const[h])))
+    assert abs(moved - 0.25) < 1e-4, moved
+    assert before["clip"] == after["clip"], "rotations changed though only a translation was keyed"
+
+
 print("%d check(s) failed: %s" % (len(failures), ", ".join(failures)) if failures else "all checks passed")
 sys.exit(1 if failures else 0)
