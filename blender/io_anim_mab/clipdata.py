@@ -293,10 +293,11 @@ class Block:
 
 
 def block_layout(doc):
-    """The block's layout in the container: "ani", "fc4" or "legacy" (Far Cry 2/3)."""
+    """The block's layout in the container: "ani", "fc4" or "legacy" (Far Cry 2/3); "opaque" for a
+    container whose body is kept as bytes (it has no blocks)."""
     blocks = doc.get("container", {}).get("blocks", [])
     i = int(doc.get("block", 0))
-    return blocks[i].get("layout", "ani") if 0 <= i < len(blocks) else "ani"
+    return blocks[i].get("layout", "ani") if 0 <= i < len(blocks) else "opaque"
 
 
 class BlockInfo:

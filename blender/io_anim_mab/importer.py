@@ -303,7 +303,8 @@ def read_blocks(mab, path):
             raise ImportFailed(str(e) if i == 0 else "block %d: %s" % (i, e))
         except ValueError as e:  # not JSON: a mab that is not this add-on's
             raise ImportFailed("%s: mab export gave no JSON document: %s" % (path, e))
-        count = len(doc["container"]["blocks"])
+        # An opaque container (its body kept as bytes) has no blocks: one block, not decodable.
+        count = len(doc["container"].get("blocks", [None]))
         infos.append(clipdata.BlockInfo(i, doc, raw, keys))
         i += 1
     return infos
