@@ -41,7 +41,7 @@ def _kind(flags):
 
 
 class BoneTrack:
-    """One bone of an 'aNi' block: kind "none" | "constant" | "animated"."""
+    """One bone of a block: kind "none" | "constant" | "animated"."""
     __slots__ = ("index", "hash", "name", "kind", "rotations", "translations", "constant_translation")
 
     def __init__(self, index, hash_, name, kind, rotations, translations, constant_translation):
@@ -51,8 +51,8 @@ class BoneTrack:
         self.constant_translation = constant_translation  # (3,) or None
 
 
-class AniClip:
-    """The editable side of an 'aNi' block: assign key_times (K), rotations (K, B, 4),
+class Clip:
+    """The editable side of a block (every game): assign key_times (K), rotations (K, B, 4),
     translations (K, B, 3, NaN for a bone without), constant_translations (B, 3), root_rotations,
     root_translations, duration; to_doc() gives the document `mab import` takes."""
 
@@ -140,11 +140,22 @@ class AniClip:
                     t["keys"] = _rows(self.translations[:, i])
                     changed["motion"] = True
         if "constant_translations" in motion:
+            kept = []
             for t in motion["constant_translations"]:
                 i = int(t["bone"])
+                if np.isnan(self.constant_translations[i]).all() and not np.isnan(self.translations[:, i]).all():
+                    # A constant translation the edit made move: a track now (Far Cry 2/3 write it
+                    # so; an 'aNi' block refuses it by name on import, docs/json-format.md).
+                    motion.setdefault("translations", []).append(
+                        {"bone": i, "hash": t["hash"], "keys": _rows(self.translations[:, i])})
+                    motion["translations"].sort(key=lambda e: int(e["bone"]))
+                    changed["motion"] = True
+                    continue
+                kept.append(t)
                 if not np.array_equal(ct0[i].view(np.uint32), self.constant_translations[i].view(np.uint32)):
                     t["translation"] = _rows(self.constant_translations[i:i + 1])[0]
                     changed["motion"] = True
+            motion["constant_translations"] = kept
         rm = motion.get("root_motion")
         if rm is not None:
             for key, now, was in (("rotations", self.root_rotations, rr0), ("translations", self.root_translations, rt0)):
@@ -258,12 +269,16 @@ def _splice(raw, doc, changed):
     return b"".join(pieces)
 
 
-class AniBlock:
-    legacy = False
+class Block:
+    """A decoded block of any game, as `mab export` (version 3) writes every family: key times,
+    bones with their rotations, translations and root motion. `by_id`: bones are Far Cry 2/3
+    skeleton ids (the bone's `hash` holds the id; key times are every frame 0..last, docs/json-format.md,
+    "Far Cry 2 and 3 in version 3"), else CRC-32 hashes of names."""
 
     def __init__(self, doc, raw=None, keys=None):
-        self.clip = AniClip(doc, raw, keys)
+        self.clip = Clip(doc, raw, keys)
         c = self.clip
+        self.by_id = block_layout(doc) == "legacy"
         self.rate = float(c.key_rate or 0.0)
         self.key_times = c.key_times.copy()
         self.bones = []
@@ -277,109 +292,12 @@ class AniBlock:
         self.root_translations = None if c.root_translations is None else c.root_translations.copy()
 
 
-class LegacyClip:
-    """The editable side of a Far Cry 2/3 clip: rotation_tracks {bone: (frames, keys)},
-    constant_rotations, translation_tracks, constant_translations, trajectory_rotations,
-    trajectory_translations; set_key(bone, frame, q) as the sparse writer takes it."""
-
-    def __init__(self, doc):
-        self.doc = doc
-        lc = doc["legacy_clip"]
-        self.frame_rate = float(lc.get("frame_rate") or 0.0)
-        self.last_frame = int(lc["last_frame"])
-        self.rotation_tracks = {int(r["bone"]): (np.asarray(r["frames"], dtype=np.int64), _f32(r["keys"], 4))
-                                for r in lc.get("rotations", [])}
-        self.constant_rotations = {int(r["bone"]): np.asarray(r["rotation"], dtype=np.float32)
-                                   for r in lc.get("constant_rotations", [])}
-        self.translation_tracks = {int(t["bone"]): _f32(t["frames"], 3) for t in lc.get("translations", [])}
-        self.constant_translations = {int(t["bone"]): _f32([t["translation"]], 3)[0]
-                                      for t in lc.get("constant_translations", [])}
-        self.trajectory_rotations = _f32(lc["trajectory_rotation"], 4) if "trajectory_rotation" in lc else None
-        self.trajectory_translations = _f32(lc["trajectory_translation"], 3) if "trajectory_translation" in lc else None
-        self._dirty = set()
-
-    def set_key(self, bone, frame, q):
-        q = np.asarray(q, dtype=np.float32).reshape(4)
-        if bone not in self.rotation_tracks:
-            held = self.constant_rotations.pop(bone, IDENTITY_XYZW)
-            ends = sorted({0, self.last_frame})
-            self.rotation_tracks[bone] = (np.array(ends, dtype=np.int64), np.tile(held, (len(ends), 1)))
-        frames, keys = self.rotation_tracks[bone]
-        i = int(np.searchsorted(frames, frame))
-        if i < len(frames) and frames[i] == frame:
-            keys = keys.copy()
-            keys[i] = q
-        else:
-            frames = np.insert(frames, i, frame)
-            keys = np.insert(keys, i, q, axis=0).astype(np.float32)
-        self.rotation_tracks[bone] = (frames, keys)
-
-    def to_doc(self):
-        lc = self.doc["legacy_clip"]
-
-        def rot_entry(b):
-            old = next((r for r in lc.get("rotations", []) if int(r["bone"]) == b), None)
-            frames, keys = self.rotation_tracks[b]
-            if old is not None and list(old["frames"]) == [int(f) for f in frames] and np.array_equal(
-                    _f32(old["keys"], 4).view(np.uint32), np.asarray(keys, dtype=np.float32).view(np.uint32)):
-                return old
-            e = {"bone": b, "frames": [int(f) for f in frames], "keys": _rows(keys)}
-            if old is None and b not in self._had_rotation():
-                e["new"] = True
-            return e
-
-        def keep_or(lst, b, key, value, width):
-            """The exported entry when its values are unchanged, else a new one."""
-            old = next((r for r in lc.get(lst, []) if int(r["bone"]) == b), None)
-            v = np.asarray(value, dtype=np.float32).reshape(-1, width)
-            rows = lst == "translations"
-            if old is not None and np.array_equal(_f32(old[key] if rows else [old[key]], width).view(np.uint32),
-                                                  v.view(np.uint32)):
-                return old
-            return {"bone": b, key: _rows(v) if rows else _rows(v)[0]}
-
-        lc["rotations"] = [rot_entry(b) for b in sorted(self.rotation_tracks)]
-        lc["constant_rotations"] = [keep_or("constant_rotations", b, "rotation", self.constant_rotations[b], 4)
-                                    for b in sorted(self.constant_rotations)]
-        lc["translations"] = [keep_or("translations", b, "frames", self.translation_tracks[b], 3)
-                              for b in sorted(self.translation_tracks)]
-        lc["constant_translations"] = [keep_or("constant_translations", b, "translation",
-                                               self.constant_translations[b], 3)
-                                       for b in sorted(self.constant_translations)]
-        for key, now in (("trajectory_rotation", self.trajectory_rotations),
-                         ("trajectory_translation", self.trajectory_translations)):
-            if now is not None and key in lc and not np.array_equal(
-                    _f32(lc[key], now.shape[1]).view(np.uint32), np.asarray(now, dtype=np.float32).view(np.uint32)):
-                lc[key] = _rows(now)
-        return self.doc
-
-    def to_bytes(self):
-        return doc_bytes(self.to_doc())
-
-    def _had_rotation(self):
-        lc = self.doc["legacy_clip"]
-        return {int(r["bone"]) for r in lc.get("rotations", [])} | {int(r["bone"]) for r in lc.get("constant_rotations", [])}
-
-
-class LegacyBlock:
-    """A Far Cry 2/3 clip: tracks by bone id, each with its own stored frames."""
-    legacy = True
-
-    def __init__(self, doc):
-        self.clip = LegacyClip(doc)
-        lc = self.clip
-        self.rate = lc.frame_rate
-        self.last_frame = lc.last_frame
-        self.rotation_tracks = {b: (f.copy(), q.copy()) for b, (f, q) in lc.rotation_tracks.items()}
-        self.constant_rotations = {b: q.copy() for b, q in lc.constant_rotations.items()}
-        self.translation_tracks = {b: v.copy() for b, v in lc.translation_tracks.items()}
-        self.constant_translations = {b: v.copy() for b, v in lc.constant_translations.items()}
-        self.root_rotations = None if lc.trajectory_rotations is None else lc.trajectory_rotations.copy()
-        self.root_translations = None if lc.trajectory_translations is None else lc.trajectory_translations.copy()
-
-    def bone_ids(self):
-        return sorted(set(self.rotation_tracks) | set(self.constant_rotations) | set(self.translation_tracks)
-                      | set(self.constant_translations))
+def block_layout(doc):
+    """The block's layout in the container: "ani", "fc4" or "legacy" (Far Cry 2/3); "opaque" for a
+    container whose body is kept as bytes (it has no blocks)."""
+    blocks = doc.get("container", {}).get("blocks", [])
+    i = int(doc.get("block", 0))
+    return blocks[i].get("layout", "ani") if 0 <= i < len(blocks) else "opaque"
 
 
 class BlockInfo:
@@ -388,15 +306,14 @@ class BlockInfo:
     def __init__(self, index, doc, raw=None, keys=None):
         self.index = index
         self.doc, self.raw, self.keys = doc, raw, keys
-        self.legacy = "legacy_clip" in doc
-        self.decodable = "clip" in doc or self.legacy
-        self.kind = "legacy" if self.legacy else "aNi"
+        self.decodable = "clip" in doc
+        self.kind = block_layout(doc)
         self.reason = doc.get("clip_absent", "")
         self.bone_count = len(doc["clip"]["bones"]) if "clip" in doc else 0
 
 
 def from_doc(doc, raw=None, keys=None):
-    return LegacyBlock(doc) if "legacy_clip" in doc else AniBlock(doc, raw, keys)
+    return Block(doc, raw, keys)
 
 
 def doc_bytes(doc):

@@ -225,7 +225,7 @@ def _snap_vectors(sampled, template, tol):
     return np.where(near, template, sampled).astype(np.float32), ~near.all(axis=1)
 
 
-# --- 'aNi' blocks ----------------------------------------------------------------------------
+# --- a block's clip ----------------------------------------------------------------------------
 
 def _timeline(old_times, new_frames):
     times = np.union1d(old_times, np.asarray(new_frames, dtype=np.int64))
@@ -273,7 +273,7 @@ def _check_no_root_motion(action, arm, has_root, imported_root, report):
                     "(dialog), so the file's is kept" % ", ".join(moved))
 
 
-def _export_ani_rotation(action, arm, ctx, bone, name, rest, t):
+def _export_rotation(action, arm, ctx, bone, name, rest, t):
     """One bone's rotation keys on the new timeline `t` (its frames, the keys the file had, their
     indices): (rotations, the bone's local rotations or None, key times moved)."""
     tmpl_times, times, at_old, at_old_mask, frames = t
@@ -293,7 +293,7 @@ def _export_ani_rotation(action, arm, ctx, bone, name, rest, t):
     return q, rest.local_rotation(q, ctx.family), moved
 
 
-def _export_ani_translation(action, arm, ctx, clip, b, bone, name, rest, local_q, t, out):
+def _export_translation(action, arm, ctx, clip, b, bone, name, rest, local_q, t, out):
     """One bone's translation, keyed (into out's tr) or constant (into out's ctr); the key times it
     moved. Location keys on a bone the block stores no translation for, or that vary a constant
     one, raise ExportFailed."""
@@ -323,16 +323,21 @@ def _export_ani_translation(action, arm, ctx, clip, b, bone, name, rest, local_q
             "bone %s moves (location keys) but block %d stores no translation for it (%s); "
             "clear its location keys (Alt+G) to export" % (name, ctx.block, _translation_evidence(clip)))
     if moved.any():
-        if not np.all(snapped == snapped[:1]):
+        if np.all(snapped == snapped[:1]):
+            ctr[b] = snapped[0]
+            changed_bones.append(name + " (constant translation)")
+        elif ctx.by_id:  # Far Cry 2/3 store it as a translation track (slot 5), as `mab import` makes it
+            tr[:, b] = snapped
+            ctr[b] = np.nan
+            changed_bones.append(name + " (translation)")
+        else:
             raise ExportFailed(
                 "bone %s: its translation is constant in block %d and the action varies it; the "
                 "file cannot make a constant translation animated here: keep it still" % (name, ctx.block))
-        ctr[b] = snapped[0]
-        changed_bones.append(name + " (constant translation)")
     return none
 
 
-def _ani_curve_sets(action, arm, blk, match):
+def _curve_sets(action, arm, blk, match):
     """The curves whose keys make the clip's key times: (curve sets, whether root motion is written)."""
     sets = []
     for i, name in match.items():
@@ -347,10 +352,25 @@ def _ani_curve_sets(action, arm, blk, match):
     return sets, use_root
 
 
-def export_ani(action, arm, ctx, blk, match, report):
+def _check_length_kept(blk, sets):
+    """Far Cry 2/3 clips (bones by id) hold every frame 0..last as a key time: a key after the last
+    frame would change the clip's length, which the export does not do (docs/blender.md)."""
+    last = int(blk.key_times[-1])
+    for label, cs in sets:
+        f = cs.frames()
+        if len(f) and np.round(f).max() > last:
+            raise ExportFailed("%s has a key at frame %g: a Far Cry 2/3 clip keeps whole frames 0..%d (its "
+                               "length is not changed here)" % (label, np.round(f).max(), last))
+
+
+def export_block(action, arm, ctx, blk, match, report):
+    """The action read back onto the block's clip (every game): its keys at the clip's key times,
+    keys on new frames added as key times; returns the edited clipdata.Clip."""
     tmpl_times = blk.key_times
-    sets, use_root = _ani_curve_sets(action, arm, blk, match)
+    sets, use_root = _curve_sets(action, arm, blk, match)
     new = _new_frames(tmpl_times, sets)
+    if blk.by_id:
+        _check_length_kept(blk, sets)
     times, at_old = _timeline(tmpl_times, new)
     frames = times.astype(np.float64)
     at_old_mask = np.zeros(len(times), dtype=bool)
@@ -366,12 +386,12 @@ def export_ani(action, arm, ctx, blk, match, report):
     for b, bone in enumerate(blk.bones):
         name = match.get(b)
         rest = ctx.rest_of.get(name) if name else None
-        rot[:, b], local_q, moved = _export_ani_rotation(action, arm, ctx, bone, name, rest, timeline)
+        rot[:, b], local_q, moved = _export_rotation(action, arm, ctx, bone, name, rest, timeline)
         frame_moved |= moved
         if moved.any():
             changed_bones.append(name)
-        frame_moved |= _export_ani_translation(action, arm, ctx, clip, b, bone, name, rest, local_q, timeline,
-                                               (tr, ctr, changed_bones))
+        frame_moved |= _export_translation(action, arm, ctx, clip, b, bone, name, rest, local_q, timeline,
+                                           (tr, ctr, changed_bones))
     rr, rt, root_moved = _export_root_motion(action, arm, ctx, blk, times, at_old, use_root, report)
     # A key on a new frame that changes nothing (a location 0 / scale 1 key, or one equal to the
     # file's interpolation there) is no edit: that key time is not added.
@@ -450,110 +470,6 @@ def _export_root_motion(action, arm, ctx, blk, times, at_old, use_root, report):
     return rr, rt, moved
 
 
-# --- Far Cry 2/3 clips -----------------------------------------------------------------------
-
-def export_legacy(action, arm, ctx, blk, match, report):
-    lc = blk.clip
-    last = blk.last_frame
-    every = np.arange(last + 1, dtype=np.float64)
-    changed, added = [], []
-    for bid, name in match.items():
-        rest = ctx.rest_of[name]
-        rc = _curves(ctx, action, arm, name, "rotation_quaternion", 4, True)
-        if rc is not None:
-            kf = [int(round(f)) for f in rc.frames()]
-            for f in rc.frames():
-                if abs(f - round(f)) > FRAME_EPS or round(f) < 0 or round(f) > last:
-                    raise ExportFailed(
-                        "bone %s has a rotation key at frame %g: a Far Cry 2/3 clip keeps whole frames 0..%d "
-                        "(its length is not changed here)" % (name, f, last))
-            if bid in blk.rotation_tracks:
-                frames0, q0 = blk.rotation_tracks[bid]
-                frames = np.union1d(frames0, np.asarray(kf, dtype=np.int64))
-                q = rest.file_rotation(rc.sample(frames.astype(np.float64)), ctx.family)
-                ref = qmath.sample_keys(frames0, q0, frames, True)
-                ref[np.searchsorted(frames, frames0)] = q0
-                q, moved = _snap_rotations(q, ref, ctx.tol_deg)
-                stored = set(frames0.tolist())
-                for k, f in enumerate(frames):
-                    if moved[k] or f not in stored:
-                        lc.set_key(bid, int(f), q[k])
-                        if f not in stored:
-                            added.append(int(f))
-                if moved.any():
-                    changed.append(name)
-            elif bid in blk.constant_rotations:
-                c = blk.constant_rotations[bid]
-                frames = np.asarray(sorted(set(kf) | {0}), dtype=np.int64)
-                q = rest.file_rotation(rc.sample(frames.astype(np.float64)), ctx.family)
-                q, moved = _snap_rotations(q, np.broadcast_to(c, q.shape), ctx.tol_deg)
-                if moved.any():
-                    if np.all(q == q[:1]):
-                        lc.constant_rotations[bid] = q[0]
-                    else:
-                        for k, f in enumerate(frames):
-                            lc.set_key(bid, int(f), q[k])
-                    changed.append(name)
-        lcurves = _curves(ctx, action, arm, name, "location", 3, bid in blk.translation_tracks)
-        if lcurves is not None:
-            _legacy_translation(lc, blk, ctx, bid, name, rest, lcurves, every, changed)
-    _legacy_root_motion(action, arm, ctx, blk, lc, every, changed, report)
-    # mab's report (below) counts the stored keys it writes, which the sparse writer may add
-    # beside the keyed frames (docs/legacy.md, "Writing"): this line names only what Blender keyed.
-    report.info("clip %d: %s; frames keyed in Blender that the tracks did not store: %s" % (
-        ctx.block, ("changed: " + importer.short_list(changed)) if changed else "nothing changed",
-        importer.short_list(sorted(set(added))) if added else "none"))
-    return lc
-
-
-def _legacy_translation(lc, blk, ctx, bid, name, rest, lcurves, every, changed):
-    t = rest.file_translation(lcurves.sample(every))
-    if bid in blk.translation_tracks:
-        ref = blk.translation_tracks[bid]
-        t, moved = _snap_vectors(t, ref, ctx.tol_units)
-        if moved.any():
-            lc.translation_tracks[bid] = t
-            changed.append(name + " (translation)")
-        return
-    ref = blk.constant_translations.get(bid)
-    if ref is None:
-        ref = rest.rest_location()
-    t, moved = _snap_vectors(t, np.broadcast_to(ref, t.shape), ctx.tol_units)
-    if not moved.any():
-        return
-    if bid not in blk.constant_translations:
-        raise ExportFailed("bone %s moves (location keys) but clip %d stores no translation for it; clear its "
-                           "location keys (Alt+G) to export" % (name, ctx.block))
-    if np.all(t == t[:1]):
-        lc.constant_translations[bid] = t[0]
-    else:  # a constant translation that now moves becomes a track, as `mab import` makes it
-        del lc.constant_translations[bid]
-        lc.translation_tracks[bid] = t
-    changed.append(name + " (translation)")
-
-
-def _legacy_root_motion(action, arm, ctx, blk, lc, every, changed, report):
-    use_root = bool(action.get(importer.P_ROOT_MOTION))
-    has_root = blk.root_rotations is not None or blk.root_translations is not None
-    if not use_root:
-        _check_no_root_motion(action, arm, has_root, False, report)
-        return
-    got = _root_motion_sampled(action, arm, every, ctx.o_rest, ctx.g0)
-    if got is None:
-        return
-    q, t = got
-    if blk.root_rotations is not None:
-        q, moved = _snap_rotations(q, blk.root_rotations, ctx.tol_deg)
-        if moved.any():
-            lc.trajectory_rotations = q
-            changed.append("root motion rotation")
-    if blk.root_translations is not None:
-        t, moved = _snap_vectors(t, blk.root_translations, ctx.tol_units)
-        if moved.any():
-            lc.trajectory_translations = t
-            changed.append("root motion translation")
-
-
 # --- the whole export ------------------------------------------------------------------------
 
 # mab's options in its error lines, and the export dialog's labels that set them.
@@ -609,13 +525,10 @@ def run(context, out_path, opts):
     m = action.get(importer.P_OBJECT_REST)
     ctx.o_rest = Rigid.from_matrix(np.array(list(m), dtype=np.float64).reshape(4, 4)) if m else \
         importer.object_rest(arm)
-    bones = list(arm.data.bones)
-    if blk.legacy:
-        names_path = action.get(importer.P_NAMES, "")
-        names = matching.read_names(names_path) if names_path and os.path.isfile(names_path) else []
-        match, _ = matching.match_ids(bones, blk.bone_ids(), names)
-    else:
-        match, _ = matching.match_hashes(bones, [x.hash for x in blk.bones])
+    names_path = action.get(importer.P_NAMES, "") if blk.by_id else ""
+    names = matching.read_names(names_path) if names_path and os.path.isfile(names_path) else []
+    match, _ = matching.match_bones(list(arm.data.bones), blk, names)
+    ctx.by_id = blk.by_id
     _check_curves(action, arm, set(match.values()), report)
     ctx.baker = None
     ignored = _ignored_by_export(action, arm)
@@ -631,7 +544,7 @@ def run(context, out_path, opts):
         ctx.baker = Baker(context, arm)
         report.info("baked the evaluated pose over %s" % importer.short_list(ignored, 4))
     try:
-        edited = (export_legacy if blk.legacy else export_ani)(action, arm, ctx, blk, match, report)
+        edited = export_block(action, arm, ctx, blk, match, report)
     finally:
         if ctx.baker is not None:
             ctx.baker.done()

@@ -83,32 +83,29 @@ def hash_label(h, names_by_hash):
 # --- the armature built from the file --------------------------------------------------------
 
 def _clip_bones(decoded, names):
-    """Bones of every decoded block, once each: [(key, name)], key = (hash, occurrence) for 'aNi'
-    or ("id", bone id) for Far Cry 2/3."""
+    """Bones of every decoded block, once each: [(key, name)], key = (hash, occurrence), or
+    ("id", bone id) for a block whose bones are skeleton ids (Far Cry 2/3: line N of the names file
+    names id N)."""
     by_hash = {matching.crc32(n): n for n in names or []}
     seen, out = set(), []
     for _, blk in decoded:
-        if blk.legacy:
-            for b in blk.bone_ids():
-                key = ("id", b)
-                if key not in seen:
-                    seen.add(key)
-                    out.append((key, names[b] if names and b < len(names) else "bone_%d" % b))
-            continue
         occ = {}
         for bone in blk.bones:
             k = occ.get(bone.hash, 0)
             occ[bone.hash] = k + 1
-            key = (bone.hash, k)
+            key = ("id", bone.hash) if blk.by_id else (bone.hash, k)
             if key in seen:
                 continue
             seen.add(key)
+            if blk.by_id:
+                out.append((key, names[bone.hash] if names and bone.hash < len(names) else "bone_%d" % bone.hash))
+                continue
             base = by_hash.get(bone.hash) or bone.name or "bone_0x%08X" % bone.hash
             out.append((key, base + (".dup%d" % k if k else "")))
     return out
 
 
-def _joint_plan(clip_bones, gltf_path, legacy):
+def _joint_plan(clip_bones, gltf_path):
     """[(name, parent name or None, joint frame Rigid, parent frame Rigid)] parents first."""
     if not gltf_path:
         return [(name, None, Rigid(), Rigid()) for _, name in clip_bones]
@@ -145,7 +142,7 @@ def _joint_plan(clip_bones, gltf_path, legacy):
     root = next((p for p in plan if p[1] is None), None)
     placed_hashes = {matching.crc32(n) for n in placed}
     for key, name in clip_bones:
-        if name in placed or (not legacy and key[1] == 0 and key[0] in placed_hashes):
+        if name in placed or (key[0] != "id" and key[1] == 0 and key[0] in placed_hashes):
             continue
         if root is None:
             plan.append((name, None, Rigid(), Rigid()))
@@ -156,8 +153,7 @@ def _joint_plan(clip_bones, gltf_path, legacy):
 
 def build_armature(context, stem, decoded, names, gltf_path):
     """A new armature whose bones' rest frames are the joints' bind frames (rig source BONES)."""
-    legacy = decoded[0][1].legacy
-    plan = _joint_plan(_clip_bones(decoded, names), gltf_path, legacy)
+    plan = _joint_plan(_clip_bones(decoded, names), gltf_path)
     data = bpy.data.armatures.new(stem)
     arm = bpy.data.objects.new(stem, data)
     context.scene.collection.objects.link(arm)
@@ -212,12 +208,13 @@ def _family(opts, pairs, report, index, gltf_rest):
 
 
 def _moves(bone):
-    """An 'aNi' bone the file gives a rotation or translation."""
+    """A bone the file gives a rotation or translation."""
     return bone.kind != "none" or bone.translations is not None or bone.constant_translation is not None
 
 
-def _key_ani_block(arm, action, blk, match, rest_of, family):
-    """Fills `action` from an 'aNi' block; returns (bones keyed, keys written)."""
+def _key_block(arm, action, blk, match, rest_of, family):
+    """Fills `action` from a block, every key time of an animated bone a key (Far Cry 2/3: every
+    frame, as `mab export` samples the stored keys); returns (bones keyed, keys written)."""
     frames = blk.key_times.astype(np.float64)
     keyed = keys = 0
     for i, name in match.items():
@@ -243,38 +240,6 @@ def _key_ani_block(arm, action, blk, match, rest_of, family):
                 lq = local_q if len(local_q) == n else np.repeat(local_q[:1], n, axis=0)
             fcurves.write(action, arm, path + ".location", frames[:n], rest.basis_location(t, lq), name)
             keys += n
-        keyed += 1
-    return keyed, keys
-
-
-def _key_legacy_block(arm, action, blk, match, rest_of, family):
-    keyed = keys = 0
-    every = np.arange(blk.last_frame + 1, dtype=np.float64)
-    for bid, name in match.items():
-        rest = rest_of[name]
-        pb = arm.pose.bones[name]
-        pb.rotation_mode = "QUATERNION"
-        path = pb.path_from_id()
-        track = blk.rotation_tracks.get(bid)
-        rot_frames = rot_q = None
-        if track is not None:
-            rot_frames, rot_q = track[0].astype(np.float64), track[1]
-        elif bid in blk.constant_rotations:
-            rot_frames, rot_q = np.zeros(1), blk.constant_rotations[bid][None, :]
-        if rot_q is not None:
-            fcurves.write(action, arm, path + ".rotation_quaternion", rot_frames, rest.basis_rotation(rot_q, family),
-                          name)
-            keys += len(rot_frames)
-        values = blk.translation_tracks.get(bid)
-        frames = every[:len(values)] if values is not None else None
-        if values is None and bid in blk.constant_translations:
-            values, frames = blk.constant_translations[bid][None, :], np.zeros(1)
-        if values is not None:
-            lq = None
-            if rot_q is not None and rest.head_offset() > 0:
-                lq = qmath.sample_keys(rot_frames, rest.local_rotation(rot_q, family), frames, True)
-            fcurves.write(action, arm, path + ".location", frames, rest.basis_location(values, lq), name)
-            keys += len(frames)
         keyed += 1
     return keyed, keys
 
@@ -338,7 +303,8 @@ def read_blocks(mab, path):
             raise ImportFailed(str(e) if i == 0 else "block %d: %s" % (i, e))
         except ValueError as e:  # not JSON: a mab that is not this add-on's
             raise ImportFailed("%s: mab export gave no JSON document: %s" % (path, e))
-        count = len(doc["container"]["blocks"])
+        # An opaque container (its body kept as bytes) has no blocks: one block, not decodable.
+        count = len(doc["container"].get("blocks", [None]))
         infos.append(clipdata.BlockInfo(i, doc, raw, keys))
         i += 1
     return infos
@@ -382,36 +348,29 @@ def _target_armature(context, opts, stem, decoded, names, gltf, report):
 
 def _match_block(blk, bones, names, names_by_hash):
     """Clip bone -> Blender bone of one block: (match, Blender bones unused, clip bones missing)."""
-    if blk.legacy:
-        match, unused = matching.match_ids(bones, blk.bone_ids(), names)
-        missing = [("bone %d" % b) for b in blk.bone_ids() if b not in match]
-    else:
-        match, unused = matching.match_hashes(bones, [b.hash for b in blk.bones])
-        match = {i: n for i, n in match.items() if _moves(blk.bones[i])}
-        missing = [hash_label(b.hash, names_by_hash) for i, b in enumerate(blk.bones)
-                   if i not in match and _moves(b)]
+    match, unused = matching.match_bones(bones, blk, names)
+    match = {i: n for i, n in match.items() if _moves(blk.bones[i])}
+    carried = {blk.bones[i].hash for i in match} if blk.by_id else set()
+    missing, said = [], set()
+    for i, b in enumerate(blk.bones):
+        if i in match or not _moves(b) or b.hash in carried or (blk.by_id and b.hash in said):
+            continue
+        said.add(b.hash)
+        missing.append("bone %d" % b.hash if blk.by_id else hash_label(b.hash, names_by_hash))
     return match, unused, missing
 
 
 def _first_rotations(blk, match, rest_of):
     """(rest, first rotation) of each matched bone that rotates: what _family judges."""
-    pairs = []
-    for key, name in match.items():
-        if blk.legacy:
-            tr = blk.rotation_tracks.get(key)
-            q0 = tr[1][0] if tr is not None else blk.constant_rotations.get(key)
-        else:
-            q0 = blk.bones[key].rotations[0] if blk.bones[key].rotations is not None else None
-        if q0 is not None:
-            pairs.append((rest_of[name], q0))
-    return pairs
+    return [(rest_of[name], blk.bones[i].rotations[0]) for i, name in match.items()
+            if blk.bones[i].rotations is not None]
 
 
 def _key_block_root_motion(arm, action, blk, opts, o_rest, g0, index, report):
     """The block's root motion keyed on the object (dialog), or the reason it is not; whether keyed."""
     has_root = blk.root_rotations is not None or blk.root_translations is not None
     if has_root and opts.root_motion == "OBJECT":
-        frames = (np.arange(blk.last_frame + 1) if blk.legacy else blk.key_times).astype(np.float64)
+        frames = blk.key_times.astype(np.float64)
         rr = blk.root_rotations[:len(frames)] if blk.root_rotations is not None else None
         rt = blk.root_translations[:len(frames)] if blk.root_translations is not None else None
         key_root_motion(arm, action, frames, rr, rt, o_rest, g0)
@@ -444,7 +403,7 @@ def _set_scene_from(context, actions, report):
                     "is kept")
         return
     index, blk = timed[0]
-    lo, hi = (0, blk.last_frame) if blk.legacy else (int(blk.key_times[0]), int(blk.key_times[-1]))
+    lo, hi = int(blk.key_times[0]), int(blk.key_times[-1])
     set_scene(context, blk.rate, lo, hi)
     if len(rates) > 1:
         report.warn("blocks have different key rates (%s): the scene runs at block %d's" % (
@@ -480,8 +439,7 @@ def run(context, path, opts):
         family = _family(opts, pairs, report, index, rest_mode == "GLTF" or bool(gltf and target == "NEW"))
         action = fcurves.new_action("%s block %d" % (stem, index))
         fcurves.assign(arm, action)
-        filler = _key_legacy_block if blk.legacy else _key_ani_block
-        keyed, keys = filler(arm, action, blk, match, rest_of, family)
+        keyed, keys = _key_block(arm, action, blk, match, rest_of, family)
         root_keyed = _key_block_root_motion(arm, action, blk, opts, o_rest, g0, index, report)
         _tag_action(action, path, index, blk, opts, rest_mode, rest_gltf, family, o_rest, o_world, root_keyed)
         report.info("block %d -> action '%s': %d bones, %d keys at %g/s%s" % (

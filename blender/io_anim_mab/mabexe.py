@@ -84,10 +84,10 @@ class Mab:
         return json.loads(out)[0]
 
     def export_json(self, path, block):
-        """One block's `mabkit-clip` document (docs/json-format.md), as `mab export` wrote it. Version 2,
-        asked for by name: the add-on reads a Far Cry 2/3 block as its "legacy_clip" (version 3 holds it
-        in "clip"), and `mab import` reads version 2 back."""
-        out, _ = self.run(["export", path, "--block", str(block), "--format", "json", "--json-version", "2",
+        """One block's `mabkit-clip` document (docs/json-format.md), as `mab export` wrote it. Version 3,
+        asked for by name: every game's tracks in "clip" and "motion" (Far Cry 2/3 blocks too), the
+        one shape clipdata.py reads and writes back."""
+        out, _ = self.run(["export", path, "--block", str(block), "--format", "json", "--json-version", "3",
                            "-o", "-"])
         return out
 

@@ -92,3 +92,18 @@ def match_ids(bones, ids, names=None):
             matched[i] = by_id[i]
     used = set(matched.values())
     return matched, [b.name for b in bones if b.name not in used]
+
+
+def match_bones(bones, blk, names=None):
+    """Clip bone index -> Blender bone name for a block of any game, plus the Blender bones no clip
+    bone matched. Bones by skeleton id (blk.by_id): a bone both keyed and constant is two clip bones
+    of one id, the keyed one first (docs/json-format.md): the first carries the Blender bone."""
+    if not blk.by_id:
+        return match_hashes(bones, [b.hash for b in blk.bones])
+    by_id, unused = match_ids(bones, sorted({b.hash for b in blk.bones}), names)
+    matched, seen = {}, set()
+    for i, b in enumerate(blk.bones):
+        if b.hash in by_id and b.hash not in seen:
+            matched[i] = by_id[b.hash]
+            seen.add(b.hash)
+    return matched, unused

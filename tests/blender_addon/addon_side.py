@@ -212,50 +212,45 @@ def bone_of_hash(arm, h):
 def reference_tracks(case, arm, ref):
     """{bone name: {"rot": {frame: q wxyz}, "loc": {frame: t}}} from the JSON export of a block."""
     out = {}
+    clip = ref["clip"]
+    times = clip["key_times"]
     if case["legacy"]:
-        c = ref["legacy_clip"]
-        names = {}
+        # Far Cry 2/3: bones by skeleton id (the hash field holds it); a bone both keyed and
+        # constant is two bones of one id, the keyed one first, which the add-on keys.
+        ids = {}
         for b in arm.data.bones:
             for pref in ("bone_", "J"):
                 if b.name.startswith(pref) and b.name[len(pref):].isdigit():
-                    names[int(b.name[len(pref):])] = b.name
-        for r in c["rotations"]:
-            out.setdefault(names[r["bone"]], {})["rot"] = {f: wxyz(q) for f, q in zip(r["frames"], r["keys"])}
-        for r in c["constant_rotations"]:
-            out.setdefault(names[r["bone"]], {}).setdefault("rot", {0: wxyz(r["rotation"])})
-        for t in c["translations"]:
-            out.setdefault(names[t["bone"]], {})["loc"] = {f: np.array(v) for f, v in enumerate(t["frames"])}
-        for t in c["constant_translations"]:
-            out.setdefault(names[t["bone"]], {}).setdefault("loc", {0: np.array(t["translation"])})
-        return out, list(range(c["last_frame"] + 1))
-    clip = ref["clip"]
-    times = clip["key_times"]
+                    ids[int(b.name[len(pref):])] = b.name
+
+        def name_of(h):
+            return ids[int(h, 16) if isinstance(h, str) else h]
+    else:
+        def name_of(h):
+            return bone_of_hash(arm, int(h, 16))
     for bone in clip["bones"]:
-        name = bone_of_hash(arm, int(bone["hash"], 16))
+        name = name_of(bone["hash"])
+        if case["legacy"] and "rot" in out.get(name, {}):
+            continue
         if "keys" in bone:
             out.setdefault(name, {})["rot"] = {t: wxyz(q) for t, q in zip(times, bone["keys"])}
         elif "constant" in bone:
             out.setdefault(name, {})["rot"] = {times[0]: wxyz(bone["constant"])}
     motion = ref.get("motion", {})
     for t in motion.get("translations", []):
-        name = bone_of_hash(arm, int(t["hash"], 16))
+        name = name_of(t["hash"])
         out.setdefault(name, {})["loc"] = {tt: np.array(v) for tt, v in zip(times, t["keys"])}
     for t in motion.get("constant_translations", []):
-        name = bone_of_hash(arm, int(t["hash"], 16))
+        name = name_of(t["hash"])
         out.setdefault(name, {})["loc"] = {times[0]: np.array(t["translation"])}
     return out, times
 
 
 def root_motion(case, ref):
     """{frame: T} of a block's root motion (game world), empty without one."""
-    if case["legacy"]:
-        c = ref["legacy_clip"]
-        rots, trs = c.get("trajectory_rotation"), c.get("trajectory_translation")
-        frames = list(range(c["last_frame"] + 1))
-    else:
-        m = ref.get("motion", {}).get("root_motion", {})
-        rots, trs = m.get("rotations"), m.get("translations")
-        frames = ref["clip"]["key_times"]
+    m = ref.get("motion", {}).get("root_motion", {})
+    rots, trs = m.get("rotations"), m.get("translations")
+    frames = ref["clip"]["key_times"]
     if not rots and not trs:
         return {}
     out = {}
@@ -413,6 +408,16 @@ def play(arm, action):
     arm.animation_data.action = action
 
 
+def stored_here(case, blk, name, frame):
+    """Whether a bone's rotation is stored at `frame`: every 'aNi' key, a Far Cry 2/3 track's stored
+    frames (a constant rotation: always)."""
+    if not case["legacy"]:
+        return True
+    digits = name[5:] if name.startswith("bone_") else name[1:]
+    frames = blk["stored"].get(str(int(digits))) if digits.isdigit() else None
+    return frames is None or frame in frames
+
+
 def check_pose(case, res, arm, built_world, acts):
     scene = bpy.context.scene
     frames = joint_frames(case, arm, built_world)
@@ -425,7 +430,7 @@ def check_pose(case, res, arm, built_world, acts):
         family = act["mabkit_family"]
         if case["rig"] == "c" and family != case["family"]:
             raise RuntimeError("bind family %s, the rig was made for %s" % (family, case["family"]))
-        rate = ref["legacy_clip"]["frame_rate"] if case["legacy"] else ref["clip"]["key_rate"]
+        rate = ref["clip"]["key_rate"]
         if rate and abs(scene.render.fps / scene.render.fps_base - rate) > 1e-6 and blk is case["blocks"][0]:
             raise RuntimeError("scene runs at %g fps, the clip at %g" % (scene.render.fps / scene.render.fps_base, rate))
         tracks, times = reference_tracks(case, arm, ref)
@@ -454,7 +459,10 @@ def check_pose(case, res, arm, built_world, acts):
                     g = f / rate * 24.0  # Blender's glTF importer keyed at the factory 24 fps
                     scene.frame_set(int(math.floor(g)), subframe=g - math.floor(g))
                     for n, m in mine.items():
-                        if n in tracks:  # bones the clip moves (the glTF rig has a trajectory node too)
+                        # Bones the clip moves (the glTF rig has a trajectory node too); Far Cry 2/3:
+                        # at a track's stored keys, where the glTF has its keys (Blender's importer
+                        # does not slerp between them as the game does).
+                        if n in tracks and stored_here(case, blk, n, f):
                             d = qangle(T.of(arm.pose.bones[n].matrix).q, m.q)
                             if d > gltf_deg:
                                 gltf_deg = d
@@ -515,12 +523,17 @@ def pick_edit(case, arm, acts):
         act = acts[blk["block"]]
         ref = load(blk["ref"])
         if case["legacy"]:
-            for r in ref["legacy_clip"]["rotations"]:
-                name = next(b.name for b in arm.data.bones if b.name in ("bone_%d" % r["bone"], "J%d" % r["bone"]))
-                if rot_curves(act, name) and (best is None or len(r["frames"]) > best[5]) and len(r["frames"]) > 2:
-                    k = len(r["frames"]) // 2
-                    best = (blk["block"], name, k, r["frames"][k], r["bone"], len(r["frames"]), r["frames"],
-                            ref["legacy_clip"]["last_frame"])
+            # The keyed track with the most stored keys: its middle stored key is turned, and the
+            # new key goes on a frame between stored keys (every frame is a key time in version 3).
+            for bone in ref["clip"]["bones"]:
+                frames = blk["stored"].get(str(bone["hash"]), [])
+                if "keys" not in bone or len(frames) <= 2:
+                    continue
+                name = next(b.name for b in arm.data.bones if b.name in ("bone_%d" % bone["hash"], "J%d" % bone["hash"]))
+                if rot_curves(act, name) and (best is None or len(frames) > best[5]):
+                    f = frames[len(frames) // 2]
+                    times = ref["clip"]["key_times"]
+                    best = (blk["block"], name, times.index(f), f, bone["hash"], len(frames), frames, times[-1])
         else:
             times = ref["clip"]["key_times"]
             for bone in ref["clip"]["bones"]:
@@ -568,7 +581,7 @@ def case_run(case, job, res):
     res["edit_report"] = []
     export(res["edited"], res["edit_report"])
     res["edit"] = {"block": block, "bone": bone, "key": k, "frame": frame, "degrees": qangle(before, after),
-                   "hash": clip_id if not case["legacy"] else None, "bone_id": clip_id if case["legacy"] else None}
+                   "hash": clip_id}
     for i, p in enumerate(kp):
         p.co[1] = before[i]
         p.handle_left[1] = p.handle_right[1] = before[i]
@@ -580,7 +593,7 @@ def case_run(case, job, res):
         res["moved"]["report"] = []
         export(moved["path"], moved["report"])
         moved.pop("restore")()
-    # A key on a frame the bone (for 'aNi': the clip) has none.
+    # A key on a frame the bone (for 'aNi': the clip) has none (Far Cry 2/3: between stored keys).
     taken = set(times)
     cands = [f for f in range((last if case["legacy"] else max(times)) + 1) if f not in taken]
     if not cands:
@@ -594,11 +607,7 @@ def case_run(case, job, res):
         p = fc.keyframe_points.insert(new, value[i])
         p.interpolation = "LINEAR"
         fc.update()
-    res["newkey"] = {"path": os.path.join(work, "newkey.mab"), "bone": bone}
-    if case["legacy"]:
-        res["newkey"].update(frame=new, bone_id=clip_id)
-    else:
-        res["newkey"].update(time=new, hash=clip_id)
+    res["newkey"] = {"path": os.path.join(work, "newkey.mab"), "bone": bone, "time": new, "hash": clip_id}
     res["newkey"]["expected"] = list(file_rotation(case, arm, built_world, bone, value, act["mabkit_family"]))
     res["newkey_report"] = []
     try:
@@ -642,8 +651,8 @@ def move_translation(case, arm, act, frame, offset):
             cs[0].update()
         ident = b.name[1:] if case["legacy"] and b.name.startswith("J") else b.name[5:] if case["legacy"] else None
         return {"path": os.path.join(case["work"], "moved.mab"), "bone": b.name, "frame": frame,
-                "offset": offset, "hash": None if case["legacy"] else "0x%08X" % crc(b.name),
-                "bone_id": int(ident) if case["legacy"] else None, "restore": restore}
+                "offset": offset, "hash": "0x%08X" % (int(ident) if case["legacy"] else crc(b.name)),
+                "restore": restore}
     return None
 
 
@@ -695,6 +704,13 @@ def refusals(case, arm, act, bone, frame):
         for fc in [fc for fc in fcs if fc.data_path == 'pose.bones["%s"].location' % still[0]]:
             fcs.remove(fc)
         other.location = (0.0, 0.0, 0.0)
+    if case["legacy"]:
+        # A key after the last frame: the export does not change a Far Cry 2/3 clip's length.
+        last = max(int(p.co[0]) for p in rot_curves(act, bone)[0].keyframe_points)
+        pb.keyframe_insert("rotation_quaternion", frame=last + 1)
+        reasons.append(refused(out, "a key after the last frame", bone, "%d" % (last + 1), "0..%d" % last))
+        for fc in rot_curves(act, bone):
+            fc.keyframe_points.remove(next(p for p in fc.keyframe_points if abs(p.co[0] - last - 1) < 1e-6))
     # Keys on a bone the block does not have.
     bpy.context.view_layer.objects.active = arm
     bpy.ops.object.mode_set(mode="EDIT")

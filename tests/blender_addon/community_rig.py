@@ -46,12 +46,11 @@ def first_keys(blocks, legacy, names):
     for blk in blocks:
         with open(blk["ref"]) as f:
             doc = json.load(f)
-        if legacy:
-            c = doc["legacy_clip"]
-            for r in c["rotations"]:
-                out.setdefault("J%d" % r["bone"], r["keys"][0])
-            for r in c["constant_rotations"]:
-                out.setdefault("J%d" % r["bone"], r["rotation"])
+        if legacy:  # bones by skeleton id, a keyed bone before a constant one of the same id
+            for bone in doc["clip"]["bones"]:
+                q = (bone.get("keys") or [bone.get("constant")])[0]
+                if q is not None:
+                    out.setdefault("J%d" % bone["hash"], q)
         else:
             by_hash = {"0x%08X" % (zlib.crc32(n.encode("latin-1")) & 0xFFFFFFFF): n for n in names}
             for bone in doc["clip"]["bones"]:

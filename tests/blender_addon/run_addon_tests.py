@@ -97,9 +97,24 @@ def template_json(mab, path, block, work):
 
 
 def export_json(mab, path, block, out):
-    run([mab, "export", path, "--block", str(block), "--json-version", "2", "-o", out])  # reads "legacy_clip"
+    # Version 3, as the add-on reads it: every game's tracks in "clip" and "motion".
+    run([mab, "export", path, "--block", str(block), "--json-version", "3", "-o", out])
     with open(out) as f:
         return json.load(f)
+
+
+def stored_frames(mab, path, block):
+    """{bone id: frames holding a stored key} of a Far Cry 2/3 clip's keyed rotation tracks, from
+    `mab dump` (a version 3 document has the rotation at every frame, not which frames are keys)."""
+    out, on = {}, False
+    for line in run([mab, "dump", path, "--block", str(block)]).splitlines():
+        if line.startswith("keyed rotations"):
+            on = True
+        elif on and not line.strip():
+            break
+        elif on and line.split() and line.split()[0].isdigit():
+            out.setdefault(int(line.split()[0]), []).append(int(line.split()[1]))
+    return out
 
 
 def block_count(mab, path):
@@ -127,19 +142,15 @@ def qangle(a, b):
 
 
 def ani_tracks(doc):
-    """{hash: keys} of an 'aNi' JSON export (a constant bone: one key)."""
-    out = {}
+    """{(hash, occurrence): keys} of a JSON export (a constant bone: one key). Far Cry 2/3: the hash
+    is the bone id, and a bone both keyed and constant is (id, 0) keyed and (id, 1) constant."""
+    out, seen = {}, {}
     for bone in doc["clip"]["bones"]:
+        occ = seen.get(bone["hash"], 0)
+        seen[bone["hash"]] = occ + 1
         keys = bone.get("keys") or ([bone["constant"]] if "constant" in bone else None)
         if keys is not None:
-            out.setdefault(bone["hash"], keys)
-    return out
-
-
-def legacy_tracks(doc):
-    c = doc["legacy_clip"]
-    out = {("track", r["bone"]): (r["frames"], r["keys"]) for r in c["rotations"]}
-    out.update({("constant", r["bone"]): ([0], [r["rotation"]]) for r in c["constant_rotations"]})
+            out[bone["hash"], occ] = keys
     return out
 
 
@@ -154,20 +165,14 @@ def check_moved(case, res, before, after):
     mv = res["moved"]
     rep = reported_units(mv["report"])
     problems = []
-    if case["legacy"]:
-        b0, b1 = before["legacy_clip"], after["legacy_clip"]
-        tb = {t["bone"]: t["frames"] for t in b0["translations"]}
-        ta = {t["bone"]: t["frames"] for t in b1["translations"]}
-        key, frames = mv["bone_id"], list(range(len(tb.get(mv["bone_id"], []))))
-        same = [k for k in b0 if k not in ("translations",)]
-        if any(b0[k] != b1.get(k) for k in same):
-            problems.append("something besides the translations changed")
-    else:
-        tb = {t["hash"]: t["keys"] for t in before["motion"].get("translations", [])}
-        ta = {t["hash"]: t["keys"] for t in after["motion"].get("translations", [])}
-        key, frames = mv["hash"], before["clip"]["key_times"]
-        if before["clip"] != after["clip"]:
-            problems.append("rotations changed though only a translation was moved")
+    tb = {t["hash"]: t["keys"] for t in before["motion"].get("translations", [])}
+    ta = {t["hash"]: t["keys"] for t in after["motion"].get("translations", [])}
+    key, frames = mv["hash"], before["clip"]["key_times"]
+    if before["clip"] != after["clip"]:
+        problems.append("rotations changed though only a translation was moved")
+    if any(before["motion"].get(k) != after["motion"].get(k) for k in before["motion"] if k != "translations") or \
+            before.get("legacy") != after.get("legacy"):
+        problems.append("something besides the translations changed")
     if key not in tb or key not in ta:
         return ["the moved bone has no translation track"], rep
     for other in tb:
@@ -189,7 +194,7 @@ def reported_error(lines):
     return max(errs) if errs else 0.0
 
 
-def check_edit_ani(case, res, before, after):
+def check_edit(case, res, before, after):
     """Only the edited bone changed: its edited key by the angle Blender applied, the rest of its
     keys within the reported error; every other bone, translation and root motion bit for bit."""
     edit = res["edit"]
@@ -200,9 +205,9 @@ def check_edit_ani(case, res, before, after):
         problems.append("key times changed")
     for h, keys in tb.items():
         got = ta.get(h)
-        if h != edit["hash"]:
+        if h != (edit["hash"], 0):
             if got != keys:
-                problems.append("bone %s changed though it was not edited" % h)
+                problems.append("bone %s changed though it was not edited" % (h,))
             continue
         for k, (q0, q1) in enumerate(zip(keys, got)):
             d = qangle(q0, q1)
@@ -212,12 +217,12 @@ def check_edit_ani(case, res, before, after):
                         d, edit["degrees"], rep))
             elif d > rep + MEASURE_DEG:
                 problems.append("edited bone, key %d moved %.6f deg > reported %.6f" % (k, d, rep))
-    if before.get("motion") != after.get("motion"):
-        problems.append("translations or root motion changed though not edited")
+    if before.get("motion") != after.get("motion") or before.get("legacy") != after.get("legacy"):
+        problems.append("translations, root motion, tag records or events changed though not edited")
     return problems, rep
 
 
-def check_newkey_ani(case, res, before, after):
+def check_newkey(case, res, before, after):
     nk = res["newkey"]
     rep = reported_error(res["newkey_report"])
     problems = []
@@ -226,21 +231,27 @@ def check_newkey_ani(case, res, before, after):
         return ["key times are %s, expected the template's plus %d" % (t1[:12], nk["time"])], rep
     tb, ta = ani_tracks(before), ani_tracks(after)
     pos = t1.index(nk["time"])
+    # The other keys: the new time's key left out of the result, or (a Far Cry 2/3 frame, already
+    # a key time) that frame's key left out of both.
+    was = t0.index(nk["time"]) if nk["time"] in t0 else None
+
+    def without(keys, n, i):
+        return [k for j, k in enumerate(keys) if j != i] if len(keys) == n and i is not None else keys
     for h, keys in tb.items():
         got = ta.get(h)
         if got is None:
-            problems.append("bone %s lost" % h)
+            problems.append("bone %s lost" % (h,))
             continue
-        if len(keys) == 1 and h != nk["hash"]:
+        if len(keys) == 1 and h != (nk["hash"], 0):
             if got != keys:
-                problems.append("constant bone %s changed" % h)
+                problems.append("constant bone %s changed" % (h,))
             continue
-        old = [k for i, k in enumerate(got) if i != pos] if len(got) == len(t1) else got
-        for k, (q0, q1) in enumerate(zip(keys, old)):
+        old, keys0 = without(got, len(t1), pos), without(keys, len(t0), was)
+        for k, (q0, q1) in enumerate(zip(keys0, old)):
             if len(keys) > 1 and qangle(q0, q1) > rep + MEASURE_DEG:
                 problems.append("bone %s key %d moved %.6f deg > reported %.6f" % (h, k, qangle(q0, q1), rep))
                 break
-        if h == nk["hash"]:
+        if h == (nk["hash"], 0):
             d = qangle(got[pos], nk["expected"])
             if d > rep + 2e-3:
                 problems.append("the new key holds %s, %.5f deg from the keyed %s" % (got[pos], d, nk["expected"]))
@@ -252,57 +263,11 @@ def check_newkey_ani(case, res, before, after):
     ta = {t["hash"]: t["keys"] for t in after.get("motion", {}).get("translations", [])}
     for t in before.get("motion", {}).get("translations", []):
         got = ta.get(t["hash"], [])
-        old = [k for i, k in enumerate(got) if i != pos]
-        worst = max((abs(x - y) for k0, k1 in zip(t["keys"], old) for x, y in zip(k0, k1)), default=0.0)
+        old, keys0 = [k for i, k in enumerate(got) if i != pos], without(t["keys"], len(t0), was)
+        worst = max((abs(x - y) for k0, k1 in zip(keys0, old) for x, y in zip(k0, k1)), default=0.0)
         # 1e-5: the report prints 6 digits and measures against the add-on's float32 locations.
-        if len(old) != len(t["keys"]) or worst > units + 1e-5:
+        if len(old) != len(keys0) or worst > units + 1e-5:
             problems.append("translation of %s moved %.6f units > reported %.6f" % (t["hash"], worst, units))
-    return problems, rep
-
-
-def check_edit_legacy(case, res, before, after):
-    edit = res["edit"]
-    rep = reported_error(res["edit_report"])
-    problems = []
-    tb, ta = legacy_tracks(before), legacy_tracks(after)
-    for key, (frames, keys) in tb.items():
-        got = ta.get(key)
-        if key != ("track", edit["bone_id"]):
-            if got != (frames, keys):
-                problems.append("%s %d changed though it was not edited" % key)
-            continue
-        if got is None:
-            problems.append("edited track lost")
-            continue
-        gf, gk = got
-        at = dict(zip(gf, gk))
-        for f, q in zip(frames, keys):
-            if f == edit["frame"]:
-                if f not in at or abs(qangle(q, at[f]) - edit["degrees"]) > rep + MEASURE_DEG:
-                    problems.append("edited frame %d: %s deg, Blender turned it %.6f" % (
-                        f, "missing" if f not in at else "%.6f" % qangle(q, at[f]), edit["degrees"]))
-            elif f in at and qangle(q, at[f]) > rep + MEASURE_DEG:
-                problems.append("edited track frame %d moved %.6f > reported %.6f" % (f, qangle(q, at[f]), rep))
-    for k in ("translations", "constant_translations", "trajectory_rotation", "trajectory_translation"):
-        if before["legacy_clip"].get(k) != after["legacy_clip"].get(k):
-            problems.append("%s changed though not edited" % k)
-    return problems, rep
-
-
-def check_newkey_legacy(case, res, before, after):
-    nk = res["newkey"]
-    rep = reported_error(res["newkey_report"])
-    tb, ta = legacy_tracks(before), legacy_tracks(after)
-    got = ta.get(("track", nk["bone_id"]))
-    if got is None or nk["frame"] not in got[0]:
-        return ["bone %d has no key at frame %d after the export: %s" % (
-            nk["bone_id"], nk["frame"], got[0] if got else None)], rep
-    q = got[1][got[0].index(nk["frame"])]
-    d = qangle(q, nk["expected"])
-    problems = [] if d <= rep + 2e-3 else ["the new key holds %.5f deg from the keyed rotation" % d]
-    for key, v in tb.items():
-        if key != ("track", nk["bone_id"]) and ta.get(key) != v:
-            problems.append("%s %d changed though not edited" % key)
     return problems, rep
 
 
@@ -334,7 +299,7 @@ def judge_console(mab, job_case, res, work):
     k = before["clip"]["key_times"].index(40)
     fake = {"edit": {"hash": "0x%08X" % crc32("Spine1"), "key": k, "degrees": math.degrees(0.35)},
             "edit_report": res["report"]}
-    problems, rep = check_edit_ani({}, fake, before, after)
+    problems, rep = check_edit({}, fake, before, after)
     return "; ".join(problems) if problems else None
 
 
@@ -350,13 +315,12 @@ def prepare(mab, work):
         blocks = []
         for b in range(block_count(mab, src)):
             doc = export_json(mab, src, b, os.path.join(work, "%s_ref_%d.json" % (stem, b)))
-            if ("legacy_clip" if legacy else "clip") in doc:
+            if "clip" in doc:
                 blocks.append({"block": b, "ref": os.path.join(work, "%s_ref_%d.json" % (stem, b))})
+                if legacy:  # which frames hold stored keys: the edit turns one, the new key goes between
+                    blocks[-1]["stored"] = {str(k): v for k, v in stored_frames(mab, src, b).items()}
         if legacy:
-            ids = sorted({r["bone"] for blk in blocks for r in _legacy_doc(blk)["rotations"]} |
-                         {r["bone"] for blk in blocks for r in _legacy_doc(blk)["constant_rotations"]} |
-                         {r["bone"] for blk in blocks for r in _legacy_doc(blk)["translations"]} |
-                         {r["bone"] for blk in blocks for r in _legacy_doc(blk)["constant_translations"]})
+            ids = sorted({bone["hash"] for blk in blocks for bone in _clip_doc(blk)["bones"]})
             names = ["J%d" % i if i in ids else "unused_%d" % i for i in range(max(ids) + 1)]
             joint_names = ["J%d" % i for i in ids]
         else:
@@ -403,10 +367,10 @@ def prepare(mab, work):
 _docs = {}
 
 
-def _legacy_doc(blk):
+def _clip_doc(blk):
     if blk["ref"] not in _docs:
         with open(blk["ref"]) as f:
-            _docs[blk["ref"]] = json.load(f)["legacy_clip"]
+            _docs[blk["ref"]] = json.load(f)["clip"]
     return _docs[blk["ref"]]
 
 
@@ -452,14 +416,14 @@ def judge(mab, case, res):
             if _body(before) != _body(after):
                 problems.append("block %d changed though not edited" % b)
             continue
-        p, rep = (check_edit_legacy if case["legacy"] else check_edit_ani)(case, res, before, after)
+        p, rep = check_edit(case, res, before, after)
         problems += ["edit: " + x for x in p]
         if "moved" in res:
             moved = export_json(mab, res["moved"]["path"], b, os.path.join(work, "moved_%d.json" % b))
             p, _ = check_moved(case, res, before, moved)
             problems += ["moved translation: " + x for x in p]
         after = export_json(mab, res["newkey"]["path"], b, os.path.join(work, "newkey_%d.json" % b))
-        p, rep2 = (check_newkey_legacy if case["legacy"] else check_newkey_ani)(case, res, before, after)
+        p, rep2 = check_newkey(case, res, before, after)
         problems += ["new key: " + x for x in p]
     if problems:
         return "; ".join(problems[:6])
@@ -467,7 +431,7 @@ def judge(mab, case, res):
 
 
 def _body(doc):
-    return doc.get("clip") or doc.get("legacy_clip")
+    return doc.get("clip"), doc.get("motion"), doc.get("legacy")
 
 
 def main():
