@@ -117,7 +117,7 @@ void print_gltf_report(const Options& o, const mab::Container& c, const mab::Glt
   else if (const auto unmatched = names_matching_no_bone(c, go.names); !unmatched.empty())
     std::fprintf(info, "  --names           %zu of %zu name(s) match no bone of the file: %s\n", unmatched.size(),
                  go.names.size(), mab::cli::short_list(unmatched).c_str());
-  for (const auto& s : rep.skipped_blocks) std::fprintf(info, "  skipped block %zu  %s\n", s.block, s.reason.c_str());
+  for (const auto& s : rep.skipped_blocks) std::fprintf(info, "  skipped block %zu  %s\n", s.block, mab::cli::spelled(s.reason).c_str());
   if (rep.scene_fps > 0)
     std::fprintf(info, "  Blender           set the scene frame rate to %g fps before importing: every key is then "
                        "a whole frame (docs/gltf.md)\n", rep.scene_fps);

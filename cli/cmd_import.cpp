@@ -207,7 +207,8 @@ std::optional<mab::GltfImportOptions> gltf_options(const Options& o) {
 
 // What --ignore-unmatched dropped: on stdout with the report, and a warning.
 void print_dropped(const mab::GltfAnimationImport& a) {
-  for (const auto& d : a.dropped_channels) {
+  for (const auto& line : a.dropped_channels) {
+    const std::string d = mab::cli::spelled(line);
     std::printf("  dropped           %s\n", d.c_str());
     std::fprintf(stderr, "mab: import: warning: not stored (--ignore-unmatched): %s\n", d.c_str());
   }
@@ -298,7 +299,7 @@ void print_gltf_report(const mab::GltfImportReport& rep, const Options& o, const
       print_ani_animation(a, o, opt, has_template);
   }
   for (const auto& line : rep.notes) std::printf("  note              %s\n", mab::cli::spelled(line).c_str());
-  for (const auto& line : rep.ignored_channels) std::fprintf(stderr, "mab: import: warning: %s\n", line.c_str());
+  for (const auto& line : rep.ignored_channels) std::fprintf(stderr, "mab: import: warning: %s\n", mab::cli::spelled(line).c_str());
   if (!rep.defaults.empty()) {
     std::printf("  new clip defaults (no source for these fields):\n");
     for (const auto& d : rep.defaults)

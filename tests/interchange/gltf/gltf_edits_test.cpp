@@ -9,6 +9,7 @@
 
 #include "interchange/gltf/gltf_timeline.hpp"
 #include "interchange/gltf/gltf_tools.hpp"
+#include "support/flags.hpp"
 #include "support/corpus.hpp"
 
 #include <gtest/gtest.h>
@@ -122,7 +123,7 @@ TEST(GltfEdits, AKeyThatCannotGetATimeOfItsOwnIsRefusedWithTheFix) {
   const auto g = with_new_key(k_wdl, 2.25f / 30.0f, key);  // frame 2.25: rounds onto key time 2
   auto imported = mab::import_gltf(g, &c);
   ASSERT_FALSE(imported.ok());
-  const std::string msg = imported.error().message();
+  const std::string msg = imported.error().message(mab::test::as_flag);
   EXPECT_EQ(imported.error().code, mab::ErrorCode::not_decodable);
   for (const char* part : {"0xB6C65665", "0.075 s", "rounds onto key time 2", "scene frame rate to 30 fps",
                            "--template-times"})
@@ -187,7 +188,7 @@ TEST(GltfEdits, AnEditedFileResampledAtAnotherRateIsRefusedUnlessAccepted) {
   const auto at24 = edited_at(24.0);
   auto refused = mab::import_gltf(at24, &c);
   ASSERT_FALSE(refused.ok());
-  const std::string msg = refused.error().message();
+  const std::string msg = refused.error().message(mab::test::as_flag);
   for (const char* part : {"resampled at 24 keys per second", "key rate 30 per second", "3 track(s) match the template",
                            "0x530EC1CB", "Always Sample Animations", "scene frame rate to 30 fps", "--accept-resample"})
     EXPECT_NE(msg.find(part), std::string::npos) << part << " in: " << msg;
@@ -305,7 +306,7 @@ TEST(GltfRig, ASkeletonExportImportsWithoutTheFlagOrRefuses) {
   const auto bare = write_gltf(m);
   auto refused = mab::import_gltf(bare, &s.clip);
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.error().message().find("exported with --skeleton"), std::string::npos) << refused.error().message();
+  EXPECT_NE(refused.error().message(mab::test::as_flag).find("exported with --skeleton"), std::string::npos) << refused.error().message();
   EXPECT_NE(refused.error().message().find("hangs under"), std::string::npos) << refused.error().message();
   mab::GltfImportOptions with;
   with.skeleton = &s.skeleton;
@@ -318,14 +319,14 @@ TEST(GltfRig, ASkeletonExportImportsWithoutTheFlagOrRefuses) {
   with.skeleton = &other;
   auto wrong = mab::import_gltf(s.export_bytes, &s.clip, with);
   ASSERT_FALSE(wrong.ok());
-  EXPECT_NE(wrong.error().message().find("another --skeleton"), std::string::npos) << wrong.error().message();
+  EXPECT_NE(wrong.error().message(mab::test::as_flag).find("another --skeleton"), std::string::npos) << wrong.error().message();
   // The recorded data tampered with: the digest no longer matches, only --skeleton will do.
   m = parse_gltf(s.export_bytes);
   auto& rig = m.scenes[0].extras.Get<tinygltf::Value::Object>()["mabkit"].Get<tinygltf::Value::Object>()["rig"];
   rig.Get<tinygltf::Value::Object>()["names"] = tinygltf::Value(std::string("renamed"));
   auto tampered = mab::import_gltf(write_gltf(m), &s.clip);
   ASSERT_FALSE(tampered.ok());
-  EXPECT_NE(tampered.error().message().find("give the same --skeleton"), std::string::npos);
+  EXPECT_NE(tampered.error().message(mab::test::as_flag).find("give the same --skeleton"), std::string::npos);
 }
 
 // The record is file data: anything off in it (a cycle, counts that disagree, a number that is
@@ -374,7 +375,7 @@ TEST(GltfRig, AFlatExportImportedWithASkeletonIsRefused) {
   with.skeleton = &s.skeleton;
   auto recorded = mab::import_gltf(*flat, &s.clip, with);
   ASSERT_FALSE(recorded.ok());
-  EXPECT_NE(recorded.error().message().find("without --skeleton"), std::string::npos) << recorded.error().message();
+  EXPECT_NE(recorded.error().message(mab::test::as_flag).find("without --skeleton"), std::string::npos) << recorded.error().message();
   auto m = parse_gltf(*flat);
   mab::test::drop_extras(m);
   auto shaped = mab::import_gltf(write_gltf(m), &s.clip, with);

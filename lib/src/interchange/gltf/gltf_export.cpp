@@ -628,7 +628,7 @@ Result<std::vector<std::uint8_t>> export_gltf(const Container& c, const GltfExpo
   if (legacy && (o.skeleton != nullptr || !o.names.empty()))
     return make_error(ErrorCode::invalid_argument, no_offset, o.skeleton ? "skeleton" : "names",
                       "Far Cry 2/3 clips name bones by skeleton id, not by the CRC-32 of a name: their nodes are "
-                      "bone_<id>, and --names and --skeleton do not apply");
+                      "bone_<id>, and {opt:names} and {opt:skeleton} do not apply");
   GltfExportReport rep;
   MAB_ASSIGN(const std::vector<ExportBlock> clips, legacy ? legacy_blocks(c, rep) : decode_blocks(c, rep));
   MAB_ASSIGN(auto bytes, GltfBuilder(c, o).build(clips, rep));

@@ -123,7 +123,7 @@ Status read_on_own_times(const Context& ctx, const Channels& channels, const Cli
     if (!increasing(orig.key_times))
       return make_error(ErrorCode::bad_value, no_offset, "KeyTimes",
                         "the template's key times do not increase, so its bones cannot be resampled onto "
-                        "the glTF's times (nor glTF keys placed between them without --keep-times); edit "
+                        "the glTF's times (nor glTF keys placed between them without {opt:keep_times}); edit "
                         "such a clip through JSON");
     MAB_ASSIGN(edited.key_times, rounded_times(used, rate, opt.limits, rep.max_time_shift_s));
   }
@@ -387,18 +387,18 @@ Status resolve_rig(const gltf::RigRecord& rig, bool has_template, Context& ctx, 
     const std::uint32_t given = gltf::skeleton_digest(*opt.skeleton);
     if (given != rig.digest)
       return make_error(ErrorCode::invalid_argument, no_offset, "skeleton",
-                        "the file was exported with another --skeleton (it records digest " + gltf::hash_text(rig.digest) +
+                        "the file was exported with another {opt:skeleton} (it records digest " + gltf::hash_text(rig.digest) +
                             ", the given skeleton's is " + gltf::hash_text(given) + "): give the one it was exported with");
     return {};
   }
   if (!rig.skeleton)
     return make_error(ErrorCode::invalid_argument, no_offset, "skeleton",
-                      "the file was exported with --skeleton (digest " + gltf::hash_text(rig.digest) +
+                      "the file was exported with {opt:skeleton} (digest " + gltf::hash_text(rig.digest) +
                           ") and its rotations are relative to that skeleton's rest pose, whose data the file does not "
-                          "hold: give the same --skeleton");
+                          "hold: give the same {opt:skeleton}");
   ctx.skeleton = &*rig.skeleton;
   notes.push_back("rotations read against the skeleton the file records (" + std::to_string(rig.skeleton->nodes.size()) +
-                  " nodes, digest " + gltf::hash_text(rig.digest) + "), as it was exported with --skeleton");
+                  " nodes, digest " + gltf::hash_text(rig.digest) + "), as it was exported with {opt:skeleton}");
   return {};
 }
 
@@ -442,7 +442,7 @@ Result<GltfImport> import_gltf(std::span<const std::uint8_t> bytes, const Contai
     }
     return gltf::gltf_error(ErrorCode::not_found, "/animations",
                             std::string("the glTF file has no animations: nothing to import") +
-                                (template_file ? " (--allow-no-op writes the template as it is)" : ""));
+                                (template_file ? " ({opt:allow_no_op} writes the template as it is)" : ""));
   }
   Context ctx{model, opt, std::cos(opt.match_tolerance_deg * pi / 360.0)};
   GltfImport out;
@@ -490,10 +490,10 @@ Result<GltfImport> import_gltf(std::span<const std::uint8_t> bytes, const Contai
                                 list + " goes into no block of the template (each block takes the one animation "
                                        "its extras or its name block_N give; the template has " +
                                     std::to_string(template_file->blocks.size()) +
-                                    " block(s)): pick one with --animation (and --block), or pass --ignore-unmatched "
+                                    " block(s)): pick one with {opt:animation} (and {opt:block}), or pass {opt:ignore_unmatched} "
                                     "to drop the others on purpose");
       }
-      for (const auto& l : left) out.report.notes.push_back(l + " dropped (--ignore-unmatched): it goes into no block");
+      for (const auto& l : left) out.report.notes.push_back(l + " dropped ({opt:ignore_unmatched}): it goes into no block");
     }
     // Each animation is encoded against the file the previous one produced, read back as a
     // reader would read it (encode_clip checks the blocks come back where they were).

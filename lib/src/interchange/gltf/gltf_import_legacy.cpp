@@ -356,7 +356,7 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
   if (opt.keep_times || opt.reduce_deg)
     return make_error(ErrorCode::invalid_argument, no_offset, opt.keep_times ? "keep_times" : "reduce",
                       "Far Cry 2/3 clips are sampled at every frame and their keys chosen by the sparse key writer "
-                      "(--max-error); --keep-times and --reduce do not apply");
+                      "({opt:max_error}); {opt:keep_times} and {opt:reduce} do not apply");
   MAB_ASSIGN(const LegacyClip o, decode_legacy_clip(current, block, opt.limits));
   Ignored own;  // translations are stored here, not ignored
   MAB_ASSIGN(const Channels channels, read_channels(ctx.model, ai, own));

@@ -412,7 +412,7 @@ Status check_resample(const Context& ctx, const std::vector<ResampleFinding>& tr
           "would move " + mid + " (estimated; worst: " +
           worst_track->track + " at " + time_text(t, fps) +
           "). Untick \"Always Sample Animations\" in Blender's glTF export, or set the scene frame rate to " +
-          rate + " before importing the .glb into Blender; --accept-resample reads those keys from the samples as they are");
+          rate + " before importing the .glb into Blender; {opt:accept_resample} reads those keys from the samples as they are");
 }
 
 Status check_matched(const Context& ctx, std::size_t ai, std::size_t block, std::size_t matched,
@@ -430,7 +430,7 @@ Status check_matched(const Context& ctx, std::size_t ai, std::size_t block, std:
                     what + " moves no bone of the template's block " + std::to_string(block) + ": none of its " +
                         std::to_string(nodes.size()) + " animated node(s)" + examples +
                         " is a bone (bones are found by the mabkit hash in a node's extras, the CRC-32 of its name or "
-                        "a bone_0xHASH name). Check --template; export with --names so names survive; --allow-no-op "
+                        "a bone_0xHASH name). Check {opt:template}; export with {opt:names} so names survive; {opt:allow_no_op} "
                         "writes the template as it is");
 }
 
@@ -449,7 +449,7 @@ Status check_same_clip(const Context& ctx, std::size_t ai, std::size_t block, co
   if (ctx.options.allow_other_clip) return {};
   const tinygltf::Animation& a = ctx.model.animations[ai];
   const std::string what = "animation " + std::to_string(ai) + " \"" + a.name + "\"";
-  const std::string tail = " (check --template); --allow-other-clip imports it anyway";
+  const std::string tail = " (check {opt:template}); {opt:allow_other_clip} imports it anyway";
   const tinygltf::Value& ex = gltf::mabkit_extras(a.extras);
   if (ex.IsObject() && ex.Has(span.rate_field) && ex.Get(span.rate_field).IsNumber() && ex.Has("duration") &&
       ex.Get("duration").IsNumber()) {
@@ -478,7 +478,7 @@ Status check_same_clip(const Context& ctx, std::size_t ai, std::size_t block, co
                         std::to_string(block) + " has keys from " + seconds_text(span.first_s) + " to " +
                         seconds_text(span.last_s) +
                         ": it looks like another clip's animation. If the clip was shortened or moved in time on "
-                        "purpose, --keep-times takes the glTF's own key times" + tail);
+                        "purpose, {opt:keep_times} takes the glTF's own key times" + tail);
 }
 
 namespace {
@@ -543,7 +543,7 @@ Status account_unmatched(const Context& ctx, const Channels& channels, const std
                         std::to_string(rep.block) + " cannot store: " + list +
                         ". Import into the template the file was exported from, keep bone names as exported "
                         "(bones are found by the mabkit hash in a node's extras or the CRC-32 of its name), or pass "
-                        "--ignore-unmatched to drop these channels on purpose");
+                        "{opt:ignore_unmatched} to drop these channels on purpose");
 }
 
 TrackAgreement agreement_of(std::string track, const gltf::TrackEvidence& e, bool untouched) {
@@ -574,7 +574,7 @@ Status check_same_content(const Context& ctx, const GltfAnimationImport& rep, co
                         " animated track(s) of the template's block " + std::to_string(rep.block) + " (" +
                         std::to_string(matched) + " of " + std::to_string(keys) + " keys within 2 degrees; " +
                         list + "): an edit changes some bones and keeps the others, so this is another clip's "
-                        "animation (or this clip reversed or retimed). Check --template; --allow-other-clip imports "
+                        "animation (or this clip reversed or retimed). Check {opt:template}; {opt:allow_other_clip} imports "
                         "it anyway");
 }
 
@@ -612,8 +612,8 @@ Status check_rig_shape(const Context& ctx, const BoneNodes& node_of) {
   if (!rest_relative(ctx.options, true)) return {};
   if (ctx.recorded == gltf::RigRecord::Kind::flat && ctx.skeleton)
     return make_error(ErrorCode::invalid_argument, no_offset, "skeleton",
-                      "the file records that it was exported without --skeleton (mab export's flat rig): import it "
-                      "without --skeleton");
+                      "the file records that it was exported without {opt:skeleton} (mab export's flat rig): import it "
+                      "without {opt:skeleton}");
   if (ctx.recorded != gltf::RigRecord::Kind::none || node_of.empty()) return {};
   // No record (a tool dropped the extras): the file's own shape tells which rig it holds.
   const auto parent = gltf::parents(ctx.model);
@@ -634,15 +634,15 @@ Status check_rig_shape(const Context& ctx, const BoneNodes& node_of) {
   }
   if (!ctx.skeleton && !evidence.empty())
     return make_error(ErrorCode::invalid_argument, no_offset, "skeleton",
-                      "the file's bones are not the flat rig mab export writes without --skeleton (" + evidence +
-                          "): it was exported with --skeleton, and its rotations are relative to that skeleton's rest "
-                          "pose. Give the same --skeleton again (Blender keeps mab export's record of it only when "
-                          "\"Custom Properties\" is ticked in its glTF export), or --rotations local to take the "
+                      "the file's bones are not the flat rig mab export writes without {opt:skeleton} (" + evidence +
+                          "): it was exported with {opt:skeleton}, and its rotations are relative to that skeleton's rest "
+                          "pose. Give the same {opt:skeleton} again (Blender keeps mab export's record of it only when "
+                          "\"Custom Properties\" is ticked in its glTF export), or {opt:rotations} local to take the "
                           "rotations as written");
   if (ctx.skeleton && evidence.empty() && skeleton_nests_bones(*ctx.skeleton, node_of))
     return make_error(ErrorCode::invalid_argument, no_offset, "skeleton",
-                      "the file holds the flat rig mab export writes without --skeleton (every bone under the rig "
-                      "root, at its origin), not the --skeleton's hierarchy: it was exported without --skeleton; "
+                      "the file holds the flat rig mab export writes without {opt:skeleton} (every bone under the rig "
+                      "root, at its origin), not the {opt:skeleton}'s hierarchy: it was exported without {opt:skeleton}; "
                       "import it without");
   return {};
 }

@@ -175,7 +175,7 @@ Result<gltf::TimelinePlan> plan(const Context& ctx, const Clip& orig, const Bloc
                                                           : std::string()) +
                         ": a .mab cannot hold it. Set the scene frame rate to " + std::to_string(std::lround(fps)) +
                         " fps in Blender before importing the .glb (keys then fall on whole frames), or pass "
-                        "--template-times to sample at the template's key times only");
+                        "{opt:template_times} to sample at the template's key times only");
 }
 
 // The edited clip: the timeline with the added times, every bone's rotations on it.
@@ -310,7 +310,7 @@ Status read_on_template_times(const Context& ctx, const Channels& channels, cons
   if (orig.key_times.empty() && !rep.constant_to_animated.empty())
     return make_error(ErrorCode::not_decodable, no_offset, "animation",
                       gltf::hash_text(rep.constant_to_animated.front()) +
-                          " now moves, but the template's block has no key times to animate it on: --keep-times "
+                          " now moves, but the template's block has no key times to animate it on: {opt:keep_times} "
                           "takes the glTF's own key times");
   return {};
 }
