@@ -7,6 +7,7 @@
 #include <mab/codec_file.hpp>
 #include <mab/edit.hpp>
 #include <mab/file_io.hpp>
+#include <mab/text.hpp>
 
 #include <pybind11/stl.h>
 
@@ -53,26 +54,20 @@ py::dict decode_ani(const FileHandle& f, std::size_t index) {
   return st;
 }
 
-std::string hex32(std::uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08X", v);
-  return buf;
-}
-
 // Rotations of bone b in `got` against `want`; returns the largest angle, in degrees.
 double bone_error(const mab::Clip& want, const mab::Clip& got, std::size_t b, double bound) {
   const mab::ClipBone& w = want.bones[b];
   const mab::ClipBone& g = got.bones[b];
   const std::string field = "rotations[:, " + std::to_string(b) + "]";
   if (g.hash != w.hash || g.kind() != w.kind())
-    not_landed(field, "bone " + std::to_string(b) + " (" + hex32(w.hash) + ") reads back as another bone or kind");
+    not_landed(field, "bone " + std::to_string(b) + " (" + mab::hex(w.hash, 8) + ") reads back as another bone or kind");
   double worst = 0;
   for (std::size_t k = 0; k < want.key_count(); ++k) {
     const mab::Quat& a = w.kind() == mab::BoneKind::animated ? w.keys[k] : w.constant;
     const mab::Quat& r = g.kind() == mab::BoneKind::animated ? g.keys[k] : g.constant;
     const double e = w.kind() == mab::BoneKind::none ? 0.0 : mab::angular_error_deg(a, r);
     if (e > bound)
-      not_landed(field, "bone " + std::to_string(b) + " (" + hex32(w.hash) + ") key " + std::to_string(k) + " reads back " +
+      not_landed(field, "bone " + std::to_string(b) + " (" + mab::hex(w.hash, 8) + ") key " + std::to_string(k) + " reads back " +
                             std::to_string(e) + " degrees from the edit (encoder reported " + std::to_string(bound) + ")");
     worst = std::max(worst, e);
   }

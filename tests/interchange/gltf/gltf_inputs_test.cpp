@@ -3,6 +3,7 @@
 // names, and each way an accessor, a buffer view, a GLB header or a skeleton can be wrong.
 // Every input is the bytes of a glTF or GLB file (an export edited, or one written from
 // scratch by tests/support/gltf_builder.hpp), fed to the public readers.
+#include <mab/text.hpp>
 #include <mab/clip.hpp>
 #include <mab/gltf.hpp>
 #include <mab/json.hpp>
@@ -914,7 +915,7 @@ TEST(GltfInputs, ExtrasHashesAsTextOrNumber) {
       if (form == 6) o["hash"] = tinygltf::Value(std::string("1x12"));
       if (form == 7) o["hash"] = tinygltf::Value(std::string("0y12"));
       if (form == 8) o["hash"] = tinygltf::Value(std::string("0x12 "));
-      if (form == 9) o["hash"] = tinygltf::Value(std::string("0X") + mab::gltf::hash_text(h).substr(2));
+      if (form == 9) o["hash"] = tinygltf::Value(std::string("0X") + mab::hex(h, 8).substr(2));
       tinygltf::Value::Object ex;
       ex["mabkit"] = tinygltf::Value(o);
       n.extras = tinygltf::Value(ex);
@@ -1571,7 +1572,7 @@ TEST(GltfInputs, ABoneAwayFromItsParentWithoutARecordIsNoFlatRig) {
   auto same = mab::import_gltf(serialize(m, true), &t.c);
   ASSERT_TRUE(same.ok()) << same.error().message();
   EXPECT_EQ(same->bytes, t.bytes);
-  const int n = node_named(m, mab::gltf::hash_text(t.clip.bones[1].hash).replace(0, 2, "bone_0x"));
+  const int n = node_named(m, mab::hex(t.clip.bones[1].hash, 8).replace(0, 2, "bone_0x"));
   ASSERT_GE(n, 0);
   m.nodes[static_cast<std::size_t>(n)].translation = {0.5, 0, 0};
   auto r = mab::import_gltf(serialize(m, true), &t.c);

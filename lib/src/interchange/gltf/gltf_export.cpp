@@ -2,6 +2,7 @@
 #include <mab/gltf.hpp>
 
 #include <mab/legacy_bridge.hpp>
+#include <mab/text.hpp>
 
 #include "interchange/gltf/gltf_document.hpp"
 #include "interchange/gltf/gltf_names.hpp"
@@ -20,7 +21,6 @@ namespace mab {
 namespace {
 
 using gltf::append_floats;
-using gltf::hash_text;
 using gltf::object;
 using gltf::add_linear_channel;
 using gltf::write_continuous_quats;
@@ -267,7 +267,7 @@ class GltfBuilder {
         n.name = gltf::generated_bone_name(hash);
       }
       if (occurrence > 0 && !legacy_) n.name += gltf::duplicate_suffix(occurrence);
-      n.extras = object({{"mabkit", object({{"hash", tinygltf::Value(hash_text(legacy_ ? bone_hash(n.name) : hash))}})}});
+      n.extras = object({{"mabkit", object({{"hash", tinygltf::Value(hex(legacy_ ? bone_hash(n.name) : hash, 8))}})}});
       idx = add_node(std::move(n));
       if (o_.skeleton) rep_->bones_without_node.push_back(hash);
     }
@@ -351,7 +351,7 @@ class GltfBuilder {
     tinygltf::Node n;
     n.name = std::string(gltf::trajectory_node_name);
     // Far Cry 2/3: a joint like the bones, tagged as they are (Blender makes it a bone of the rig).
-    if (legacy_) n.extras = object({{"mabkit", object({{"hash", tinygltf::Value(hash_text(bone_hash(n.name)))}})}});
+    if (legacy_) n.extras = object({{"mabkit", object({{"hash", tinygltf::Value(hex(bone_hash(n.name), 8))}})}});
     trajectory_ = add_node(std::move(n));
     if (legacy_) joints_.push_back(trajectory_);
     return trajectory_;
@@ -490,8 +490,8 @@ class GltfBuilder {
       for (const auto& p : a.parts) {
         tinygltf::Value::Object e{{"start", tinygltf::Value(static_cast<double>(p.start))},
                                   {"end", tinygltf::Value(static_cast<double>(p.end))},
-                                  {"parent", tinygltf::Value(hash_text(p.parent_hash))},
-                                  {"attachment", tinygltf::Value(hash_text(p.attachment_hash))},
+                                  {"parent", tinygltf::Value(hex(p.parent_hash, 8))},
+                                  {"attachment", tinygltf::Value(hex(p.attachment_hash, 8))},
                                   {"type", tinygltf::Value(static_cast<int>(p.type))}};
         if (p.nested_block >= 0) e.emplace("nested_animation", tinygltf::Value("block_" + std::to_string(p.nested_block)));
         parts.emplace_back(std::move(e));

@@ -3,6 +3,7 @@
 // clips; the template's key times are gltf_import_template.cpp's, Far Cry 2/3 clips
 // gltf_import_legacy.cpp's.
 #include <mab/gltf.hpp>
+#include <mab/text.hpp>
 
 #include "interchange/gltf/gltf_import_shared.hpp"
 #include "interchange/gltf/gltf_names.hpp"
@@ -387,18 +388,18 @@ Status resolve_rig(const gltf::RigRecord& rig, bool has_template, Context& ctx, 
     const std::uint32_t given = gltf::skeleton_digest(*opt.skeleton);
     if (given != rig.digest)
       return make_error(ErrorCode::invalid_argument, no_offset, "skeleton",
-                        "the file was exported with another {opt:skeleton} (it records digest " + gltf::hash_text(rig.digest) +
-                            ", the given skeleton's is " + gltf::hash_text(given) + "): give the one it was exported with");
+                        "the file was exported with another {opt:skeleton} (it records digest " + hex(rig.digest, 8) +
+                            ", the given skeleton's is " + hex(given, 8) + "): give the one it was exported with");
     return {};
   }
   if (!rig.skeleton)
     return make_error(ErrorCode::invalid_argument, no_offset, "skeleton",
-                      "the file was exported with {opt:skeleton} (digest " + gltf::hash_text(rig.digest) +
+                      "the file was exported with {opt:skeleton} (digest " + hex(rig.digest, 8) +
                           ") and its rotations are relative to that skeleton's rest pose, whose data the file does not "
                           "hold: give the same {opt:skeleton}");
   ctx.skeleton = &*rig.skeleton;
   notes.push_back("rotations read against the skeleton the file records (" + std::to_string(rig.skeleton->nodes.size()) +
-                  " nodes, digest " + gltf::hash_text(rig.digest) + "), as it was exported with {opt:skeleton}");
+                  " nodes, digest " + hex(rig.digest, 8) + "), as it was exported with {opt:skeleton}");
   return {};
 }
 

@@ -1,5 +1,6 @@
 // What the glTF import paths share (see gltf_import_shared.hpp).
 #include "interchange/gltf/gltf_import_shared.hpp"
+#include <mab/text.hpp>
 
 #include "interchange/gltf/gltf_names.hpp"
 #include "interchange/gltf/gltf_timeline.hpp"
@@ -67,7 +68,7 @@ NodeBone identify(const tinygltf::Node& n, std::size_t index, const std::unorder
 }
 
 std::string label(std::uint32_t hash, const std::string& name) {
-  return name.empty() ? gltf::hash_text(hash) : name + " (" + gltf::hash_text(hash) + ")";
+  return name.empty() ? hex(hash, 8) : name + " (" + hex(hash, 8) + ")";
 }
 
 double half_cos(const Quat& a, const Quat& b) noexcept {

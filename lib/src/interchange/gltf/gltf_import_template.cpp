@@ -3,6 +3,7 @@
 // glTF holds keys between the template's, resampled files refused where reading them would
 // move keys.
 #include "interchange/gltf/gltf_import_shared.hpp"
+#include <mab/text.hpp>
 
 #include "interchange/gltf/gltf_names.hpp"
 #include "interchange/gltf/gltf_timeline.hpp"
@@ -309,7 +310,7 @@ Status read_on_template_times(const Context& ctx, const Channels& channels, cons
   assemble(orig, ev, verdicts, p, metric, snap, edited, rep);
   if (orig.key_times.empty() && !rep.constant_to_animated.empty())
     return make_error(ErrorCode::not_decodable, no_offset, "animation",
-                      gltf::hash_text(rep.constant_to_animated.front()) +
+                      hex(rep.constant_to_animated.front(), 8) +
                           " now moves, but the template's block has no key times to animate it on: {opt:keep_times} "
                           "takes the glTF's own key times");
   return {};

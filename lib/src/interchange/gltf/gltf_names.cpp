@@ -1,19 +1,13 @@
 // Bone names in glTF files (docs/gltf.md, "Names").
 #include "interchange/gltf/gltf_names.hpp"
+#include <mab/text.hpp>
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 
 namespace mab::gltf {
 
-std::string hash_text(std::uint32_t hash) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08X", hash);
-  return buf;
-}
-
-std::string generated_bone_name(std::uint32_t hash) { return "bone_" + hash_text(hash); }
+std::string generated_bone_name(std::uint32_t hash) { return "bone_" + hex(hash, 8); }
 
 std::string duplicate_suffix(unsigned occurrence) { return ".dup" + std::to_string(occurrence); }
 

@@ -11,7 +11,6 @@
 
 namespace mab::gltf {
 
-std::string hash_text(std::uint32_t hash);                 // "0xB6C65665"
 std::string generated_bone_name(std::uint32_t hash);       // "bone_0xB6C65665"
 std::string duplicate_suffix(unsigned occurrence);         // ".dup1": second bone with one hash
 

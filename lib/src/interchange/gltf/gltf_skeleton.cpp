@@ -1,5 +1,6 @@
 // A glTF file's node tree as a skeleton for `mab export --skeleton` (docs/gltf.md).
 #include <mab/gltf.hpp>
+#include <mab/text.hpp>
 
 #include "interchange/gltf/gltf_document.hpp"
 #include "interchange/gltf/gltf_names.hpp"
@@ -165,7 +166,7 @@ std::uint32_t skeleton_digest(const GltfSkeleton& sk) {
 tinygltf::Value rig_record(const GltfSkeleton* sk) {
   if (!sk) return object({{"kind", tinygltf::Value(std::string("flat"))}});
   tinygltf::Value::Object r{{"kind", tinygltf::Value(std::string("skeleton"))},
-                            {"digest", tinygltf::Value(hash_text(skeleton_digest(*sk)))}};
+                            {"digest", tinygltf::Value(hex(skeleton_digest(*sk), 8))}};
   const bool plain = std::none_of(sk->nodes.begin(), sk->nodes.end(),
                                   [](const GltfSkeletonNode& n) { return n.name.find('\n') != std::string::npos; });
   if (plain && !sk->nodes.empty()) {

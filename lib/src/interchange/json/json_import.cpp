@@ -6,6 +6,7 @@
 
 #include <mab/edit.hpp>
 #include <mab/legacy_bridge.hpp>
+#include <mab/text.hpp>
 
 #include "encode/encode_common.hpp"
 #include "interchange/json/json_import_parts.hpp"
@@ -193,12 +194,6 @@ Result<LegacyOriginal> decode_legacy_original(const ParsedDocument& doc, const L
 
 // --- bone identity (decision 24, docs/json-format.md "Bone identity") ---
 
-std::string hex8(std::uint32_t v) {
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "0x%08X", v);
-  return buf;
-}
-
 // Of a bone the file has, the document may change the bit depth of an animated bone and the
 // rotation kind (its keys or constant must then match, which read_clip checks); bits 0x40 and
 // 0x80 (format 5.3: translation-related, a guess) and the unused nibble of a bone without
@@ -234,7 +229,7 @@ Status check_identity(const ParsedClip& parsed, const Clip& original, bool ids) 
     const int known = original.find_bone(b.hash);
     if (id.is_new) {
       if (known >= 0)
-        return perr(at(p, "new"), hex8(b.hash) + " is a bone of the file (bone " + std::to_string(known) +
+        return perr(at(p, "new"), hex(b.hash, 8) + " is a bone of the file (bone " + std::to_string(known) +
                                       "); \"new\" is for a bone it lacks");
       continue;
     }
@@ -244,10 +239,10 @@ Status check_identity(const ParsedClip& parsed, const Clip& original, bool ids) 
       if (!used[k] && original.bones[k].hash == b.hash) o = static_cast<int>(k);
     const std::string hp = at(p, id.hash_given ? "hash" : "name");
     if (o < 0 && known >= 0)
-      return perr(hp, "bone " + hex8(b.hash) + " appears more often in the document than in the file");
+      return perr(hp, "bone " + hex(b.hash, 8) + " appears more often in the document than in the file");
     if (o < 0) {
-      std::string detail = hex8(b.hash) + " is not a bone of the file";
-      if (i < original.bones.size()) detail += " (its bone " + std::to_string(i) + " is " + hex8(original.bones[i].hash) + ")";
+      std::string detail = hex(b.hash, 8) + " is not a bone of the file";
+      if (i < original.bones.size()) detail += " (its bone " + std::to_string(i) + " is " + hex(original.bones[i].hash, 8) + ")";
       return perr(hp, detail + ": to rename a bone keep its hash and add \"rename_to\" (or use {opt:rename_bone}); "
                                "to add a bone, mark it \"new\": true");
     }
@@ -267,7 +262,7 @@ Status apply_renames(const ParsedClip& parsed, Clip& clip, bool ids) {
     const std::string p = at(at(std::string("/clip/bones"), i), "rename_to");
     if (ids && !to->name.empty())
       return perr(p, "Far Cry 2/3 bones are skeleton ids, not names (format 13): give the new id as a number");
-    if (to->hash == b.hash) return perr(p, "the bone already has hash " + hex8(to->hash));
+    if (to->hash == b.hash) return perr(p, "the bone already has hash " + hex(to->hash, 8));
     b.renamed_from = b.hash;
     b.hash = to->hash;
     b.name = to->name;
@@ -277,7 +272,7 @@ Status apply_renames(const ParsedClip& parsed, Clip& clip, bool ids) {
     for (std::size_t j = 0; j < clip.bones.size(); ++j)
       if (j != i && clip.bones[j].hash == clip.bones[i].hash)
         return perr(at(at(std::string("/clip/bones"), i), "rename_to"),
-                    "bone " + std::to_string(j) + " of the document has hash " + hex8(clip.bones[i].hash) + " too");
+                    "bone " + std::to_string(j) + " of the document has hash " + hex(clip.bones[i].hash, 8) + " too");
   }
   return {};
 }
