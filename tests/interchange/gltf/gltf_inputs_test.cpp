@@ -1031,6 +1031,19 @@ TEST(GltfInputs, FarCryTranslationsBetweenTheFilesKeysFollowTheSampler) {
   }
 }
 
+// The bytes of `c` with a constant translation (1, 2, 3) added, through the JSON document as a
+// user would, on `keyed`, a bone that already has a translation track; empty if refused.
+std::vector<std::uint8_t> with_constant_on_translated_bone(const mab::Container& c, const mab::LegacyClip& orig,
+                                                std::uint32_t keyed) {
+  auto doc = nlohmann::json::parse(*mab::export_json(c, orig, mab::JsonExportOptions{2}));  // "legacy_clip"
+  doc["legacy_clip"]["constant_translations"].push_back({{"bone", keyed}, {"translation", {1, 2, 3}}});
+  auto& list = doc["legacy_clip"]["constant_translations"];
+  std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a["bone"] < b["bone"]; });
+  auto both = mab::import_json_bytes(doc.dump());
+  EXPECT_TRUE(both.ok()) << both.error().message();
+  return both.ok() ? both->bytes : std::vector<std::uint8_t>{};
+}
+
 // A constant value that now varies becomes a track; one on a bone that also has a track of
 // the same kind (its own "_constant" node) cannot vary and is refused by name.
 TEST(GltfInputs, FarCryConstantsThatNowVaryBecomeTracks) {
@@ -1104,20 +1117,16 @@ TEST(GltfInputs, FarCryConstantsThatNowVaryBecomeTracks) {
   }
   // A bone with a translation track given a constant translation too (through the JSON
   // document, as a user would): its "_constant" node imports unedited and cannot vary.
-  auto doc = nlohmann::json::parse(*mab::export_json(c, orig, mab::JsonExportOptions{2}));  // "legacy_clip"
   const std::uint32_t keyed = orig.translations.front().bone;
-  doc["legacy_clip"]["constant_translations"].push_back({{"bone", keyed}, {"translation", {1, 2, 3}}});
-  auto& list = doc["legacy_clip"]["constant_translations"];
-  std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a["bone"] < b["bone"]; });
-  auto both = mab::import_json_bytes(doc.dump());
-  ASSERT_TRUE(both.ok()) << both.error().message();
-  const mab::Container bc = *mab::read_container(both->bytes);
+  const std::vector<std::uint8_t> both = with_constant_on_translated_bone(c, orig, keyed);
+  ASSERT_FALSE(both.empty());
+  const mab::Container bc = *mab::read_container(both);
   const tinygltf::Model bm = parse(*mab::export_gltf(bc));
   const std::string constant_node = "bone_" + std::to_string(keyed) + "_constant";
   ASSERT_GE(node_named(bm, constant_node), 0);
   r = mab::import_gltf(serialize(bm, true), &bc);
   ASSERT_TRUE(r.ok()) << r.error().message();
-  EXPECT_EQ(r->bytes, both->bytes);
+  EXPECT_EQ(r->bytes, both);
   m = bm;
   vary(m, constant_node, "translation");
   expect_error(mab::import_gltf(serialize(m, true), &bc), mab::ErrorCode::invalid_argument,
@@ -1443,14 +1452,10 @@ TEST(GltfInputs, FarCryKeysBetweenOrAfterTheFramesAreRefused) {
 TEST(GltfInputs, FarCryTranslationEditsOfABoneWithTwoValues) {
   const mab::Container c = container_of("fc2/all_arrays.mab");
   const auto orig = *mab::decode_legacy_clip(c, 0);
-  auto doc = nlohmann::json::parse(*mab::export_json(c, orig, mab::JsonExportOptions{2}));  // "legacy_clip"
   const std::uint32_t keyed = orig.translations.front().bone;
-  doc["legacy_clip"]["constant_translations"].push_back({{"bone", keyed}, {"translation", {1, 2, 3}}});
-  auto& list = doc["legacy_clip"]["constant_translations"];
-  std::sort(list.begin(), list.end(), [](const auto& a, const auto& b) { return a["bone"] < b["bone"]; });
-  auto both = mab::import_json_bytes(doc.dump());
-  ASSERT_TRUE(both.ok()) << both.error().message();
-  const mab::Container bc = *mab::read_container(both->bytes);
+  const std::vector<std::uint8_t> both = with_constant_on_translated_bone(c, orig, keyed);
+  ASSERT_FALSE(both.empty());
+  const mab::Container bc = *mab::read_container(both);
   const auto before = *mab::decode_legacy_clip(bc, 0);
   const tinygltf::Model bm = parse(*mab::export_gltf(bc));
   const std::string node = "bone_" + std::to_string(keyed);
