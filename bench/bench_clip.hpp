@@ -34,8 +34,7 @@ T must(mab::Result<T> r) {
 
 inline mab::Quat normalised(double x, double y, double z, double w) {
   const double n = std::sqrt(x * x + y * y + z * z + w * w);
-  return {static_cast<float>(x / n), static_cast<float>(y / n), static_cast<float>(z / n),
-          static_cast<float>(w / n)};
+  return {static_cast<float>(x / n), static_cast<float>(y / n), static_cast<float>(z / n), static_cast<float>(w / n)};
 }
 
 // A bone turning smoothly: random axis and speed per bone, a little jitter per key.

@@ -48,7 +48,6 @@ const Clip& clip() {
   return c;
 }
 
-
 void set_counters(benchmark::State& state, std::size_t bytes_per_iter, std::size_t quats_per_iter) {
   const auto iterations = static_cast<std::int64_t>(state.iterations());
   state.SetBytesProcessed(iterations * static_cast<std::int64_t>(bytes_per_iter));
@@ -106,8 +105,7 @@ void BM_EncodeQuatsAtFixedDepth(benchmark::State& state) {
   for (auto _ : state) {
     std::vector<mab::QuantisedTrack> q;
     q.reserve(bone_count);
-    for (std::uint32_t b = 0; b < bone_count; ++b)
-      q.push_back(*mab::quantise_track(c.tracks[b], c.depths[b]));
+    for (std::uint32_t b = 0; b < bone_count; ++b) q.push_back(*mab::quantise_track(c.tracks[b], c.depths[b]));
     auto s = mab::build_rotation_stream(q, key_count);
     auto bytes = mab::encode_rotation_stream(*s, key_count, c.depths);
     benchmark::DoNotOptimize(bytes);

@@ -70,14 +70,20 @@ void search_solver(benchmark::State& state) {
   std::vector<std::size_t> sizes;
   for (std::size_t i = 0; i < pairs; ++i) sizes.insert(sizes.end(), {n - 64 * i, n - 64 * i});
   if (pairs == 1) sizes.push_back(n - 4000);
-  const auto files = planted(sizes, "width=32 poly=0x1f3a5cad init=0x89abcdef refin=true refout=true xorout=0 "
-                                    "range=0x0..eof,zeroed");
+  const auto files = planted(sizes,
+                             "width=32 poly=0x1f3a5cad init=0x89abcdef refin=true refout=true xorout=0 "
+                             "range=0x0..eof,zeroed");
   mab::checksum::SearchOptions o;
   o.catalogue = false;
   o.free_init = false;
   for (auto _ : state) benchmark::DoNotOptimize(mab::checksum::search(files, o));
 }
-BENCHMARK(search_solver)->Args({4096, 3})->Args({65536, 6})->Args({65536, 1})->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(search_solver)
+    ->Args({4096, 3})
+    ->Args({65536, 6})
+    ->Args({65536, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace
 

@@ -29,7 +29,7 @@ using bench::must;
 using bench::normalised;
 
 struct Fixture {
-  std::vector<std::uint8_t> mab;   // the .mab
+  std::vector<std::uint8_t> mab;  // the .mab
   mab::Container container;
   std::vector<std::uint8_t> glb, gltf, glb_edited;
 };
@@ -135,12 +135,9 @@ int main(int argc, char** argv) {
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a.rfind("--write-clip=", 0) == 0)
-      clip_path = a.substr(13);
-    else if (a.rfind("--glb=", 0) == 0)
-      glb_path = a.substr(6);
-    else
-      rest.push_back(argv[i]);
+    if (a.rfind("--write-clip=", 0) == 0) clip_path = a.substr(13);
+    else if (a.rfind("--glb=", 0) == 0) glb_path = a.substr(6);
+    else rest.push_back(argv[i]);
   }
   if (!clip_path.empty()) {
     const auto& f = fixture();

@@ -73,7 +73,13 @@ void BM_ExportJson(benchmark::State& state) {
   }
   bytes_per_iteration(state, f.text.size());
 }
-BENCHMARK(BM_ExportJson)->ArgName("threads")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime()->ComputeStatistics("min", fastest);
+BENCHMARK(BM_ExportJson)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->ComputeStatistics("min", fastest);
 
 // The version 1 document (codes included) from a decoded clip, as `mab export` wrote it before
 // version 2: decode_clip, then export_json (which decodes the container again for the codes).
@@ -89,7 +95,13 @@ void BM_ExportJsonV1FromDecodedClip(benchmark::State& state) {
   }
   bytes_per_iteration(state, f.text_v1.size());
 }
-BENCHMARK(BM_ExportJsonV1FromDecodedClip)->ArgName("threads")->Arg(1)->Arg(0)->Unit(benchmark::kMillisecond)->UseRealTime()->ComputeStatistics("min", fastest);
+BENCHMARK(BM_ExportJsonV1FromDecodedClip)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(0)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->ComputeStatistics("min", fastest);
 
 // `mab import clip.json` before writing: parse, rebuild, decode, encode (every chunk reused).
 void import_benchmark(benchmark::State& state, const std::string& text) {

@@ -51,14 +51,16 @@ int run(const Options& o) {
   for (const auto& s : rep.carried) std::printf("  carried           %s\n", s.c_str());
   for (const auto& s : rep.dropped) std::printf("  dropped           %s\n", s.c_str());
   if (!rep.defaults.empty()) std::printf("  defaults (the source has no value for these):\n");
-  for (const auto& d : rep.defaults) std::printf("    %-36s %-12s %s\n", d.field.c_str(), d.value.c_str(), mab::cli::spelled(d.why).c_str());
+  for (const auto& d : rep.defaults)
+    std::printf("    %-36s %-12s %s\n", d.field.c_str(), d.value.c_str(), mab::cli::spelled(d.why).c_str());
   return mab::cli::exit_ok;
 }
 
 void setup(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("convert", "Rewrap a clip in another game's header and section layout (Watch Dogs 1, "
-                                            "2, Legion, Far Cry 5), keeping its rotations and its times in seconds");
+  auto* cmd = app.add_subcommand("convert",
+                                 "Rewrap a clip in another game's header and section layout (Watch Dogs 1, "
+                                 "2, Legion, Far Cry 5), keeping its rotations and its times in seconds");
   cmd->add_option("FILE", o->file, "The .mab to convert")->required();
   cmd->add_option("--to", o->to, "The target game: wd1, wd2, wdl or fc5 (any case)")
       ->required()

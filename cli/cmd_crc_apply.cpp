@@ -21,10 +21,8 @@ struct Options {
 bool usage_ok(const Options& o) {
   const bool writes = !o.check && !o.dry_run;
   const char* why = nullptr;
-  if (!o.output.empty() && !writes)
-    why = "-o has nothing to write with --check or --dry-run";
-  else if (!o.output.empty() && o.files.size() != 1)
-    why = "-o OUT takes one FILE (use --in-place to rewrite several)";
+  if (!o.output.empty() && !writes) why = "-o has nothing to write with --check or --dry-run";
+  else if (!o.output.empty() && o.files.size() != 1) why = "-o OUT takes one FILE (use --in-place to rewrite several)";
   else if (writes && o.output.empty() && !o.in_place)
     why = "pass --in-place to rewrite each FILE (kept as FILE.bak, or FILE.bak.1, ... when that exists), or -o OUT";
   if (why) std::fprintf(stderr, "mab: crc-apply: %s\n", why);
@@ -61,7 +59,8 @@ int run(const Options& o) {
     const auto to = mab::cli::hex(*new_value, digits);
     if (o.check) {
       const bool ok = *old_value == *new_value;
-      std::printf("%s: %s %s\n", f.c_str(), ok ? "ok" : "MISMATCH", ok ? from.c_str() : (from + " expected " + to).c_str());
+      std::printf("%s: %s %s\n", f.c_str(), ok ? "ok" : "MISMATCH",
+                  ok ? from.c_str() : (from + " expected " + to).c_str());
       if (!ok) status = std::max(status, mab::cli::exit_refused);
       continue;
     }
@@ -107,14 +106,15 @@ void setup(CLI::App& app, int& exit_code) {
                 "exists)");
   cmd->add_flag("--check", o->check, "Only verify the stored value (exit 1 on a mismatch)");
   cmd->add_flag("-n,--dry-run", o->dry_run, "Print the new values without writing");
-  cmd->footer("Ranges: START..END[,zeroed|skipped], START = offset | ani[+N], END = eof[-N] | size[-N] "
-              "(size = 0x10 + animationDataSize).\n"
-              "Examples (from the source folder; corpus/ holds synthetic clips):\n"
-              "  mab crc-apply --algo 'algo=CRC-32/ISO-HDLC range=0x8..eof field=0x4:4:le' corpus/wd1/long_k100.mab "
-              "-o fixed.mab\n"
-              "  mab crc-apply --check --algo 'algo=CRC-32/ISO-HDLC range=0x8..eof field=0x4:4:le' fixed.mab\n"
-              "  mab crc-apply --algo 'algo=CRC-32/ISO-HDLC range=0x8..eof field=0x4:4:le' --in-place fixed.mab\n"
-              "Exit status: 0 done; 1 --check found a mismatch, or a file is refused; 2 usage or I/O error.");
+  cmd->footer(
+      "Ranges: START..END[,zeroed|skipped], START = offset | ani[+N], END = eof[-N] | size[-N] "
+      "(size = 0x10 + animationDataSize).\n"
+      "Examples (from the source folder; corpus/ holds synthetic clips):\n"
+      "  mab crc-apply --algo 'algo=CRC-32/ISO-HDLC range=0x8..eof field=0x4:4:le' corpus/wd1/long_k100.mab "
+      "-o fixed.mab\n"
+      "  mab crc-apply --check --algo 'algo=CRC-32/ISO-HDLC range=0x8..eof field=0x4:4:le' fixed.mab\n"
+      "  mab crc-apply --algo 'algo=CRC-32/ISO-HDLC range=0x8..eof field=0x4:4:le' --in-place fixed.mab\n"
+      "Exit status: 0 done; 1 --check found a mismatch, or a file is refused; 2 usage or I/O error.");
   cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

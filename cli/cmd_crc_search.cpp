@@ -46,9 +46,8 @@ nlohmann::json match_json(const mab::checksum::Match& m, std::size_t rank) {
                    {"note", m.note}};
   if (a.kind == mab::checksum::Kind::crc) {
     const int digits = static_cast<int>((a.crc.width + 3) / 4);
-    j["params"] = {{"width", a.crc.width},         {"poly", hex(a.crc.poly, digits)},
-                   {"init", hex(a.crc.init, digits)}, {"refin", a.crc.refin},
-                   {"refout", a.crc.refout},          {"xorout", hex(a.crc.xorout, digits)}};
+    j["params"] = {{"width", a.crc.width}, {"poly", hex(a.crc.poly, digits)}, {"init", hex(a.crc.init, digits)},
+                   {"refin", a.crc.refin}, {"refout", a.crc.refout},          {"xorout", hex(a.crc.xorout, digits)}};
     j["part"] = a.part == mab::checksum::Part::low ? "low" : a.part == mab::checksum::Part::high ? "high" : "whole";
   }
   return j;
@@ -57,7 +56,8 @@ nlohmann::json match_json(const mab::checksum::Match& m, std::size_t rank) {
 std::string tried_summary(const mab::checksum::SearchStats& st) {
   std::string s = with_commas(st.algorithms) + " algorithms over " + with_commas(st.ranges) + " ranges (" +
                   with_commas(st.standard_ranges) + " standard): " + with_commas(st.candidates) + " candidates";
-  if (st.free_init_candidates) s += "; free init for 32-bit CRCs: " + with_commas(st.free_init_candidates) + " candidates";
+  if (st.free_init_candidates)
+    s += "; free init for 32-bit CRCs: " + with_commas(st.free_init_candidates) + " candidates";
   if (st.solver_systems)
     s += "; solver: " + with_commas(st.solver_systems) + " systems, " + with_commas(st.solver_polynomials) +
          " candidate polynomials";
@@ -175,9 +175,10 @@ int run(const Options& o) {
 
 void setup(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand(
-      "crc-search", "Find the checksum algorithm and byte range behind a header field (default: the u32 at +0x04) "
-                    "from 3 or more files. Works on any binary files.");
+  auto* cmd =
+      app.add_subcommand("crc-search",
+                         "Find the checksum algorithm and byte range behind a header field (default: the u32 at +0x04) "
+                         "from 3 or more files. Works on any binary files.");
   cmd->add_option("FILES", o->files, "Files sharing the field layout (3 or more)")->required();
   cmd->add_option("--field", o->field, "Field as OFF:LEN[:le|be]; without a byte order both are tried")
       ->capture_default_str();
@@ -192,18 +193,19 @@ void setup(CLI::App& app, int& exit_code) {
   cmd->add_option("--max-results", o->max_results, "Matches to show")->capture_default_str();
   cmd->add_flag("--json", o->json, "Machine-readable report on stdout");
   cmd->add_flag("-q,--quiet", o->quiet, "No progress on stderr");
-  cmd->footer("Exit status: 0 match found, 1 no match, 2 usage or I/O error.\n"
-              "Examples (from the source folder; three files given a known checksum in the temporary folder,\n"
-              "  not the source tree, then the checksum found again):\n"
-              "  mab crc-apply --algo 'algo=CRC-32/BZIP2 range=0x10..eof field=0x4:4:le' "
-              "corpus/wd1/long_k100.mab -o \"${TMPDIR:-/tmp}/mab_crc_a.mab\"\n"
-              "  mab crc-apply --algo 'algo=CRC-32/BZIP2 range=0x10..eof field=0x4:4:le' "
-              "corpus/wd1/bit15_k7.mab -o \"${TMPDIR:-/tmp}/mab_crc_b.mab\"\n"
-              "  mab crc-apply --algo 'algo=CRC-32/BZIP2 range=0x10..eof field=0x4:4:le' "
-              "corpus/wd1/one_bone_k8.mab -o \"${TMPDIR:-/tmp}/mab_crc_c.mab\"\n"
-              "  mab crc-search -q \"${TMPDIR:-/tmp}\"/mab_crc_a.mab \"${TMPDIR:-/tmp}\"/mab_crc_b.mab "
-              "\"${TMPDIR:-/tmp}\"/mab_crc_c.mab\n"
-              "then, on an edited file: mab crc-apply --algo 'SPEC' --in-place edited.mab");
+  cmd->footer(
+      "Exit status: 0 match found, 1 no match, 2 usage or I/O error.\n"
+      "Examples (from the source folder; three files given a known checksum in the temporary folder,\n"
+      "  not the source tree, then the checksum found again):\n"
+      "  mab crc-apply --algo 'algo=CRC-32/BZIP2 range=0x10..eof field=0x4:4:le' "
+      "corpus/wd1/long_k100.mab -o \"${TMPDIR:-/tmp}/mab_crc_a.mab\"\n"
+      "  mab crc-apply --algo 'algo=CRC-32/BZIP2 range=0x10..eof field=0x4:4:le' "
+      "corpus/wd1/bit15_k7.mab -o \"${TMPDIR:-/tmp}/mab_crc_b.mab\"\n"
+      "  mab crc-apply --algo 'algo=CRC-32/BZIP2 range=0x10..eof field=0x4:4:le' "
+      "corpus/wd1/one_bone_k8.mab -o \"${TMPDIR:-/tmp}/mab_crc_c.mab\"\n"
+      "  mab crc-search -q \"${TMPDIR:-/tmp}\"/mab_crc_a.mab \"${TMPDIR:-/tmp}\"/mab_crc_b.mab "
+      "\"${TMPDIR:-/tmp}\"/mab_crc_c.mab\n"
+      "then, on an edited file: mab crc-apply --algo 'SPEC' --in-place edited.mab");
   cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

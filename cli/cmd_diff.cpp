@@ -42,7 +42,8 @@ std::optional<Side> load_json(const std::string& path, std::string& error) {
   if (!text) return error = mab::cli::message(text.error()), std::nullopt;
   auto legacy = mab::import_legacy_json(text->text());
   if (legacy) return Side{mab::clip_from_legacy(legacy->clip), true};
-  if (legacy.error().code != mab::ErrorCode::not_decodable) return error = mab::cli::message(legacy.error()), std::nullopt;
+  if (legacy.error().code != mab::ErrorCode::not_decodable)
+    return error = mab::cli::message(legacy.error()), std::nullopt;
   auto ani = mab::import_json(text->text());
   if (!ani) {
     error = ani.error().code == mab::ErrorCode::not_decodable
@@ -172,7 +173,8 @@ void print_one_sided(const mab::ClipDiff& d, bool legacy) {
   };
   if (!d.only_in_a.empty()) std::printf("only in A: %s\n", list(d.only_in_a).c_str());
   if (!d.only_in_b.empty()) std::printf("only in B: %s\n", list(d.only_in_b).c_str());
-  if (!d.rotation_kind_differs.empty()) std::printf("rotated in one clip only: %s\n", list(d.rotation_kind_differs).c_str());
+  if (!d.rotation_kind_differs.empty())
+    std::printf("rotated in one clip only: %s\n", list(d.rotation_kind_differs).c_str());
   if (!d.translation_kind_differs.empty())
     std::printf("translated in one clip only: %s\n", list(d.translation_kind_differs).c_str());
   const char* root = legacy ? "trajectory" : "root motion";
@@ -208,7 +210,9 @@ void print_table(const mab::ClipDiff& d, bool legacy, bool all) {
   std::printf("%zu %s compared: %zu identical; largest difference %.6f degrees, %.6f units\n", bones,
               legacy ? "tracks" : "bones", bones - differ, d.max_deg, d.max_translation);
   for (const auto& bd : d.bones)
-    if (bd.root_motion) std::printf("%s compared: %s\n", legacy ? "trajectory" : "root motion", bone_differs(bd) ? "differs" : "identical");
+    if (bd.root_motion)
+      std::printf("%s compared: %s\n", legacy ? "trajectory" : "root motion",
+                  bone_differs(bd) ? "differs" : "identical");
   print_one_sided(d, legacy);
 }
 
@@ -247,12 +251,14 @@ int run(const Options& o) {
 
 void setup(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("diff", "Compare every channel of two clips bone by bone: rotations (angle), "
-                                         "translations and root motion (distance in file units): largest and mean "
-                                         "difference, where it peaks, and each clip's key and value there");
+  auto* cmd = app.add_subcommand("diff",
+                                 "Compare every channel of two clips bone by bone: rotations (angle), "
+                                 "translations and root motion (distance in file units): largest and mean "
+                                 "difference, where it peaks, and each clip's key and value there");
   cmd->add_option("A", o->a, "The first clip: a .mab, or a mabkit JSON document (mab export)")->required();
   cmd->add_option("B", o->b, "The second clip, the same way")->required();
-  cmd->add_option("--block", o->block, "The block of both .mab files to compare (default 0; a JSON document holds one)");
+  cmd->add_option("--block", o->block,
+                  "The block of both .mab files to compare (default 0; a JSON document holds one)");
   cmd->add_flag("--json", o->json, "One JSON object instead of the table");
   cmd->add_flag("--all", o->all, "List every bone, not only those that differ");
   cmd->footer(
@@ -261,7 +267,8 @@ void setup(CLI::App& app, int& exit_code) {
       "  mab diff corpus/wd2/long_k40.mab turned.mab    # exit 1: the clips differ\n"
       "  mab export corpus/wd2/long_k40.mab -o long.json\n"
       "  mab diff corpus/wd2/long_k40.mab long.json     # exit 0: a document compares as written\n"
-      "  mab diff --all corpus/wd2/translations_all_bones_root_motion.mab corpus/wd2/translations_all_bones_root_motion.mab\n"
+      "  mab diff --all corpus/wd2/translations_all_bones_root_motion.mab "
+      "corpus/wd2/translations_all_bones_root_motion.mab\n"
       "Bones are matched by hash (Far Cry 2/3: by skeleton bone id, plus the trajectory). Each channel of\n"
       "a bone (its rotation, its translation, keyed or constant) and the root motion are compared at every\n"
       "key time of both clips, in seconds, each clip interpolated between its own keys (rotations by\n"

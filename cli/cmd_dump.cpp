@@ -90,7 +90,6 @@ void print_quat(const mab::Quat& q) {
   std::fputs(line.c_str(), stdout);
 }
 
-
 void print_vec(const mab::Vec3& v) {
   std::printf(" %10.6f %10.6f %10.6f\n", static_cast<double>(v[0]), static_cast<double>(v[1]),
               static_cast<double>(v[2]));
@@ -103,9 +102,10 @@ void print_tags(const mab::LegacyClip& d) {
     static constexpr const char* slots[4] = {"name", "parent", "unused", "reference"};
     for (std::size_t i = 0; i < d.tag_table->size(); ++i) {
       const auto& r = (*d.tag_table)[i];
-      std::printf("  record %zu: kind %u, byte 1 0x%02x, id %d, bytes 4..11 %s, start %.6f s, end %.6f s, pointer slot %u\n",
-                  i, r.kind, r.byte_1, r.id, mab::hex_bytes(r.bytes_4).c_str(), static_cast<double>(r.start),
-                  static_cast<double>(r.end), r.pointer_slot);
+      std::printf(
+          "  record %zu: kind %u, byte 1 0x%02x, id %d, bytes 4..11 %s, start %.6f s, end %.6f s, pointer slot %u\n", i,
+          r.kind, r.byte_1, r.id, mab::hex_bytes(r.bytes_4).c_str(), static_cast<double>(r.start),
+          static_cast<double>(r.end), r.pointer_slot);
       std::printf("    clip offset %d from the record: %s\n", r.clip_offset,
                   r.clip_block >= 0 ? ("clip " + std::to_string(r.clip_block)).c_str() : "no clip starts there");
       for (std::size_t k = 0; k < 4; ++k) {
@@ -166,18 +166,21 @@ int dump_legacy(const std::string& file, const mab::Container& c, std::size_t bl
               std::string(c.variant->short_name).c_str(), block, c.blocks.size());
   std::printf("  %u frames (lastFrame %u) at %g fps, duration %.6f s\n", d.last_frame + 1u, d.last_frame,
               static_cast<double>(d.frame_rate), static_cast<double>(d.duration));
-  std::printf("  %zu constant rotations, %zu keyed rotation tracks (%zu stored keys), %zu constant translations, "
-              "%zu translation tracks, root motion %s\n",
-              d.constant_rotations.size(), d.rotations.size(), keys, d.constant_translations.size(),
-              d.translations.size(), d.present[0] || d.present[1] ? "yes" : "no");
+  std::printf(
+      "  %zu constant rotations, %zu keyed rotation tracks (%zu stored keys), %zu constant translations, "
+      "%zu translation tracks, root motion %s\n",
+      d.constant_rotations.size(), d.rotations.size(), keys, d.constant_translations.size(), d.translations.size(),
+      d.present[0] || d.present[1] ? "yes" : "no");
   if (!d.constant_rotations.empty()) {
     std::printf("\nconstant rotations\n  %6s %10s %10s %10s %10s\n", "bone", "x", "y", "z", "w");
     for (const auto& cr : d.constant_rotations)
       if (keep(cr.bone)) std::printf("  %6u", cr.bone), print_quat(cr.rotation);
   }
   if (!d.rotations.empty()) {
-    std::printf("\nkeyed rotations (stored keys only; between them the engine interpolates)\n"
-                "  %6s %6s %10s %10s %10s %10s %10s\n", "bone", "frame", "time (s)", "x", "y", "z", "w");
+    std::printf(
+        "\nkeyed rotations (stored keys only; between them the engine interpolates)\n"
+        "  %6s %6s %10s %10s %10s %10s %10s\n",
+        "bone", "frame", "time (s)", "x", "y", "z", "w");
     for (const auto& t : d.rotations) {
       if (!keep(t.bone)) continue;
       for (std::size_t k = 0; k < t.frames.size(); ++k)
@@ -199,19 +202,17 @@ int dump_legacy(const std::string& file, const mab::Container& c, std::size_t bl
   }
   if (wanted.empty()) print_tags(d);
   if (wanted.empty() && (d.present[0] || d.present[1])) {
-    std::printf("\nroot motion\n  %6s %10s %10s %10s %10s %10s %10s %10s %10s\n", "frame", "time (s)", "tx", "ty",
-                "tz", "x", "y", "z", "w");
+    std::printf("\nroot motion\n  %6s %10s %10s %10s %10s %10s %10s %10s %10s\n", "frame", "time (s)", "tx", "ty", "tz",
+                "x", "y", "z", "w");
     for (std::size_t f = range.first; f <= range.last; ++f) {
       std::printf("  %6zu %10.6f", f, seconds(f));
       if (d.present[0])
         std::printf(" %10.6f %10.6f %10.6f", static_cast<double>(d.trajectory_translation[f][0]),
-                    static_cast<double>(d.trajectory_translation[f][1]), static_cast<double>(d.trajectory_translation[f][2]));
-      else
-        std::printf(" %10s %10s %10s", "-", "-", "-");
-      if (d.present[1])
-        print_quat(d.trajectory_rotation[f]);
-      else
-        std::printf(" %10s %10s %10s %10s\n", "-", "-", "-", "-");
+                    static_cast<double>(d.trajectory_translation[f][1]),
+                    static_cast<double>(d.trajectory_translation[f][2]));
+      else std::printf(" %10s %10s %10s", "-", "-", "-");
+      if (d.present[1]) print_quat(d.trajectory_rotation[f]);
+      else std::printf(" %10s %10s %10s %10s\n", "-", "-", "-", "-");
     }
   }
   return 0;
@@ -274,7 +275,8 @@ int run_legacy(const Options& o, const mab::Container& c) {
     }
     const double rate = d && d->frame_rate > 0 ? double{d->frame_rate} : 0.0;
     range = KeyRange{};
-    if (rate > 0 && std::isfinite(t->first)) range->first = static_cast<std::size_t>(std::max(0.0, std::ceil(t->first * rate - 1e-6)));
+    if (rate > 0 && std::isfinite(t->first))
+      range->first = static_cast<std::size_t>(std::max(0.0, std::ceil(t->first * rate - 1e-6)));
     if (rate > 0 && std::isfinite(t->last)) {
       if (t->last * rate + 1e-6 < 0) range->first = ~std::size_t{0};
       else range->last = static_cast<std::size_t>(std::floor(t->last * rate + 1e-6));
@@ -350,11 +352,13 @@ std::optional<KeyRange> select_keys(const Options& o, const mab::Clip& clip, dou
     for (std::size_t k = 0; k < key_count; ++k)
       if (inside(k)) range.first = std::min(range.first, k), range.last = k;
     if (range.first == key_count) {
-      std::fprintf(stderr, "mab: dump: %s: %s %s: no key there; the clip's keys are at frames %s to %s (%g fps), %.6f s to %.6f s\n",
-                   o.file.c_str(), sel->option, sel->text->c_str(),
-                   key_count ? std::to_string(std::llround(clip.key_times.front() * fps / clip.key_rate)).c_str() : "-",
-                   key_count ? std::to_string(std::llround(clip.key_times.back() * fps / clip.key_rate)).c_str() : "-", fps,
-                   key_count ? clip.key_seconds(0) : 0.0, key_count ? clip.key_seconds(key_count - 1) : 0.0);
+      std::fprintf(
+          stderr,
+          "mab: dump: %s: %s %s: no key there; the clip's keys are at frames %s to %s (%g fps), %.6f s to %.6f s\n",
+          o.file.c_str(), sel->option, sel->text->c_str(),
+          key_count ? std::to_string(std::llround(clip.key_times.front() * fps / clip.key_rate)).c_str() : "-",
+          key_count ? std::to_string(std::llround(clip.key_times.back() * fps / clip.key_rate)).c_str() : "-", fps,
+          key_count ? clip.key_seconds(0) : 0.0, key_count ? clip.key_seconds(key_count - 1) : 0.0);
       status = mab::cli::exit_refused;
       return std::nullopt;
     }
@@ -376,9 +380,9 @@ std::string key_prefix(const mab::Clip& clip, double fps, std::size_t k) {
   char prefix[96];
   int n = 0;
   if (std::isfinite(t))
-    n = std::snprintf(prefix, sizeof prefix, "  %5zu %6lld %10.6f  ", k, std::llround(clip.key_times[k] * fps / clip.key_rate), t);
-  else
-    n = std::snprintf(prefix, sizeof prefix, "  %5zu %6u %10s  ", k, clip.key_times[k], "-");
+    n = std::snprintf(prefix, sizeof prefix, "  %5zu %6lld %10.6f  ", k,
+                      std::llround(clip.key_times[k] * fps / clip.key_rate), t);
+  else n = std::snprintf(prefix, sizeof prefix, "  %5zu %6u %10s  ", k, clip.key_times[k], "-");
   return std::string(prefix, n > 0 ? std::min(static_cast<std::size_t>(n), sizeof prefix - 1) : 0);
 }
 
@@ -430,11 +434,13 @@ void print_motion(const Options& o, const mab::Clip& clip, double fps, const std
   }
   if (!constant.empty()) {
     std::printf("\nconstant translations\n  %-*s %10s %10s %10s\n", w, "bone", "x", "y", "z");
-    for (const std::size_t i : constant) std::printf("  %-*s", w, label(clip.bones[i]).c_str()), print_vec(*clip.bones[i].constant_translation);
+    for (const std::size_t i : constant)
+      std::printf("  %-*s", w, label(clip.bones[i]).c_str()), print_vec(*clip.bones[i].constant_translation);
   }
   const std::size_t keys = clip.key_count();
   if (!keyed.empty() && keys > 0) {
-    std::printf("\ntranslations\n  %5s %6s %10s  %-*s %10s %10s %10s\n", "key", "frame", "time (s)", w, "bone", "x", "y", "z");
+    std::printf("\ntranslations\n  %5s %6s %10s  %-*s %10s %10s %10s\n", "key", "frame", "time (s)", w, "bone", "x",
+                "y", "z");
     std::string out;
     for (std::size_t k = range.first; k <= range.last; ++k)
       for (const std::size_t i : keyed) {
@@ -448,8 +454,8 @@ void print_motion(const Options& o, const mab::Clip& clip, double fps, const std
   }
   const auto& m = clip.root_motion;
   if (!o.bones.empty() || m.empty() || keys == 0) return;
-  std::printf("\nroot motion\n  %5s %6s %10s  %10s %10s %10s %10s %10s %10s %10s\n", "key", "frame", "time (s)", "tx", "ty",
-              "tz", "x", "y", "z", "w");
+  std::printf("\nroot motion\n  %5s %6s %10s  %10s %10s %10s %10s %10s %10s %10s\n", "key", "frame", "time (s)", "tx",
+              "ty", "tz", "x", "y", "z", "w");
   std::string out;
   for (std::size_t k = range.first; k <= range.last; ++k) {
     out += key_prefix(clip, fps, k);
@@ -493,8 +499,10 @@ int dump_clip(const Options& o, const mab::Result<mab::DecodedClip>& d) {
   const auto& c = d->container;
   std::printf("%s: %s (%s), block %zu of %zu\n", o.file.c_str(), std::string(c.variant->game_name).c_str(),
               std::string(c.variant->short_name).c_str(), d->block, c.blocks.size());
-  std::printf("  %zu keys at %g key-time units per second (frames at %g fps, the scene rate of `mab export`), "
-              "duration %.6f s\n", key_count, clip.key_rate, fps, static_cast<double>(clip.duration));
+  std::printf(
+      "  %zu keys at %g key-time units per second (frames at %g fps, the scene rate of `mab export`), "
+      "duration %.6f s\n",
+      key_count, clip.key_rate, fps, static_cast<double>(clip.duration));
   std::printf("  %zu bones: %zu constant, %zu animated, %zu without rotation\n", clip.bones.size(), n_const, n_anim,
               clip.bones.size() - n_const - n_anim);
   std::size_t n_translated = 0, n_const_translated = 0;
@@ -504,8 +512,10 @@ int dump_clip(const Options& o, const mab::Result<mab::DecodedClip>& d) {
   }
   const auto& m = clip.root_motion;
   std::printf("  %zu translated bones, %zu constant translations, root motion %s\n", n_translated, n_const_translated,
-              m.empty() ? "none" : !m.translations.empty() && !m.rotations.empty() ? "rotations and translations"
-                                   : m.rotations.empty() ? "translations" : "rotations");
+              m.empty()                                         ? "none"
+              : !m.translations.empty() && !m.rotations.empty() ? "rotations and translations"
+              : m.rotations.empty()                             ? "translations"
+                                                                : "rotations");
   const int w = static_cast<int>(width);
   if (!constants.empty()) {
     std::printf("\nconstant bones\n  %-*s %10s %10s %10s %10s\n", w, "bone", "x", "y", "z", "w");
@@ -534,7 +544,8 @@ int run(const Options& o) {
     return mab::cli::exit_status(bytes.error());
   }
   if (looks_like_json(*bytes))
-    return dump_clip(o, mab::import_json(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size())));
+    return dump_clip(o,
+                     mab::import_json(std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size())));
   auto c = mab::read_container(*bytes);
   if (c && o.block < c->blocks.size() && c->blocks[o.block].legacy() != nullptr) return run_legacy(o, *c);
   return dump_clip(o, c ? mab::decode_clip(std::move(c).value(), o.block) : mab::Result<mab::DecodedClip>(c.error()));
@@ -542,10 +553,11 @@ int run(const Options& o) {
 
 void setup(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand(
-      "dump", "Print every decoded channel of FILE (a .mab or a JSON from `mab export`): constant "
-              "bones once, then per key its frame, its time in seconds and each animated bone's quaternion, "
-              "then translations and root motion");
+  auto* cmd =
+      app.add_subcommand("dump",
+                         "Print every decoded channel of FILE (a .mab or a JSON from `mab export`): constant "
+                         "bones once, then per key its frame, its time in seconds and each animated bone's quaternion, "
+                         "then translations and root motion");
   cmd->add_option("FILE", o->file, "A .mab, or a JSON document from `mab export`")->required();
   cmd->add_option("--bone", o->bones, "Only this bone: a name, or its hash (0xB6C65665); repeatable");
   auto* keys = cmd->add_option("--keys", o->keys, "Only keys A to B inclusive: A:B, A:, :B or A (key indices)");

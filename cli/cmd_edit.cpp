@@ -71,7 +71,8 @@ const std::vector<std::tuple<std::string, int, std::string, std::string>> ops = 
     {"--reverse", 0, "", "play backwards"},
     {"--loop-fix", 0, "", "make the last key equal the first, for a seamless loop"},
     {"--resample", 1, "FLOAT",
-     "keys every 1/FLOAT seconds (FLOAT keys per second, at most the clip's key rate) from the first to the last, sampled by slerp"},
+     "keys every 1/FLOAT seconds (FLOAT keys per second, at most the clip's key rate) from the first to the last, "
+     "sampled by slerp"},
     {"--rotate-bone", 2, "BONE QUAT", "pre-multiply every rotation of BONE by QUAT"},
     {"--set-constant", 2, "BONE QUAT", "BONE holds QUAT for the whole clip"},
     {"--copy-track", 2, "FROM.mab BONE", "BONE's track from another clip, resampled onto this clip's times"},
@@ -83,8 +84,7 @@ const std::vector<std::tuple<std::string, int, std::string, std::string>> ops = 
     {"--requantise", 0, "",
      "re-quantise every animated bone, unchanged ones too, at the smallest depth meeting --max-error (smaller "
      "files for a looser bound)"},
-    {"--reduce", 1, "FLOAT",
-     "drop shared key times while every bone stays within FLOAT degrees of the interpolation"},
+    {"--reduce", 1, "FLOAT", "drop shared key times while every bone stays within FLOAT degrees of the interpolation"},
 };
 
 struct Options {
@@ -147,8 +147,8 @@ int reduce(const Op& op, double bound, mab::Clip& clip, mab::edit::Notes& notes)
   auto r = mab::edit::reduce(clip, bound);
   if (!r) return fail(op, mab::cli::message(r.error()));
   char line[160];
-  std::snprintf(line, sizeof line, "--reduce %g: %zu keys -> %zu, dropped keys within %.6f degrees of the slerp",
-                bound, r->keys_before, r->keys_after, r->max_error_deg);
+  std::snprintf(line, sizeof line, "--reduce %g: %zu keys -> %zu, dropped keys within %.6f degrees of the slerp", bound,
+                r->keys_before, r->keys_after, r->max_error_deg);
   notes.push_back(line);
   if (r->max_translation_error > 0 || r->max_root_rotation_error_deg > 0) {
     // Translations and root motion follow the kept keys (docs/motion.md); the bound is in degrees.
@@ -261,8 +261,8 @@ void warn_structural(const std::vector<std::uint8_t>& bytes) {
 struct LegacyEdit {
   mab::LegacyClip original;
   mab::Clip clip;
-  mab::LegacyTimeMap time;         // how the timing operations moved time (event nodes follow)
-  std::optional<double> reduce;    // --reduce: the encoder re-keys every track within it
+  mab::LegacyTimeMap time;       // how the timing operations moved time (event nodes follow)
+  std::optional<double> reduce;  // --reduce: the encoder re-keys every track within it
 };
 
 // What this format cannot carry, refused by name before anything is done.
@@ -385,12 +385,13 @@ void print_bridge_report(const mab::LegacyBridgeReport& br, const LegacyEdit& e,
     std::printf("  frames            the edited key times were sampled at every frame (format 13 stores each)\n");
   if (!br.duration_rule.empty()) std::printf("  duration          by the clip's rule %s\n", br.duration_rule.c_str());
   if (br.events_moved != 0 || br.events_outside != 0)
-    std::printf("  events            %zu node time(s) moved with the clip's time; %zu outside the new duration (kept: a "
-                "node cannot be removed)\n",
-                br.events_moved, br.events_outside);
+    std::printf(
+        "  events            %zu node time(s) moved with the clip's time; %zu outside the new duration (kept: a "
+        "node cannot be removed)\n",
+        br.events_moved, br.events_outside);
   if (e.reduce)
-    std::printf("  --reduce %g        every keyed track re-keyed: %zu stored keys -> %zu, within %.6f degrees\n", *e.reduce,
-                rep.keys_before, rep.keys_after, rep.max_error_deg);
+    std::printf("  --reduce %g        every keyed track re-keyed: %zu stored keys -> %zu, within %.6f degrees\n",
+                *e.reduce, rep.keys_before, rep.keys_after, rep.max_error_deg);
 }
 
 int run_legacy(const Options& o, mab::Container container, std::size_t block) {
@@ -472,14 +473,14 @@ int run(const Options& o) {
 }
 
 void setup(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand(
-      "edit", "Edit a clip without a 3D tool: timing, bone tracks, key reduction; operations are applied in "
-              "the order given and only what they change is re-quantised");
+  auto* cmd =
+      app.add_subcommand("edit",
+                         "Edit a clip without a 3D tool: timing, bone tracks, key reduction; operations are applied in "
+                         "the order given and only what they change is re-quantised");
   auto o = std::make_shared<Options>();
   cmd->add_option("FILE", o->file, "The .mab to edit")->required();
   cmd->add_option("-o,--output", o->output, "The .mab to write")->required();
-  cmd->add_option("--block", o->block,
-                  "Block to edit (Far Cry 5 files and Far Cry 2/3 banks hold several; default 0)");
+  cmd->add_option("--block", o->block, "Block to edit (Far Cry 5 files and Far Cry 2/3 banks hold several; default 0)");
   cmd->add_flag("--in-place", o->in_place,
                 "Allow -o to name FILE itself (FILE is kept as FILE.bak, or FILE.bak.1, .bak.2, ... when that exists)");
   cmd->add_option("--max-error", o->max_error,
@@ -488,8 +489,7 @@ void setup(CLI::App& app, int& exit_code) {
                   "what no depth brings within it is refused, nothing written")
       ->type_name("FLOAT")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-translation-error", o->max_translation_error,
-                  mab::cli::max_translation_error_help)
+  cmd->add_option("--max-translation-error", o->max_translation_error, mab::cli::max_translation_error_help)
       ->type_name("UNITS")
       ->check(CLI::PositiveNumber);
   for (const auto& [name, n, values, help] : ops) {

@@ -62,12 +62,13 @@ struct Options {
 std::string output_format(const Options& o) {
   std::string format = o.format;
   if (format.empty())
-    format = mab::cli::has_extension(o.output, ".glb") ? "glb" : mab::cli::has_extension(o.output, ".gltf") ? "gltf" : "json";
+    format = mab::cli::has_extension(o.output, ".glb")    ? "glb"
+             : mab::cli::has_extension(o.output, ".gltf") ? "gltf"
+                                                          : "json";
   const char* why = nullptr;
   if (format == "json" && (!o.names.empty() || !o.skeleton.empty()))
     why = "--names and --skeleton are for glTF output (-o FILE.gltf or .glb)";
-  else if (format != "json" && o.block)
-    why = "--block is for JSON; a glTF holds one animation per block";
+  else if (format != "json" && o.block) why = "--block is for JSON; a glTF holds one animation per block";
   else if (format != "json" && (o.codes || o.json_version != mab::json_format_version))
     why = "--codes and --json-version are for JSON output";
   if (why == nullptr) return format;
@@ -106,21 +107,22 @@ void print_gltf_report(const Options& o, const mab::Container& c, const mab::Glt
                o.output.c_str(), bytes, rep.animations, rep.channels - rep.translation_channels, rep.keys, rep.nodes);
   if (rep.translation_channels != 0)
     std::fprintf(info, "  translations      %zu channel(s) (bones and root motion)\n", rep.translation_channels);
-  if (legacy_file)
-    std::fprintf(info, "  named             bone_<id> (Far Cry 2/3 store skeleton ids, not names)\n");
+  if (legacy_file) std::fprintf(info, "  named             bone_<id> (Far Cry 2/3 store skeleton ids, not names)\n");
   else if (!go.names.empty() || go.skeleton != nullptr)
     std::fprintf(info, "  named             %zu bone(s) (the rest are bone_0xHASH)\n", rep.named);
-  else
-    std::fprintf(info, "  named             none: give --names FILE (one bone name per line) for names\n");
+  else std::fprintf(info, "  named             none: give --names FILE (one bone name per line) for names\n");
   if (legacy_file && !go.names.empty())
     std::fprintf(info, "  --names           not used: Far Cry 2/3 bones have ids, not name hashes\n");
   else if (const auto unmatched = names_matching_no_bone(c, go.names); !unmatched.empty())
     std::fprintf(info, "  --names           %zu of %zu name(s) match no bone of the file: %s\n", unmatched.size(),
                  go.names.size(), mab::cli::short_list(unmatched).c_str());
-  for (const auto& s : rep.skipped_blocks) std::fprintf(info, "  skipped block %zu  %s\n", s.block, mab::cli::spelled(s.reason).c_str());
+  for (const auto& s : rep.skipped_blocks)
+    std::fprintf(info, "  skipped block %zu  %s\n", s.block, mab::cli::spelled(s.reason).c_str());
   if (rep.scene_fps > 0)
-    std::fprintf(info, "  Blender           set the scene frame rate to %g fps before importing: every key is then "
-                       "a whole frame (docs/gltf.md)\n", rep.scene_fps);
+    std::fprintf(info,
+                 "  Blender           set the scene frame rate to %g fps before importing: every key is then "
+                 "a whole frame (docs/gltf.md)\n",
+                 rep.scene_fps);
   if (go.skeleton != nullptr) {
     if (!rep.bones_without_node.empty())
       std::fprintf(info, "  not in skeleton   %zu bone(s), added under the skeleton root: %s\n",
@@ -176,9 +178,10 @@ int run(const Options& o) {
 
 void setup(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand(
-      "export", "Write FILE as lossless JSON (the container and the editable clip; --codes adds the exact rotation codes) or as a glTF 2.0 "
-                "animation for Blender and other tools; `mab import` turns either back into a .mab");
+  auto* cmd = app.add_subcommand("export",
+                                 "Write FILE as lossless JSON (the container and the editable clip; --codes adds the "
+                                 "exact rotation codes) or as a glTF 2.0 "
+                                 "animation for Blender and other tools; `mab import` turns either back into a .mab");
   cmd->add_option("FILE", o->file, "The .mab to export")->required();
   cmd->add_option("-o,--output", o->output,
                   "File to write: .json, .gltf or .glb (the format follows the extension), or - for standard output")

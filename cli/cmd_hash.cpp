@@ -21,12 +21,14 @@ int run(const Options& o) {
 
 void setup(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("hash", "Print the bone hash of each NAME (zlib CRC-32 of the "
-                                          "case-sensitive name, decision 11)");
+  auto* cmd = app.add_subcommand("hash",
+                                 "Print the bone hash of each NAME (zlib CRC-32 of the "
+                                 "case-sensitive name, decision 11)");
   cmd->add_option("NAME", o->names, "Bone names, e.g. Root \"L Thigh\"")->required();
-  cmd->footer("Example:\n"
-              "  mab hash Root \"L Thigh\"    # prints 0xB6C65665  Root, then L Thigh's hash\n"
-              "Exit status: 0.");
+  cmd->footer(
+      "Example:\n"
+      "  mab hash Root \"L Thigh\"    # prints 0xB6C65665  Root, then L Thigh's hash\n"
+      "Exit status: 0.");
   cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

@@ -57,22 +57,25 @@ void print_legacy_encode(const mab::LegacyEncodeReport& rep, double bound) {
 // --template-times) the changes left out.
 void print_timing(const mab::GltfAnimationImport& a) {
   if (a.resampled_rate > 0) {
-    std::printf("  resampled         the file's channels are samples at %.6g per second, not the clip's key times; "
-                "%zu track(s) match the template at every sample and are kept exactly\n",
-                a.resampled_rate, a.resampled_kept);
+    std::printf(
+        "  resampled         the file's channels are samples at %.6g per second, not the clip's key times; "
+        "%zu track(s) match the template at every sample and are kept exactly\n",
+        a.resampled_rate, a.resampled_kept);
     if (a.keys_between_samples != 0)
-      std::printf("  between samples   %zu edited key(s) read from the samples around them (--accept-resample); "
-                  "estimated error up to %.6g degrees\n",
-                  a.keys_between_samples, a.resample_error);
+      std::printf(
+          "  between samples   %zu edited key(s) read from the samples around them (--accept-resample); "
+          "estimated error up to %.6g degrees\n",
+          a.keys_between_samples, a.resample_error);
   }
   if (!a.times_added.empty()) {
     std::string times;
     for (std::size_t i = 0; i < a.times_added.size() && i < 8; ++i)
       times += (i ? ", " : "") + std::to_string(a.times_added[i]);
     if (a.times_added.size() > 8) times += ", ...";
-    std::printf("  key times added   %zu for keys set between the template's (key units at %g/s: %s); moved onto "
-                "the key grid by up to %.3g ms\n",
-                a.times_added.size(), a.key_rate, times.c_str(), 1000 * a.max_added_shift_s);
+    std::printf(
+        "  key times added   %zu for keys set between the template's (key units at %g/s: %s); moved onto "
+        "the key grid by up to %.3g ms\n",
+        a.times_added.size(), a.key_rate, times.c_str(), 1000 * a.max_added_shift_s);
   }
   if (!a.dropped.empty()) {
     std::string list;
@@ -97,8 +100,8 @@ void warn_structure(const std::string& output, std::span<const std::uint8_t> byt
     std::size_t errors = 0;
     for (const auto& f : findings) errors += f.severity == mab::Severity::error;
     if (errors)
-      std::fprintf(stderr, "mab: import: warning: %s has %zu structural error(s); see `mab info %s`\n",
-                   output.c_str(), errors, output.c_str());
+      std::fprintf(stderr, "mab: import: warning: %s has %zu structural error(s); see `mab info %s`\n", output.c_str(),
+                   errors, output.c_str());
   }
 }
 
@@ -116,9 +119,10 @@ struct Options {
 int import_json(const Options& o, const mab::PaddedJson& data, std::vector<fs::path> inputs) {
   if (o.keep_times || o.block || !o.animation.empty() || o.reduce || o.template_times || o.accept_resample ||
       o.allow_no_op || o.ignore_unmatched) {
-    std::fprintf(stderr, "mab: import: --keep-times, --template-times, --accept-resample, --allow-no-op, "
-                         "--ignore-unmatched, --block, --animation and --reduce are for glTF input (use `mab edit "
-                         "--reduce` on a .mab)\n");
+    std::fprintf(stderr,
+                 "mab: import: --keep-times, --template-times, --accept-resample, --allow-no-op, "
+                 "--ignore-unmatched, --block, --animation and --reduce are for glTF input (use `mab edit "
+                 "--reduce` on a .mab)\n");
     return mab::cli::exit_usage;
   }
   int status = mab::cli::exit_refused;
@@ -139,8 +143,10 @@ int import_json(const Options& o, const mab::PaddedJson& data, std::vector<fs::p
     return mab::cli::exit_refused;
   }
   if (imported->legacy_encoded && o.choose_depth) {
-    std::fprintf(stderr, "mab: import: %s: --choose-depth: Far Cry 2/3 keys are 6-byte quaternions, there is no "
-                         "depth to choose\n", o.file.c_str());
+    std::fprintf(stderr,
+                 "mab: import: %s: --choose-depth: Far Cry 2/3 keys are 6-byte quaternions, there is no "
+                 "depth to choose\n",
+                 o.file.c_str());
     return mab::cli::exit_usage;
   }
   if (!mab::cli::may_replace_original("import", status, o.output, o.in_place, imported->original,
@@ -152,12 +158,9 @@ int import_json(const Options& o, const mab::PaddedJson& data, std::vector<fs::p
   if (const auto& br = imported->bridge; br.tracks_kept + br.tracks_edited != 0)
     std::printf("  keyed tracks      %zu unchanged (stored keys kept), %zu edited (sparse key writer)%s\n",
                 br.tracks_kept, br.tracks_edited, br.resampled_to_frames ? "; key times sampled at every frame" : "");
-  if (imported->legacy_encoded)
-    print_legacy_encode(imported->legacy_report, options.encode.max_error_deg);
-  else if (imported->clip_encoded)
-    mab::cli::print_encode_report(imported->report, "");
-  else
-    std::printf("  container only (no clip in the document): written as stored\n");
+  if (imported->legacy_encoded) print_legacy_encode(imported->legacy_report, options.encode.max_error_deg);
+  else if (imported->clip_encoded) mab::cli::print_encode_report(imported->report, "");
+  else std::printf("  container only (no clip in the document): written as stored\n");
   warn_structure(o.output, imported->bytes);
   return mab::cli::exit_ok;
 }
@@ -169,13 +172,15 @@ std::optional<mab::GltfImportOptions> gltf_options(const Options& o) {
     return std::nullopt;
   }
   if (o.keep_times && o.template_times) {
-    std::fprintf(stderr, "mab: import: --keep-times (the glTF's own key times) and --template-times (the "
-                         "template's) exclude each other\n");
+    std::fprintf(stderr,
+                 "mab: import: --keep-times (the glTF's own key times) and --template-times (the "
+                 "template's) exclude each other\n");
     return std::nullopt;
   }
   if (o.template_file.empty() == o.game.empty()) {
-    std::fprintf(stderr, "mab: import: a glTF needs either --template ORIG.mab (to write back into a clip) or "
-                         "--game wd1|wd2|wdl|fc5 (to build a new one)\n");
+    std::fprintf(stderr,
+                 "mab: import: a glTF needs either --template ORIG.mab (to write back into a clip) or "
+                 "--game wd1|wd2|wdl|fc5 (to build a new one)\n");
     return std::nullopt;
   }
   mab::GltfImportOptions opt;
@@ -191,13 +196,13 @@ std::optional<mab::GltfImportOptions> gltf_options(const Options& o) {
   opt.reduce_deg = o.reduce;
   opt.block = o.block;
   if (!o.animation.empty()) {
-    const bool digits = std::all_of(o.animation.begin(), o.animation.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (digits && o.animation.size() < 9)
-      opt.animation = static_cast<std::size_t>(std::stoul(o.animation));
-    else
-      opt.animation_name = o.animation;
+    const bool digits =
+        std::all_of(o.animation.begin(), o.animation.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (digits && o.animation.size() < 9) opt.animation = static_cast<std::size_t>(std::stoul(o.animation));
+    else opt.animation_name = o.animation;
   }
-  if (o.file != "-") opt.resource_dir = fs::path(o.file).parent_path().empty() ? fs::path(".") : fs::path(o.file).parent_path();
+  if (o.file != "-")
+    opt.resource_dir = fs::path(o.file).parent_path().empty() ? fs::path(".") : fs::path(o.file).parent_path();
   opt.rotations = o.rotations == "local"           ? mab::GltfRotations::local
                   : o.rotations == "rest-relative" ? mab::GltfRotations::rest_relative
                                                    : mab::GltfRotations::automatic;
@@ -224,9 +229,10 @@ void print_legacy_animation(const mab::GltfAnimationImport& a, const mab::GltfIm
   std::printf("  translation frames %zu as in the template, %zu changed\n", a.translations_matched,
               a.translations_changed);
   if (a.untracked_at_rest != 0)
-    std::printf("  unedited          %zu channel(s) on bank bones the clip has no track for, unedited (at rest, "
-                "or held at another clip's pose as Blender leaves them): nothing to store\n",
-                a.untracked_at_rest);
+    std::printf(
+        "  unedited          %zu channel(s) on bank bones the clip has no track for, unedited (at rest, "
+        "or held at another clip's pose as Blender leaves them): nothing to store\n",
+        a.untracked_at_rest);
   if (!a.nodes_unmatched.empty())
     std::fprintf(stderr, "mab: import: note: %zu channel(s) match no track of the clip and were not imported: %s\n",
                  a.nodes_unmatched.size(), mab::cli::short_list(a.nodes_unmatched).c_str());
@@ -255,10 +261,12 @@ void print_ani_animation(const mab::GltfAnimationImport& a, const Options& o, co
                   a.bones_resampled.size(),
                   o.keep_times ? "" : " (the 8-key chunks from the first new time on are re-quantised)");
     if (!a.constant_to_animated.empty())
-      std::printf("  now animated      %s (constant in the template)\n", mab::cli::short_list(a.constant_to_animated).c_str());
+      std::printf("  now animated      %s (constant in the template)\n",
+                  mab::cli::short_list(a.constant_to_animated).c_str());
     // Per bone and channel (rotation, translation, root motion), what differs from the template.
-    std::printf("  changed           %s\n", a.tracks_changed.empty() ? "nothing: every channel as in the template"
-                                                                      : mab::cli::short_list(a.tracks_changed, 32).c_str());
+    std::printf("  changed           %s\n", a.tracks_changed.empty()
+                                                ? "nothing: every channel as in the template"
+                                                : mab::cli::short_list(a.tracks_changed, 32).c_str());
     if (a.translations_matched + a.translations_changed > 0)
       std::printf("  translation keys  %zu as in the template, %zu changed\n", a.translations_matched,
                   a.translations_changed);
@@ -287,19 +295,18 @@ void print_gltf_report(const mab::GltfImportReport& rep, const Options& o, const
       std::printf("  animation %zu \"%s\" -> clip %zu: sampled at its %zu frames (%g fps)\n", a.animation,
                   a.animation_name.c_str(), a.block, a.keys, a.key_rate);
     } else
-    std::printf("  animation %zu \"%s\" -> block %zu: %zu keys (%s)\n", a.animation, a.animation_name.c_str(),
-                a.block, a.keys,
-                !has_template || o.keep_times ? "the glTF's key times"
-                : a.times_added.empty()        ? "the template's key times"
-                                               : "the template's key times and the added ones");
+      std::printf("  animation %zu \"%s\" -> block %zu: %zu keys (%s)\n", a.animation, a.animation_name.c_str(),
+                  a.block, a.keys,
+                  !has_template || o.keep_times ? "the glTF's key times"
+                  : a.times_added.empty()       ? "the template's key times"
+                                                : "the template's key times and the added ones");
     print_timing(a);
-    if (a.legacy)
-      print_legacy_animation(a, opt);
-    else
-      print_ani_animation(a, o, opt, has_template);
+    if (a.legacy) print_legacy_animation(a, opt);
+    else print_ani_animation(a, o, opt, has_template);
   }
   for (const auto& line : rep.notes) std::printf("  note              %s\n", mab::cli::spelled(line).c_str());
-  for (const auto& line : rep.ignored_channels) std::fprintf(stderr, "mab: import: warning: %s\n", mab::cli::spelled(line).c_str());
+  for (const auto& line : rep.ignored_channels)
+    std::fprintf(stderr, "mab: import: warning: %s\n", mab::cli::spelled(line).c_str());
   if (!rep.defaults.empty()) {
     std::printf("  new clip defaults (no source for these fields):\n");
     for (const auto& d : rep.defaults)
@@ -363,10 +370,11 @@ int run(const Options& o) {
 }
 
 void setup(CLI::App& app, int& exit_code) {
-  auto* cmd = app.add_subcommand(
-      "import", "Turn a JSON document from `mab export`, or a glTF animation (from mab, Blender or any tool), "
-                "back into a .mab: unchanged keys keep their exact bytes, changed ones are re-quantised and "
-                "their error reported");
+  auto* cmd =
+      app.add_subcommand("import",
+                         "Turn a JSON document from `mab export`, or a glTF animation (from mab, Blender or any tool), "
+                         "back into a .mab: unchanged keys keep their exact bytes, changed ones are re-quantised and "
+                         "their error reported");
   auto o = std::make_shared<Options>();
   cmd->add_option("INPUT", o->file, "A JSON document from `mab export`, or a .gltf/.glb (- for standard input)")
       ->required();
@@ -399,19 +407,19 @@ void setup(CLI::App& app, int& exit_code) {
                 "translation on a bone the template does not translate, a constant translation made to move, "
                 "animations no block takes, Far Cry 2/3: an edit on a bone the clip has no track and no section "
                 "for");
-  cmd->add_flag("--allow-other-clip", o->allow_other_clip,
-                "Write what looks like another clip's data, otherwise refused. glTF: an animation whose key range "
-                "or recorded duration is not the template's, or that keeps the keys of (nearly) none of its bones "
-                "(another clip of the same length, the clip reversed). JSON: a document that is not --template's file, or "
-                "a clip keeping none of its file's rotations, key times and duration");
+  cmd->add_flag(
+      "--allow-other-clip", o->allow_other_clip,
+      "Write what looks like another clip's data, otherwise refused. glTF: an animation whose key range "
+      "or recorded duration is not the template's, or that keeps the keys of (nearly) none of its bones "
+      "(another clip of the same length, the clip reversed). JSON: a document that is not --template's file, or "
+      "a clip keeping none of its file's rotations, key times and duration");
   cmd->add_option("--max-error", o->max_error,
                   "Largest angular error in degrees of a re-quantised key (default 0.01, as mab edit): a changed "
                   "bone keeps its bit depth unless that misses the bound, then gets the smallest depth meeting it; "
                   "what no depth brings within it is refused, nothing written. Far Cry 2/3: a frame of an edited "
                   "track gets its own stored key where interpolation would miss by more")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--max-translation-error", o->max_translation_error,
-                  mab::cli::max_translation_error_help)
+  cmd->add_option("--max-translation-error", o->max_translation_error, mab::cli::max_translation_error_help)
       ->type_name("UNITS")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--reduce", o->reduce,

@@ -39,7 +39,8 @@ void print_legacy_tags(const mab::LegacyTags& d) {
     std::string times;
     for (const auto& e : *d.events) {
       char buf[48];
-      std::snprintf(buf, sizeof buf, "%s%g s (type %u)", times.empty() ? "" : ", ", static_cast<double>(e.time), e.type);
+      std::snprintf(buf, sizeof buf, "%s%g s (type %u)", times.empty() ? "" : ", ", static_cast<double>(e.time),
+                    e.type);
       times += buf;
     }
     std::printf("    events    %zu node(s) (slot 7): %s\n", d.events->size(), times.c_str());
@@ -58,12 +59,15 @@ void print_legacy_tracks(const mab::Container& c, std::size_t block) {
   }
   std::size_t keys = 0;
   for (const auto& t : d->rotations) keys += t.keys.size();
-  std::printf("    tracks    decoded: %zu constant rotation(s), %zu keyed rotation track(s) (%zu keys), "
-              "%zu constant translation(s), %zu translation track(s)\n",
-              d->constant_rotations.size(), d->rotations.size(), keys, d->constant_translations.size(),
-              d->translations.size());
+  std::printf(
+      "    tracks    decoded: %zu constant rotation(s), %zu keyed rotation track(s) (%zu keys), "
+      "%zu constant translation(s), %zu translation track(s)\n",
+      d->constant_rotations.size(), d->rotations.size(), keys, d->constant_translations.size(), d->translations.size());
   const bool root_t = d->present[0], root_r = d->present[1];
-  const char* root = root_t && root_r ? "translation and rotation" : root_t ? "translation" : root_r ? "rotation" : "none";
+  const char* root = root_t && root_r ? "translation and rotation"
+                     : root_t         ? "translation"
+                     : root_r         ? "rotation"
+                                      : "none";
   if (d->frame_rate == 0.0f)  // JB-DOC: constant sections store lastFrame 0 and rate 0
     std::printf("    frames    none: constant sections only (stored lastFrame 0, rate 0); root motion: %s\n", root);
   else
@@ -148,7 +152,10 @@ nlohmann::json motion_json(const mab::Container& c, std::size_t block, const mab
   j["translated_bones"] = std::move(translated);
   nlohmann::json parts = nlohmann::json::array();
   for (const auto& p : d->clip.parts)
-    parts.push_back({{"type", p.type}, {"start", p.start}, {"end", p.end}, {"parent_hash", p.parent_hash},
+    parts.push_back({{"type", p.type},
+                     {"start", p.start},
+                     {"end", p.end},
+                     {"parent_hash", p.parent_hash},
                      {"attachment_hash", p.attachment_hash},
                      {"nested_block", p.nested_block >= 0 ? nlohmann::json(p.nested_block) : nlohmann::json(nullptr)}});
   j["part_entries"] = std::move(parts);
@@ -159,14 +166,15 @@ void print_text(const std::string& path, const mab::Container& c, const mab::Pla
                 const std::vector<mab::Finding>& findings, const mab::DecodeOptions& options) {
   const auto& v = *c.variant;
   std::printf("%s\n", path.c_str());
-  std::printf("  game        %s (%s, magic %s)\n", std::string(v.game_name).c_str(),
-              std::string(v.short_name).c_str(), hex(v.magic).c_str());
+  std::printf("  game        %s (%s, magic %s)\n", std::string(v.game_name).c_str(), std::string(v.short_name).c_str(),
+              hex(v.magic).c_str());
   std::printf("  layout      %s, %s\n", std::string(mab::to_string(v.layout)).c_str(),
               std::string(mab::to_string(v.confidence)).c_str());
   std::printf("  evidence    %s\n", std::string(v.evidence).c_str());
   std::printf("  size        %llu bytes, header checksum %s (algorithm unknown, format 14)\n",
               static_cast<unsigned long long>(pl.file_size), hex(c.header.checksum, 8).c_str());
-  if (c.is_opaque()) std::printf("  body        %zu bytes kept opaque: %s\n", c.opaque_body.size(), c.opaque_reason.c_str());
+  if (c.is_opaque())
+    std::printf("  body        %zu bytes kept opaque: %s\n", c.opaque_body.size(), c.opaque_reason.c_str());
   for (std::size_t k = 0; k < c.blocks.size(); ++k) {
     const auto& b = c.blocks[k];
     const auto& pb = pl.blocks[k];
@@ -180,24 +188,20 @@ void print_text(const std::string& path, const mab::Container& c, const mab::Pla
                 b.parent >= 0 ? (", chained from clip " + std::to_string(b.parent)).c_str() : "");
     const double d = mab::cli::block_duration(b), fr = mab::cli::block_frame_rate(b);
     const auto keys = mab::cli::header_key_count(b);
-    std::printf("    duration  %s s, frame rate %s, keys %s\n",
-                std::isfinite(d) ? std::to_string(d).c_str() : "-",
-                std::isfinite(fr) ? std::to_string(fr).c_str() : "-",
-                keys ? std::to_string(*keys).c_str() : "-");
+    std::printf("    duration  %s s, frame rate %s, keys %s\n", std::isfinite(d) ? std::to_string(d).c_str() : "-",
+                std::isfinite(fr) ? std::to_string(fr).c_str() : "-", keys ? std::to_string(*keys).c_str() : "-");
     if (const auto* a = b.ani())
-      std::printf("    bones     %zu (%zu constant, %zu animated), count field %s, 'aNi' flags %s\n",
-                  b.bones.size(), constant, animated, hex(a->bone_count_field, 4).c_str(),
-                  hex(a->flags, 2).c_str());
+      std::printf("    bones     %zu (%zu constant, %zu animated), count field %s, 'aNi' flags %s\n", b.bones.size(),
+                  constant, animated, hex(a->bone_count_field, 4).c_str(), hex(a->flags, 2).c_str());
     else if (b.fc4())
       std::printf("    bones     %zu (%zu constant, %zu animated)\n", b.bones.size(), constant, animated);
-    else if (b.legacy())
-      print_legacy_tracks(c, k);
+    else if (b.legacy()) print_legacy_tracks(c, k);
     if (b.ani() || b.fc4()) print_motion(c, k, options);
     std::printf("    sections  %-5s %-10s %-10s %-8s %s\n", "slot", "offset", "file", "size", "name");
     if (!pb.segments.empty() && pb.segments[0].size > 0)
       std::printf("              %-5s %-10s %-10s %-8llu %s\n", "-", hex(pb.segments[0].offset).c_str(),
-                  hex(pb.base + pb.segments[0].offset).c_str(),
-                  static_cast<unsigned long long>(pb.segments[0].size), "(preamble)");
+                  hex(pb.base + pb.segments[0].offset).c_str(), static_cast<unsigned long long>(pb.segments[0].size),
+                  "(preamble)");
     for (std::size_t slot = 0; slot < b.slot_segment.size(); ++slot) {
       const int s = b.slot_segment[slot];
       if (s < 0) continue;
@@ -235,8 +239,7 @@ std::optional<mab::Error> other_format(const std::filesystem::path& path, std::s
     else if (head.find("\"asset\"") != std::string_view::npos)
       what = "a glTF 2.0 file (.gltf), not a .mab; read it with mab import " + p +
              " --template ORIGINAL.mab -o OUT.mab (or --game GAME for a new clip)";
-    else
-      what = "a JSON file, not a .mab";
+    else what = "a JSON file, not a .mab";
   }
   return mab::make_error(mab::ErrorCode::unsupported_version, 0, "magic", "this is " + what);
 }
@@ -261,8 +264,7 @@ int run(const Options& o) {
                      : mab::read_container(*bytes);
     if (!c) {
       status = std::max(status, mab::cli::exit_status(c.error()));
-      if (o.json)
-        all.push_back({{"path", path.string()}, {"error", mab::cli::to_json(c.error())}});
+      if (o.json) all.push_back({{"path", path.string()}, {"error", mab::cli::to_json(c.error())}});
       else
         std::fprintf(stderr, "mab: info: %s: %s\n", path.string().c_str(),
                      (wrong ? mab::cli::spelled(c.error().detail) : mab::cli::message(c.error())).c_str());
@@ -297,20 +299,22 @@ int run(const Options& o) {
 
 void setup(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("info", "Show game, version, layout confidence, duration, frame rate, "
-                                          "bones, keys and the section table of each FILE");
+  auto* cmd = app.add_subcommand("info",
+                                 "Show game, version, layout confidence, duration, frame rate, "
+                                 "bones, keys and the section table of each FILE");
   cmd->add_option("FILE", o->files, "Files or directories (*.mab, recursive)")->required();
   cmd->add_flag("--json", o->json, "Print one JSON document (an array, one object per file)");
   cmd->add_flag("--strict-layout", o->strict_layout,
                 "Try no hypothesis for translations, root motion and part clips: only what a public "
                 "decoder reads is decoded, the rest is reported opaque (docs/motion.md)");
-  cmd->footer("Examples (from the source folder; corpus/ holds synthetic clips):\n"
-              "  mab info corpus/wd1/many_bones_150.mab\n"
-              "  mab info --strict-layout corpus/fc5/parts_nested.mab\n"
-              "  mab info --json corpus/fc2\n"
-              "A glTF or JSON file is named for what it is, with the command that reads it.\n"
-              "Exit status: 0 every file was read; 1 a file is refused (not a .mab, or damaged); 2 a file\n"
-              "is missing or unreadable.");
+  cmd->footer(
+      "Examples (from the source folder; corpus/ holds synthetic clips):\n"
+      "  mab info corpus/wd1/many_bones_150.mab\n"
+      "  mab info --strict-layout corpus/fc5/parts_nested.mab\n"
+      "  mab info --json corpus/fc2\n"
+      "A glTF or JSON file is named for what it is, with the command that reads it.\n"
+      "Exit status: 0 every file was read; 1 a file is refused (not a .mab, or damaged); 2 a file\n"
+      "is missing or unreadable.");
   cmd->callback([o, &exit_code] { exit_code = run(*o); });
 }
 

@@ -26,7 +26,6 @@
 
 #include <unistd.h>  // isatty
 
-
 namespace {
 
 namespace fs = std::filesystem;
@@ -152,8 +151,8 @@ std::string eta(double seconds) {
 // --crc: the crc-search hypotheses on a sample of each variant, then the best one checked on
 // every file of that variant (a second walk, so nothing per file is kept in memory).
 std::vector<cli::survey_report::CrcResult> crc_survey(const std::vector<std::string>& roots,
-                                                       const std::map<std::string, std::vector<std::string>>& samples,
-                                                       bool quiet) {
+                                                      const std::map<std::string, std::vector<std::string>>& samples,
+                                                      bool quiet) {
   std::vector<cli::survey_report::CrcResult> out;
   for (const auto& entry : samples) {
     const std::string& variant = entry.first;  // a plain name: lambdas cannot capture bindings in C++20
@@ -269,7 +268,8 @@ void wait_for_workers(const Queue& queue, std::mutex& out_mutex, const std::atom
       const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const double rate = static_cast<double>(done) / std::max(t, 1e-3);
       std::string line = "\r  " + std::to_string(done) + "/" + std::to_string(queue.found()) +
-                         (queue.walk_done() ? "" : "+") + " files, " + std::to_string(static_cast<int>(rate)) + " files/s";
+                         (queue.walk_done() ? "" : "+") + " files, " + std::to_string(static_cast<int>(rate)) +
+                         " files/s";
       if (queue.walk_done() && rate > 0) line += ", " + eta(static_cast<double>(queue.found() - done) / rate) + " left";
       std::fprintf(stderr, "%s   ", line.c_str());
     }
@@ -306,8 +306,9 @@ Gathered survey_files(const Options& o, unsigned jobs, Reports& reports, std::ch
         if ((!r.round_trip || !r.sane) && g.failures.size() < 50) g.failures.push_back(r);
         if (o.crc && r.parsed && g.crc_samples[r.variant].size() < 12) g.crc_samples[r.variant].push_back(r.path);
         if (o.verbose)
-          std::printf("%s  %s  (%s%s)\n", r.round_trip && r.sane ? "PASS" : "FAIL", r.path.c_str(), r.variant.c_str(),
-                      r.first_error.empty() ? (r.sane ? "" : (", " + r.sanity).c_str()) : (", " + r.first_error).c_str());
+          std::printf(
+              "%s  %s  (%s%s)\n", r.round_trip && r.sane ? "PASS" : "FAIL", r.path.c_str(), r.variant.c_str(),
+              r.first_error.empty() ? (r.sane ? "" : (", " + r.sanity).c_str()) : (", " + r.first_error).c_str());
         ++done;
       }
     });
@@ -349,8 +350,9 @@ int run(const Options& o) {
 
 void setup(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Options>();
-  auto* cmd = app.add_subcommand("survey", "Survey a whole extracted game folder: which files round-trip, which "
-                                           "decode sanely, and statistics of what is not understood yet");
+  auto* cmd = app.add_subcommand("survey",
+                                 "Survey a whole extracted game folder: which files round-trip, which "
+                                 "decode sanely, and statistics of what is not understood yet");
   cmd->add_option("DIR", o->dirs, "Folders (searched recursively for *.mab) or files")->required();
   cmd->add_option("-j,--jobs", o->jobs, "Worker threads (default: every core)");
   cmd->add_option("--json", o->json, "Write one JSON document: a row per file, then the summary and histograms");

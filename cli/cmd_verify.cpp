@@ -51,8 +51,8 @@ Outcome verify_one(const std::filesystem::path& path, bool strict) {
     std::size_t at = 0;
     while (at < in.size() && at < out.size() && in[at] == out[at]) ++at;
     return fail(mab::make_error(mab::ErrorCode::round_trip_mismatch, at, "bytes",
-                                "written file differs (input " + std::to_string(in.size()) +
-                                    " bytes, output " + std::to_string(out.size()) + ")"),
+                                "written file differs (input " + std::to_string(in.size()) + " bytes, output " +
+                                    std::to_string(out.size()) + ")"),
                 "round-trip");
   }
   // Structure, then what decoding finds (a clip whose tracks do not decode, a code with no
@@ -72,8 +72,7 @@ Outcome verify_one(const std::filesystem::path& path, bool strict) {
   for (const auto& f : findings)
     if (f.severity == mab::Severity::warning) o.warning_lines.push_back(finding_line(f));
   if (first_bad) {
-    return fail(mab::make_error(first_bad->code, first_bad->offset, first_bad->field, first_bad->message),
-                "validate");
+    return fail(mab::make_error(first_bad->code, first_bad->offset, first_bad->field, first_bad->message), "validate");
   }
   o.pass = true;
   o.json["status"] = "pass";
@@ -125,8 +124,7 @@ int run(const Options& o) {
 void setup(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<Options>();
   auto* cmd = app.add_subcommand(
-      "verify",
-      "Check that each file parses, writes back byte for byte and passes the structural checks");
+      "verify", "Check that each file parses, writes back byte for byte and passes the structural checks");
   cmd->add_option("PATH", o->paths, "Files, or directories searched recursively for *.mab")->required();
   cmd->add_flag("--json", o->json, "Print a JSON report instead of text");
   cmd->add_flag("--strict", o->strict, "Count warnings as failures");

@@ -28,4 +28,4 @@ struct Registrar {
 }  // namespace mab::cli
 
 #define MAB_REGISTER_COMMAND(ident, setup_fn) \
-  static const ::mab::cli::Registrar mab_cli_registrar_##ident{#ident, setup_fn}
+  static const ::mab::cli::Registrar mab_cli_registrar_##ident { #ident, setup_fn }

@@ -205,7 +205,8 @@ OutputStream::~OutputStream() = default;
 std::unique_ptr<OutputStream> OutputStream::open(std::string_view cmd, const std::string& path) {
   auto f = AtomicFile::open(path);
   if (!f) {
-    std::fprintf(stderr, "mab: %.*s: %s\n", static_cast<int>(cmd.size()), cmd.data(), mab::cli::message(f.error()).c_str());
+    std::fprintf(stderr, "mab: %.*s: %s\n", static_cast<int>(cmd.size()), cmd.data(),
+                 mab::cli::message(f.error()).c_str());
     return nullptr;
   }
   auto b = std::make_unique<Buffer>();
@@ -234,12 +235,10 @@ MabOrigin mab_origin(const std::string& path, std::span<const std::uint8_t> writ
 }
 
 void print_mab_written(const std::string& out, std::span<const std::uint8_t> bytes, const MabOrigin& origin) {
-  if (origin.name.empty())
-    std::printf("wrote %s (%zu bytes, a new clip)\n", out.c_str(), bytes.size());
+  if (origin.name.empty()) std::printf("wrote %s (%zu bytes, a new clip)\n", out.c_str(), bytes.size());
   else if (origin.size)
     std::printf("wrote %s (%zu bytes; %s: %zu bytes)\n", out.c_str(), bytes.size(), origin.name.c_str(), *origin.size);
-  else
-    std::printf("wrote %s (%zu bytes)\n", out.c_str(), bytes.size());
+  else std::printf("wrote %s (%zu bytes)\n", out.c_str(), bytes.size());
   // FieldSpec's default is the header's checksum field, u32 little-endian at +4 (format 3).
   const auto field = mab::checksum::read_field(bytes, mab::checksum::FieldSpec{});
   if (!field) return;  // under 8 bytes: no checksum field
@@ -252,9 +251,10 @@ void print_mab_written(const std::string& out, std::span<const std::uint8_t> byt
     std::printf("  header checksum   %s at +4 is a placeholder (its algorithm is unknown, format 14)\n",
                 hex(sum, 8).c_str());
   else
-    std::printf("  header checksum   %s at +4 kept from %s, now stale: the bytes changed and its algorithm is "
-                "unknown (format 14; docs/crc-search.md, mab crc-apply)\n",
-                hex(sum, 8).c_str(), origin.name.c_str());
+    std::printf(
+        "  header checksum   %s at +4 kept from %s, now stale: the bytes changed and its algorithm is "
+        "unknown (format 14; docs/crc-search.md, mab crc-apply)\n",
+        hex(sum, 8).c_str(), origin.name.c_str());
 }
 
 std::optional<Container> load_container(std::string_view cmd, int& exit_code, const std::string& path,
@@ -268,7 +268,8 @@ std::optional<Container> load_container(std::string_view cmd, int& exit_code, co
   }
   auto container = read_container(*bytes);
   if (!container) {
-    std::fprintf(stderr, "mab: %s: %s%s: %s\n", c.c_str(), w.c_str(), path.c_str(), mab::cli::message(container.error()).c_str());
+    std::fprintf(stderr, "mab: %s: %s%s: %s\n", c.c_str(), w.c_str(), path.c_str(),
+                 mab::cli::message(container.error()).c_str());
     exit_code = exit_status(container.error());
     return std::nullopt;
   }
@@ -285,7 +286,8 @@ std::optional<GltfSkeleton> load_skeleton(std::string_view cmd, int& exit_code, 
   }
   auto sk = read_gltf_skeleton(*bytes, std::filesystem::path(path).parent_path());
   if (!sk) {
-    std::fprintf(stderr, "mab: %s: --skeleton %s: %s\n", c.c_str(), path.c_str(), mab::cli::message(sk.error()).c_str());
+    std::fprintf(stderr, "mab: %s: --skeleton %s: %s\n", c.c_str(), path.c_str(),
+                 mab::cli::message(sk.error()).c_str());
     exit_code = exit_status(sk.error());
     return std::nullopt;
   }
@@ -294,9 +296,10 @@ std::optional<GltfSkeleton> load_skeleton(std::string_view cmd, int& exit_code, 
 
 void print_legacy_encode_report(const mab::LegacyEncodeReport& rep, double bound, std::string_view cmd) {
   std::printf("  legacy sections   %zu kept, %zu rewritten\n", rep.sections_kept, rep.sections_rewritten);
-  std::printf("  keyed rotations   %zu stored keys before, %zu after: %zu kept at their frames and codes, %zu at new "
-              "frames\n",
-              rep.keys_before, rep.keys_after, rep.keys_kept, rep.keys_added);
+  std::printf(
+      "  keyed rotations   %zu stored keys before, %zu after: %zu kept at their frames and codes, %zu at new "
+      "frames\n",
+      rep.keys_before, rep.keys_after, rep.keys_kept, rep.keys_added);
   if (rep.keys_moved != 0)
     std::printf("  moved keys        %zu stored key(s) at a moved frame with their original codes\n", rep.keys_moved);
   if (rep.tag_records_edited != 0 || rep.events_edited != 0)
@@ -312,8 +315,8 @@ void print_legacy_encode_report(const mab::LegacyEncodeReport& rep, double bound
                  "mab: %.*s: warning: the clip changed size by %lld bytes, moving %zu later clip(s) of the bank; %zu "
                  "tag table(s) that do not decode and %zu tag record(s) that reach no clip start keep their stored "
                  "clip offsets (nothing shows what they point at): check the bank in game\n",
-                 static_cast<int>(cmd.size()), cmd.data(), static_cast<long long>(rep.size_change), rep.moved_clips, rep.tag_tables_undecoded,
-                 rep.tag_offsets_kept.size());
+                 static_cast<int>(cmd.size()), cmd.data(), static_cast<long long>(rep.size_change), rep.moved_clips,
+                 rep.tag_tables_undecoded, rep.tag_offsets_kept.size());
 }
 
 void print_encode_report(const mab::EncodeReport& rep, std::string_view error_note) {
@@ -340,17 +343,19 @@ void print_encode_report(const mab::EncodeReport& rep, std::string_view error_no
                 d.requested ? "as the edit asks" : "chosen to meet --max-error");
   }
   if (rep.depth_changes.size() > depth_lines)
-    std::printf("  bit depth         ... and %zu more bone(s) at another depth\n", rep.depth_changes.size() - depth_lines);
+    std::printf("  bit depth         ... and %zu more bone(s) at another depth\n",
+                rep.depth_changes.size() - depth_lines);
   std::printf("  rotation chunks   %zu reused, %zu re-quantised\n", rep.chunks_reused, rep.chunks_requantised);
   std::printf("  constant bones    %zu reused, %zu encoded\n", rep.constants_reused, rep.constants_encoded);
   std::printf("  max angular error %.6f degrees (--max-error %g)%s%.*s\n", rep.max_error_deg, rep.max_error_bound,
               error_note.empty() ? "" : " ", static_cast<int>(error_note.size()), error_note.data());
   // docs/motion.md: translations and other sections decoded beyond the rotations (docs/motion.md).
   if (rep.translation_chunks_reused + rep.translation_chunks_requantised > 0)
-    std::printf("  translation chunks %zu reused, %zu re-quantised (%zu scale(s) widened, %zu depth(s) raised), max "
-                "error %.6g units\n",
-                rep.translation_chunks_reused, rep.translation_chunks_requantised, rep.translation_scales_widened,
-                rep.translation_depths_raised, rep.max_translation_error);
+    std::printf(
+        "  translation chunks %zu reused, %zu re-quantised (%zu scale(s) widened, %zu depth(s) raised), max "
+        "error %.6g units\n",
+        rep.translation_chunks_reused, rep.translation_chunks_requantised, rep.translation_scales_widened,
+        rep.translation_depths_raised, rep.max_translation_error);
   if (!rep.motion_sections_rewritten.empty())
     std::printf("  also rewritten    %s\n", short_list(rep.motion_sections_rewritten).c_str());
   for (const auto& w : rep.warnings) std::fprintf(stderr, "mab: warning: %s\n", w.c_str());
@@ -378,7 +383,9 @@ bool has_extension(const std::filesystem::path& p, std::string_view ext) {
 }
 
 nlohmann::json to_json(const Error& e) {
-  nlohmann::json j{{"code", std::string(to_string(e.code))}, {"field", e.field}, {"detail", spelled(e.detail)},
+  nlohmann::json j{{"code", std::string(to_string(e.code))},
+                   {"field", e.field},
+                   {"detail", spelled(e.detail)},
                    {"message", mab::cli::message(e)}};
   j["offset"] = e.offset == no_offset ? nlohmann::json(nullptr) : nlohmann::json(e.offset);
   if (e.bit) j["bit"] = *e.bit;
@@ -413,7 +420,7 @@ double block_duration(const Block& b) {
 
 double block_frame_rate(const Block& b) {
   if (const auto* a = b.ani()) return a->shape == AniShape::wd1 ? 120.0 : a->frame_rate();  // decision 7
-  if (b.fc4()) return 30.0;  // decision 7
+  if (b.fc4()) return 30.0;                                                                 // decision 7
   return std::nan("");
 }
 
@@ -436,7 +443,9 @@ nlohmann::json summary_json(const Container& c, const Placement& pl) {
   for (std::size_t k = 0; k < c.blocks.size(); ++k) {
     const Block& b = c.blocks[k];
     const PlacedBlock& pb = pl.blocks[k];
-    nlohmann::json jb{{"base", pb.base}, {"extent", pb.extent}, {"bone_count", b.bones.size()},
+    nlohmann::json jb{{"base", pb.base},
+                      {"extent", pb.extent},
+                      {"bone_count", b.bones.size()},
                       {"duration", number_or_null(block_duration(b))},
                       {"frame_rate", number_or_null(block_frame_rate(b))}};
     if (b.parent >= 0) jb["chained_from"] = b.parent;

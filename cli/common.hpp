@@ -78,8 +78,7 @@ bool may_replace_original(std::string_view cmd, int& exit_code, const std::strin
 // errors are printed as "mab: CMD: SOURCE: ..." and set `exit_code` by exit_status.
 using StreamProducer = std::function<Status(const std::function<bool(std::string_view)>&)>;
 bool write_output_stream(std::string_view cmd, int& exit_code, const std::vector<std::filesystem::path>& inputs,
-                         const std::string& out, bool in_place, std::string_view source,
-                         const StreamProducer& produce);
+                         const std::string& out, bool in_place, std::string_view source, const StreamProducer& produce);
 
 // A text report written as it is produced (mab survey's rows), by the same rules: opened
 // before the work starts (a refused path fails at once), committed at the end.

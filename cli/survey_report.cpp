@@ -58,7 +58,9 @@ nlohmann::json row_json(const survey::FileResult& r) {
   return j;
 }
 
-double pct(std::uint64_t a, std::uint64_t b) { return b ? 100.0 * static_cast<double>(a) / static_cast<double>(b) : 0.0; }
+double pct(std::uint64_t a, std::uint64_t b) {
+  return b ? 100.0 * static_cast<double>(a) / static_cast<double>(b) : 0.0;
+}
 
 std::string fmt(const char* f, double v) {
   char buf[64];
@@ -86,11 +88,19 @@ std::string json_row(const survey::FileResult& r) { return row_json(r).dump(); }
 
 std::string json_summary(const Summary& s) {
   const auto& st = *s.stats;
-  nlohmann::json j{{"files", st.files},   {"bytes", st.bytes},       {"parsed", st.parsed},
-                   {"round_trips", st.round_trips}, {"sane", st.sane}, {"json_checked", st.json_checked},
-                   {"json_ok", st.json_ok}, {"blocks", st.blocks}, {"decoded_blocks", st.decoded_blocks},
-                   {"seconds", s.seconds},  {"jobs", s.jobs},
-                   {"interrupted", s.interrupted}, {"walk_problems", s.walk_problems}};
+  nlohmann::json j{{"files", st.files},
+                   {"bytes", st.bytes},
+                   {"parsed", st.parsed},
+                   {"round_trips", st.round_trips},
+                   {"sane", st.sane},
+                   {"json_checked", st.json_checked},
+                   {"json_ok", st.json_ok},
+                   {"blocks", st.blocks},
+                   {"decoded_blocks", st.decoded_blocks},
+                   {"seconds", s.seconds},
+                   {"jobs", s.jobs},
+                   {"interrupted", s.interrupted},
+                   {"walk_problems", s.walk_problems}};
   nlohmann::json hs = nlohmann::json::object();
   for (const auto& [name, hist] : st.histograms) {
     nlohmann::json jh = nlohmann::json::object();
@@ -101,8 +111,12 @@ std::string json_summary(const Summary& s) {
   j["histograms"] = std::move(hs);
   nlohmann::json crc = nlohmann::json::array();
   for (const auto& c : s.crc)
-    crc.push_back({{"variant", c.variant}, {"sample", c.sample}, {"hypothesis", c.hypothesis}, {"checked", c.checked},
-                   {"holds", c.holds}, {"note", c.note}});
+    crc.push_back({{"variant", c.variant},
+                   {"sample", c.sample},
+                   {"hypothesis", c.hypothesis},
+                   {"checked", c.checked},
+                   {"holds", c.holds},
+                   {"note", c.note}});
   j["crc"] = std::move(crc);
   return j.dump(1);
 }
@@ -111,13 +125,17 @@ void print_table(std::FILE* out, const Summary& s) {
   const auto& st = *s.stats;
   std::fprintf(out, "\nmab survey: %llu files, %.1f MB in %.2f s with %u job(s) (%.0f files/s)%s\n",
                static_cast<unsigned long long>(st.files), static_cast<double>(st.bytes) / 1e6, s.seconds, s.jobs,
-               s.seconds > 0 ? static_cast<double>(st.files) / s.seconds : 0.0, s.interrupted ? " -- INTERRUPTED, partial" : "");
-  std::fprintf(out, "  parsed            %llu (%.1f%%)\n", static_cast<unsigned long long>(st.parsed), pct(st.parsed, st.files));
-  std::fprintf(out, "  round trip        %llu byte for byte (%.1f%%)\n", static_cast<unsigned long long>(st.round_trips),
-               pct(st.round_trips, st.files));
-  std::fprintf(out, "  decoded blocks    %llu of %llu (rotations, and Far Cry 2/3 tracks, as mab export decodes them)\n",
+               s.seconds > 0 ? static_cast<double>(st.files) / s.seconds : 0.0,
+               s.interrupted ? " -- INTERRUPTED, partial" : "");
+  std::fprintf(out, "  parsed            %llu (%.1f%%)\n", static_cast<unsigned long long>(st.parsed),
+               pct(st.parsed, st.files));
+  std::fprintf(out, "  round trip        %llu byte for byte (%.1f%%)\n",
+               static_cast<unsigned long long>(st.round_trips), pct(st.round_trips, st.files));
+  std::fprintf(out,
+               "  decoded blocks    %llu of %llu (rotations, and Far Cry 2/3 tracks, as mab export decodes them)\n",
                static_cast<unsigned long long>(st.decoded_blocks), static_cast<unsigned long long>(st.blocks));
-  std::fprintf(out, "  decode sanity     %llu sane (%.1f%%)\n", static_cast<unsigned long long>(st.sane), pct(st.sane, st.files));
+  std::fprintf(out, "  decode sanity     %llu sane (%.1f%%)\n", static_cast<unsigned long long>(st.sane),
+               pct(st.sane, st.files));
   if (st.json_checked)
     std::fprintf(out, "  JSON identity     %llu of %llu\n", static_cast<unsigned long long>(st.json_ok),
                  static_cast<unsigned long long>(st.json_checked));
@@ -154,7 +172,8 @@ void print_table(std::FILE* out, const Summary& s) {
 std::string html(const Summary& s) {
   const auto& st = *s.stats;
   std::string o;
-  o += "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n";
+  o +=
+      "<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n";
   o += "<title>mab survey</title>\n<style>\n"
        "body{font-family:sans-serif;margin:2em;max-width:72em;color:#222}\n"
        "table{border-collapse:collapse;margin:0.5em 0 1.5em}\n"
@@ -162,10 +181,11 @@ std::string html(const Summary& s) {
        "td.n{text-align:right}\n.bad{color:#a00}\nsvg{display:block;margin-bottom:0.3em}\n"
        "details{margin-bottom:1em}\n</style>\n</head>\n<body>\n";
   o += "<h1>mab survey</h1>\n<p>Folders: " + xml([&] {
-    std::string r;
-    for (const auto& x : s.roots) r += (r.empty() ? "" : ", ") + x;
-    return r;
-  }()) + "</p>\n";
+         std::string r;
+         for (const auto& x : s.roots) r += (r.empty() ? "" : ", ") + x;
+         return r;
+       }()) +
+       "</p>\n";
   if (s.interrupted) o += "<p class=\"bad\">Interrupted: the report covers the files surveyed before.</p>\n";
   o += "<table>\n";
   auto row = [&](const std::string& k, const std::string& v) {
@@ -174,7 +194,8 @@ std::string html(const Summary& s) {
   row("files", std::to_string(st.files));
   row("bytes", std::to_string(st.bytes));
   row("parsed", std::to_string(st.parsed) + " (" + fmt("%.1f", pct(st.parsed, st.files)) + "%)");
-  row("round trip byte for byte", std::to_string(st.round_trips) + " (" + fmt("%.1f", pct(st.round_trips, st.files)) + "%)");
+  row("round trip byte for byte",
+      std::to_string(st.round_trips) + " (" + fmt("%.1f", pct(st.round_trips, st.files)) + "%)");
   row("decoded blocks", std::to_string(st.decoded_blocks) + " of " + std::to_string(st.blocks));
   row("decode sanity", std::to_string(st.sane) + " (" + fmt("%.1f", pct(st.sane, st.files)) + "%)");
   if (st.json_checked) row("JSON identity", std::to_string(st.json_ok) + " of " + std::to_string(st.json_checked));
@@ -186,7 +207,8 @@ std::string html(const Summary& s) {
     o += "</ul>\n";
   }
   if (!s.crc.empty()) {
-    o += "<h2>Header checksum (crc-search)</h2>\n<table>\n<tr><th>variant</th><th>sample</th><th>hypothesis</th><th>holds</th></tr>\n";
+    o += "<h2>Header checksum "
+         "(crc-search)</h2>\n<table>\n<tr><th>variant</th><th>sample</th><th>hypothesis</th><th>holds</th></tr>\n";
     for (const auto& c : s.crc)
       o += "<tr><td>" + xml(c.variant) + "</td><td class=\"n\">" + std::to_string(c.sample) + "</td><td>" +
            xml(c.hypothesis.empty() ? "none (" + c.note + ")" : c.hypothesis) + "</td><td class=\"n\">" +
@@ -194,7 +216,8 @@ std::string html(const Summary& s) {
     o += "</table>\n";
   }
   if (!s.failures.empty()) {
-    o += "<h2>First files that did not round-trip or decode sanely</h2>\n<table>\n<tr><th>file</th><th>variant</th><th>first error</th></tr>\n";
+    o += "<h2>First files that did not round-trip or decode "
+         "sanely</h2>\n<table>\n<tr><th>file</th><th>variant</th><th>first error</th></tr>\n";
     for (const auto& f : s.failures)
       o += "<tr><td>" + xml(f.path) + "</td><td>" + xml(f.variant) + "</td><td class=\"bad\">" +
            xml(f.first_error.empty() ? f.sanity : f.first_error) + "</td></tr>\n";
@@ -211,8 +234,8 @@ std::string html(const Summary& s) {
     std::size_t y = 2;
     for (const auto& [v, b] : hist.buckets) {
       const double w = 380.0 * static_cast<double>(b.count) / static_cast<double>(top);
-      o += "<text x=\"0\" y=\"" + std::to_string(y + 12) + "\" font-size=\"11\">" + xml(v.size() > 48 ? v.substr(0, 45) + "..." : v) +
-           "</text>\n";
+      o += "<text x=\"0\" y=\"" + std::to_string(y + 12) + "\" font-size=\"11\">" +
+           xml(v.size() > 48 ? v.substr(0, 45) + "..." : v) + "</text>\n";
       o += "<rect x=\"300\" y=\"" + std::to_string(y + 2) + "\" width=\"" + fmt("%.1f", std::max(w, 1.0)) +
            "\" height=\"12\" fill=\"#4a7fb5\"/>\n";
       o += "<text x=\"" + fmt("%.1f", 304 + w) + "\" y=\"" + std::to_string(y + 12) + "\" font-size=\"11\">" +
@@ -228,7 +251,8 @@ std::string html(const Summary& s) {
         if (!(b.count * 100 < hist.total)) continue;
         std::string ex;
         for (const auto& e : b.examples) ex += (ex.empty() ? "" : ", ") + e;
-        o += "<tr><td>" + xml(v) + "</td><td class=\"n\">" + std::to_string(b.count) + "</td><td>" + xml(ex) + "</td></tr>\n";
+        o += "<tr><td>" + xml(v) + "</td><td class=\"n\">" + std::to_string(b.count) + "</td><td>" + xml(ex) +
+             "</td></tr>\n";
       }
       o += "</table>\n";
     }

@@ -12,8 +12,8 @@ namespace mab::cli::survey_report {
 
 struct CrcResult {
   std::string variant;
-  std::size_t sample = 0;          // files searched
-  std::string hypothesis;          // the best match, empty when none
+  std::size_t sample = 0;              // files searched
+  std::string hypothesis;              // the best match, empty when none
   std::size_t checked = 0, holds = 0;  // verified over every file of the variant
   std::string note;
 };
@@ -23,7 +23,7 @@ struct Summary {
   double seconds = 0;
   unsigned jobs = 1;
   bool interrupted = false;
-  std::vector<std::string> walk_problems;  // unreadable folders, symlink loops
+  std::vector<std::string> walk_problems;    // unreadable folders, symlink loops
   std::vector<survey::FileResult> failures;  // the first failing files
   std::vector<CrcResult> crc;
   std::vector<std::string> roots;

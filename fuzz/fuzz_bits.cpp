@@ -113,8 +113,7 @@ void reader_against_model(fuzz::Input& in) {
       const unsigned width = in.u8() % 17u, count = (op & 15u) % 9u;
       std::uint16_t got[8] = {};
       r.read_many(width, count, got);
-      for (unsigned i = 0; i < count; ++i)
-        check(got[i] == m.read(width), "BitReader::read_many value");
+      for (unsigned i = 0; i < count; ++i) check(got[i] == m.read(width), "BitReader::read_many value");
     } else if (op < 0xE0) {
       // Widths 0..63: above 32 must fail like an overrun.
       const unsigned width = op & 63u;
@@ -211,9 +210,7 @@ void writer_round_trip(fuzz::Input& in) {
         check(r.read(op.width) == (op.value & mask), "written value reads back differently");
         break;
       }
-      case Op::align:
-        r.skip((8 - r.bit_position() % 8) % 8);
-        break;
+      case Op::align: r.skip((8 - r.bit_position() % 8) % 8); break;
       case Op::append:
         r.skip((8 - r.bit_position() % 8) % 8);
         for (const std::uint8_t b : op.appended) check(r.read(8) == b, "appended byte reads back differently");
@@ -228,9 +225,7 @@ void writer_round_trip(fuzz::Input& in) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   fuzz::Input in(data, size);
-  if (in.u8() & 1u)
-    writer_round_trip(in);
-  else
-    reader_against_model(in);
+  if (in.u8() & 1u) writer_round_trip(in);
+  else reader_against_model(in);
   return 0;
 }

@@ -95,7 +95,8 @@ void arithmetic_against_model(const CrcParams& p, std::uint64_t a, std::uint64_t
   a &= mask;
   b &= mask;
   if (mab::crc::width_mask(w) != mask) report(p, "width_mask()", mab::crc::width_mask(w), mask);
-  if (mab::crc::reflect(a, w) != reflect_bits(a, w)) report(p, "reflect()", mab::crc::reflect(a, w), reflect_bits(a, w));
+  if (mab::crc::reflect(a, w) != reflect_bits(a, w))
+    report(p, "reflect()", mab::crc::reflect(a, w), reflect_bits(a, w));
   const std::uint64_t prod = model_mulmod(a, b, p.poly, w);
   if (const std::uint64_t got = mab::crc::mulmod(a, b, p.poly, w); got != prod) report(p, "mulmod()", got, prod);
 
@@ -114,7 +115,8 @@ void arithmetic_against_model(const CrcParams& p, std::uint64_t a, std::uint64_t
 
   // x is invertible modulo P exactly when P has a constant term.
   if (p.poly & 1u) {
-    if (const std::uint64_t got = mab::crc::mul_xinv8(x8, p.poly, w); got != a) report(p, "mul_xinv8(mul_x8(a))", got, a);
+    if (const std::uint64_t got = mab::crc::mul_xinv8(x8, p.poly, w); got != a)
+      report(p, "mul_xinv8(mul_x8(a))", got, a);
     const std::uint64_t inv = mab::crc::xpow_inv_mod(n, p.poly, w);
     if (const std::uint64_t one = model_mulmod(inv, xn, p.poly, w); one != 1u) report(p, "x^-n * x^n", one, 1u);
   }
@@ -139,7 +141,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     p = entry.params;
     const std::string_view check_input = mab::crc::check_input;
     const auto* chk = reinterpret_cast<const std::uint8_t*>(check_input.data());
-    const std::uint64_t model = model_output(p, model_register(p, std::span<const std::uint8_t>(chk, check_input.size())));
+    const std::uint64_t model =
+        model_output(p, model_register(p, std::span<const std::uint8_t>(chk, check_input.size())));
     if (model != entry.check) report(p, "catalogue check value", entry.check, model);
   } else {
     p.width = 1u + in.u8() % 64u;

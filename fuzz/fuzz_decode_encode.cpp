@@ -40,8 +40,7 @@ bool same_bits(const mab::Quat& a, const mab::Quat& b) { return std::memcmp(&a, 
 
 mab::Quat normalised(double x, double y, double z, double w) {
   const double n = std::sqrt(x * x + y * y + z * z + w * w);
-  return {static_cast<float>(x / n), static_cast<float>(y / n), static_cast<float>(z / n),
-          static_cast<float>(w / n)};
+  return {static_cast<float>(x / n), static_cast<float>(y / n), static_cast<float>(z / n), static_cast<float>(w / n)};
 }
 
 mab::Quat random_unit(fuzz::Rng& rng) {
@@ -72,8 +71,8 @@ mab::Quat perturb(const mab::Quat& q, fuzz::Rng& rng) {
     case 0: {
       const double angle = std::pow(10.0, -1.0 - 6.0 * rng.unit());  // 1e-7 .. 1e-1 rad
       const mab::Quat axis = random_unit(rng);
-      const double s = std::sin(angle / 2) / std::sqrt(double{axis.x} * axis.x + double{axis.y} * axis.y +
-                                                       double{axis.z} * axis.z + 1e-30);
+      const double s = std::sin(angle / 2) /
+                       std::sqrt(double{axis.x} * axis.x + double{axis.y} * axis.y + double{axis.z} * axis.z + 1e-30);
       return mul(normalised(axis.x * s, axis.y * s, axis.z * s, std::cos(angle / 2)), q);
     }
     case 1: return random_unit(rng);
@@ -357,14 +356,14 @@ void edit_motion_and_check(const mab::DecodedClip& d, std::uint64_t seed, const 
   }
   mab::EncodeReport rep;
   auto bytes = mab::encode_clip(d, edited, {}, &rep);
-  if (!bytes && (bytes.error().code == mab::ErrorCode::ambiguous_layout || bytes.error().code == mab::ErrorCode::overlap))
+  if (!bytes &&
+      (bytes.error().code == mab::ErrorCode::ambiguous_layout || bytes.error().code == mab::ErrorCode::overlap))
     return;  // documented refusals, as for rotations
   // Another: a translation asked beyond the largest scale a TranslationTable entry holds
   // (2^24 - 1 steps, about 5000 units, format 10.1; translation_entry_for). `nudge` asks up to
   // 4 times the bone's scale, so an entry above 1250 units can be asked more than fits.
   if (!bytes && bytes.error().code == mab::ErrorCode::bad_value && t.kind == translation) {
-    const double largest =
-        mab::TranslationEntry::make(16, mab::translation_max_scale_code).scale() * (1 - 1e-6);
+    const double largest = mab::TranslationEntry::make(16, mab::translation_max_scale_code).scale() * (1 - 1e-6);
     const mab::Vec3& v = edited.bones[t.index].translations[t.key];
     if (std::fabs(v[0]) > largest || std::fabs(v[1]) > largest || std::fabs(v[2]) > largest) return;
   }

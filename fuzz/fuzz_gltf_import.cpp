@@ -80,8 +80,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const bool with_template = mode < 4;
   const mab::Container* tmpl = with_template ? &template_for(mode == 3) : nullptr;
   if (!with_template) {
-    static constexpr mab::Game games[] = {mab::Game::watch_dogs, mab::Game::watch_dogs_2,
-                                          mab::Game::watch_dogs_legion, mab::Game::far_cry_5};
+    static constexpr mab::Game games[] = {mab::Game::watch_dogs, mab::Game::watch_dogs_2, mab::Game::watch_dogs_legion,
+                                          mab::Game::far_cry_5};
     opt.game = games[mode - 4];
   }
   opt.keep_times = rng.below(4) == 0;
@@ -125,7 +125,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto exported = mab::export_gltf(*c, eo);
   if (!exported) {
     // A clip whose key times do not increase cannot be a glTF; nothing else may fail.
-    if (exported.error().code != mab::ErrorCode::bad_value) fail_with("an imported clip does not export", exported.error());
+    if (exported.error().code != mab::ErrorCode::bad_value)
+      fail_with("an imported clip does not export", exported.error());
     return 0;
   }
   mab::GltfImportOptions back_opt;

@@ -53,7 +53,8 @@ void check_edits_landed(const mab::Clip& edited, const mab::Clip& out, const mab
     const mab::ClipBone& ob = out.bones[static_cast<std::size_t>(at)];
     fuzz::check(ob.kind() == eb.kind(), "accepted, but a bone's kind is not the document's");
     if (eb.kind() == mab::BoneKind::constant)
-      fuzz::check(mab::angular_error_deg(ob.constant, eb.constant) <= deg, "an edited constant rotation was not carried");
+      fuzz::check(mab::angular_error_deg(ob.constant, eb.constant) <= deg,
+                  "an edited constant rotation was not carried");
     fuzz::check(ob.keys.size() == eb.keys.size(), "a rotation track is not the document's length");
     for (std::size_t k = 0; k < eb.keys.size(); ++k)
       if (!(mab::angular_error_deg(ob.keys[k], eb.keys[k]) <= deg)) {
@@ -67,7 +68,8 @@ void check_edits_landed(const mab::Clip& edited, const mab::Clip& out, const mab
     fuzz::check(ob.constant_translation.has_value() == eb.constant_translation.has_value(),
                 "a constant translation was added or dropped");
     if (eb.constant_translation)
-      check_vec(*ob.constant_translation, *eb.constant_translation, 0, "an edited constant translation was not carried");
+      check_vec(*ob.constant_translation, *eb.constant_translation, 0,
+                "an edited constant translation was not carried");
   }
   const auto& om = out.root_motion;
   const auto& em = edited.root_motion;
@@ -77,7 +79,8 @@ void check_edits_landed(const mab::Clip& edited, const mab::Clip& out, const mab
     check_vec(om.translations[k], em.translations[k], 0, "an edited root translation was not carried");
   // A 6-byte root rotation is within its code's step (format 10.3); f32 ones are exact.
   for (std::size_t k = 0; k < em.rotations.size(); ++k)
-    fuzz::check(mab::angular_error_deg(om.rotations[k], em.rotations[k]) <= 0.0087, "an edited root rotation was not carried");
+    fuzz::check(mab::angular_error_deg(om.rotations[k], em.rotations[k]) <= 0.0087,
+                "an edited root rotation was not carried");
   fuzz::check(out.parts == edited.parts, "edited part entries were not carried");
 }
 

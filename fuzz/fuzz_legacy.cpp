@@ -100,7 +100,6 @@ void check_trim(const mab::Container& c, std::size_t b, const Clip* d, const mab
 // One keyed track turned: the bank reads back, tag records keep their clips, and the track reads
 // back within the reported error.
 void check_rotation_edit(const mab::Container& c, std::size_t b, const Clip* d, const mab::Limits& limits) {
-
   auto edited = *d;
   auto& track = edited.rotations[b % edited.rotations.size()];
   const mab::Quat tilt = mab::quat_normalised({0.03f, 0.01f, -0.04f, 1.0f});

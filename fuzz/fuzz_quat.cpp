@@ -77,8 +77,7 @@ void quat48_codes(fuzz::Input& in) {
     const mab::Quat48 y = mab::encode_quat48(q);
     const double err = mab::angular_error_deg(q, mab::decode_quat48(y));
     if (!(err <= bound)) {
-      std::fprintf(stderr, "quat48 %04x %04x %04x: re-encode error %.9g deg > %.9g\n", x[0], x[1], x[2], err,
-                   bound);
+      std::fprintf(stderr, "quat48 %04x %04x %04x: re-encode error %.9g deg > %.9g\n", x[0], x[1], x[2], err, bound);
       fuzz::fail("quat48 re-encode error above the step bound");
     }
     quat48_encoded_is_stable(y);
@@ -95,8 +94,7 @@ void quat48_codes(fuzz::Input& in) {
     }
     const bool canonical = !mab::quat48_suspicious(x) && double{q[k]} > others + 1e-4 && s < 1.0 - 1e-4;
     if (canonical && y != x) {
-      std::fprintf(stderr, "quat48 %04x %04x %04x re-encoded as %04x %04x %04x\n", x[0], x[1], x[2], y[0], y[1],
-                   y[2]);
+      std::fprintf(stderr, "quat48 %04x %04x %04x re-encoded as %04x %04x %04x\n", x[0], x[1], x[2], y[0], y[1], y[2]);
       fuzz::fail("an encoder-shaped quat48 code did not survive decode + encode");
     }
   }
@@ -115,8 +113,8 @@ void quat48_floats(fuzz::Input& in) {
     }
     const double err = mab::angular_error_deg(q, mab::decode_quat48(y));
     if (!(err <= bound)) {
-      std::fprintf(stderr, "quat48 of (%a %a %a %a): error %.9g deg > %.9g\n", double{q.x}, double{q.y},
-                   double{q.z}, double{q.w}, err, bound);
+      std::fprintf(stderr, "quat48 of (%a %a %a %a): error %.9g deg > %.9g\n", double{q.x}, double{q.y}, double{q.z},
+                   double{q.w}, err, bound);
       fuzz::fail("encode_quat48 error above the step bound");
     }
     quat48_encoded_is_stable(y);
@@ -156,8 +154,7 @@ void stream_round_trip(const mab::BoneChunkCodes& codes, unsigned keys, unsigned
   auto tracks = mab::decode_rotations(*back, keys, depth);
   check(tracks.ok(), "decode_rotations failed on a decoded stream");
   for (unsigned f = 0; f < keys; ++f)
-    check(same_bits(tracks->track(0)[f], mab::decode_key(codes, f, nbits)),
-          "bulk decoder and decode_key disagree");
+    check(same_bits(tracks->track(0)[f], mab::decode_key(codes, f, nbits)), "bulk decoder and decode_key disagree");
 }
 
 // The error the quantiser reports is the largest angular error of its own decode, and its
@@ -192,8 +189,8 @@ void requantise_checks(std::span<const mab::Quat> keys, unsigned nbits) {
   const double rounding = 1e-9 + 1e-6 * worst;
   if (!(q->max_error_deg + rounding >= worst) ||
       !(q->max_error_deg <= worst + rounding + slack_rad * 1.01 * 180.0 / pi)) {
-    std::fprintf(stderr, "nbits %u, %u keys: reported %.12g deg, measured %.12g deg\n", nbits, n,
-                 q->max_error_deg, worst);
+    std::fprintf(stderr, "nbits %u, %u keys: reported %.12g deg, measured %.12g deg\n", nbits, n, q->max_error_deg,
+                 worst);
     fuzz::fail("quantise_chunk reports an error its codes do not have");
   }
   stream_round_trip(q->codes, n, nbits);
@@ -205,9 +202,9 @@ void requantise_checks(std::span<const mab::Quat> keys, unsigned nbits) {
   bool renormalised = false;
   for (unsigned f = 0; f < n; ++f) renormalised = renormalised || mab::key_renormalised(q->codes, f, nbits);
   if (!renormalised && !(again->codes == q->codes)) {
-    std::fprintf(stderr, "nbits %u, %u keys: cflags %u -> %u, headers %04x %04x %04x -> %04x %04x %04x\n", nbits,
-                 n, q->codes.cflags, again->codes.cflags, q->codes.headers[0], q->codes.headers[1],
-                 q->codes.headers[2], again->codes.headers[0], again->codes.headers[1], again->codes.headers[2]);
+    std::fprintf(stderr, "nbits %u, %u keys: cflags %u -> %u, headers %04x %04x %04x -> %04x %04x %04x\n", nbits, n,
+                 q->codes.cflags, again->codes.cflags, q->codes.headers[0], q->codes.headers[1], q->codes.headers[2],
+                 again->codes.headers[0], again->codes.headers[1], again->codes.headers[2]);
     fuzz::fail("quantise_chunk(decode(codes)) != codes: re-quantising is not idempotent");
   }
 }

@@ -63,8 +63,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   again.chunks.resize(s->chunks.size());
   for (std::size_t b = 0; b < bones; ++b) {
     for (std::size_t c = 0; c < s->chunks.size(); ++c) {
-      const auto chunk = std::span<const mab::Vec3>((*values)[b]).subspan(c * mab::keys_per_chunk,
-                                                                          mab::chunk_key_count(keys, c));
+      const auto chunk =
+          std::span<const mab::Vec3>((*values)[b]).subspan(c * mab::keys_per_chunk, mab::chunk_key_count(keys, c));
       for (const auto& v : chunk)
         for (float x : v) check(std::isfinite(x), "a decoded translation is not finite");
       check(mab::translation_chunk_fits(chunk, entries[b]), "a decoded chunk does not fit its own entry");

@@ -22,7 +22,8 @@ namespace {
 // The library's one error policy (mab::edit_policy, as mab import and mab edit use it;
 // decision 21); `requantise_all` is `mab edit --requantise`. A translation bound given is also
 // refused when missed, as `--max-translation-error` is.
-mab::EncodeOptions encode_policy(double max_error_deg, bool requantise_all, std::optional<double> max_translation_error) {
+mab::EncodeOptions encode_policy(double max_error_deg, bool requantise_all,
+                                 std::optional<double> max_translation_error) {
   if (max_translation_error && (!(*max_translation_error > 0) || !std::isfinite(*max_translation_error)))
     raise(mab::ErrorCode::invalid_argument, "max_translation_error", "the bound must be a positive number of units");
   mab::EncodeOptions o = mab::edit_policy(checked_max_error(max_error_deg), max_translation_error);
@@ -47,8 +48,7 @@ py::dict decode_ani(const FileHandle& f, std::size_t index) {
     depths.push_back(static_cast<std::uint8_t>(clip.bones[b].bit_depth()));
     tracks.emplace_back(rotations.data() + b * nk, nk);
   }
-  if (!tracks.empty())
-    take(mab::decode_rotations_into(d.rotations, static_cast<std::uint32_t>(nk), depths, tracks));
+  if (!tracks.empty()) take(mab::decode_rotations_into(d.rotations, static_cast<std::uint32_t>(nk), depths, tracks));
   py::dict st = clip_state(clip, std::move(rotations));
   st["evidence"] = evidence_dict(d.evidence);
   return st;
@@ -60,22 +60,24 @@ double bone_error(const mab::Clip& want, const mab::Clip& got, std::size_t b, do
   const mab::ClipBone& g = got.bones[b];
   const std::string field = "rotations[:, " + std::to_string(b) + "]";
   if (g.hash != w.hash || g.kind() != w.kind())
-    not_landed(field, "bone " + std::to_string(b) + " (" + mab::hex(w.hash, 8) + ") reads back as another bone or kind");
+    not_landed(field,
+               "bone " + std::to_string(b) + " (" + mab::hex(w.hash, 8) + ") reads back as another bone or kind");
   double worst = 0;
   for (std::size_t k = 0; k < want.key_count(); ++k) {
     const mab::Quat& a = w.kind() == mab::BoneKind::animated ? w.keys[k] : w.constant;
     const mab::Quat& r = g.kind() == mab::BoneKind::animated ? g.keys[k] : g.constant;
     const double e = w.kind() == mab::BoneKind::none ? 0.0 : mab::angular_error_deg(a, r);
     if (e > bound)
-      not_landed(field, "bone " + std::to_string(b) + " (" + mab::hex(w.hash, 8) + ") key " + std::to_string(k) + " reads back " +
-                            std::to_string(e) + " degrees from the edit (encoder reported " + std::to_string(bound) + ")");
+      not_landed(field, "bone " + std::to_string(b) + " (" + mab::hex(w.hash, 8) + ") key " + std::to_string(k) +
+                            " reads back " + std::to_string(e) + " degrees from the edit (encoder reported " +
+                            std::to_string(bound) + ")");
     worst = std::max(worst, e);
   }
   return worst;
 }
 
-double translation_error(const std::vector<mab::Vec3>& want, const std::vector<mab::Vec3>& got, const std::string& field,
-                         double bound) {
+double translation_error(const std::vector<mab::Vec3>& want, const std::vector<mab::Vec3>& got,
+                         const std::string& field, double bound) {
   if (want.size() != got.size())
     not_landed(field, std::to_string(want.size()) + " values edited, " + std::to_string(got.size()) + " read back");
   double worst = 0;
@@ -87,7 +89,8 @@ double translation_error(const std::vector<mab::Vec3>& want, const std::vector<m
 
 }  // namespace
 
-double compare_landed(const mab::Clip& want, const mab::Clip& got, const std::vector<double>& bone_bound, double t_bound) {
+double compare_landed(const mab::Clip& want, const mab::Clip& got, const std::vector<double>& bone_bound,
+                      double t_bound) {
   if (got.key_times != want.key_times) not_landed("key_times", "the key times read back differ");
   if (got.bones.size() != want.bones.size()) not_landed("bone_hashes", "the bone count reads back differently");
   double worst = 0;
@@ -166,13 +169,13 @@ py::tuple encode_ani(const FileHandle& tmpl, std::size_t block, const py::dict& 
           "the clip's key rate is " + std::to_string(edited.key_rate) + " units/s, the template block's " +
               std::to_string(original.clip.key_rate) + " (decision 7): key times are in the template's units");
   mab::EncodeReport rep;
-  const auto bytes = take(mab::encode_clip(original, edited, encode_policy(max_error, requantise_all, max_translation_error), &rep));
+  const auto bytes =
+      take(mab::encode_clip(original, edited, encode_policy(max_error, requantise_all, max_translation_error), &rep));
   py::dict r = report_dict(rep, original.clip, edited);
   r["verified"] = verify;
   if (verify) r["measured_max_error_deg"] = verify_landed(bytes, block, edited, rep);
   return py::make_tuple(py::bytes(reinterpret_cast<const char*>(bytes.data()), bytes.size()), r);
 }
-
 
 // --- Edits (mab edit's operations, lib/include/mab/edit.hpp) ---
 
@@ -278,7 +281,8 @@ py::object apply_edit(mab::Clip& c, const std::string& op, const py::tuple& args
   else if (op == "add_bone") take(mab::edit::add_bone(c, arg(0).cast<std::string>(), quat_arg(arg(1))));
   else if (op == "set_bits") {
     const double n = num(1);
-    if (n != std::floor(n) || n < 1 || n > 16) raise(mab::ErrorCode::bad_value, "nbits", "a bit depth is a whole number 1..16");
+    if (n != std::floor(n) || n < 1 || n > 16)
+      raise(mab::ErrorCode::bad_value, "nbits", "a bit depth is a whole number 1..16");
     take(mab::edit::set_bits(c, bone(c, arg(0)), static_cast<unsigned>(n)));
   } else if (op == "copy_track") {
     const mab::Clip from = clip_from_state(arg(0).cast<py::dict>());

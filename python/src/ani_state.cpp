@@ -66,7 +66,8 @@ py::array_t<float> translation_array(const mab::Clip& clip) {
   std::vector<mab::Vec3> t(nb * nk, mab::Vec3{nan_f, nan_f, nan_f});
   for (std::size_t b = 0; b < nb; ++b)
     if (clip.bones[b].translations.size() == nk)
-      std::copy(clip.bones[b].translations.begin(), clip.bones[b].translations.end(), t.begin() + static_cast<std::ptrdiff_t>(b * nk));
+      std::copy(clip.bones[b].translations.begin(), clip.bones[b].translations.end(),
+                t.begin() + static_cast<std::ptrdiff_t>(b * nk));
   const auto K = static_cast<py::ssize_t>(nk), B = static_cast<py::ssize_t>(nb);
   return owned_array<float>(std::move(t), {K, B, 3}, {12, K * 12, 4});
 }
@@ -80,7 +81,8 @@ std::vector<mab::Quat> rotation_buffer(const mab::Clip& clip) {
     const auto& bone = clip.bones[b];
     const auto first = r.begin() + static_cast<std::ptrdiff_t>(b * nk);
     if (bone.kind() == mab::BoneKind::constant) std::fill_n(first, nk, bone.constant);
-    if (bone.kind() == mab::BoneKind::animated && bone.keys.size() == nk) std::copy(bone.keys.begin(), bone.keys.end(), first);
+    if (bone.kind() == mab::BoneKind::animated && bone.keys.size() == nk)
+      std::copy(bone.keys.begin(), bone.keys.end(), first);
   }
   return r;
 }
@@ -105,7 +107,8 @@ py::dict clip_state(const mab::Clip& clip, std::vector<mab::Quat> rotations) {
     const mab::Quat c = bone.kind() == mab::BoneKind::constant ? bone.constant : mab::Quat{};
     for (py::ssize_t j = 0; j < 4; ++j) consts.mutable_at(b, j) = c[static_cast<unsigned>(j)];
     for (py::ssize_t j = 0; j < 3; ++j)
-      const_tr.mutable_at(b, j) = bone.constant_translation ? (*bone.constant_translation)[static_cast<std::size_t>(j)] : nan_f;
+      const_tr.mutable_at(b, j) =
+          bone.constant_translation ? (*bone.constant_translation)[static_cast<std::size_t>(j)] : nan_f;
   }
   st["bone_hashes"] = hashes;
   st["bone_flags"] = flags;
@@ -199,7 +202,8 @@ std::vector<mab::ClipPart> read_parts(py::handle obj) {
 
 template <class T>
 T in_range(std::int64_t v, std::int64_t hi, const std::string& field) {
-  if (v < 0 || v > hi) raise(mab::ErrorCode::bad_value, field, std::to_string(v) + " is outside 0.." + std::to_string(hi));
+  if (v < 0 || v > hi)
+    raise(mab::ErrorCode::bad_value, field, std::to_string(v) + " is outside 0.." + std::to_string(hi));
   return static_cast<T>(v);
 }
 
@@ -249,10 +253,11 @@ mab::Clip clip_from_state(const py::dict& st) {
     bone.set_kind(kind_from(kinds[ub], ub));
     read_rotation(bone, ub, rv, {consts.at(b, 0), consts.at(b, 1), consts.at(b, 2), consts.at(b, 3)});
     const std::string tfield = "translations[:, " + std::to_string(b) + "]";
-    if (auto t = read_vec3_rows(nk, [&](std::size_t k, unsigned j) { return tv(static_cast<py::ssize_t>(k), b, j); }, tfield))
+    if (auto t = read_vec3_rows(
+            nk, [&](std::size_t k, unsigned j) { return tv(static_cast<py::ssize_t>(k), b, j); }, tfield))
       bone.translations = std::move(*t);
-    if (auto c = read_vec3_rows(1, [&](std::size_t, unsigned j) { return cv(b, j); },
-                                "constant_translations[" + std::to_string(b) + "]"))
+    if (auto c = read_vec3_rows(
+            1, [&](std::size_t, unsigned j) { return cv(b, j); }, "constant_translations[" + std::to_string(b) + "]"))
       bone.constant_translation = (*c)[0];
   }
   clip.root_motion.rotations = read_per_key<4>(st["root_rotations"], "root_rotations", nk);

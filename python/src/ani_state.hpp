@@ -42,6 +42,7 @@ pybind11::object apply_edit(mab::Clip& c, const std::string& op, const pybind11:
 // `got` (the written clip read back) against `want`: same key times and bones, each bone's
 // rotations within bone_bound[b] degrees (1e-4 past the list), translations within t_bound units,
 // root motion present where edited. Raises round_trip_mismatch; returns the largest angle.
-double compare_landed(const mab::Clip& want, const mab::Clip& got, const std::vector<double>& bone_bound, double t_bound);
+double compare_landed(const mab::Clip& want, const mab::Clip& got, const std::vector<double>& bone_bound,
+                      double t_bound);
 
 }  // namespace mabpy

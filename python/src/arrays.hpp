@@ -18,8 +18,7 @@ namespace py = pybind11;
 // An array over `v`'s memory that owns it: a capsule deletes the vector with the array, so
 // a decode hands its buffers to NumPy without a copy. `shape` and byte `strides` as NumPy's.
 template <class Elem, class T>
-py::array_t<Elem> owned_array(std::vector<T>&& v, std::vector<py::ssize_t> shape,
-                              std::vector<py::ssize_t> strides) {
+py::array_t<Elem> owned_array(std::vector<T>&& v, std::vector<py::ssize_t> shape, std::vector<py::ssize_t> strides) {
   auto* p = new std::vector<T>(std::move(v));
   py::capsule owner(p, [](void* q) { delete static_cast<std::vector<T>*>(q); });
   return py::array_t<Elem>(std::move(shape), std::move(strides), reinterpret_cast<const Elem*>(p->data()), owner);
@@ -55,7 +54,8 @@ py::array_t<T, py::array::forcecast> checked_array(py::handle obj, const std::st
     raise(mab::ErrorCode::invalid_argument, field, "expected an array of numbers");
   }
   bool ok = a.ndim() == static_cast<py::ssize_t>(shape.size());
-  for (std::size_t i = 0; ok && i < shape.size(); ++i) ok = shape[i] < 0 || a.shape(static_cast<py::ssize_t>(i)) == shape[i];
+  for (std::size_t i = 0; ok && i < shape.size(); ++i)
+    ok = shape[i] < 0 || a.shape(static_cast<py::ssize_t>(i)) == shape[i];
   if (!ok) {
     std::string want = "(";
     for (std::size_t i = 0; i < shape.size(); ++i)

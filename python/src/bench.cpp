@@ -19,7 +19,8 @@ void bind_bench(pybind11::module_& m) {
       const auto t0 = std::chrono::steady_clock::now();
       const mab::DecodedClip d = take(mab::decode_clip(f.c(), block));
       const auto t1 = std::chrono::steady_clock::now();
-      if (d.clip.bones.size() != f.c().blocks[block].bones.size()) raise(mab::ErrorCode::count_mismatch, "bones", "decode");
+      if (d.clip.bones.size() != f.c().blocks[block].bones.size())
+        raise(mab::ErrorCode::count_mismatch, "bones", "decode");
       seconds.push_back(std::chrono::duration<double>(t1 - t0).count());
     }
     return seconds;

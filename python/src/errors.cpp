@@ -11,9 +11,10 @@ void raise(const mab::Error& e) {
   static const auto* cls = new py::object(py::module_::import("mabkit._errors").attr("MabError"));
   py::object offset = e.offset == mab::no_offset ? py::object(py::none()) : py::object(py::int_(e.offset));
   py::object bit = e.bit ? py::object(py::int_(*e.bit)) : py::object(py::none());
-  py::object inst = (*cls)(e.message(), py::arg("code") = std::string(mab::to_string(e.code)),
-                           py::arg("code_value") = static_cast<int>(e.code), py::arg("field") = e.field,
-                           py::arg("offset") = offset, py::arg("bit") = bit, py::arg("detail") = mab::spell_options(e.detail));
+  py::object inst =
+      (*cls)(e.message(), py::arg("code") = std::string(mab::to_string(e.code)),
+             py::arg("code_value") = static_cast<int>(e.code), py::arg("field") = e.field, py::arg("offset") = offset,
+             py::arg("bit") = bit, py::arg("detail") = mab::spell_options(e.detail));
   PyErr_SetObject(cls->ptr(), inst.ptr());
   throw py::error_already_set();
 }

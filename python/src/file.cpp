@@ -47,7 +47,8 @@ FileHandle read_path(const std::string& path) { return from_bytes(take(mab::read
 // source gives at their documented defaults (new_container), plus those defaults.
 py::tuple new_file(const std::string& variant) {
   const mab::VariantInfo* v = mab::find_variant(variant);
-  if (v == nullptr) raise(mab::ErrorCode::invalid_argument, "variant", "no game \"" + variant + "\" (wd1, wd2, wdl, fc5)");
+  if (v == nullptr)
+    raise(mab::ErrorCode::invalid_argument, "variant", "no game \"" + variant + "\" (wd1, wd2, wdl, fc5)");
   std::vector<mab::NewFieldDefault> defaults;
   mab::Container c = take(mab::new_container(v->game, &defaults));
   // Through the writer and the reader, so the File is what a read of its bytes gives.

@@ -192,7 +192,8 @@ mab::LegacyClip legacy_of(const mab::LegacyClip& original, const mab::Clip& edit
 // The written clip read back, against the one handed to the encoder, at every frame: keyed
 // tracks within `bound` degrees, constants and the trajectory within a 6-byte quaternion's step,
 // translations exact (stored as f32).
-double verify_legacy(const std::vector<std::uint8_t>& bytes, std::size_t block, const mab::LegacyClip& want, double bound) {
+double verify_legacy(const std::vector<std::uint8_t>& bytes, std::size_t block, const mab::LegacyClip& want,
+                     double bound) {
   auto c = mab::read_container(bytes);
   if (!c) not_landed("file", "the written file does not read back: " + c.error().message());
   auto got = mab::decode_legacy_clip(*c, block);
@@ -211,7 +212,8 @@ py::list frames_not_in(const mab::LegacyClip& a, const mab::LegacyClip& b) {
     for (const auto& x : b.rotations)
       if (x.bone == t.bone) o = &x;
     for (const auto f : t.frames)
-      if (o == nullptr || !std::binary_search(o->frames.begin(), o->frames.end(), f)) out.append(py::make_tuple(t.bone, f));
+      if (o == nullptr || !std::binary_search(o->frames.begin(), o->frames.end(), f))
+        out.append(py::make_tuple(t.bone, f));
   }
   return out;
 }
@@ -283,14 +285,14 @@ void bind_legacy(py::module_& m) {
   m.def("edit_legacy", &edit_legacy);
   m.def("encode_legacy", &encode_legacy);
   // The read-back check alone, for its tests: `data` against the clip a state describes.
-  m.def("verify_legacy", [](const FileHandle& tmpl, std::size_t block, const py::bytes& data, const py::dict& state,
-                            double bound) {
-    const std::string s = data;
-    legacy_block(tmpl, block);
-    const mab::LegacyClip original = take(mab::decode_legacy_clip(tmpl.c(), block));
-    const mab::LegacyClip want = legacy_of(original, clip_from_state(state), py::none(), py::none(), nullptr);
-    return verify_legacy({s.begin(), s.end()}, block, want, bound);
-  });
+  m.def("verify_legacy",
+        [](const FileHandle& tmpl, std::size_t block, const py::bytes& data, const py::dict& state, double bound) {
+          const std::string s = data;
+          legacy_block(tmpl, block);
+          const mab::LegacyClip original = take(mab::decode_legacy_clip(tmpl.c(), block));
+          const mab::LegacyClip want = legacy_of(original, clip_from_state(state), py::none(), py::none(), nullptr);
+          return verify_legacy({s.begin(), s.end()}, block, want, bound);
+        });
 }
 
 }  // namespace mabpy

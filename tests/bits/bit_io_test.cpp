@@ -59,8 +59,7 @@ TEST(BitIo, EveryWidthAtEveryAlignment) {
       if (align) {
         EXPECT_EQ(r.read(align), 0x55u & mask_of(align));
       }
-      for (std::uint32_t v : values)
-        EXPECT_EQ(r.read(width), v) << "align " << align << " width " << width;
+      for (std::uint32_t v : values) EXPECT_EQ(r.read(width), v) << "align " << align << " width " << width;
       EXPECT_TRUE(r.ok());
       EXPECT_TRUE(r.finish_exact("test").ok());
     }

@@ -143,8 +143,8 @@ TEST(Crc, Lookup) {
 }
 
 TEST(OtherChecksums, KnownVectors) {
-  using mab::checksum::Kind;
   using mab::checksum::compute_other;
+  using mab::checksum::Kind;
   EXPECT_EQ(compute_other(Kind::adler32, bytes_of("Wikipedia")), 0x11E60398u);
   EXPECT_EQ(compute_other(Kind::fletcher32, bytes_of("abcde")), 0xF04FC729u);
   EXPECT_EQ(compute_other(Kind::fletcher32, bytes_of("abcdef")), 0x56502D2Au);

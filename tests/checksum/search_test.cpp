@@ -92,8 +92,8 @@ TEST(Search, UnknownInitAndXoroutFromFiveFiles) {
   // and xorout with no guess. The polynomial is irreducible: with a factor shared by
   // x^(8d) + 1 (d a length difference) some init bits would be undetermined.
   auto files = mab::test::generate(sizes({1000, 1000, 1300, 1300, 900}, 21));
-  const auto planted = spec_of(
-      "width=32 poly=0x6a5f0c4d init=0x01234567 refin=false refout=false xorout=0x89abcdef range=0x10..eof");
+  const auto planted =
+      spec_of("width=32 poly=0x6a5f0c4d init=0x01234567 refin=false refout=false xorout=0x89abcdef range=0x10..eof");
   ASSERT_TRUE(mab::test::plant(files, planted));
   auto report = search(files, mab::test::quiet_options());
   ASSERT_TRUE(report);
@@ -104,8 +104,9 @@ TEST(Search, UnknownInitAndXoroutFromFiveFiles) {
 
 TEST(Search, AllEqualLengthsReportAmbiguousInitXorout) {
   auto files = mab::test::generate(sizes({900, 900, 900, 900}, 22));
-  const auto planted = spec_of("width=32 poly=0x3b4c5d6f init=0xffffffff refin=true refout=true xorout=0xffffffff "
-                               "range=0x8..eof");
+  const auto planted = spec_of(
+      "width=32 poly=0x3b4c5d6f init=0xffffffff refin=true refout=true xorout=0xffffffff "
+      "range=0x8..eof");
   ASSERT_TRUE(mab::test::plant(files, planted));
   auto report = search(files, mab::test::quiet_options());
   ASSERT_TRUE(report);
@@ -145,7 +146,8 @@ TEST(Search, RandomFieldsNoMatchWithoutEqualLengths) {
 TEST(Search, UnequalLengthsWithConventionalInit) {
   // No two files share a length: the solver guesses init 0 / all ones.
   auto files = mab::test::generate(sizes({1500, 1400, 1100, 1000}, 42));
-  const auto planted = spec_of("width=32 poly=0x7a3e1d95 init=0xffffffff refin=true refout=true xorout=0 range=0x8..eof");
+  const auto planted =
+      spec_of("width=32 poly=0x7a3e1d95 init=0xffffffff refin=true refout=true xorout=0 range=0x8..eof");
   ASSERT_TRUE(mab::test::plant(files, planted));
   auto report = search(files, mab::test::quiet_options());
   ASSERT_TRUE(report);

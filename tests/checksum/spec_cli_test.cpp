@@ -32,7 +32,8 @@ TEST(ChecksumSpec, RoundTripsThroughText) {
 }
 
 TEST(ChecksumSpec, AcceptsRevEngStyleAndDefaults) {
-  auto s = parse_spec(R"(width=32 poly=0x04c11db7 init=0xffffffff refin=true refout=true xorout=0xffffffff check=0xcbf43926 residue=0xdebb20e3 name="CRC-32/ISO-HDLC")");
+  auto s = parse_spec(
+      R"(width=32 poly=0x04c11db7 init=0xffffffff refin=true refout=true xorout=0xffffffff check=0xcbf43926 residue=0xdebb20e3 name="CRC-32/ISO-HDLC")");
   ASSERT_TRUE(s) << s.error().message();
   EXPECT_EQ(s->algo.name(), "CRC-32/ISO-HDLC");
   EXPECT_EQ(s->field, FieldSpec{});

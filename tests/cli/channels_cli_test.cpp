@@ -37,7 +37,8 @@ class ChannelsCli : public ::testing::Test {
   std::string path(const std::string& name) const { return (dir / name).string(); }
 
   // Corpus file `rel` exported to its JSON document, `edit`ed, written to dir/NAME.
-  std::string edited_document(const char* rel, const std::string& name, const std::function<void(nlohmann::json&)>& edit) {
+  std::string edited_document(const char* rel, const std::string& name,
+                              const std::function<void(nlohmann::json&)>& edit) {
     const std::string doc = path(name + ".json");
     // Version 2: the Far Cry 2/3 edits below are written against "legacy_clip".
     EXPECT_EQ(run_mab_split("export " + corpus(rel) + " --json-version 2 -o " + doc).status, 0) << rel;
@@ -93,7 +94,7 @@ TEST_F(ChannelsCli, AJsonImportRefusesKeyTimesThatDoNotIncrease) {
 TEST_F(ChannelsCli, VerifySurveyAndDiffNameTheSameKeyTimesThatDoNotIncrease) {
   const std::string bad = path("repeat.mab");
   ASSERT_TRUE(mab::write_file_atomic(bad, mab::test::with_key_times("wd1/long_k100.mab",
-                                                                     [](std::vector<std::uint32_t>& t) { t[5] = t[4]; }))
+                                                                    [](std::vector<std::uint32_t>& t) { t[5] = t[4]; }))
                   .ok());
   const std::string rule = "key times do not increase at key 5";
   auto v = run_mab_split("verify " + bad);
@@ -130,7 +131,8 @@ TEST_F(ChannelsCli, DiffAndDumpShowTranslationAndRootMotionEdits) {
   const char* rel = "wd2/translations_all_bones_root_motion.mab";
   const auto doc = edited_document(rel, "moved", [](nlohmann::json& d) {
     d["motion"]["translations"][0]["keys"][3][0] = d["motion"]["translations"][0]["keys"][3][0].get<double>() + 5;
-    d["motion"]["root_motion"]["translations"][7][1] = d["motion"]["root_motion"]["translations"][7][1].get<double>() + 5;
+    d["motion"]["root_motion"]["translations"][7][1] =
+        d["motion"]["root_motion"]["translations"][7][1].get<double>() + 5;
   });
   const auto edited = imported(doc, "moved");
   const std::string orig = corpus(rel);
@@ -194,10 +196,12 @@ TEST_F(ChannelsCli, DiffAndDumpShowTranslationAndRootMotionEdits) {
   EXPECT_TRUE(has(after.out, "\ntranslations\n")) << after.out;
   EXPECT_TRUE(has(after.out, "\nroot motion\n")) << after.out;
   EXPECT_TRUE(has(after.out, "3 translated bones")) << after.out;
-  EXPECT_NE(before.out.substr(before.out.find("\ntranslations\n")), after.out.substr(after.out.find("\ntranslations\n")));
+  EXPECT_NE(before.out.substr(before.out.find("\ntranslations\n")),
+            after.out.substr(after.out.find("\ntranslations\n")));
   auto root7 = run_mab_split("dump " + edited + " --keys 7:7");
   auto root7_before = run_mab_split("dump " + orig + " --keys 7:7");
-  EXPECT_NE(root7.out.substr(root7.out.find("\nroot motion\n")), root7_before.out.substr(root7_before.out.find("\nroot motion\n")));
+  EXPECT_NE(root7.out.substr(root7.out.find("\nroot motion\n")),
+            root7_before.out.substr(root7_before.out.find("\nroot motion\n")));
 }
 
 // Item 4: constant translations are a channel too.
@@ -301,7 +305,8 @@ TEST_F(ChannelsCli, DiffPrintsBothValuesWhereTheDifferencePeaks) {
     for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(b["value_a"][i].get<double>(), rot.a[i], 5e-7) << b.dump();
     for (std::size_t i = 0; i < 4; ++i) EXPECT_NEAR(b["value_b"][i].get<double>(), rot.b[i], 5e-7) << b.dump();
     const auto key = b["key_a"].get<int>();
-    auto dump = run_mab_split("dump " + walk + " --bone 0xB6C65665 --keys " + std::to_string(key) + ":" + std::to_string(key));
+    auto dump =
+        run_mab_split("dump " + walk + " --bone 0xB6C65665 --keys " + std::to_string(key) + ":" + std::to_string(key));
     EXPECT_TRUE(has(dump.out, rot.a_text + "\n")) << rot.a_text << "\n" << dump.out;
   }
 

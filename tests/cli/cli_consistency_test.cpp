@@ -53,10 +53,10 @@ TEST(CliConsistency, MabAloneAndMabHelpListTheCommands) {
 TEST(CliConsistency, UsageErrorsExitTwoInOneLineNamingTheCommand) {
   const std::vector<std::string> cases = {
       "no-such-command",
-      "info",                                           // a required argument missing
-      "edit " + q(k_clip) + " -o x.mab --speed",       // a value missing
-      "export " + q(k_clip) + " -o x.json --bogus",   // an unknown option
-      "convert " + q(k_clip) + " --to ps5 -o x.mab",  // a value out of its set
+      "info",                                                 // a required argument missing
+      "edit " + q(k_clip) + " -o x.mab --speed",              // a value missing
+      "export " + q(k_clip) + " -o x.json --bogus",           // an unknown option
+      "convert " + q(k_clip) + " --to ps5 -o x.mab",          // a value out of its set
       "edit " + q(k_clip) + " --block x -o x.mab --speed 2",  // a number that is not one
   };
   for (const auto& args : cases) {
@@ -119,13 +119,26 @@ TEST(CliConsistency, GameNamesTakeAnyCase) {
 // Numeric options name their type: a user must see --speed FLOAT, not --speed TEXT.
 TEST(CliConsistency, NumericOptionsShowTheirType) {
   const std::vector<std::pair<std::string, std::string>> want = {
-      {"edit", "--speed FLOAT"},        {"edit", "--trim START END"},  {"edit", "--resample FLOAT"},
-      {"edit", "--bits BONE INT"},      {"edit", "--max-error FLOAT"}, {"edit", "--reduce FLOAT"},
-      {"edit", "--block UINT"},         {"import", "--max-error FLOAT"}, {"import", "--reduce FLOAT"},
-      {"import", "--match-tolerance FLOAT"}, {"import", "--block UINT"}, {"export", "--block UINT"},
-      {"export", "--json-version UINT"}, {"convert", "--block UINT"}, {"diff", "--block UINT"},
-      {"dump", "--block UINT"},         {"survey", "--jobs UINT"},    {"survey", "--json-check UINT"},
-      {"crc-search", "--max-ranges UINT"}, {"crc-search", "--min-evidence FLOAT"},
+      {"edit", "--speed FLOAT"},
+      {"edit", "--trim START END"},
+      {"edit", "--resample FLOAT"},
+      {"edit", "--bits BONE INT"},
+      {"edit", "--max-error FLOAT"},
+      {"edit", "--reduce FLOAT"},
+      {"edit", "--block UINT"},
+      {"import", "--max-error FLOAT"},
+      {"import", "--reduce FLOAT"},
+      {"import", "--match-tolerance FLOAT"},
+      {"import", "--block UINT"},
+      {"export", "--block UINT"},
+      {"export", "--json-version UINT"},
+      {"convert", "--block UINT"},
+      {"diff", "--block UINT"},
+      {"dump", "--block UINT"},
+      {"survey", "--jobs UINT"},
+      {"survey", "--json-check UINT"},
+      {"crc-search", "--max-ranges UINT"},
+      {"crc-search", "--min-evidence FLOAT"},
   };
   for (const auto& [cmd, text] : want) {
     const auto r = run_mab_split(cmd + " --help");
@@ -205,9 +218,11 @@ TEST(CliConsistency, WritingAMabReportsSizesAndTheChecksum) {
     const std::string written = std::to_string(fs::file_size(dir / "out.mab"));
     EXPECT_NE(r.out.find("wrote " + (dir / "out.mab").string() + " (" + written + " bytes; " + c.origin + ")"),
               std::string::npos)
-        << c.args << "\n" << r.out;
+        << c.args << "\n"
+        << r.out;
     EXPECT_EQ(read_text(dir / "out.mab") == read_text(c.from), c.same) << c.args;
-    EXPECT_NE(r.out.find(c.same ? "at +4 still valid" : "at +4 kept from"), std::string::npos) << c.args << "\n" << r.out;
+    EXPECT_NE(r.out.find(c.same ? "at +4 still valid" : "at +4 kept from"), std::string::npos) << c.args << "\n"
+                                                                                               << r.out;
     if (!c.same) {
       EXPECT_NE(r.out.find("now stale"), std::string::npos) << r.out;
     }

@@ -68,7 +68,8 @@ using mab::test::read_text;
 // and their codes stay"; its --speed row now quotes the report line, which must be mab's.
 TEST(CliMessages, SpeedReportsTheKeysMergedAtOneTimeAsDocsEditSays) {
   const std::string doc = read_text(mab::test::source_dir() / "docs" / "edit.md");
-  const auto row = doc.substr(doc.find("| `--speed F` |"), doc.find('\n', doc.find("| `--speed F` |")) - doc.find("| `--speed F` |"));
+  const auto row = doc.substr(doc.find("| `--speed F` |"),
+                              doc.find('\n', doc.find("| `--speed F` |")) - doc.find("| `--speed F` |"));
   EXPECT_EQ(row.find("codes stay"), std::string::npos) << row;
   const auto quote_at = row.find("(`--speed: ");
   ASSERT_NE(quote_at, std::string::npos) << "docs/edit.md's --speed row quotes no report line: " << row;
@@ -157,8 +158,8 @@ TEST(CliMessages, CrcSearchExamplesWriteNothingWhereTheyRun) {
   for (const auto& line : example_block(run("crc-search --help").out)) {
     if (line.rfind("mab ", 0) != 0) continue;
     const auto r = mab::test::run_shell("cd '" + (dir / "src").string() + "' && TMPDIR='" + tmp.string() +
-                                        "' PATH=\"$PWD/bin:$PATH\" sh -c '" + std::regex_replace(line, std::regex("'"), "'\\''") +
-                                        "' 2>&1");
+                                        "' PATH=\"$PWD/bin:$PATH\" sh -c '" +
+                                        std::regex_replace(line, std::regex("'"), "'\\''") + "' 2>&1");
     EXPECT_EQ(r.status, 0) << line << "\n" << r.out;
     ++ran;
   }

@@ -41,7 +41,10 @@ TEST(Cli, VerifyReportsAFlippedOffsetByteWithFieldAndOffset) {
   for (const auto& p : mab::test::good_files())
     if (p.parent_path() == src) {
       auto bytes = mab::test::load(p);
-      if (bytes.size() > 0x60) { file = p; break; }
+      if (bytes.size() > 0x60) {
+        file = p;
+        break;
+      }
     }
   ASSERT_FALSE(file.empty());
   auto bytes = mab::test::load(file);
@@ -195,11 +198,11 @@ TEST(Cli, HugePageRestartKeepsArgumentsOutputsAndErrors) {
   int starts = 0;
   EXPECT_EQ(run_huge("1", "verify -q " + src.string(), &starts).status, 0);
   EXPECT_EQ(starts, 1);
-  std::FILE* p = popen(("GLIBC_TUNABLES=glibc.malloc.check=0 MAB_HUGE_PAGES=1 LD_DEBUG=statistics " +
-                        std::string(MAB_CLI_PATH) + " import " + doc.string() + " -o " + (dir / "own2.mab").string() +
-                        " 2>&1 | grep -c 'total startup time'")
-                           .c_str(),
-                       "r");
+  std::FILE* p =
+      popen(("GLIBC_TUNABLES=glibc.malloc.check=0 MAB_HUGE_PAGES=1 LD_DEBUG=statistics " + std::string(MAB_CLI_PATH) +
+             " import " + doc.string() + " -o " + (dir / "own2.mab").string() + " 2>&1 | grep -c 'total startup time'")
+                .c_str(),
+            "r");
   ASSERT_NE(p, nullptr);
   char count[16] = {};
   EXPECT_NE(std::fgets(count, sizeof count, p), nullptr);
@@ -215,9 +218,8 @@ TEST(Cli, HugePageRestartKeepsArgumentsOutputsAndErrors) {
 TEST(Cli, DumpWritesEachValueAsPrintfWould) {
   const auto dir = temp_dir();
   const auto doc = dir / "clip.json";
-  ASSERT_EQ(run("export " + (mab::test::corpus_dir() / "wd1" / "long_k100.mab").string() + " -o " + doc.string())
-                .status,
-            0);
+  ASSERT_EQ(
+      run("export " + (mab::test::corpus_dir() / "wd1" / "long_k100.mab").string() + " -o " + doc.string()).status, 0);
   auto j = mab::test::load_json(doc);
   auto& bone = j["clip"]["bones"][0];
   ASSERT_TRUE(bone.contains("keys"));
@@ -228,9 +230,7 @@ TEST(Cli, DumpWritesEachValueAsPrintfWould) {
   };
   for (std::size_t k = 0; k < values.size(); ++k)
     bone["keys"][k] = {values[k][0], values[k][1], values[k][2], values[k][3]};
-  {
-    std::ofstream(doc) << j.dump();
-  }
+  { std::ofstream(doc) << j.dump(); }
   const auto r = run("dump " + doc.string() + " --keys 0:2");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto name = bone["hash"].get<std::string>();
@@ -240,7 +240,8 @@ TEST(Cli, DumpWritesEachValueAsPrintfWould) {
     char row[256];
     int n = std::snprintf(row, sizeof row, "  %5zu %6lld %10.6f  %-*s", k, std::llround(times[k] * fps / rate),
                           times[k] / rate, 10, name.c_str());
-    for (float v : values[k]) n += std::snprintf(row + n, sizeof row - static_cast<std::size_t>(n), " %10.6f", double{v});
+    for (float v : values[k])
+      n += std::snprintf(row + n, sizeof row - static_cast<std::size_t>(n), " %10.6f", double{v});
     EXPECT_NE(r.out.find(std::string(row) + "\n"), std::string::npos) << row << "\n" << r.out;
   }
   std::filesystem::remove_all(dir);

@@ -111,9 +111,8 @@ TEST_F(EditInputs, KeyTimesThatDoNotIncreaseCannotBeRetimed) {
 
 TEST_F(EditInputs, ConversionsTheTargetCannotHold) {
   // Legion frames at 30/s: 20,000 frames are 80,000 WD1 ticks, past the u16 key times.
-  const auto longer = from_json("wdl/mixed_k9.mab", "long.mab", [](nlohmann::json& d) {
-    d["clip"]["key_times"].back() = 20000;
-  });
+  const auto longer =
+      from_json("wdl/mixed_k9.mab", "long.mab", [](nlohmann::json& d) { d["clip"]["key_times"].back() = 20000; });
   refused("convert " + longer + " --to wd1", "65535");
   // m_nbBonesInAnim flag bits 0x5000 (decision 5): WD1 would read them as bone count bits.
   const std::string high = (corpus_dir() / "wdl" / "highflags_k17.mab").string();

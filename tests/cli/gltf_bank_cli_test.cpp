@@ -88,8 +88,9 @@ tinygltf::Model blender_style(const fs::path& dir, const fs::path& bank, double 
         if (ch.target_node != node || ch.target_path != "rotation") continue;
         auto k = mab::test::read_sampler(m, a, ch.sampler, 4);
         for (std::size_t i = 0; i < k.t.size(); ++i) {
-          const mab::Quat q = mab::quat_mul({k.v[4 * i], k.v[4 * i + 1], k.v[4 * i + 2], k.v[4 * i + 3]},
-                                            {k_blender_rest[0], k_blender_rest[1], k_blender_rest[2], k_blender_rest[3]});
+          const mab::Quat q =
+              mab::quat_mul({k.v[4 * i], k.v[4 * i + 1], k.v[4 * i + 2], k.v[4 * i + 3]},
+                            {k_blender_rest[0], k_blender_rest[1], k_blender_rest[2], k_blender_rest[3]});
           k.v[4 * i] = q.x, k.v[4 * i + 1] = q.y, k.v[4 * i + 2] = q.z, k.v[4 * i + 3] = q.w;
         }
         mab::test::write_sampler(m, a, ch.sampler, k);
@@ -269,7 +270,8 @@ TEST(GltfBankCli, AMovingEditOnABoneWithoutATrackBecomesAKeyedTrack) {
   EXPECT_NE(r.out.find(node + " rotation (new track)"), std::string::npos) << r.out;
   const auto after = clip_of(out, 1);
   ASSERT_EQ(after.rotations.size(), before.rotations.size() + 1);
-  const auto t = std::find_if(after.rotations.begin(), after.rotations.end(), [&](const auto& k) { return k.bone == bone; });
+  const auto t =
+      std::find_if(after.rotations.begin(), after.rotations.end(), [&](const auto& k) { return k.bone == bone; });
   ASSERT_NE(t, after.rotations.end());
   const mab::Quat f{k_blender_rest[0], k_blender_rest[1], k_blender_rest[2], k_blender_rest[3]};
   for (std::uint32_t frame = 0; frame <= after.last_frame; ++frame) {
@@ -333,10 +335,8 @@ TEST(GltfBankCli, OutputOntoTheTemplatesContentNeedsInPlace) {
     auto& a = m.animations.at(0);
     const auto& ch = a.channels.at(0);
     auto k = mab::test::read_sampler(m, a, ch.sampler, ch.target_path == "rotation" ? 4 : 3);
-    if (ch.target_path == "rotation")
-      turn(&k.v[0], 20.0);
-    else
-      k.v[0] += 0.25f;
+    if (ch.target_path == "rotation") turn(&k.v[0], 20.0);
+    else k.v[0] += 0.25f;
     mab::test::write_sampler(m, a, ch.sampler, k);
     save(glb, mab::test::write_gltf(m));
     const std::string original = read_text(walk);

@@ -176,7 +176,8 @@ TEST(GltfChannelsCli, AnAnimationNoBlockTakesIsRefused) {
   EXPECT_EQ(r.status, 1) << r.out << err;
   EXPECT_NE(err.find("animation 1 \"block_0.001\" goes into no block"), std::string::npos) << err;
   EXPECT_NE(err.find("--ignore-unmatched"), std::string::npos) << err;
-  r = run("import " + g.string() + " --template " + k_k40.string() + " -o " + out.string() + " --ignore-unmatched", &err);
+  r = run("import " + g.string() + " --template " + k_k40.string() + " -o " + out.string() + " --ignore-unmatched",
+          &err);
   ASSERT_EQ(r.status, 0) << err;
   EXPECT_NE(r.out.find("animation 1 \"block_0.001\" dropped (--ignore-unmatched)"), std::string::npos) << r.out;
   EXPECT_EQ(load(out), load(k_k40));
@@ -302,7 +303,8 @@ TEST(GltfChannelsCli, ScaleKeysAreRefusedByName) {
   EXPECT_EQ(r.status, 1) << r.out << err;
   EXPECT_NE(err.find("Spine1 scale (the format has no scale tracks)"), std::string::npos) << err;
   EXPECT_NE(err.find("--ignore-unmatched"), std::string::npos) << err;
-  r = run("import " + g.string() + " --template " + k_k40.string() + " -o " + out.string() + " --ignore-unmatched", &err);
+  r = run("import " + g.string() + " --template " + k_k40.string() + " -o " + out.string() + " --ignore-unmatched",
+          &err);
   ASSERT_EQ(r.status, 0) << err;
   EXPECT_EQ(load(out), load(k_k40));
   EXPECT_NE(r.out.find("dropped           Spine1 scale"), std::string::npos) << r.out;

@@ -69,8 +69,8 @@ TEST(GltfCli, NewClipFromAThirdPartyRigListsWhatItCannotStore) {
   const auto dir = temp_dir();
   const auto out = dir / "figure.mab";
   std::string err;
-  auto r = run("import " + (mab::test::corpus_dir() / "external" / "RiggedFigure.gltf").string() +
-                   " --game wdl -o " + out.string(),
+  auto r = run("import " + (mab::test::corpus_dir() / "external" / "RiggedFigure.gltf").string() + " --game wdl -o " +
+                   out.string(),
                &err);
   ASSERT_EQ(r.status, 0) << err;
   EXPECT_NE(err.find("19 translation channel(s) not stored"), std::string::npos) << err;
@@ -113,8 +113,9 @@ TEST(GltfCli, MistakesGetOneLineErrorsAndNoOutput) {
   EXPECT_NE(err.find("GLB length"), std::string::npos) << err;
   EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
   // A file whose clip does not decode (kept opaque).
-  r = run("export " + (mab::test::corpus_dir() / "primal" / "opaque_33.mab").string() + " -o " + (dir / "x.glb").string(),
-          &err);
+  r = run(
+      "export " + (mab::test::corpus_dir() / "primal" / "opaque_33.mab").string() + " -o " + (dir / "x.glb").string(),
+      &err);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(err.find("not_decodable"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(dir / "x.glb"));
@@ -161,17 +162,20 @@ TEST(GltfCli, AKeyOnANewFrameLandsAndTemplateTimesSaysWhatItLeavesOut) {
   ASSERT_EQ(r.status, 0) << err;
   EXPECT_NE(r.out.find("61 keys (the template's key times and the added ones)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("key times added   1 for keys set between the template's (key units at 30/s: 3)"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   EXPECT_NE(r.out.find("1 changed: 0xB6C65665"), std::string::npos) << r.out;
   EXPECT_NE(load(out), load(k_wdl));
   r = run("import " + g.string() + " --template " + k_wdl.string() + " -o " + out.string() + " --template-times", &err);
   ASSERT_EQ(r.status, 0) << err;
   EXPECT_EQ(load(out), load(k_wdl));
   EXPECT_NE(err.find("--template-times: 1 key(s) set between the template's key times were not carried"),
-            std::string::npos) << err;
+            std::string::npos)
+      << err;
   EXPECT_NE(err.find("0xB6C65665 at 0.100 s"), std::string::npos) << err;
   r = run("import " + g.string() + " --template " + k_wdl.string() + " -o " + (dir / "x.mab").string() +
-              " --template-times --keep-times", &err);
+              " --template-times --keep-times",
+          &err);
   EXPECT_EQ(r.status, 2);  // usage (docs/cli.md, exit codes)
   EXPECT_NE(err.find("exclude each other"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(dir / "x.mab"));
@@ -200,7 +204,8 @@ TEST(GltfCli, AFarCry2ResampledImportReportsItOnce) {
 
 TEST(GltfCli, AResampledFileKeepsUntouchedBonesAndRefusesToGuessEdits) {
   const auto dir = temp_dir();
-  const auto plain = changed_export(dir, "sampled", [](tinygltf::Model& m) { mab::test::resample_like_blender(m, 24.0); });
+  const auto plain =
+      changed_export(dir, "sampled", [](tinygltf::Model& m) { mab::test::resample_like_blender(m, 24.0); });
   const auto out = dir / "out.mab";
   std::string err;
   auto r = run("import " + plain.string() + " --template " + k_wdl.string() + " -o " + out.string(), &err);
@@ -208,7 +213,8 @@ TEST(GltfCli, AResampledFileKeepsUntouchedBonesAndRefusesToGuessEdits) {
   EXPECT_EQ(load(out), load(k_wdl));
   EXPECT_NE(r.out.find("the file's channels are samples at 24 per second, not the clip's key times; 4 track(s) match "
                        "the template at every sample and are kept exactly"),
-            std::string::npos) << r.out;
+            std::string::npos)
+      << r.out;
   const auto edited = changed_export(dir, "edited", [](tinygltf::Model& m) {
     auto& a = m.animations.at(0);
     auto k = mab::test::read_sampler(m, a, a.channels.at(2).sampler, 4);
@@ -240,7 +246,8 @@ TEST(GltfCli, NoOpAndOtherClipImportsFailWithTheFlagThatAllowsThem) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(err.find("no animations: nothing to import (--allow-no-op"), std::string::npos) << err;
   EXPECT_FALSE(fs::exists(out));
-  r = run("import " + empty.string() + " --template " + k_wdl.string() + " -o " + out.string() + " --allow-no-op", &err);
+  r = run("import " + empty.string() + " --template " + k_wdl.string() + " -o " + out.string() + " --allow-no-op",
+          &err);
   ASSERT_EQ(r.status, 0) << err;
   EXPECT_EQ(load(out), load(k_wdl));
   // Nodes renamed and their extras dropped: none names a bone.
@@ -258,7 +265,8 @@ TEST(GltfCli, NoOpAndOtherClipImportsFailWithTheFlagThatAllowsThem) {
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(err.find("exported from a clip of 120 keys/s and 5.500 s, but the template's block 0 has 30 keys/s and "
                      "3.333 s"),
-            std::string::npos) << err;
+            std::string::npos)
+      << err;
   EXPECT_NE(err.find("--allow-other-clip"), std::string::npos) << err;
   // glTF options on a JSON document.
   r = run("import " + (dir / "doc.json").string() + " -o " + (dir / "x.mab").string() + " --allow-no-op", &err);

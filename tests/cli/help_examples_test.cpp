@@ -15,8 +15,8 @@ namespace {
 namespace fs = std::filesystem;
 
 struct Example {
-  std::string line;     // as printed, without the two leading spaces
-  int expected = 0;     // "# exit N" at its end, else 0
+  std::string line;  // as printed, without the two leading spaces
+  int expected = 0;  // "# exit N" at its end, else 0
 };
 
 // The convention: a footer line that starts with "Example" opens a block; each following

@@ -44,8 +44,8 @@ const fs::path k_wd1 = mab::test::corpus_dir() / "wd1" / "bit15_k7.mab";
 
 TEST(JsonCli, ExportImportGivesTheSameBytes) {
   const auto dir = temp_dir();
-  for (const auto& src : {k_wd1, mab::test::corpus_dir() / "fc5" / "three_blocks.mab",
-                          mab::test::corpus_dir() / "fc2" / "chain_3.mab"}) {
+  for (const auto& src :
+       {k_wd1, mab::test::corpus_dir() / "fc5" / "three_blocks.mab", mab::test::corpus_dir() / "fc2" / "chain_3.mab"}) {
     std::string err;
     // Version 2: these tests edit a Far Cry 2/3 block's "legacy_clip" (version 3: json_v3_test.cpp).
     auto e = run("export " + src.string() + " --json-version 2 -o " + (dir / "x.json").string(), &err);
@@ -108,7 +108,8 @@ TEST(JsonCli, FarCryTwoAndThreeClipsRoundTripAndTakeEdits) {
     for (std::size_t b = 0; b < c->blocks.size(); ++b) {
       std::string err;
       const auto json_path = dir / "clip.json", out = dir / "out.mab";
-      ASSERT_EQ(run("export " + p.string() + " --block " + std::to_string(b) + " -o " + json_path.string(), &err).status, 0)
+      ASSERT_EQ(
+          run("export " + p.string() + " --block " + std::to_string(b) + " -o " + json_path.string(), &err).status, 0)
           << p << err;
       EXPECT_TRUE(nlohmann::json::parse(read_text(json_path)).contains("clip")) << p;
       // The previous block's output is this bank, byte for byte: replacing it needs --in-place.
@@ -323,8 +324,7 @@ TEST(JsonCli, ImportReportsTheEditAndHonoursMaxError) {
   EXPECT_EQ(lines(err), 1u) << err;
   EXPECT_FALSE(fs::exists(dir / "c.mab"));
 
-  r = run("import " + (dir / "b.json").string() + " -o " + (dir / "d.mab").string() +
-              " --choose-depth --max-error 0.5",
+  r = run("import " + (dir / "b.json").string() + " -o " + (dir / "d.mab").string() + " --choose-depth --max-error 0.5",
           &err);
   EXPECT_EQ(r.status, 0) << err;
   EXPECT_TRUE(fs::exists(dir / "d.mab"));
@@ -433,7 +433,8 @@ TEST(JsonCli, DumpPrintsFarCry2TracksByBoneId) {
   }
   // Only the chosen bone's keyed track: the first track's bone is not printed.
   if (d->rotations.size() > 1) {
-    EXPECT_EQ(r.out.find("\n  " + std::string(6 - std::min<std::size_t>(6, std::to_string(d->rotations[0].bone).size()), ' ') +
+    EXPECT_EQ(r.out.find("\n  " +
+                         std::string(6 - std::min<std::size_t>(6, std::to_string(d->rotations[0].bone).size()), ' ') +
                          std::to_string(d->rotations[0].bone) + " "),
               std::string::npos);
   }
@@ -551,15 +552,16 @@ TEST(JsonCli, EditJsonAndGltfRefuseABoundNoDepthMeetsWithOneText) {
   EXPECT_NE(err.find(common), std::string::npos) << err;
   EXPECT_NE(err.find("bone 0xB6C65665 at 16 bits, the finest depth, is "), std::string::npos) << err;
   EXPECT_EQ(lines(err), 1u) << err;
-  auto edit = run("edit " + k_wd1.string() + " -o " + (dir / "e.mab").string() +
-                      " --rotate-bone Root 0,0,1@30 --max-error 1e-9", &err);
+  auto edit = run(
+      "edit " + k_wd1.string() + " -o " + (dir / "e.mab").string() + " --rotate-bone Root 0,0,1@30 --max-error 1e-9",
+      &err);
   EXPECT_EQ(edit.status, 1);
   EXPECT_NE(err.find(common), std::string::npos) << err;
   EXPECT_NE(err.find("bone 0xB6C65665 at 16 bits, the finest depth, is "), std::string::npos) << err;
   EXPECT_EQ(lines(err), 1u) << err;
   ASSERT_EQ(run("export " + k_wd1.string() + " -o " + (dir / "a.glb").string()).status, 0);
-  auto gltf = run("import " + (dir / "a.glb").string() + " --game wd1 -o " + (dir / "g.mab").string() +
-                      " --max-error 1e-9", &err);
+  auto gltf = run(
+      "import " + (dir / "a.glb").string() + " --game wd1 -o " + (dir / "g.mab").string() + " --max-error 1e-9", &err);
   EXPECT_EQ(gltf.status, 1);
   EXPECT_NE(err.find(common), std::string::npos) << err;
   for (const char* out : {"j.mab", "e.mab", "g.mab"}) EXPECT_FALSE(fs::exists(dir / out)) << out;
@@ -606,8 +608,8 @@ TEST(JsonCli, AChangedHashIsAnErrorARenameIsExplicit) {
   ASSERT_EQ(r.status, 0) << err;
   EXPECT_NE(r.out.find("1 renamed (0xB021FD58 -> 0x21AB33D6)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("3 reused, 0 re-quantised"), std::string::npos) << r.out;
-  auto e = run("edit " + k_wd1.string() + " -o " + (dir / "e.mab").string() + " --rename-bone 0xB021FD58 \"Bip01 Spine\"",
-               &err);
+  auto e = run(
+      "edit " + k_wd1.string() + " -o " + (dir / "e.mab").string() + " --rename-bone 0xB021FD58 \"Bip01 Spine\"", &err);
   ASSERT_EQ(e.status, 0) << err;
   EXPECT_EQ(mab::test::load(dir / "e.mab"), mab::test::load(dir / "r.mab"));
   const auto before = decoded(k_wd1), after = decoded(dir / "r.mab");

@@ -21,7 +21,6 @@ mab::test::CliRun run(const std::string& args, std::string* err = nullptr) {
 using mab::test::read_text;
 using mab::test::write_text;
 
-
 // The first value of the first array of arrays named `key` (by default the first animated bone's
 // rotations), changed: an edit the output must carry.
 std::string edited(std::string doc, const std::string& key = "\"keys\"") {

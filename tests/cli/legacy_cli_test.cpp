@@ -18,8 +18,8 @@
 
 namespace {
 
-using mab::test::corpus_dir;
 using mab::test::CliRun;
+using mab::test::corpus_dir;
 
 std::filesystem::path temp_dir() { return mab::test::test_temp_dir("mab_legacy_cli"); }
 
@@ -64,7 +64,8 @@ TEST(LegacyCli, VerifyWarnsOnClipsThatDoNotDecodeAndOnInvalidCodes) {
   const auto doc = nlohmann::json::parse(j.out);
   std::size_t named = 0;
   for (const auto& f : doc["files"][0]["findings"])
-    for (const auto& w : want) named += has(f["message"].get<std::string>(), w.get<std::string>()) && f["severity"] == "warning";
+    for (const auto& w : want)
+      named += has(f["message"].get<std::string>(), w.get<std::string>()) && f["severity"] == "warning";
   EXPECT_EQ(named, want.size()) << j.out;
   // The corpus itself still verifies (warnings are not failures without --strict).
   auto all = run("verify -q " + corpus_dir().string());
@@ -222,7 +223,8 @@ TEST(LegacyCli, DiffComparesFarCry2ClipsAndConvertSaysWhyItDoesNot) {
   EXPECT_EQ(r.status, 1) << r.out;
   EXPECT_TRUE(has(r.out, "bone_" + std::to_string(track.bone))) << r.out;
   EXPECT_TRUE(has(r.out, "tracks compared")) << r.out;
-  auto j = nlohmann::json::parse(run("diff --json --block 1 " + a_path.string() + " " + (dir / "edited.mab").string()).out);
+  auto j =
+      nlohmann::json::parse(run("diff --json --block 1 " + a_path.string() + " " + (dir / "edited.mab").string()).out);
   EXPECT_NEAR(j["max_deg"].get<double>(), 10.0, 0.02);
   EXPECT_EQ(j["family"], "far cry 2/3");
   EXPECT_EQ(run("diff " + a_path.string() + " " + a_path.string()).status, 0);

@@ -21,7 +21,9 @@ namespace fs = std::filesystem;
 
 fs::path temp_dir() { return mab::test::test_temp_dir("mab_legacy_edit"); }
 
-mab::test::CliRun run(const std::string& args, std::string* err = nullptr) { return mab::test::run_mab_split(args, err); }
+mab::test::CliRun run(const std::string& args, std::string* err = nullptr) {
+  return mab::test::run_mab_split(args, err);
+}
 
 bool has(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -42,8 +44,8 @@ const mab::LegacyRotationTrack* track(const mab::LegacyClip& c, std::uint32_t bo
 
 // The largest angle, over every keyed track of `a` and every frame of `a`, between `a` at frame
 // f and `b` at frame map(f) (each by legacy_rotation_at); `turn` pre-multiplies b's rotation.
-double max_rotation_diff(const mab::LegacyClip& a, const mab::LegacyClip& b, const std::function<std::uint32_t(std::uint32_t)>& map,
-                         const mab::Quat& turn = {}) {
+double max_rotation_diff(const mab::LegacyClip& a, const mab::LegacyClip& b,
+                         const std::function<std::uint32_t(std::uint32_t)>& map, const mab::Quat& turn = {}) {
   double worst = 0;
   for (const auto& ta : a.rotations) {
     const auto* tb = track(b, ta.bone);
@@ -151,7 +153,8 @@ TEST(LegacyEditCli, TrimEqualsTrimLegacyClipAndTheBankFollows) {
     EXPECT_EQ(b.trajectory_translation, want->trajectory_translation);
     EXPECT_EQ(b.trajectory_rotation_codes, want->trajectory_rotation_codes);
     ASSERT_EQ(b.translations.size(), want->translations.size());
-    for (std::size_t t = 0; t < b.translations.size(); ++t) EXPECT_EQ(b.translations[t].frames, want->translations[t].frames);
+    for (std::size_t t = 0; t < b.translations.size(); ++t)
+      EXPECT_EQ(b.translations[t].frames, want->translations[t].frames);
     EXPECT_LE(max_rotation_diff(b, *want, same), 0.01) << game;
     ASSERT_TRUE(b.events && want->events);
     for (std::size_t i = 0; i < b.events->size(); ++i)
@@ -160,7 +163,8 @@ TEST(LegacyEditCli, TrimEqualsTrimLegacyClipAndTheBankFollows) {
     const auto ca = mab::test::load_container(in), cb = mab::test::load_container(out);
     ASSERT_EQ(ca.blocks.size(), cb.blocks.size());
     for (std::size_t k = 1; k < ca.blocks.size(); ++k)
-      for (std::size_t slot = 0; slot < 9; ++slot) EXPECT_TRUE(same_sections(ca.blocks[k], cb.blocks[k], slot)) << k << " " << slot;
+      for (std::size_t slot = 0; slot < 9; ++slot)
+        EXPECT_TRUE(same_sections(ca.blocks[k], cb.blocks[k], slot)) << k << " " << slot;
     auto ta = mab::decode_legacy_tags(ca, 0), tb = mab::decode_legacy_tags(cb, 0);
     ASSERT_TRUE(ta.ok() && tb.ok() && ta->tag_table && tb->tag_table);
     for (std::size_t i = 0; i < ta->tag_table->size(); ++i)
@@ -210,8 +214,8 @@ TEST(LegacyEditCli, RotateBoneTurnsThatBoneAndNothingElse) {
       const auto* ta = track(a, tb.bone);
       ASSERT_NE(ta, nullptr);
       for (std::uint32_t f = 0; f <= a.last_frame; ++f) {
-        const mab::Quat want = tb.bone == keyed ? mab::quat_mul(turn, mab::legacy_rotation_at(*ta, f))
-                                                : mab::legacy_rotation_at(*ta, f);
+        const mab::Quat want =
+            tb.bone == keyed ? mab::quat_mul(turn, mab::legacy_rotation_at(*ta, f)) : mab::legacy_rotation_at(*ta, f);
         EXPECT_LE(mab::angular_error_deg(mab::legacy_rotation_at(tb, f), want), 0.01) << tb.bone << " " << f;
       }
       if (tb.bone != keyed) {
@@ -221,13 +225,12 @@ TEST(LegacyEditCli, RotateBoneTurnsThatBoneAndNothingElse) {
     for (std::size_t i = 0; i < a.constant_rotations.size(); ++i) {
       const auto& ka = a.constant_rotations[i];
       const auto& kb = b.constant_rotations[i];
-      if (ka.bone == constant)
-        EXPECT_LE(mab::angular_error_deg(kb.rotation, mab::quat_mul(turn, ka.rotation)), 0.01);
-      else
-        EXPECT_EQ(kb.code, ka.code);
+      if (ka.bone == constant) EXPECT_LE(mab::angular_error_deg(kb.rotation, mab::quat_mul(turn, ka.rotation)), 0.01);
+      else EXPECT_EQ(kb.code, ka.code);
     }
     const auto ca = mab::test::load_container(in), cb = mab::test::load_container(out);
-    for (std::size_t slot : {0u, 1u, 4u, 5u, 6u, 7u}) EXPECT_TRUE(same_sections(ca.blocks[0], cb.blocks[0], slot)) << slot;
+    for (std::size_t slot : {0u, 1u, 4u, 5u, 6u, 7u})
+      EXPECT_TRUE(same_sections(ca.blocks[0], cb.blocks[0], slot)) << slot;
   }
 }
 
@@ -263,7 +266,8 @@ TEST(LegacyEditCli, SpeedResamplesOntoWholeFrames) {
   const auto c = decode(fast);
   ASSERT_EQ(std::size_t{c.last_frame} + 1, from.size());
   EXPECT_LE(max_rotation_diff(c, a, [&](std::uint32_t f) { return from[f]; }), 0.01);
-  for (std::uint32_t f = 0; f <= c.last_frame; ++f) EXPECT_EQ(c.translations[1].frames[f], a.translations[1].frames[from[f]]);
+  for (std::uint32_t f = 0; f <= c.last_frame; ++f)
+    EXPECT_EQ(c.translations[1].frames[f], a.translations[1].frames[from[f]]);
 }
 
 // --loop-fix: the last frame of every keyed track and translation is its first.
@@ -291,15 +295,18 @@ TEST(LegacyEditCli, BoneIdsAreRenamedRemovedAndAdded) {
   const std::uint32_t from = a.rotations[0].bone;
   std::uint32_t to = 0;
   auto used = [&](std::uint32_t id) {
-    for (const auto& t : a.rotations) if (t.bone == id) return true;
-    for (const auto& t : a.constant_rotations) if (t.bone == id) return true;
-    for (const auto& t : a.constant_translations) if (t.bone == id) return true;
+    for (const auto& t : a.rotations)
+      if (t.bone == id) return true;
+    for (const auto& t : a.constant_rotations)
+      if (t.bone == id) return true;
+    for (const auto& t : a.constant_translations)
+      if (t.bone == id) return true;
     return false;
   };
   while (used(to)) ++to;
   const auto out = dir / "renamed.mab";
-  auto r = run("edit " + in.string() + " -o " + out.string() + " --rename-bone bone_" + std::to_string(from) + " bone_" +
-               std::to_string(to));
+  auto r = run("edit " + in.string() + " -o " + out.string() + " --rename-bone bone_" + std::to_string(from) +
+               " bone_" + std::to_string(to));
   ASSERT_EQ(r.status, 0) << r.out;
   const auto b = decode(out);
   ASSERT_EQ(track(b, from), nullptr);
@@ -309,8 +316,8 @@ TEST(LegacyEditCli, BoneIdsAreRenamedRemovedAndAdded) {
 
   const std::uint32_t gone = a.constant_rotations[0].bone;
   const auto out2 = dir / "removed.mab";
-  r = run("edit " + in.string() + " -o " + out2.string() + " --remove-bone " + std::to_string(gone) + " --add-bone bone_" +
-          std::to_string(to) + " 0,1,0@90");
+  r = run("edit " + in.string() + " -o " + out2.string() + " --remove-bone " + std::to_string(gone) +
+          " --add-bone bone_" + std::to_string(to) + " 0,1,0@90");
   ASSERT_EQ(r.status, 0) << r.out;
   const auto c = decode(out2);
   EXPECT_EQ(c.constant_rotations.size(), a.constant_rotations.size());  // one removed, one added
@@ -419,9 +426,10 @@ TEST(LegacyEditCli, CopyTrackTakesABoneOfAnotherClip) {
   const auto* t = track(b, bone);
   ASSERT_NE(t, nullptr);
   for (std::uint32_t f = 0; f <= b.last_frame; ++f)
-    EXPECT_LE(mab::angular_error_deg(mab::legacy_rotation_at(*t, f),
-                                     mab::legacy_rotation_at(s.rotations.back(), std::min<std::uint32_t>(f, s.last_frame))),
-              0.01)
+    EXPECT_LE(
+        mab::angular_error_deg(mab::legacy_rotation_at(*t, f),
+                               mab::legacy_rotation_at(s.rotations.back(), std::min<std::uint32_t>(f, s.last_frame))),
+        0.01)
         << f;
   for (const auto& ta : a.rotations)
     if (ta.bone != bone) {

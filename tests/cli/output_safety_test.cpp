@@ -106,10 +106,8 @@ TEST(OutputSafety, AFifoStaysAFifoAndItsReaderGetsTheOutput) {
     struct stat st {};
     ASSERT_EQ(::lstat(fifo.c_str(), &st), 0);
     EXPECT_TRUE(S_ISFIFO(st.st_mode)) << w.name << ": the FIFO was replaced";
-    if (w.deterministic)
-      EXPECT_EQ(got, want) << w.name;
-    else
-      EXPECT_FALSE(got.empty()) << w.name;
+    if (w.deterministic) EXPECT_EQ(got, want) << w.name;
+    else EXPECT_FALSE(got.empty()) << w.name;
   }
   fs::remove_all(dir);
 }
@@ -210,13 +208,15 @@ TEST(OutputSafety, InPlaceTwiceKeepsTheFirstBackup) {
   const std::vector<std::pair<std::string, std::function<std::string(const fs::path&)>>> cases = {
       {"edit", [](const fs::path& f) { return "edit " + q(f) + " --speed 0.5 -o " + q(f) + " --in-place"; }},
       {"convert", [](const fs::path& f) { return "convert " + q(f) + " --to wdl -o " + q(f) + " --in-place"; }},
-      {"import glb", [&](const fs::path& f) {
+      {"import glb",
+       [&](const fs::path& f) {
          return "import " + q(dir / "in.glb") + " --template " + q(f) + " -o " + q(f) + " --in-place";
        }},
       {"export", [](const fs::path& f) { return "export " + q(f) + " -o " + q(f) + " --in-place"; }},
       // crc-apply: the second run finds the field right and writes nothing, so a third algorithm
       // run is needed to write twice; two algorithms alternate.
-      {"crc-apply", [&](const fs::path& f) {
+      {"crc-apply",
+       [&](const fs::path& f) {
          static int n = 0;
          const std::string a = (n++ % 2 == 0) ? algo : "--algo 'algo=CRC-32/ISO-HDLC range=0x10..eof field=0x4:4:le' ";
          return "crc-apply " + a + q(f) + " --in-place";
@@ -291,10 +291,8 @@ TEST(OutputSafety, AFailedWriteLeavesNoHalfWrittenFile) {
     ASSERT_TRUE(WIFEXITED(st));
     EXPECT_EQ(WEXITSTATUS(st), 2) << read_text(dir / "err.txt");
     EXPECT_NE(read_text(dir / "err.txt").find("write failed"), std::string::npos) << read_text(dir / "err.txt");
-    if (existing)
-      EXPECT_EQ(read_text(out), "old");
-    else
-      EXPECT_FALSE(fs::exists(out));
+    if (existing) EXPECT_EQ(read_text(out), "old");
+    else EXPECT_FALSE(fs::exists(out));
     EXPECT_EQ(entries(dir), existing ? 2u : 1u) << "a temporary file was left behind";
     fs::remove(dir / "err.txt");
     fs::remove(out);

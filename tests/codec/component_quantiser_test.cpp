@@ -42,8 +42,8 @@ void expect_same(const Rows& rows, unsigned keys, unsigned nbits, const std::str
     const bool same_err = std::memcmp(&ref.err, &fast[s].err, sizeof ref.err) == 0;
     const bool same_values = std::memcmp(ref.value.data(), fast[s].value.data(), sizeof ref.value) == 0;
     ASSERT_TRUE(ref == fast[s] && same_err && same_values)
-        << what << " component " << s << " nbits " << nbits << " keys " << keys << "\n  reference "
-        << describe(ref) << "\n  lockstep  " << describe(fast[s]);
+        << what << " component " << s << " nbits " << nbits << " keys " << keys << "\n  reference " << describe(ref)
+        << "\n  lockstep  " << describe(fast[s]);
   }
 }
 
@@ -99,9 +99,9 @@ TEST(ComponentQuantiser, LockstepMatchesReferenceOnDecodedValues) {
       const bool constant = rng() % 4 == 0;
       for (unsigned f = 0; f < keys; ++f) {
         const auto raw = static_cast<std::uint16_t>(trial % 5 == 0 ? (f % 2 ? top : 0) : rng() % (top + 1));
-        rows.v[f][s] = constant ? mab::rotation_constant_value(h)
-                                : mab::rotation_varying_value(mab::rotation_base(h),
-                                                              mab::rotation_slope(h, nbits), raw);
+        rows.v[f][s] = constant
+                           ? mab::rotation_constant_value(h)
+                           : mab::rotation_varying_value(mab::rotation_base(h), mab::rotation_slope(h, nbits), raw);
       }
     }
     rows.pad(keys);
@@ -130,8 +130,7 @@ TEST(ComponentQuantiser, StoredExactlyMatchesReference) {
         case 1:  // a decoded constant
           v[f] = mab::rotation_constant_value(h);
           break;
-        default:
-          v[f] = c + spread * unit(rng) * f;
+        default: v[f] = c + spread * unit(rng) * f;
       }
     }
     for (unsigned f = keys; f < 8; ++f) v[f] = v[keys - 1];

@@ -33,8 +33,8 @@ mab::Quat random_unit(std::mt19937_64& rng) {
     }
   } while (len < 1e-6);
   len = std::sqrt(len);
-  return {static_cast<float>(v[0] / len), static_cast<float>(v[1] / len),
-          static_cast<float>(v[2] / len), static_cast<float>(v[3] / len)};
+  return {static_cast<float>(v[0] / len), static_cast<float>(v[1] / len), static_cast<float>(v[2] / len),
+          static_cast<float>(v[3] / len)};
 }
 
 mab::Quat axis_angle(double ax, double ay, double az, double deg) {
@@ -73,8 +73,7 @@ TEST(Quat48, SlotTable) {
     const double stored[3] = {va, vb, vc};
     for (unsigned i = 0; i < 4; ++i) expect[i] = (i == k) ? d : stored[j++];
     // One float rounding of each value.
-    for (unsigned i = 0; i < 4; ++i)
-      EXPECT_NEAR(q[i], expect[i], 6e-8) << "k " << k << " slot " << i;
+    for (unsigned i = 0; i < 4; ++i) EXPECT_NEAR(q[i], expect[i], 6e-8) << "k " << k << " slot " << i;
     EXPECT_EQ(mab::encode_quat48(q), w) << "k " << k;
   }
 }
@@ -116,7 +115,7 @@ TEST(Quat48, CodesWithNoValidQuaternionDecodeToTheNearestUnitOne) {
       }
       EXPECT_NEAR(norm, 1.0, 1e-6);
       // The clamp of the 'aNi' decoders (a, b, c as stored, d = 0) is the same rotation.
-      const mab::Quat clamped = k == 0 ? mab::Quat{0, float(v[0]), float(v[1]), float(v[2])}
+      const mab::Quat clamped = k == 0   ? mab::Quat{0, float(v[0]), float(v[1]), float(v[2])}
                                 : k == 1 ? mab::Quat{float(v[0]), 0, float(v[1]), float(v[2])}
                                 : k == 2 ? mab::Quat{float(v[0]), float(v[1]), 0, float(v[2])}
                                          : mab::Quat{float(v[0]), float(v[1]), float(v[2]), 0};
@@ -208,8 +207,7 @@ TEST(Quat48, AngularError) {
   EXPECT_NEAR(mab::angular_error_deg(id, {0, 0, 0, -1}), 0.0, 1e-12);
   EXPECT_NEAR(mab::angular_error_deg(id, axis_angle(1, 0, 0, 90)), 90.0, 1e-5);
   EXPECT_NEAR(mab::angular_error_deg(id, axis_angle(0, 1, 1, 180)), 180.0, 1e-5);
-  EXPECT_NEAR(mab::angular_error_deg(axis_angle(0, 0, 1, 30), axis_angle(0, 0, 1, -50)), 80.0,
-              1e-4);
+  EXPECT_NEAR(mab::angular_error_deg(axis_angle(0, 0, 1, 30), axis_angle(0, 0, 1, -50)), 80.0, 1e-4);
   // Tiny angles keep precision (acos(dot) would round 1e-4 degrees to 0 in float).
   EXPECT_NEAR(mab::angular_error_deg(id, axis_angle(0, 1, 0, 1e-3)), 1e-3, 1e-6);
   EXPECT_DOUBLE_EQ(mab::angular_error_deg(id, {0, 0, 0, 0}), 180.0);

@@ -13,15 +13,13 @@ namespace {
 constexpr double pi = 3.14159265358979323846;
 
 mab::Quat mul(const mab::Quat& a, const mab::Quat& b) {
-  return {
-      a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-      a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
+  return {a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y, a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+          a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w, a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z};
 }
 
 mab::Quat normalised(double x, double y, double z, double w) {
   const double n = std::sqrt(x * x + y * y + z * z + w * w);
-  return {static_cast<float>(x / n), static_cast<float>(y / n), static_cast<float>(z / n),
-          static_cast<float>(w / n)};
+  return {static_cast<float>(x / n), static_cast<float>(y / n), static_cast<float>(z / n), static_cast<float>(w / n)};
 }
 
 // A random orientation turning by up to `step_deg` about a random axis per key.
@@ -44,8 +42,7 @@ std::vector<mab::Quat> random_track(std::mt19937_64& rng, std::size_t keys, doub
 
 std::vector<mab::Quat> decode_track(const mab::QuantisedTrack& t, std::uint32_t key_count) {
   std::vector<mab::Quat> out;
-  for (std::uint32_t k = 0; k < key_count; ++k)
-    out.push_back(mab::decode_key(t.chunks[k / 8], k % 8, t.nbits));
+  for (std::uint32_t k = 0; k < key_count; ++k) out.push_back(mab::decode_key(t.chunks[k / 8], k % 8, t.nbits));
   return out;
 }
 
@@ -97,8 +94,7 @@ TEST(Requantise, RandomTracksWithinBoundFromDepth) {
       const auto decoded = decode_track(*t, key_count);
       double worst = 0;
       for (std::size_t c = 0; c < t->chunks.size(); ++c) {
-        const auto chunk =
-            std::span<const mab::Quat>(keys).subspan(8 * c, mab::chunk_key_count(key_count, c));
+        const auto chunk = std::span<const mab::Quat>(keys).subspan(8 * c, mab::chunk_key_count(key_count, c));
         const double bound = chunk_bound_deg(chunk, n);
         for (std::size_t f = 0; f < chunk.size(); ++f) {
           const double err = mab::angular_error_deg(chunk[f], decoded[8 * c + f]);
@@ -132,8 +128,7 @@ TEST(Requantise, ChooseBitDepthMeetsBound) {
     ASSERT_TRUE(t.ok());
     EXPECT_LE(t->max_error_deg, 0.01) << "seed " << seed;
     const auto decoded = decode_track(*t, key_count);
-    for (std::size_t k = 0; k < keys.size(); ++k)
-      ASSERT_LE(mab::angular_error_deg(keys[k], decoded[k]), 0.01);
+    for (std::size_t k = 0; k < keys.size(); ++k) ASSERT_LE(mab::angular_error_deg(keys[k], decoded[k]), 0.01);
     if (t->nbits > 1) {
       auto lower = mab::quantise_track(keys, t->nbits - 1);
       EXPECT_GT(lower->max_error_deg, 0.01) << "seed " << seed << " n " << t->nbits;
@@ -173,8 +168,7 @@ TEST(Requantise, SignBitsOnlyWhenNeeded) {
   EXPECT_FALSE(pos->codes.has_signs());
   EXPECT_EQ(pos->codes.signs, 0);
   for (unsigned f = 0; f < 6; ++f)
-    EXPECT_LE(mab::angular_error_deg(keys[f], mab::decode_key(pos->codes, f, 8)),
-              pos->max_error_deg + 1e-12);
+    EXPECT_LE(mab::angular_error_deg(keys[f], mab::decode_key(pos->codes, f, 8)), pos->max_error_deg + 1e-12);
   // Every component negative (same rotations, other hemisphere): every key needs one.
   for (auto& q : keys) q = {-q.x, -q.y, -q.z, -q.w};
   auto neg = mab::quantise_chunk(keys, 8);
@@ -203,8 +197,7 @@ TEST(Requantise, HemisphereFlipsDoNotChangeCodes) {
   auto keys = random_track(rng, 30, 3.0);
   mab::make_hemisphere_continuous(keys);
   auto flipped = keys;
-  for (std::size_t k = 1; k < flipped.size(); k += 2)
-    flipped[k] = {-keys[k].x, -keys[k].y, -keys[k].z, -keys[k].w};
+  for (std::size_t k = 1; k < flipped.size(); k += 2) flipped[k] = {-keys[k].x, -keys[k].y, -keys[k].z, -keys[k].w};
   EXPECT_EQ(mab::quantise_track(keys, 9)->chunks, mab::quantise_track(flipped, 9)->chunks);
 }
 
@@ -237,8 +230,7 @@ TEST(Requantise, Idempotent) {
       auto again = mab::quantise_track(decoded->track(0), n);
       ASSERT_TRUE(again.ok());
       for (std::size_t c = 0; c < first->chunks.size(); ++c)
-        ASSERT_EQ(again->chunks[c], first->chunks[c])
-            << "seed " << seed << " n " << n << " chunk " << c;
+        ASSERT_EQ(again->chunks[c], first->chunks[c]) << "seed " << seed << " n " << n << " chunk " << c;
       EXPECT_LT(again->max_error_deg, 1e-4);
     }
   }
@@ -305,14 +297,12 @@ TEST(Requantise, FixedPointOnAdversarialChunks) {
       if (c.has_signs()) c.signs = static_cast<std::uint8_t>(rng() & ((1u << keys) - 1));
       for (unsigned j = 0; j < 3; ++j) {
         c.headers[j] = static_cast<std::uint16_t>(rng());
-        for (unsigned f = 0; f < keys; ++f)
-          c.raw[j][f] = static_cast<std::uint16_t>(rng() & ((1u << n) - 1));
+        for (unsigned f = 0; f < keys; ++f) c.raw[j][f] = static_cast<std::uint16_t>(rng() & ((1u << n) - 1));
       }
       mab::decode_block(c, n, k);
       if (kind == 5)
         for (auto& key : k)
-          for (unsigned i = 0; i < 4; ++i)
-            key[i] = std::nextafter(key[i], rng() & 1 ? 2.0f : -2.0f);
+          for (unsigned i = 0; i < 4; ++i) key[i] = std::nextafter(key[i], rng() & 1 ? 2.0f : -2.0f);
     }
     auto first = mab::quantise_chunk(k, n);
     ASSERT_TRUE(first.ok()) << first.error().message();
@@ -320,18 +310,15 @@ TEST(Requantise, FixedPointOnAdversarialChunks) {
     std::vector<mab::Quat> decoded(keys);
     mab::decode_block(first->codes, n, decoded);
     double worst = 0;
-    for (unsigned f = 0; f < keys; ++f)
-      worst = std::max(worst, mab::angular_error_deg(k[f], decoded[f]));
+    for (unsigned f = 0; f < keys; ++f) worst = std::max(worst, mab::angular_error_deg(k[f], decoded[f]));
     // Both are computed in double from the same floats: they agree to rounding.
     EXPECT_NEAR(first->max_error_deg, worst, 1e-9) << "it " << it;
     bool renormalised = false;
-    for (unsigned f = 0; f < keys; ++f)
-      renormalised = renormalised || mab::key_renormalised(first->codes, f, n);
+    for (unsigned f = 0; f < keys; ++f) renormalised = renormalised || mab::key_renormalised(first->codes, f, n);
     if (renormalised) continue;  // decision 2: documented exception
     auto again = mab::quantise_chunk(decoded, n);
     ASSERT_TRUE(again.ok());
-    ASSERT_EQ(again->codes, first->codes) << "it " << it << " kind " << kind << " keys " << keys
-                                          << " n " << n;
+    ASSERT_EQ(again->codes, first->codes) << "it " << it << " kind " << kind << " keys " << keys << " n " << n;
     ++checked;
   }
   EXPECT_GT(checked, 5000u);

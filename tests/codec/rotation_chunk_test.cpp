@@ -19,8 +19,8 @@ void put_u32(std::vector<std::uint8_t>& out, std::size_t at, std::uint32_t v) {
 }
 
 // Builds a section the way format 9.2 describes it, without the library's encoder.
-std::vector<std::uint8_t> assemble(const std::vector<std::vector<mab::BoneChunkCodes>>& chunks,
-                                   std::uint32_t key_count, const std::vector<std::uint8_t>& depths,
+std::vector<std::uint8_t> assemble(const std::vector<std::vector<mab::BoneChunkCodes>>& chunks, std::uint32_t key_count,
+                                   const std::vector<std::uint8_t>& depths,
                                    const std::vector<std::uint8_t>& tail = {}) {
   const std::size_t n = chunks.size();
   std::vector<std::uint8_t> out(4 * (n + 1));
@@ -46,16 +46,14 @@ std::vector<std::uint8_t> assemble(const std::vector<std::vector<mab::BoneChunkC
 }
 
 // Random codes in the form decode produces (unused fields zero).
-mab::BoneChunkCodes random_codes(std::mt19937_64& rng, unsigned keys, unsigned nbits,
-                                 int cflags = -1) {
+mab::BoneChunkCodes random_codes(std::mt19937_64& rng, unsigned keys, unsigned nbits, int cflags = -1) {
   mab::BoneChunkCodes k;
   k.cflags = static_cast<std::uint8_t>(cflags >= 0 ? cflags : static_cast<int>(rng() % 64));
   if (k.has_signs()) k.signs = static_cast<std::uint8_t>(rng() & ((1u << keys) - 1u));
   for (unsigned j = 0; j < 3; ++j) {
     k.headers[j] = static_cast<std::uint16_t>(rng());
     if (!k.is_constant(j))
-      for (unsigned f = 0; f < keys; ++f)
-        k.raw[j][f] = static_cast<std::uint16_t>(rng() & ((1u << nbits) - 1u));
+      for (unsigned f = 0; f < keys; ++f) k.raw[j][f] = static_cast<std::uint16_t>(rng() & ((1u << nbits) - 1u));
   }
   return k;
 }
@@ -68,13 +66,11 @@ struct Clip {
 
 Clip random_clip(std::mt19937_64& rng, std::uint32_t key_count, std::size_t bones) {
   Clip clip{key_count, {}, {}};
-  for (std::size_t b = 0; b < bones; ++b)
-    clip.depths.push_back(static_cast<std::uint8_t>(1 + rng() % 16));
+  for (std::size_t b = 0; b < bones; ++b) clip.depths.push_back(static_cast<std::uint8_t>(1 + rng() % 16));
   clip.chunks.resize(mab::chunk_count(key_count));
   for (std::size_t c = 0; c < clip.chunks.size(); ++c)
     for (std::size_t b = 0; b < bones; ++b)
-      clip.chunks[c].push_back(
-          random_codes(rng, mab::chunk_key_count(key_count, c), clip.depths[b]));
+      clip.chunks[c].push_back(random_codes(rng, mab::chunk_key_count(key_count, c), clip.depths[b]));
   return clip;
 }
 
@@ -84,16 +80,13 @@ void reference_key(const mab::BoneChunkCodes& k, unsigned f, unsigned n, double 
   double v[3];
   for (unsigned j = 0; j < 3; ++j) {
     const unsigned h = k.headers[j];
-    if ((k.cflags >> j) & 1)
-      v[j] = h / 32767.5 - 1.0;
-    else
-      v[j] = ((h & 255) / 127.0 - 1.0) + k.raw[j][f] * ((h >> 8) / 127.5 * scale);
+    if ((k.cflags >> j) & 1) v[j] = h / 32767.5 - 1.0;
+    else v[j] = ((h & 255) / 127.0 - 1.0) + k.raw[j][f] * ((h >> 8) / 127.5 * scale);
   }
   const unsigned w = (k.cflags >> 4) & 3;
   const double s = v[0] * v[0] + v[1] * v[1] + v[2] * v[2];
   double d = 0;
-  if (s <= 1)
-    d = std::sqrt(1 - s);
+  if (s <= 1) d = std::sqrt(1 - s);
   else
     for (double& x : v) x /= std::sqrt(s);
   if ((k.cflags & 8) && ((k.signs >> f) & 1)) d = -d;
@@ -194,8 +187,7 @@ TEST(RotationChunk, All64Cflags) {
     for (unsigned keys : {1u, 3u, 8u}) {
       const std::vector<std::uint8_t> depths{5, 11};
       std::vector<std::vector<mab::BoneChunkCodes>> chunks{
-          {random_codes(rng, keys, 5, static_cast<int>(cf)),
-           random_codes(rng, keys, 11, static_cast<int>(cf))}};
+          {random_codes(rng, keys, 5, static_cast<int>(cf)), random_codes(rng, keys, 11, static_cast<int>(cf))}};
       const auto section = assemble(chunks, keys, depths);
       auto r = mab::decode_rotation_stream(section, keys, depths, 0);
       ASSERT_TRUE(r.ok()) << "cflags " << cf << ": " << r.error().message();
@@ -242,13 +234,10 @@ TEST(RotationChunk, SumOfSquaresAboveOneRenormalises) {
   mab::BoneChunkCodes k;
   k.cflags = 0x07 | 0x08 | (2u << 4);  // all constant, signs, wInd = z
   k.signs = 1;
-  const auto code = [](double v) {
-    return static_cast<std::uint16_t>(std::lround((v + 1) * 32767.5));
-  };
+  const auto code = [](double v) { return static_cast<std::uint16_t>(std::lround((v + 1) * 32767.5)); };
   k.headers = {code(0.8), code(0.8), code(0.0)};
   const mab::Quat q = mab::decode_key(k, 0, 8);
-  const double x = k.headers[0] / 32767.5 - 1, y = k.headers[1] / 32767.5 - 1,
-               w = k.headers[2] / 32767.5 - 1;
+  const double x = k.headers[0] / 32767.5 - 1, y = k.headers[1] / 32767.5 - 1, w = k.headers[2] / 32767.5 - 1;
   const double s = std::sqrt(x * x + y * y + w * w);
   EXPECT_NEAR(q.x, x / s, 1e-6);
   EXPECT_NEAR(q.y, y / s, 1e-6);
@@ -319,8 +308,7 @@ TEST(RotationChunk, KeyCountsAndLastChunk) {
     ASSERT_TRUE(r.ok()) << key_count << ": " << r.error().message();
     EXPECT_EQ(r->chunks, clip.chunks) << key_count;
     EXPECT_EQ(r->chunk_table.size(), clip.chunks.size() + 1);
-    EXPECT_EQ(mab::chunk_key_count(key_count, clip.chunks.size() - 1),
-              key_count - 8 * (clip.chunks.size() - 1));
+    EXPECT_EQ(mab::chunk_key_count(key_count, clip.chunks.size() - 1), key_count - 8 * (clip.chunks.size() - 1));
     auto bytes = mab::encode_rotation_stream(*r, key_count, clip.depths);
     ASSERT_TRUE(bytes.ok());
     EXPECT_EQ(*bytes, section) << key_count;
@@ -328,8 +316,7 @@ TEST(RotationChunk, KeyCountsAndLastChunk) {
     ASSERT_TRUE(tracks.ok());
     for (std::uint32_t b = 0; b < 3; ++b)
       for (std::uint32_t key = 0; key < key_count; ++key)
-        ASSERT_EQ(tracks->track(b)[key],
-                  mab::decode_key(r->chunks[key / 8][b], key % 8, clip.depths[b]));
+        ASSERT_EQ(tracks->track(b)[key], mab::decode_key(r->chunks[key / 8][b], key % 8, clip.depths[b]));
   }
 }
 
@@ -381,8 +368,7 @@ TEST(RotationChunk, TableErrors) {
   };
   EXPECT_EQ(code_of({}), mab::ErrorCode::truncated);
   EXPECT_EQ(code_of({16, 0, 0}), mab::ErrorCode::truncated);
-  EXPECT_EQ(code_of(std::vector<std::uint8_t>(good.begin(), good.begin() + 10)),
-            mab::ErrorCode::truncated);
+  EXPECT_EQ(code_of(std::vector<std::uint8_t>(good.begin(), good.begin() + 10)), mab::ErrorCode::truncated);
   // Table size that does not match ceil(K/8) chunks.
   EXPECT_EQ(code_of(good, 30), mab::ErrorCode::bad_chunk_table);
   auto bad = good;
@@ -411,8 +397,7 @@ TEST(RotationChunk, ChunkEndErrors) {
   // Make the first chunk's bit count not a multiple of 8 so it has pad bits.
   for (int tries = 0; tries < 1000; ++tries) {
     std::uint64_t bits = 0;
-    for (std::size_t b = 0; b < 2; ++b)
-      bits += mab::bone_block_bits(clip.chunks[0][b].cflags, 8, clip.depths[b]);
+    for (std::size_t b = 0; b < 2; ++b) bits += mab::bone_block_bits(clip.chunks[0][b].cflags, 8, clip.depths[b]);
     if (bits % 8 != 0) break;
     clip.chunks[0][0] = random_codes(rng, 8, clip.depths[0]);
   }
@@ -429,8 +414,7 @@ TEST(RotationChunk, ChunkEndErrors) {
   EXPECT_EQ(r.error().code, mab::ErrorCode::bit_overrun);
   ASSERT_TRUE(r.error().bit.has_value());
   EXPECT_EQ(r.error().offset, 0x1000u + start + *r.error().bit / 8);
-  EXPECT_NE(r.error().field.find("JointRotations.chunk[0].bone[1]"), std::string::npos)
-      << r.error().field;
+  EXPECT_NE(r.error().field.find("JointRotations.chunk[0].bone[1]"), std::string::npos) << r.error().field;
 
   // A stray pad bit (decision 6).
   bad = good;
@@ -461,19 +445,14 @@ TEST(RotationChunk, LimitsAndArguments) {
   small.max_keys = 10;
   small.max_bones = 1;
   small.max_chunks = 1;
-  EXPECT_EQ(mab::decode_rotation_stream(section, 11, {}, 0, small).error().code,
-            mab::ErrorCode::limit_exceeded);
+  EXPECT_EQ(mab::decode_rotation_stream(section, 11, {}, 0, small).error().code, mab::ErrorCode::limit_exceeded);
   const std::vector<std::uint8_t> two{4, 4};
-  EXPECT_EQ(mab::decode_rotation_stream(section, 0, two, 0, small).error().code,
-            mab::ErrorCode::limit_exceeded);
-  EXPECT_EQ(mab::decode_rotation_stream(section, 9, {}, 0, small).error().code,
-            mab::ErrorCode::limit_exceeded);
+  EXPECT_EQ(mab::decode_rotation_stream(section, 0, two, 0, small).error().code, mab::ErrorCode::limit_exceeded);
+  EXPECT_EQ(mab::decode_rotation_stream(section, 9, {}, 0, small).error().code, mab::ErrorCode::limit_exceeded);
   const std::vector<std::uint8_t> zero{0};
-  EXPECT_EQ(mab::decode_rotation_stream(section, 0, zero, 0).error().code,
-            mab::ErrorCode::invalid_argument);
+  EXPECT_EQ(mab::decode_rotation_stream(section, 0, zero, 0).error().code, mab::ErrorCode::invalid_argument);
   const std::vector<std::uint8_t> seventeen{17};
-  EXPECT_EQ(mab::decode_rotation_stream(section, 0, seventeen, 0).error().code,
-            mab::ErrorCode::invalid_argument);
+  EXPECT_EQ(mab::decode_rotation_stream(section, 0, seventeen, 0).error().code, mab::ErrorCode::invalid_argument);
 }
 
 TEST(RotationChunk, EncoderRejectsCodesThatDoNotFit) {
@@ -482,8 +461,7 @@ TEST(RotationChunk, EncoderRejectsCodesThatDoNotFit) {
   mab::RotationStream s;
   s.chunks = clip.chunks;
   ASSERT_TRUE(mab::encode_rotation_stream(s, 9, clip.depths).ok());
-  EXPECT_EQ(mab::encode_rotation_stream(s, 17, clip.depths).error().code,
-            mab::ErrorCode::invalid_argument);
+  EXPECT_EQ(mab::encode_rotation_stream(s, 17, clip.depths).error().code, mab::ErrorCode::invalid_argument);
   const std::vector<std::uint8_t> one{4};
   EXPECT_EQ(mab::encode_rotation_stream(s, 9, one).error().code, mab::ErrorCode::invalid_argument);
 
@@ -491,21 +469,17 @@ TEST(RotationChunk, EncoderRejectsCodesThatDoNotFit) {
   wide.chunks[0][0].cflags = 0x00;
   wide.chunks[0][0].raw[1][3] = static_cast<std::uint16_t>(1u << clip.depths[0]);
   if (clip.depths[0] < 16) {
-    EXPECT_EQ(mab::encode_rotation_stream(wide, 9, clip.depths).error().code,
-              mab::ErrorCode::invalid_argument);
+    EXPECT_EQ(mab::encode_rotation_stream(wide, 9, clip.depths).error().code, mab::ErrorCode::invalid_argument);
   }
   auto signs = s;
   signs.chunks[1][0].cflags = 0x08;
   signs.chunks[1][0].signs = 0x02;  // chunk 1 holds a single key
-  EXPECT_EQ(mab::encode_rotation_stream(signs, 9, clip.depths).error().code,
-            mab::ErrorCode::invalid_argument);
+  EXPECT_EQ(mab::encode_rotation_stream(signs, 9, clip.depths).error().code, mab::ErrorCode::invalid_argument);
   auto flags = s;
   flags.chunks[0][1].cflags = 64;
-  EXPECT_EQ(mab::encode_rotation_stream(flags, 9, clip.depths).error().code,
-            mab::ErrorCode::invalid_argument);
+  EXPECT_EQ(mab::encode_rotation_stream(flags, 9, clip.depths).error().code, mab::ErrorCode::invalid_argument);
 
-  EXPECT_EQ(mab::decode_rotations(s, 17, clip.depths).error().code,
-            mab::ErrorCode::invalid_argument);
+  EXPECT_EQ(mab::decode_rotations(s, 17, clip.depths).error().code, mab::ErrorCode::invalid_argument);
 }
 
 TEST(RotationChunk, MutatedSectionsNeverCrash) {
@@ -518,18 +492,12 @@ TEST(RotationChunk, MutatedSectionsNeverCrash) {
     const Clip clip = random_clip(rng, key_count, 1 + rng() % 4);
     auto section = assemble(clip.chunks, key_count, clip.depths);
     switch (rng() % 4) {
-      case 0:
-        section.resize(rng() % (section.size() + 1));
-        break;
-      case 1:
-        section[rng() % section.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
-        break;
+      case 0: section.resize(rng() % (section.size() + 1)); break;
+      case 1: section[rng() % section.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8)); break;
       case 2:
-        for (int i = 0; i < 4; ++i)
-          section[rng() % section.size()] = static_cast<std::uint8_t>(rng());
+        for (int i = 0; i < 4; ++i) section[rng() % section.size()] = static_cast<std::uint8_t>(rng());
         break;
-      default:
-        section.insert(section.begin() + static_cast<std::ptrdiff_t>(rng() % section.size()), 0x5A);
+      default: section.insert(section.begin() + static_cast<std::ptrdiff_t>(rng() % section.size()), 0x5A);
     }
     auto r = mab::decode_rotation_stream(section, key_count, clip.depths, 0);
     if (!r.ok()) continue;

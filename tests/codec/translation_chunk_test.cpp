@@ -32,7 +32,8 @@ double bound(mab::TranslationEntry e) {
   return e.scale() * (std::max((2.0 + 2.0 / 127.5) / steps / 2, 0.5 / 32767.5) + 1e-6);
 }
 
-mab::TranslationStream random_stream(std::mt19937& rng, std::uint32_t keys, std::span<const mab::TranslationEntry> entries) {
+mab::TranslationStream random_stream(std::mt19937& rng, std::uint32_t keys,
+                                     std::span<const mab::TranslationEntry> entries) {
   mab::TranslationStream s;
   s.chunks.resize(mab::chunk_count(keys));
   for (std::size_t c = 0; c < s.chunks.size(); ++c)
@@ -110,7 +111,8 @@ TEST(TranslationCodec, LayoutMatchesTheSpec) {
 }
 
 TEST(TranslationCodec, StreamsThatDoNotEndAtTheirTableAreRefused) {
-  const std::vector<mab::TranslationEntry> entries{mab::TranslationEntry::make(8, 500), mab::TranslationEntry::make(3, 9)};
+  const std::vector<mab::TranslationEntry> entries{mab::TranslationEntry::make(8, 500),
+                                                   mab::TranslationEntry::make(3, 9)};
   std::mt19937 rng(3);
   auto s = random_stream(rng, 12, entries);
   auto bytes = mab::encode_translation_stream(s, 12, entries);
@@ -173,7 +175,8 @@ TEST(TranslationCodec, RequantiserStaysWithinItsBound) {
       std::vector<mab::Vec3> dec(keys);
       for (unsigned f = 0; f < keys; ++f) dec[f] = mab::decode_translation_key(q->codes, f, *e);
       auto q2 = mab::quantise_translation_chunk(dec, *e);
-      ASSERT_TRUE(q2.ok()) << q2.error().message() << " n " << n << " amp " << amp << " " << dec[0][0] << " " << dec[0][1] << " " << dec[0][2] << " scale " << e->scale();
+      ASSERT_TRUE(q2.ok()) << q2.error().message() << " n " << n << " amp " << amp << " " << dec[0][0] << " "
+                           << dec[0][1] << " " << dec[0][2] << " scale " << e->scale();
       for (unsigned f = 0; f < keys; ++f) {
         const mab::Vec3 d2 = mab::decode_translation_key(q2->codes, f, *e);
         for (unsigned j = 0; j < 3; ++j) EXPECT_LE(std::fabs(double{d2[j]} - double{dec[f][j]}), bound(*e));
@@ -220,7 +223,7 @@ TEST(TranslationCodec, AStillComponentIsHeldWithinTheToleranceAtEveryDepth) {
     auto loose = mab::detail::quantise_translation_chunk_within(still, *e, 1.0);
     ASSERT_TRUE(constants.ok() && within.ok() && loose.ok());
     EXPECT_EQ(constants->codes.cflags, 7u);
-    EXPECT_GT(constants->max_error, 0.001);  // the same at every depth
+    EXPECT_GT(constants->max_error, 0.001);     // the same at every depth
     EXPECT_EQ(loose->codes, constants->codes);  // a tolerance past half a step is half a step
     EXPECT_LE(within->max_error, 0.0005);
     for (unsigned f = 0; f < 2; ++f) {

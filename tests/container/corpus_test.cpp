@@ -131,8 +131,10 @@ TEST_P(CorpusFile, SingleByteCorruptionsParseOrFailCleanly) {
     for (const int kind : {0, 1, 2, 3}) {
       auto bytes = original;
       const std::uint8_t v = bytes[pos];
-      bytes[pos] = kind == 0 ? std::uint8_t(v ^ 0xFF) : kind == 1 ? std::uint8_t(0) : kind == 2 ? std::uint8_t(v ^ 0x80)
-                                                                                          : std::uint8_t(v + 1);
+      bytes[pos] = kind == 0   ? std::uint8_t(v ^ 0xFF)
+                   : kind == 1 ? std::uint8_t(0)
+                   : kind == 2 ? std::uint8_t(v ^ 0x80)
+                               : std::uint8_t(v + 1);
       auto c = mab::read_container(bytes);
       if (c.ok()) {
         auto w = mab::write_container(*c);

@@ -15,8 +15,8 @@ std::vector<std::uint8_t> header_with(std::uint32_t word) {
 
 TEST(Registry, HasTheNineVariantsOfSpecSection2) {
   const std::set<std::pair<std::string_view, std::uint32_t>> expected{
-      {"fc2", 0x4C},   {"fc3", 0x61},    {"fc3bd", 0x62}, {"fc4", 0x81},   {"primal", 0x82},
-      {"fc5", 0xB0},   {"wd1", 0x329B},  {"wd2", 0x46AF}, {"wdl", 0x46B4}};
+      {"fc2", 0x4C}, {"fc3", 0x61},   {"fc3bd", 0x62}, {"fc4", 0x81},  {"primal", 0x82},
+      {"fc5", 0xB0}, {"wd1", 0x329B}, {"wd2", 0x46AF}, {"wdl", 0x46B4}};
   std::set<std::pair<std::string_view, std::uint32_t>> got;
   for (const auto& v : mab::all_variants()) got.insert({v.short_name, v.magic});
   EXPECT_EQ(got, expected);

@@ -46,18 +46,15 @@ void resize_and_check(const std::filesystem::path& path, std::ptrdiff_t delta) {
     for (std::size_t slot = 0; slot < eb.slot_segment.size(); ++slot) {
       const auto want = eb.section(slot);
       const auto got = bb.section(slot);
-      EXPECT_TRUE(std::equal(want.begin(), want.end(), got.begin(), got.end()))
-          << "block " << k << " slot " << slot;
+      EXPECT_TRUE(std::equal(want.begin(), want.end(), got.begin(), got.end())) << "block " << k << " slot " << slot;
     }
     EXPECT_EQ(bb.bones.size(), eb.bones.size());
   }
   // The outer header is untouched (decision 9).
   EXPECT_TRUE(std::equal(bytes.begin(), bytes.begin() + 16, w->begin()));
   if (const auto* a = back->blocks[0].ani()) {
-    if (edited.blocks[0].size_rule == mab::SizeRule::file_minus_16)
-      EXPECT_EQ(a->animation_data_size, w->size() - 16);
-    else
-      EXPECT_EQ(a->animation_data_size, edited.blocks[0].ani()->animation_data_size);
+    if (edited.blocks[0].size_rule == mab::SizeRule::file_minus_16) EXPECT_EQ(a->animation_data_size, w->size() - 16);
+    else EXPECT_EQ(a->animation_data_size, edited.blocks[0].ani()->animation_data_size);
   }
   // Writing the re-read model again is stable.
   auto again = mab::write_container(*back);

@@ -23,9 +23,7 @@ using mab::test::load;
 // expected values are printed with 7 decimals (5e-8).
 const double k_tol = 16.0 * std::numeric_limits<float>::epsilon() / (2.0 * std::sqrt(1e-3)) + 5e-8;
 
-bool decodable(const mab::Container& c) {
-  return !c.is_opaque() && (c.blocks[0].ani() || c.blocks[0].fc4());
-}
+bool decodable(const mab::Container& c) { return !c.is_opaque() && (c.blocks[0].ani() || c.blocks[0].fc4()); }
 
 void expect_near(const mab::Quat& q, const nlohmann::json& e, const std::string& what) {
   EXPECT_NEAR(q.x, e[0].get<double>(), k_tol) << what;

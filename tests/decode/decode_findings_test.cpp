@@ -86,8 +86,8 @@ TEST(ValidateDecode, ALegacyClipThatDoesNotDecodeIsAWarningWithTheReason) {
     const char* detail;
   };
   const Case cases[] = {
-      {"a count that contradicts the mask", [](mab::Container& c) { ++(*c.blocks[0].section_mut(2))[0]; }, "sections[2]",
-       "bits set in the section's mask"},
+      {"a count that contradicts the mask", [](mab::Container& c) { ++(*c.blocks[0].section_mut(2))[0]; },
+       "sections[2]", "bits set in the section's mask"},
       {"a group offset off by 2",
        [](mab::Container& c) {
          auto& s = *c.blocks[0].section_mut(3);

@@ -34,20 +34,20 @@ bool g_fc3 = false;
 Bytes array_header(std::uint32_t count, std::uint32_t last) {
   Bytes b;
   put16(b, count), put16(b, last);
-  if (g_fc3)
-    putf(b, 30.0f);
-  else
-    put16(b, 30), put16(b, 0);
+  if (g_fc3) putf(b, 30.0f);
+  else put16(b, 30), put16(b, 0);
   return b;
 }
 
 // A distinct, valid code per (track, frame): bit 15 of w0/w1 picks the dropped component.
 mab::Quat48 code_of(std::uint32_t track, std::uint32_t frame) {
   return {static_cast<std::uint16_t>((1000 + 97 * track + frame) | (track & 1) << 15),
-          static_cast<std::uint16_t>((20000 + 13 * frame) | (track & 2) << 14), static_cast<std::uint16_t>(16383 + track)};
+          static_cast<std::uint16_t>((20000 + 13 * frame) | (track & 2) << 14),
+          static_cast<std::uint16_t>(16383 + track)};
 }
 mab::Vec3 vec_of(std::uint32_t track, std::uint32_t frame) {
-  return {0.5f * static_cast<float>(track) - 1.0f, 0.25f * static_cast<float>(frame), -3.0f + 0.125f * static_cast<float>(track * frame)};
+  return {0.5f * static_cast<float>(track) - 1.0f, 0.25f * static_cast<float>(frame),
+          -3.0f + 0.125f * static_cast<float>(track * frame)};
 }
 
 constexpr std::uint32_t last = 10;  // frames 0..10: groups at 0 and 8
@@ -243,41 +243,43 @@ TEST_P(DecodeLegacyGame, InconsistentSectionsAreRefusedWithTheirPlace) {
     const char* detail;  // part of the message: the check that fired
   };
   const Case cases[] = {
-      {"count differs from the mask", [](Fixture& f) { f.section(2)[0] = 3; }, mab::ErrorCode::not_decodable, "sections[2]", "expected 2 (bits set"},
-      {"presence byte without bit 7", [](Fixture& f) { f.section(3)[8 + 8 + 18] &= 0x7F; }, mab::ErrorCode::not_decodable, "sections[3]",
-       "without bit 7"},
-      {"group offset off by two", [](Fixture& f) { f.section(3)[12] = static_cast<std::uint8_t>(f.section(3)[12] + 2); },
+      {"count differs from the mask", [](Fixture& f) { f.section(2)[0] = 3; }, mab::ErrorCode::not_decodable,
+       "sections[2]", "expected 2 (bits set"},
+      {"presence byte without bit 7", [](Fixture& f) { f.section(3)[8 + 8 + 18] &= 0x7F; },
+       mab::ErrorCode::not_decodable, "sections[3]", "without bit 7"},
+      {"group offset off by two",
+       [](Fixture& f) { f.section(3)[12] = static_cast<std::uint8_t>(f.section(3)[12] + 2); },
        mab::ErrorCode::not_decodable, "sections[3]", "group 1 offset"},
       {"key past lastFrame",
        [](Fixture& f) {
          auto& s3 = f.section(3);
          s3[s3[12] + 18u] = 0x80 | 0x04;  // group 1, track 0: a key at frame 11 > lastFrame 10
-       }, mab::ErrorCode::not_decodable, "sections[3]", "past lastFrame"},
-      {"non-zero byte after the data", [](Fixture& f) { f.section(4).back() = 1; }, mab::ErrorCode::not_decodable, "sections[4]",
-       "non-zero byte"},
+       },
+       mab::ErrorCode::not_decodable, "sections[3]", "past lastFrame"},
+      {"non-zero byte after the data", [](Fixture& f) { f.section(4).back() = 1; }, mab::ErrorCode::not_decodable,
+       "sections[4]", "non-zero byte"},
       {"a non-zero byte in a zero tail longer than the padding",
        [](Fixture& f) {
          f.section(4).resize(f.section(4).size() + 16);
          f.section(4).back() = 1;
        },
        mab::ErrorCode::not_decodable, "sections[4]", "non-zero byte"},
-      {"section cut short", [](Fixture& f) { f.section(5).resize(40); }, mab::ErrorCode::truncated, "sections[5]", "animated translations"},
+      {"section cut short", [](Fixture& f) { f.section(5).resize(40); }, mab::ErrorCode::truncated, "sections[5]",
+       "animated translations"},
       {"reserved u16 after fps (FC2) or a rate of 0x00017FC1 (FC3)",
        [](Fixture& f) {
-         if (g_fc3)
-           f.section(1)[6] = 1, f.section(1)[7] = 0, f.section(1)[5] = 0x7F, f.section(1)[4] = 0xC1;
-         else
-           f.section(1)[6] = 1;
+         if (g_fc3) f.section(1)[6] = 1, f.section(1)[7] = 0, f.section(1)[5] = 0x7F, f.section(1)[4] = 0xC1;
+         else f.section(1)[6] = 1;
        },
        mab::ErrorCode::not_decodable, "sections[1]", ""},
-      {"rate differs between sections", [](Fixture& f) { f.section(4)[g_fc3 ? 6 : 4] = 0x20; }, mab::ErrorCode::not_decodable,
-       "sections[4]", "frame rate differs"},
-      {"lastFrame differs between sections", [](Fixture& f) { f.section(4)[2] = 9; }, mab::ErrorCode::not_decodable, "sections[4]",
-       "differs from the clip"},
+      {"rate differs between sections", [](Fixture& f) { f.section(4)[g_fc3 ? 6 : 4] = 0x20; },
+       mab::ErrorCode::not_decodable, "sections[4]", "frame rate differs"},
+      {"lastFrame differs between sections", [](Fixture& f) { f.section(4)[2] = 9; }, mab::ErrorCode::not_decodable,
+       "sections[4]", "differs from the clip"},
       {"trajectory count is neither 1 nor lastFrame + 1", [](Fixture& f) { f.section(0)[0] = 10; },
        mab::ErrorCode::not_decodable, "sections[0]", "expected 1 (one track, JB-DOC) or 11 (lastFrame + 1)"},
-      {"a constant section with lastFrame 0 but a rate",
-       [](Fixture& f) { f.section(2)[2] = 0; }, mab::ErrorCode::not_decodable, "sections[2]", "differs from the clip's 10"},
+      {"a constant section with lastFrame 0 but a rate", [](Fixture& f) { f.section(2)[2] = 0; },
+       mab::ErrorCode::not_decodable, "sections[2]", "differs from the clip's 10"},
       {"the group table's end entry is not where the last group ends",
        [](Fixture& f) {
          f.section(3) = keyframed_section(true);
@@ -417,7 +419,8 @@ TEST(DecodeLegacy, RetailLayoutBanksDecodeToTheGeneratorsValues) {
       }
       ASSERT_EQ(d->constant_translations.size(), list("constant_translations").size());
       for (std::size_t i = 0; i < d->constant_translations.size(); ++i)
-        EXPECT_EQ(d->constant_translations[i].translation, vec_from(list("constant_translations")[i].at("translation")));
+        EXPECT_EQ(d->constant_translations[i].translation,
+                  vec_from(list("constant_translations")[i].at("translation")));
       ASSERT_EQ(d->translations.size(), list("translations").size());
       for (std::size_t i = 0; i < d->translations.size(); ++i)
         for (std::size_t f = 0; f < d->translations[i].frames.size(); ++f)
@@ -480,7 +483,8 @@ TEST(DecodeLegacy, TagTablesAndEventChainsDecodeToTheGeneratorsValues) {
           EXPECT_EQ(b4, e.at("bytes_4_12").get<std::string>());
           EXPECT_EQ(r.clip_offset, e.at("clip_offset").get<std::int32_t>());
           EXPECT_EQ(r.clip_block, e.at("clip_block").get<int>());
-          EXPECT_EQ(c->blocks[static_cast<std::size_t>(r.clip_block)].original_base, e.at("clip_base").get<std::uint64_t>());
+          EXPECT_EQ(c->blocks[static_cast<std::size_t>(r.clip_block)].original_base,
+                    e.at("clip_base").get<std::uint64_t>());
           EXPECT_EQ(r.start, e.at("start").get<float>());
           EXPECT_EQ(r.end, e.at("end").get<float>());
           for (std::size_t k = 0; k < 4; ++k) {

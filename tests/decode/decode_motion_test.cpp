@@ -173,7 +173,8 @@ TEST(DecodeMotion, StrictLayoutKeepsHypothesesOpaque) {
                             &d->evidence.root_translations, &d->evidence.parts}) {
         EXPECT_NE(e->level, mab::EvidenceLevel::hypothesis) << e->text();
         if (e->level == mab::EvidenceLevel::decoded) ++decoded;
-        if (e->level == mab::EvidenceLevel::opaque && e->detail.find("{opt:strict_layout}") != std::string::npos) ++refused;
+        if (e->level == mab::EvidenceLevel::opaque && e->detail.find("{opt:strict_layout}") != std::string::npos)
+          ++refused;
       }
       auto out = mab::encode_clip(*d, d->clip);
       ASSERT_TRUE(out.ok()) << out.error().message();

@@ -52,8 +52,10 @@ TEST(LegacyBankFindings, ATagRecordThatReachesNoClipStartIsAWarningAtItsOffset) 
   ASSERT_TRUE(warnings_of(c).empty()) << text_of(warnings_of(c));
   auto& s = *c.blocks[0].section_mut(6);
   const std::size_t record1 = 4 + 172;
-  put_u32(s, record1 + 0x0C, static_cast<std::uint32_t>(s[record1 + 0x0C] | s[record1 + 0x0D] << 8 |
-                                                        s[record1 + 0x0E] << 16 | s[record1 + 0x0F] << 24) + 16);
+  put_u32(s, record1 + 0x0C,
+          static_cast<std::uint32_t>(s[record1 + 0x0C] | s[record1 + 0x0D] << 8 | s[record1 + 0x0E] << 16 |
+                                     s[record1 + 0x0F] << 24) +
+              16);
   const auto w = warnings_of(c);
   ASSERT_EQ(w.size(), 1u) << text_of(w);
   EXPECT_EQ(w[0].block, 0);
@@ -112,8 +114,10 @@ TEST(LegacyBankFindings, VerifyStrictFailsOnEachWithTheOffset) {
   const auto dir = mab::test::test_temp_dir("mab_legacy_bank_findings");
   auto bytes = mab::test::load(retail);
   bytes[1] = 0x01;
-  { std::ofstream(dir / "high.mab", std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
-                                                            static_cast<std::streamsize>(bytes.size())); }
+  {
+    std::ofstream(dir / "high.mab", std::ios::binary)
+        .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  }
   const std::pair<std::string, std::string> cases[] = {
       {(dir / "high.mab").string(), "at 0x1 (magic): version field 0x14c"},
       {(corpus_dir() / "fc2" / "chain_3.mab").string(), "at 0x300 (sections[6]): tag table does not decode"},

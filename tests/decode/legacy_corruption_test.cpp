@@ -53,8 +53,8 @@ TEST(LegacyCorruption, DamagedClipsDecodeOrAreRefusedAndWriteBackExactly) {
         if (sec.empty()) continue;
         const std::vector<std::uint8_t> original(sec.begin(), sec.end());
         for (auto& [what, bytes] : damaged(original)) {
-          const std::string where = mab::test::name_of(p) + " clip " + std::to_string(b) + " slot " +
-                                    std::to_string(slot) + ": " + what;
+          const std::string where =
+              mab::test::name_of(p) + " clip " + std::to_string(b) + " slot " + std::to_string(slot) + ": " + what;
           mab::Container edited = *c;
           *edited.blocks[b].section_mut(slot) = bytes;
           auto file = mab::write_container(edited);

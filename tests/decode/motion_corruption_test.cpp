@@ -34,7 +34,8 @@ const Slot kSlots[] = {
     {"JointConstantTranslations", &mab::container::MotionLayout::constant_translations,
      &mab::BlockEvidence::constant_translations},
     {"DisplacementOrientations", &mab::container::MotionLayout::root_rotations, &mab::BlockEvidence::root_rotations},
-    {"DisplacementTranslations", &mab::container::MotionLayout::root_translations, &mab::BlockEvidence::root_translations},
+    {"DisplacementTranslations", &mab::container::MotionLayout::root_translations,
+     &mab::BlockEvidence::root_translations},
     {"parts", &mab::container::MotionLayout::parts, &mab::BlockEvidence::parts},
 };
 
@@ -46,9 +47,9 @@ std::vector<std::pair<std::string, std::vector<std::uint8_t>>> damaged(const std
   std::vector<std::size_t> at;
   for (std::size_t w = 0; w < words; ++w)
     if (w < 6 || w + 3 >= words || w % 5 == 0) at.push_back(w);
-  const std::uint32_t patterns[] = {0x7FC00000u /* NaN */, 0x7F800000u /* inf */, 0x501502F9u /* 1e10 */,
-                                    0x00000001u /* denormal */, 0xFFFFFFFFu, 0x00000000u, 0x3F800000u /* 1.0 */,
-                                    0x00010000u};
+  const std::uint32_t patterns[] = {
+      0x7FC00000u /* NaN */, 0x7F800000u /* inf */, 0x501502F9u /* 1e10 */, 0x00000001u /* denormal */,
+      0xFFFFFFFFu,           0x00000000u,           0x3F800000u /* 1.0 */,  0x00010000u};
   for (const std::size_t w : at)
     for (const std::uint32_t p : patterns) {
       auto b = s;

@@ -77,7 +77,8 @@ TEST(EncodeLegacy, AnEditedTrackReadsBackWithinTheReportedErrorAndNothingElseMov
       EXPECT_EQ(r->rotations[t].codes, d->rotations[t].codes) << game << " track " << t;
     }
     for (std::size_t slot : {0u, 1u, 2u, 4u, 5u, 6u, 7u})
-      EXPECT_TRUE(std::ranges::equal(back->blocks[0].section(slot), c.blocks[0].section(slot))) << game << " slot " << slot;
+      EXPECT_TRUE(std::ranges::equal(back->blocks[0].section(slot), c.blocks[0].section(slot)))
+          << game << " slot " << slot;
     // Decoding the result and encoding it against itself changes nothing (a fixed point).
     auto again = mab::encode_legacy_clip(*back, 0, *r, o, &rep);
     ASSERT_TRUE(again.ok());
@@ -282,7 +283,8 @@ TEST(EncodeLegacy, AKeyAtANewFrameIsStoredAsAKey) {
     auto& e = edited.rotations[t];
     const auto at = static_cast<std::size_t>(std::upper_bound(e.frames.begin(), e.frames.end(), f) - e.frames.begin());
     e.frames.insert(e.frames.begin() + static_cast<std::ptrdiff_t>(at), f);
-    e.keys.insert(e.keys.begin() + static_cast<std::ptrdiff_t>(at), mab::quat_mul(tilt, mab::legacy_rotation_at(orig, f)));
+    e.keys.insert(e.keys.begin() + static_cast<std::ptrdiff_t>(at),
+                  mab::quat_mul(tilt, mab::legacy_rotation_at(orig, f)));
     mab::LegacyEncodeReport rep;
     const auto r = encode_and_decode(c, 0, edited, rep);
     const auto changes = key_changes(orig, r.rotations[t]);
@@ -326,7 +328,8 @@ TEST(EncodeLegacy, SamplesChangedOnAFewFramesKeepTheKeysElsewhere) {
     for (const auto f : orig.frames) untouched += f < from || f > to;
     EXPECT_GE(changes.kept, untouched) << "track " << t;
     for (std::uint32_t f = 0; f <= d.last_frame; ++f)
-      EXPECT_LE(mab::angular_error_deg(mab::legacy_rotation_at(r.rotations[t], f), e.keys[f]), rep.max_error_deg + 1e-6);
+      EXPECT_LE(mab::angular_error_deg(mab::legacy_rotation_at(r.rotations[t], f), e.keys[f]),
+                rep.max_error_deg + 1e-6);
     EXPECT_LE(rep.max_error_deg, 0.01);
   }
 }
@@ -441,7 +444,8 @@ TEST(EncodeLegacy, TagRecordAndEventEditsChangeOnlyTheirBytes) {
 
   auto moved = d;
   (*moved.tag_table)[0].clip_offset += 16;
-  EXPECT_NE(mab::encode_legacy_clip(c, 0, moved).error().message().find("clip_offset is not editable"), std::string::npos);
+  EXPECT_NE(mab::encode_legacy_clip(c, 0, moved).error().message().find("clip_offset is not editable"),
+            std::string::npos);
   auto fewer = d;
   fewer.tag_table->pop_back();
   EXPECT_EQ(mab::encode_legacy_clip(c, 0, fewer).error().field, "tag_table");
@@ -511,7 +515,8 @@ TEST(EncodeLegacy, TagRecordsFollowTheirClipsWhenAnEarlierClipGrows) {
   auto back = mab::read_container(bytes);
   ASSERT_TRUE(back.ok()) << back.error().message();
   ASSERT_EQ(back->blocks.size(), 3u);
-  const auto shift = static_cast<std::int64_t>(back->blocks[1].original_base) - static_cast<std::int64_t>(c.blocks[1].original_base);
+  const auto shift =
+      static_cast<std::int64_t>(back->blocks[1].original_base) - static_cast<std::int64_t>(c.blocks[1].original_base);
   EXPECT_EQ(shift, rep.size_change);
   EXPECT_GT(shift, 0);
   // The records reach the moved clips: read from the file, each lands on its clip's new base.
@@ -568,7 +573,8 @@ TEST(EncodeLegacy, OnlyTheRecordsOfMovedClipsChange) {
   EXPECT_EQ(block_bytes(bytes, *back, 2), block_bytes(original, c, 2));
   // Clip 0 up to the chained clip: only record 1's clip offset differs.
   const auto pl = *mab::place(c);
-  const std::uint64_t chained = pl.blocks[0].base + pl.blocks[0].segments[static_cast<std::size_t>(c.blocks[0].slot_segment[8])].offset;
+  const std::uint64_t chained =
+      pl.blocks[0].base + pl.blocks[0].segments[static_cast<std::size_t>(c.blocks[0].slot_segment[8])].offset;
   const auto offset_at = record_position(c, 0, 1) + 0x0C;
   for (std::uint64_t i = 0; i < chained; ++i)
     if (i < offset_at || i >= offset_at + 4) {
@@ -606,7 +612,8 @@ TEST(EncodeLegacy, ARecordThatReachesNoClipIsKeptAndReported) {
 // moment, constant sections and their stored headers as they were, the duration by the clip's
 // own rule, events moved with the frames.
 TEST(EncodeLegacy, ATrimCutsEveryTimedSectionAndKeepsTheRest) {
-  for (const char* name : {"fc2/all_arrays.mab", "fc3/all_arrays.mab", "fc2/retail_bank.mab", "fc3bd/legacy_clip.mab"}) {
+  for (const char* name :
+       {"fc2/all_arrays.mab", "fc3/all_arrays.mab", "fc2/retail_bank.mab", "fc3bd/legacy_clip.mab"}) {
     SCOPED_TRACE(name);
     const auto c = load_container(mab::test::corpus_dir() / name);
     const auto d = *mab::decode_legacy_clip(c, 0);
@@ -658,7 +665,8 @@ TEST(EncodeLegacy, ATrimCutsEveryTimedSectionAndKeepsTheRest) {
     if (d.events) {
       EXPECT_EQ(trep.events_shifted, d.events->size());
       for (std::size_t k = 0; k < d.events->size(); ++k)
-        EXPECT_EQ((*r->events)[k].time, static_cast<float>((*d.events)[k].time - first / static_cast<double>(d.frame_rate)));
+        EXPECT_EQ((*r->events)[k].time,
+                  static_cast<float>((*d.events)[k].time - first / static_cast<double>(d.frame_rate)));
       EXPECT_EQ(trep.tag_records_kept, d.tag_table->size());
       EXPECT_EQ((*r->tag_table)[1].clip_block, 2);  // the bank's records still reach their clips
     }

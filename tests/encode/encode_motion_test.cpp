@@ -85,7 +85,8 @@ TEST(EncodeMotion, EditedTranslationKeyRequantisesOnlyItsChunk) {
       }
     }
     for (unsigned j = 0; j < 3; ++j)
-      EXPECT_LE(std::fabs(double{back.clip.bones[bone].translations[key][j]} - double{asked[j]}), rep.max_translation_error);
+      EXPECT_LE(std::fabs(double{back.clip.bones[bone].translations[key][j]} - double{asked[j]}),
+                rep.max_translation_error);
     auto again = mab::encode_clip(back, back.clip);
     ASSERT_TRUE(again.ok());
     EXPECT_EQ(*again, *out);
@@ -207,8 +208,8 @@ TEST(EncodeMotion, RegroupedTranslationsStayWithinTheBoundOrTheFinestDepth) {
       for (std::size_t k = 0; k < d.clip.bones[i].translations.size(); ++k)
         for (unsigned j = 0; j < 3; ++j) {
           const std::size_t kb = k == 0 ? 0 : k + 1;  // the inserted key is index 1
-          worst = std::max(worst, std::fabs(double{back.bones[i].translations[kb][j]} -
-                                            double{d.clip.bones[i].translations[k][j]}));
+          worst = std::max(
+              worst, std::fabs(double{back.bones[i].translations[kb][j]} - double{d.clip.bones[i].translations[k][j]}));
         }
     return worst;
   };
@@ -449,7 +450,12 @@ TEST(EncodeMotion, TimingEditsCarryTranslationsAndRootMotion) {
       {"reverse", [](mab::Clip& c) { return mab::edit::reverse(c); }},
       {"loop_fix", [](mab::Clip& c) { return mab::edit::loop_fix(c); }},
       {"resample", [](mab::Clip& c) { return mab::edit::resample(c, 20.0); }},  // 30 units/s: 45 is refused
-      {"reduce", [](mab::Clip& c) { return mab::edit::reduce(c, 90.0).ok() ? mab::Status{} : mab::Status{mab::make_error(mab::ErrorCode::invalid_argument, 0, "reduce")}; }},
+      {"reduce",
+       [](mab::Clip& c) {
+         return mab::edit::reduce(c, 90.0).ok()
+                    ? mab::Status{}
+                    : mab::Status{mab::make_error(mab::ErrorCode::invalid_argument, 0, "reduce")};
+       }},
   };
   for (const auto& op : ops) {
     SCOPED_TRACE(op.name);
@@ -473,8 +479,9 @@ TEST(EncodeMotion, TimingEditsCarryTranslationsAndRootMotion) {
       ASSERT_EQ(back.clip.bones[i].translations.size(), edited.key_count());
       for (std::size_t k = 0; k < edited.key_count(); ++k)
         for (unsigned j = 0; j < 3; ++j)
-          EXPECT_LE(std::fabs(double{back.clip.bones[i].translations[k][j]} - double{edited.bones[i].translations[k][j]}),
-                    rep.max_translation_error);
+          EXPECT_LE(
+              std::fabs(double{back.clip.bones[i].translations[k][j]} - double{edited.bones[i].translations[k][j]}),
+              rep.max_translation_error);
     }
   }
   // Reversing keeps the values, in reverse order.
@@ -494,7 +501,8 @@ TEST(EncodeMotion, ConvertCarriesTranslationSections) {
   const auto original = load(corpus("wd1/translations_flag40.mab"));
   const auto first = decoded("wd1/translations_flag40.mab");
   std::vector<std::uint8_t> bytes = original;
-  for (const auto g : {mab::Game::watch_dogs_legion, mab::Game::watch_dogs_2, mab::Game::far_cry_5, mab::Game::watch_dogs}) {
+  for (const auto g :
+       {mab::Game::watch_dogs_legion, mab::Game::watch_dogs_2, mab::Game::far_cry_5, mab::Game::watch_dogs}) {
     SCOPED_TRACE(std::string(mab::to_string(g)));
     auto out = mab::convert_clip(*mab::read_container(bytes), 0, g);
     ASSERT_TRUE(out.ok()) << out.error().message();
@@ -519,7 +527,8 @@ TEST(EncodeMotion, ConvertCarriesTranslationSections) {
   ASSERT_TRUE(packed.ok()) << packed.error().message();
   auto refused = mab::convert_clip(*mab::read_container(*packed), 0, mab::Game::watch_dogs_legion);
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.error().message().find("translations or root motion"), std::string::npos) << refused.error().message();
+  EXPECT_NE(refused.error().message().find("translations or root motion"), std::string::npos)
+      << refused.error().message();
 }
 
 }  // namespace

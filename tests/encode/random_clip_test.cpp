@@ -74,7 +74,8 @@ TEST(RandomClip, EncodeDecodeWithinBoundAndIdempotent) {
       if (want.kind() == mab::BoneKind::constant) {
         // 15-bit components in a 2/sqrt(2) range: step sqrt(2)/32767 (format 9.1).
         const double comp = std::sqrt(2.0) / 32767.0 / 2.0;
-        EXPECT_LE(mab::angular_error_deg(want.constant, got.constant), 2.0 * 2.0 * std::sqrt(3.0) * comp * 180.0 / M_PI);
+        EXPECT_LE(mab::angular_error_deg(want.constant, got.constant),
+                  2.0 * 2.0 * std::sqrt(3.0) * comp * 180.0 / M_PI);
       }
       if (want.kind() != mab::BoneKind::animated) continue;
       for (std::size_t k = 0; k < want.keys.size(); ++k, ++keys_checked) {

@@ -24,7 +24,10 @@ std::string slurp(const fs::path& p) {
 struct TempDir {
   fs::path path = fs::temp_directory_path() / ("mab_file_io_" + std::to_string(::getpid()) + "_" +
                                                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-  TempDir() { fs::remove_all(path); fs::create_directories(path); }
+  TempDir() {
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
   ~TempDir() { fs::remove_all(path); }
   std::size_t entries() const { return static_cast<std::size_t>(std::distance(fs::directory_iterator(path), {})); }
 };
@@ -140,7 +143,7 @@ TEST(ResolveOutput, KindsByWhatIsThere) {
 TEST(ResolveOutput, LinksLeadToTheirLastTargetAndAreKept) {
   TempDir dir;
   fs::create_directories(dir.path / "a" / "b");
-  fs::create_symlink("b/clip.mab", dir.path / "a" / "first");   // relative to a/
+  fs::create_symlink("b/clip.mab", dir.path / "a" / "first");        // relative to a/
   fs::create_symlink(dir.path / "a" / "first", dir.path / "start");  // absolute
   auto t = mab::resolve_output(dir.path / "start");
   ASSERT_TRUE(t.ok()) << t.error().message();

@@ -123,7 +123,8 @@ TEST(EditApi, MotionResampledBetweenKeysIsInterpolated) {
   // Twice the key rate, keys halfway between the source's (in seconds).
   to.key_rate = 2 * from.key_rate;
   to.key_times.clear();
-  for (std::size_t k = 0; k + 1 < from.key_count(); ++k) to.key_times.push_back(from.key_times[k] + from.key_times[k + 1]);
+  for (std::size_t k = 0; k + 1 < from.key_count(); ++k)
+    to.key_times.push_back(from.key_times[k] + from.key_times[k + 1]);
   mab::resample_motion(to, from);
   ASSERT_EQ(to.root_motion.translations.size(), to.key_count());
   for (std::size_t k = 0; k < to.key_count(); ++k) {

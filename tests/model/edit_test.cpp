@@ -163,7 +163,8 @@ TEST(Edit, BoneOperations) {
   out = written(d, s, &rep);
   ASSERT_EQ(out.bones.size(), 3u);
   EXPECT_EQ(out.bones[1].kind(), mab::BoneKind::constant);
-  EXPECT_LE(mab::angular_error_deg(out.bones[1].constant, turn(0, 0, 1, 45)), 0.0087);  // 6-byte quantum (docs/library.md, "Error bounds")
+  EXPECT_LE(mab::angular_error_deg(out.bones[1].constant, turn(0, 0, 1, 45)),
+            0.0087);  // 6-byte quantum (docs/library.md, "Error bounds")
   EXPECT_EQ(out.bones[2].hash, mab::bone_hash("Tail"));
   EXPECT_LE(mab::angular_error_deg(out.bones[2].constant, turn(1, 0, 0, 10)), 0.0087);
 
@@ -190,7 +191,9 @@ TEST(Edit, CopyTrackResamplesOntoThisClipsTimes) {
   mab::EncodeReport rep;
   const auto out = written(d, c, &rep);
   for (std::size_t k = 0; k < 60; ++k)
-    EXPECT_LE(mab::angular_error_deg(out.bones[1].keys[k], mab::sample_bone(src, src.bones[1], static_cast<double>(k))), bound(rep)) << k;
+    EXPECT_LE(mab::angular_error_deg(out.bones[1].keys[k], mab::sample_bone(src, src.bones[1], static_cast<double>(k))),
+              bound(rep))
+        << k;
   mab::Clip add = d.clip;
   ASSERT_TRUE(mab::edit::remove_bone(add, 1).ok());
   mab::edit::Notes notes;
@@ -214,8 +217,9 @@ TEST(Edit, ReduceKeepsOnlyTheKeysTheMotionNeeds) {
   // Every original key, interpolated from what was kept, within tolerance + quantisation.
   for (std::size_t i = 0; i < 2; ++i)
     for (std::size_t k = 0; k < 60; ++k)
-      EXPECT_LE(mab::angular_error_deg(mab::sample_bone(out, out.bones[i], static_cast<double>(k)), d.clip.bones[i].keys[k]),
-                0.01 + rep.max_error_deg + measure_deg)
+      EXPECT_LE(
+          mab::angular_error_deg(mab::sample_bone(out, out.bones[i], static_cast<double>(k)), d.clip.bones[i].keys[k]),
+          0.01 + rep.max_error_deg + measure_deg)
           << i << " " << k;
   // A loose tolerance drops the bump too.
   mab::Clip loose = d.clip;
@@ -236,8 +240,11 @@ TEST(Edit, ChainedCliOperationsEqualOneAtATime) {
                                         " --speed 2 --rotate-bone Root 0,0,1@30 --reverse --trim 0.2 1.0",
                                     &err);
   ASSERT_EQ(r.status, 0) << err;
-  ASSERT_EQ(mab::test::run_mab_split("edit " + src.string() + " -o " + a.string() + " --speed 2", &err).status, 0) << err;
-  ASSERT_EQ(mab::test::run_mab_split("edit " + a.string() + " -o " + b.string() + " --rotate-bone Root 0,0,1@30", &err).status, 0);
+  ASSERT_EQ(mab::test::run_mab_split("edit " + src.string() + " -o " + a.string() + " --speed 2", &err).status, 0)
+      << err;
+  ASSERT_EQ(mab::test::run_mab_split("edit " + a.string() + " -o " + b.string() + " --rotate-bone Root 0,0,1@30", &err)
+                .status,
+            0);
   ASSERT_EQ(mab::test::run_mab_split("edit " + b.string() + " -o " + c.string() + " --reverse", &err).status, 0);
   ASSERT_EQ(mab::test::run_mab_split("edit " + c.string() + " -o " + a.string() + " --trim 0.2 1.0", &err).status, 0);
   // Rotating, re-quantising, then re-quantising again can differ from one quantisation, so
@@ -250,12 +257,15 @@ TEST(Edit, ChainedCliOperationsEqualOneAtATime) {
   ASSERT_TRUE(diff.ok());
   EXPECT_LE(diff->max_deg, 0.02 + measure_deg) << "each step stays within its 0.01 degree bound";
   // Operations that do not re-quantise give identical bytes whichever way they are run.
-  ASSERT_EQ(mab::test::run_mab_split("edit " + src.string() + " -o " + chained.string() + " --speed 2 --reverse", &err).status, 0);
+  ASSERT_EQ(mab::test::run_mab_split("edit " + src.string() + " -o " + chained.string() + " --speed 2 --reverse", &err)
+                .status,
+            0);
   ASSERT_EQ(mab::test::run_mab_split("edit " + src.string() + " -o " + b.string() + " --speed 2", &err).status, 0);
   ASSERT_EQ(mab::test::run_mab_split("edit " + b.string() + " -o " + c.string() + " --reverse", &err).status, 0);
   EXPECT_EQ(load(chained), load(c));
   // Errors name the operation and write nothing.
-  r = mab::test::run_mab_split("edit " + src.string() + " -o " + (dir / "no.mab").string() + " --speed 2 --bits Tail 5", &err);
+  r = mab::test::run_mab_split("edit " + src.string() + " -o " + (dir / "no.mab").string() + " --speed 2 --bits Tail 5",
+                               &err);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(err.find("--bits Tail 5"), std::string::npos) << err;
   EXPECT_FALSE(std::filesystem::exists(dir / "no.mab"));
@@ -406,13 +416,18 @@ TEST(EditCli, ConvertAndDiffReportWhatTheyDid) {
   EXPECT_EQ(r.status, 0) << r.out << err;
   EXPECT_NE(r.out.find("3 bones compared: 3 identical"), std::string::npos) << r.out;
   const auto turned = dir / "turned.mab";
-  ASSERT_EQ(mab::test::run_mab_split("edit " + src.string() + " -o " + turned.string() + " --rotate-bone Pelvis 1,0,0@5", &err).status, 0) << err;
+  ASSERT_EQ(mab::test::run_mab_split(
+                "edit " + src.string() + " -o " + turned.string() + " --rotate-bone Pelvis 1,0,0@5", &err)
+                .status,
+            0)
+      << err;
   r = mab::test::run_mab_split("diff " + src.string() + " " + turned.string() + " --json", &err);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(r.out.find("\"hash\": \"0xB021FD58\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"identical\": false"), std::string::npos) << r.out;
   r = mab::test::run_mab_split("convert " + (mab::test::corpus_dir() / "wd1" / "mixed_k17_padded_markup.mab").string() +
-                                   " --to fc5 -o " + (dir / "no.mab").string(), &err);
+                                   " --to fc5 -o " + (dir / "no.mab").string(),
+                               &err);
   EXPECT_EQ(r.status, 1);
   EXPECT_NE(err.find("Markup"), std::string::npos) << err;
   EXPECT_FALSE(std::filesystem::exists(dir / "no.mab"));

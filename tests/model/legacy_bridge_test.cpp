@@ -57,7 +57,8 @@ TEST(LegacyBridge, ABoneKeyedAndConstantIsTwoBonesOfOneId) {
   bool constant_already = false;
   for (const auto& k : both.constant_rotations) constant_already |= k.bone == id;
   ASSERT_FALSE(constant_already);
-  both.constant_rotations.push_back({id, mab::encode_quat48(mab::Quat{}), mab::decode_quat48(mab::encode_quat48(mab::Quat{}))});
+  both.constant_rotations.push_back(
+      {id, mab::encode_quat48(mab::Quat{}), mab::decode_quat48(mab::encode_quat48(mab::Quat{}))});
   std::sort(both.constant_rotations.begin(), both.constant_rotations.end(),
             [](const auto& a, const auto& b) { return a.bone < b.bone; });
   const mab::Clip clip = mab::clip_from_legacy(both);

@@ -63,9 +63,8 @@ inline CliRun run_mab_split(const std::string& args, std::string* err = nullptr)
 
 // A fresh, empty folder for the running test: <tmp>/<prefix>_<pid>_<test name>.
 inline std::filesystem::path test_temp_dir(const std::string& prefix) {
-  auto d = std::filesystem::temp_directory_path() /
-           (prefix + "_" + std::to_string(::getpid()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  auto d = std::filesystem::temp_directory_path() / (prefix + "_" + std::to_string(::getpid()) + "_" +
+                                                     ::testing::UnitTest::GetInstance()->current_test_info()->name());
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d;

@@ -51,9 +51,9 @@ class GltfBuilder {
   }
 
   // A sampler from accessor `input` to `output` and a channel driving `path` of `node`.
-  void add_channel(int anim, int input, int output, int node, const char* path,
-                   const char* interpolation = "LINEAR") {
-    while (static_cast<int>(j["animations"].size()) <= anim) j["animations"].push_back({{"samplers", nlohmann::json::array()}, {"channels", nlohmann::json::array()}});
+  void add_channel(int anim, int input, int output, int node, const char* path, const char* interpolation = "LINEAR") {
+    while (static_cast<int>(j["animations"].size()) <= anim)
+      j["animations"].push_back({{"samplers", nlohmann::json::array()}, {"channels", nlohmann::json::array()}});
     auto& a = j["animations"][static_cast<std::size_t>(anim)];
     a["samplers"].push_back({{"input", input}, {"output", output}, {"interpolation", interpolation}});
     a["channels"].push_back({{"sampler", a["samplers"].size() - 1}, {"target", {{"node", node}, {"path", path}}}});

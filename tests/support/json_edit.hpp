@@ -19,7 +19,8 @@ namespace mab::test {
 // The .mab bytes of corpus file `rel` (relative to corpus/) after `edit` of its document (the
 // "codes" view removed, so edits of the clip need not agree with it). Empty, with a test
 // failure, when the document does not import.
-inline std::vector<std::uint8_t> edited_via_json(const std::string& rel, const std::function<void(nlohmann::json&)>& edit) {
+inline std::vector<std::uint8_t> edited_via_json(const std::string& rel,
+                                                 const std::function<void(nlohmann::json&)>& edit) {
   auto d = decode_clip(load_container(corpus_dir() / rel));
   EXPECT_TRUE(d.ok()) << rel;
   if (!d) return {};

@@ -14,8 +14,7 @@ struct NaiveBits {
   void put(std::uint32_t value, unsigned nbits) {
     for (unsigned i = 0; i < nbits; ++i, ++pos) {
       if (pos % 8 == 0) bytes.push_back(0);
-      if ((value >> i) & 1u)
-        bytes.back() = static_cast<std::uint8_t>(bytes.back() | (1u << (pos % 8)));
+      if ((value >> i) & 1u) bytes.back() = static_cast<std::uint8_t>(bytes.back() | (1u << (pos % 8)));
     }
   }
 };

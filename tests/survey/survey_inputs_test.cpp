@@ -43,8 +43,8 @@ TEST(SurveyInputs, OddClipsFailTheSanityChecksByName) {
   ASSERT_GE(constants->size(), 6u);
   std::fill(constants->begin(), constants->begin() + 6, 0xFF);
   (*constants)[5] = 0x7F;
-  cases.push_back({*mab::write_container(c), "constant 0: a code with no valid quaternion",
-                   "wd1 a code with no valid quaternion"});
+  cases.push_back(
+      {*mab::write_container(c), "constant 0: a code with no valid quaternion", "wd1 a code with no valid quaternion"});
   for (const auto& k : cases) {
     mab::survey::Stats stats;
     const auto r = mab::survey::survey_file(k.bytes, "odd.mab", stats);
@@ -79,9 +79,9 @@ TEST(SurveyInputs, WarningsAndLongClipsAreCounted) {
 
 TEST(SurveyInputs, UnreadableFilesAreCountedWithTheirError) {
   mab::survey::Stats stats;
-  const auto r = mab::survey::unreadable("gone.mab", mab::make_error(mab::ErrorCode::io_error, mab::no_offset, "gone.mab",
-                                                                      "No such file or directory"),
-                                         stats);
+  const auto r = mab::survey::unreadable(
+      "gone.mab", mab::make_error(mab::ErrorCode::io_error, mab::no_offset, "gone.mab", "No such file or directory"),
+      stats);
   EXPECT_FALSE(r.sane);
   EXPECT_EQ(r.error_code, "io_error");
   EXPECT_EQ(r.first_error.rfind("read: io_error", 0), 0u) << r.first_error;

@@ -55,7 +55,8 @@ TEST(Survey, JsonCheckSamplesByPath) {
   EXPECT_FALSE(mab::survey::survey_file(bytes, "a.mab", s, o).json_identity.has_value());
   o.json_every = 4;
   std::size_t checked = 0;
-  for (int i = 0; i < 200; ++i) checked += mab::survey::survey_file(bytes, "f" + std::to_string(i), s, o).json_identity.has_value();
+  for (int i = 0; i < 200; ++i)
+    checked += mab::survey::survey_file(bytes, "f" + std::to_string(i), s, o).json_identity.has_value();
   EXPECT_GT(checked, 25u);
   EXPECT_LT(checked, 75u);
   // The same path is always checked or always not.

@@ -22,8 +22,7 @@ class BitReader {
  public:
   BitReader() = default;
   // `file_offset` is the file position of data[0]; it only feeds error offsets.
-  explicit BitReader(std::span<const std::uint8_t> data,
-                     std::uint64_t file_offset = no_offset) noexcept;
+  explicit BitReader(std::span<const std::uint8_t> data, std::uint64_t file_offset = no_offset) noexcept;
 
   // Precondition-free: nbits > 32 fails the reader like an overrun.
   std::uint32_t read(unsigned nbits) noexcept {
@@ -44,8 +43,7 @@ class BitReader {
     const std::uint64_t end_byte = (pos_ + std::uint64_t{nbits} * count) >> 3;
     if (nbits <= 16 && end_byte < fast_end_) [[likely]] {
       std::uint64_t p = pos_;
-      for (unsigned i = 0; i < count; ++i, p += nbits)
-        out[i] = static_cast<std::uint16_t>(bits_at(p, nbits));
+      for (unsigned i = 0; i < count; ++i, p += nbits) out[i] = static_cast<std::uint16_t>(bits_at(p, nbits));
       pos_ = p;
       return;
     }
@@ -112,8 +110,7 @@ class BitWriter {
  public:
   BitWriter() = default;
   // Appends after the bytes already in `out`.
-  explicit BitWriter(std::vector<std::uint8_t> out) noexcept
-      : out_(std::move(out)), len_(out_.size()) {}
+  explicit BitWriter(std::vector<std::uint8_t> out) noexcept : out_(std::move(out)), len_(out_.size()) {}
 
   // Only the low `nbits` of value are written; nbits above 32 is treated as 32.
   void write(std::uint32_t value, unsigned nbits) {

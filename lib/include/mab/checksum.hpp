@@ -22,7 +22,7 @@ namespace mab::checksum {
 enum class Kind : std::uint8_t {
   crc,
   adler32,
-  fletcher32,   // 16-bit little-endian words, modulo 65535, odd tail padded with 0
+  fletcher32,  // 16-bit little-endian words, modulo 65535, odd tail padded with 0
   fnv1_32,
   fnv1a_32,
   sum32,        // sum of the bytes, modulo 2^32
@@ -83,9 +83,9 @@ struct RangeSpec {
   enum class FieldMode : std::uint8_t { zeroed, skipped };
 
   Start start_kind = Start::absolute;
-  std::uint64_t start = 0;     // added to the start landmark
+  std::uint64_t start = 0;  // added to the start landmark
   End end_kind = End::eof;
-  std::uint64_t end_back = 0;  // subtracted from the end landmark
+  std::uint64_t end_back = 0;          // subtracted from the end landmark
   FieldMode mode = FieldMode::zeroed;  // only matters when the range covers the field
   friend bool operator==(const RangeSpec&, const RangeSpec&) = default;
 };
@@ -103,8 +103,7 @@ std::optional<std::uint64_t> find_ani(std::span<const std::uint8_t> file);
 std::optional<std::uint64_t> animation_data_size(std::span<const std::uint8_t> file);
 
 bool covers_field(const ResolvedRange& r, const FieldSpec& field);
-Result<ResolvedRange> resolve(const RangeSpec& range, std::span<const std::uint8_t> file,
-                              const FieldSpec& field);
+Result<ResolvedRange> resolve(const RangeSpec& range, std::span<const std::uint8_t> file, const FieldSpec& field);
 // The bytes the checksum covers: the range, with the field zeroed or removed.
 std::vector<std::uint8_t> covered_bytes(std::span<const std::uint8_t> file, const ResolvedRange& r,
                                         const FieldSpec& field);

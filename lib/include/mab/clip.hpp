@@ -49,12 +49,12 @@ struct RootMotion {
 
 // One part animation entry (format 12): a prop, attachment or anchor animated with the clip.
 struct ClipPart {
-  float start = 0.0f;                // seconds
-  float end = 0.0f;                  // seconds
-  std::uint32_t parent_hash = 0;     // the bone it hangs from (CRC-32, decision 11)
-  std::uint32_t attachment_hash = 0; // the bone / attachment name (CRC-32)
-  std::uint8_t type = 0;             // PartEventType: 1 InPossession, 6 IKPath, 7 Anchor, 8 SubPartInPossession
-  int nested_block = -1;             // the container block holding its nested CAnimData, -1 none
+  float start = 0.0f;                 // seconds
+  float end = 0.0f;                   // seconds
+  std::uint32_t parent_hash = 0;      // the bone it hangs from (CRC-32, decision 11)
+  std::uint32_t attachment_hash = 0;  // the bone / attachment name (CRC-32)
+  std::uint8_t type = 0;              // PartEventType: 1 InPossession, 6 IKPath, 7 Anchor, 8 SubPartInPossession
+  int nested_block = -1;              // the container block holding its nested CAnimData, -1 none
   friend bool operator==(const ClipPart&, const ClipPart&) = default;
 };
 

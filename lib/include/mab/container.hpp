@@ -41,14 +41,14 @@ static_assert(sizeof(AniShape) == 1);
 // negative zero survive; use duration()/frame_rate() to read them.
 struct AniHeader {
   AniShape shape = AniShape::wdl;
-  std::uint64_t skeleton_bone_crc = 0;  // WD1: u32 "header3"; WDL/FC5: u64 (format 4.1, 4.2)
-  std::uint64_t skeleton_path_id = 0;   // WDL/FC5 only
+  std::uint64_t skeleton_bone_crc = 0;                     // WD1: u32 "header3"; WDL/FC5: u64 (format 4.1, 4.2)
+  std::uint64_t skeleton_path_id = 0;                      // WDL/FC5 only
   std::array<std::uint8_t, 3> signature{{'a', 'N', 'i'}};  // 'aNp' also accepted (format 16 (C14))
   std::uint8_t flags = 0;                                  // format 4.5
   std::uint32_t animation_data_size = 0;
   std::uint32_t duration_bits = 0;
-  std::uint32_t frame_rate_bits = 0;     // WDL/FC5 only
-  std::uint16_t bone_count_field = 0;    // count in the low bits, flags above (decision 5)
+  std::uint32_t frame_rate_bits = 0;       // WDL/FC5 only
+  std::uint16_t bone_count_field = 0;      // count in the low bits, flags above (decision 5)
   std::vector<std::uint16_t> data_counts;  // 7 (WD1) or 10
   std::uint16_t counts_padding = 0;        // WDL/FC5, after the counts
   std::vector<std::uint32_t> offsets;      // 11 (WD1) or 12, relative to the block base
@@ -113,7 +113,7 @@ enum class SizeRule : std::uint8_t {
 struct Block {
   std::uint64_t original_base = 0;  // absolute file offset of the block base
   std::variant<AniHeader, Fc4Header, LegacyHeader> header;
-  std::vector<Bone> bones;       // 'aNi': tables after the header; FC4: read from its tables
+  std::vector<Bone> bones;        // 'aNi': tables after the header; FC4: read from its tables
   std::vector<Segment> segments;  // file order; segments[0] is the preamble (may be empty)
   std::vector<int> slot_segment;  // per offset field: segment index, or -1 when 0 (absent)
   SizeRule size_rule = SizeRule::verbatim;
@@ -136,7 +136,7 @@ struct Block {
 struct Container {
   const VariantInfo* variant = nullptr;
   OuterHeader header;
-  std::vector<Block> blocks;  // top-level blocks in file order, then chained legacy clips
+  std::vector<Block> blocks;              // top-level blocks in file order, then chained legacy clips
   std::vector<std::uint8_t> opaque_body;  // LayoutKind::opaque, or a layout guess that did not fit
   std::string opaque_reason;              // why the body is opaque, if it is
   std::uint64_t original_size = 0;
@@ -159,8 +159,7 @@ struct Placement {
   std::vector<PlacedBlock> blocks;
 };
 
-Result<Container> read_container(std::span<const std::uint8_t> file,
-                                 const Limits& limits = default_limits);
+Result<Container> read_container(std::span<const std::uint8_t> file, const Limits& limits = default_limits);
 Result<Placement> place(const Container& c);
 Result<std::vector<std::uint8_t>> write_container(const Container& c);
 

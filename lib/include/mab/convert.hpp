@@ -29,7 +29,6 @@ struct ConvertReport {
 };
 
 Result<std::vector<std::uint8_t>> convert_clip(const Container& source, std::size_t block, Game target,
-                                               const ConvertOptions& options = {},
-                                               ConvertReport* report = nullptr);
+                                               const ConvertOptions& options = {}, ConvertReport* report = nullptr);
 
 }  // namespace mab

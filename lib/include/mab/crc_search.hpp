@@ -26,7 +26,7 @@ struct InputFile {
 };
 
 struct SearchOptions {
-  FieldSpec field{};             // its endian is the only one tried unless both_endians
+  FieldSpec field{};  // its endian is the only one tried unless both_endians
   bool both_endians = true;
   std::size_t max_ranges = 4096;  // budget of the start x end sweep
   unsigned threads = 0;           // 0: one per hardware thread
@@ -62,11 +62,11 @@ struct SearchStats {
   std::size_t algorithms = 0;       // CRCs + other checksums
   std::uint64_t candidates = 0;     // (algorithm, range, byte order, part) hypotheses
   std::uint64_t free_init_candidates = 0;
-  std::uint64_t solver_systems = 0;     // (range group, reflection, byte order) systems
-  std::uint64_t solver_polynomials = 0; // candidate polynomials tested
-  std::size_t weak_matches = 0;         // matched every file but with too little evidence
-  std::size_t suppressed = 0;           // equivalent variants of a better match
-  std::vector<std::string> notes;       // why some things were not tried
+  std::uint64_t solver_systems = 0;      // (range group, reflection, byte order) systems
+  std::uint64_t solver_polynomials = 0;  // candidate polynomials tested
+  std::size_t weak_matches = 0;          // matched every file but with too little evidence
+  std::size_t suppressed = 0;            // equivalent variants of a better match
+  std::vector<std::string> notes;        // why some things were not tried
   double seconds = 0;
 };
 

@@ -68,8 +68,7 @@ double key_rate(const Container& c, std::size_t block) noexcept;
 // Rotations (format 9) must decode or the call fails; translations, root motion and part
 // entries (format 10, 12) are decoded where the bytes prove a reading and otherwise stay opaque,
 // each with its evidence in DecodedClip::evidence.
-Result<DecodedClip> decode_clip(Container container, std::size_t block = 0,
-                                const Limits& limits = default_limits);
+Result<DecodedClip> decode_clip(Container container, std::size_t block = 0, const Limits& limits = default_limits);
 Result<DecodedClip> decode_clip(Container container, std::size_t block, const DecodeOptions& options,
                                 const Limits& limits = default_limits);
 

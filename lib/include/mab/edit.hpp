@@ -112,11 +112,11 @@ struct BoneDiff {
   std::string name;
   // The rotation (all zero when neither clip rotates the bone).
   double max_deg = 0, mean_deg = 0;
-  double worst_time_s = 0;  // where the difference peaks
-  std::size_t times = 0;    // compared: both bones' key times, merged
-  std::ptrdiff_t key_a = -1, key_b = -1;  // as ChannelDiff's
-  Quat rotation_a, rotation_b;            // each clip's rotation at worst_time_s, as it samples it
-  bool rotated = true;                    // false: neither clip rotates it (listed for its translation)
+  double worst_time_s = 0;                 // where the difference peaks
+  std::size_t times = 0;                   // compared: both bones' key times, merged
+  std::ptrdiff_t key_a = -1, key_b = -1;   // as ChannelDiff's
+  Quat rotation_a, rotation_b;             // each clip's rotation at worst_time_s, as it samples it
+  bool rotated = true;                     // false: neither clip rotates it (listed for its translation)
   std::optional<ChannelDiff> translation;  // when both clips translate it
   bool root_motion = false;                // the clip's root motion (Far Cry 2/3: the trajectory)
 };

@@ -20,7 +20,7 @@ inline constexpr double default_max_translation_error = 0.001;
 
 struct EncodeOptions {
   double max_error_deg = default_max_error_deg;  // bound for choose_depth and raise_depth
-  bool choose_depth = false;    // re-pick each changed bone's bit depth (format 5.3 low nibble)
+  bool choose_depth = false;                     // re-pick each changed bone's bit depth (format 5.3 low nibble)
   // Keep a changed bone's bit depth (so only its changed chunks are re-quantised) unless
   // its error then exceeds max_error_deg; then re-pick it as choose_depth does. A bone the
   // original lacks (added, or constant before) always gets a chosen depth. A depth the edit
@@ -47,9 +47,9 @@ struct EncodeOptions {
 struct EncodeReport {
   std::size_t chunks_reused = 0, chunks_requantised = 0;
   std::size_t constants_reused = 0, constants_encoded = 0;
-  double max_error_deg = 0;              // over every re-quantised key
-  std::vector<double> bone_error_deg;    // per bone of the edited clip (0 when reused)
-  double max_error_bound = 0;            // EncodeOptions::max_error_deg
+  double max_error_deg = 0;            // over every re-quantised key
+  std::vector<double> bone_error_deg;  // per bone of the edited clip (0 when reused)
+  double max_error_bound = 0;          // EncodeOptions::max_error_deg
   // Translations (format 10.1): chunks per translated bone, and the largest error of a
   // re-quantised translation component, in file units.
   std::size_t translation_chunks_reused = 0, translation_chunks_requantised = 0;
@@ -88,12 +88,10 @@ struct EncodeReport {
 // chunks are re-quantised (error in EncodeReport). Data of a section that was not decoded
 // cannot be added (invalid_argument naming the section and its evidence).
 Result<std::vector<std::uint8_t>> encode_clip(const DecodedClip& original, const Clip& edited,
-                                              const EncodeOptions& options = {},
-                                              EncodeReport* report = nullptr);
+                                              const EncodeOptions& options = {}, EncodeReport* report = nullptr);
 
 // As encode_clip, returning the container instead of bytes.
 Result<Container> encode_clip_container(const DecodedClip& original, const Clip& edited,
-                                        const EncodeOptions& options = {},
-                                        EncodeReport* report = nullptr);
+                                        const EncodeOptions& options = {}, EncodeReport* report = nullptr);
 
 }  // namespace mab

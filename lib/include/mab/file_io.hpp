@@ -18,8 +18,8 @@ namespace mab {
 
 // `zero_padding` zero bytes are appended after the file's bytes, in the same allocation (a
 // reader that may read past the end, as simdjson does, then needs no copy).
-Result<std::vector<std::uint8_t>> read_file(const std::filesystem::path& path,
-                                            const Limits& limits = default_limits, std::size_t zero_padding = 0);
+Result<std::vector<std::uint8_t>> read_file(const std::filesystem::path& path, const Limits& limits = default_limits,
+                                            std::size_t zero_padding = 0);
 
 enum class OutputKind : std::uint8_t {
   new_file = 0,      // nothing there yet: a regular file is created, atomically
@@ -35,7 +35,7 @@ struct OutputTarget {
   std::filesystem::path path;  // as given
   std::filesystem::path file;  // what is written
   OutputKind kind = OutputKind::new_file;
-  bool through_link = false;    // `path` is a symbolic link
+  bool through_link = false;     // `path` is a symbolic link
   std::uint64_t hard_links = 1;  // replace_file: names of the file; the others keep the old contents
 };
 

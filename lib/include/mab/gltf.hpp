@@ -66,14 +66,14 @@ struct GltfExportOptions {
 struct GltfExportReport {
   std::size_t animations = 0, channels = 0, keys = 0, nodes = 0;
   std::size_t translation_channels = 0;  // of `channels` (Far Cry 2/3: translations, root motion)
-  std::size_t named = 0;  // bones named from `names` or the skeleton
+  std::size_t named = 0;                 // bones named from `names` or the skeleton
   struct SkippedBlock {
     std::size_t block;
     std::string reason;
   };
-  std::vector<SkippedBlock> skipped_blocks;  // blocks whose rotations do not decode
-  std::vector<std::uint32_t> bones_without_node;       // with a skeleton: bones it lacks
-  std::vector<std::string> nodes_without_bone;         // skeleton joints no block animates
+  std::vector<SkippedBlock> skipped_blocks;       // blocks whose rotations do not decode
+  std::vector<std::uint32_t> bones_without_node;  // with a skeleton: bones it lacks
+  std::vector<std::string> nodes_without_bone;    // skeleton joints no block animates
   // The frame rate at which every key of the first exported block falls on a whole frame (the
   // scene rate to set in Blender before importing), also in the scene's and each animation's
   // extras ("fps").
@@ -103,10 +103,10 @@ enum class GltfRotations : std::uint8_t {
 struct GltfImportOptions {
   GltfRotations rotations = GltfRotations::automatic;
   const GltfSkeleton* skeleton = nullptr;  // the --skeleton of the export; default: its flat rig
-  std::optional<std::size_t> animation;  // index; default: see import_gltf
-  std::string animation_name;            // or by name
-  std::optional<std::size_t> block;      // template block to write; default: see import_gltf
-  bool keep_times = false;  // the glTF's own key times, rounded to the key rate (decision 7)
+  std::optional<std::size_t> animation;    // index; default: see import_gltf
+  std::string animation_name;              // or by name
+  std::optional<std::size_t> block;        // template block to write; default: see import_gltf
+  bool keep_times = false;                 // the glTF's own key times, rounded to the key rate (decision 7)
   double max_error_deg = 0.01;
   // Units (EncodeOptions::max_translation_error); given, it is also refused when missed.
   std::optional<double> max_translation_error;
@@ -152,23 +152,23 @@ struct GltfAnimationImport {
   std::size_t animation = 0;
   std::string animation_name;
   std::size_t block = 0;
-  std::size_t keys = 0;                // key times of the block written
+  std::size_t keys = 0;  // key times of the block written
   bool times_from_template = false;
-  double key_rate = 0;           // key time units per second (decision 7)
-  double max_time_shift_s = 0;   // the glTF's times: the largest move onto the key-rate grid
-  std::size_t bones_matched = 0;       // template bones with a rotation channel
-  std::size_t keys_matched = 0;        // sampled keys equal to the template within tolerance
+  double key_rate = 0;            // key time units per second (decision 7)
+  double max_time_shift_s = 0;    // the glTF's times: the largest move onto the key-rate grid
+  std::size_t bones_matched = 0;  // template bones with a rotation channel
+  std::size_t keys_matched = 0;   // sampled keys equal to the template within tolerance
   std::size_t keys_changed = 0;
-  double max_matched_deviation_deg = 0;      // largest deviation among the matched keys
-  std::vector<std::uint32_t> bones_changed;  // bones whose rotations changed
-  std::vector<std::uint32_t> bones_kept;     // template bones without a channel: as they were
-  std::vector<std::uint32_t> bones_resampled;  // ... resampled onto a new timeline
-  std::vector<std::string> nodes_unmatched;  // animated nodes with no template bone
+  double max_matched_deviation_deg = 0;             // largest deviation among the matched keys
+  std::vector<std::uint32_t> bones_changed;         // bones whose rotations changed
+  std::vector<std::uint32_t> bones_kept;            // template bones without a channel: as they were
+  std::vector<std::uint32_t> bones_resampled;       // ... resampled onto a new timeline
+  std::vector<std::string> nodes_unmatched;         // animated nodes with no template bone
   std::vector<std::uint32_t> no_rotation_track;     // channel on a bone the template does not rotate, at rest
   std::vector<std::uint32_t> rotation_added;        // ... that moves it: a new rotation track
   std::vector<std::uint32_t> constant_to_animated;  // template constant bones that now move
-  std::size_t keys_before_reduce = 0;  // with reduce_deg: keys before key reduction
-  double reduce_error_deg = 0;         // largest deviation of a dropped key
+  std::size_t keys_before_reduce = 0;               // with reduce_deg: keys before key reduction
+  double reduce_error_deg = 0;                      // largest deviation of a dropped key
   EncodeReport encode;
   // Keys set between the template's key times: the key times the block gained for them (key
   // units, increasing) and the largest move of such a key onto the key grid (decision 7).
@@ -176,9 +176,9 @@ struct GltfAnimationImport {
   double max_added_shift_s = 0;
   // template_times: changes between the template's key times that were not carried.
   struct Dropped {
-    std::string track;      // bone label
+    std::string track;  // bone label
     double time_s = 0;
-    double deviation = 0;   // degrees (or units) from what the block plays there
+    double deviation = 0;  // degrees (or units) from what the block plays there
   };
   std::vector<Dropped> dropped;
   // A tool resampled the channels on a grid missing the template's times: the grid's rate,
@@ -192,7 +192,7 @@ struct GltfAnimationImport {
   // Far Cry 2/3 blocks (sampled at every frame; keys_* count frames of rotation tracks):
   bool legacy = false;
   std::size_t translations_matched = 0, translations_changed = 0;  // frames, within match_tolerance_units
-  std::vector<std::string> tracks_changed;  // "bone_21 rotation", "trajectory translation", ...
+  std::vector<std::string> tracks_changed;                         // "bone_21 rotation", "trajectory translation", ...
   // Channels on nodes of the bank (bone_<id>, trajectory) the clip has no track for, unedited
   // (Blender writes every bone): at rest, or held at a pose of that node in another clip:
   // nothing to store. Edited ones land in tracks_changed ("bone_4 rotation (new constant)") or
@@ -208,7 +208,7 @@ struct GltfImportReport {
   std::vector<std::string> ignored_channels;  // translation/scale/weights: one line per kind
   std::vector<NewFieldDefault> defaults;      // new clip: fields without a source
   std::vector<std::string> notes;
-  double max_error_deg = 0;                   // over every animation
+  double max_error_deg = 0;  // over every animation
 };
 
 struct GltfImport {

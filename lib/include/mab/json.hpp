@@ -78,8 +78,8 @@ Status export_json(const Container& c, const LegacyClip& clip, const JsonSink& s
 
 // What export_block_json wrote.
 struct JsonExportReport {
-  bool clip = false;         // the block's tracks decoded: "clip" (version 2: "legacy_clip" for Far Cry 2/3)
-  std::string clip_absent;   // otherwise: why not (also the document's "clip_absent")
+  bool clip = false;        // the block's tracks decoded: "clip" (version 2: "legacy_clip" for Far Cry 2/3)
+  std::string clip_absent;  // otherwise: why not (also the document's "clip_absent")
 };
 
 // The document of block `block` of `c` as stored: its clip when it decodes, else the container
@@ -136,9 +136,9 @@ struct JsonImport {
   EncodeReport report;              // of encode_clip when clip_encoded
   bool legacy_encoded = false;      // a Far Cry 2/3 document, written by encode_legacy_clip
   LegacyEncodeReport legacy_report;
-  LegacyBridgeReport bridge;        // version 3 Far Cry 2/3: what legacy_from_clip kept and edited
-  std::size_t original_size = 0;    // of the file the document's container stands for
-  bool identical = false;           // `bytes` are that file's, byte for byte
+  LegacyBridgeReport bridge;      // version 3 Far Cry 2/3: what legacy_from_clip kept and edited
+  std::size_t original_size = 0;  // of the file the document's container stands for
+  bool identical = false;         // `bytes` are that file's, byte for byte
   // That file's bytes: `mab import` finds the file by them, which only --in-place replaces.
   std::vector<std::uint8_t> original;
 };

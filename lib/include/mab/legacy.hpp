@@ -24,7 +24,7 @@ using Vec3 = std::array<float, 3>;
 
 // How a keyed-rotation section (slot 3) lays out its group offsets.
 enum class LegacyGroupTable : std::uint8_t {
-  none = 0,      // no tracks: the array header alone (JB-DOC's writer for an empty mask)
+  none = 0,       // no tracks: the array header alone (JB-DOC's writer for an empty mask)
   per_group = 1,  // one i32 per group (format 13)
   with_end = 2,   // one per group, then where the last group ends (JB-DOC's later revision)
 };
@@ -73,8 +73,8 @@ struct LegacyTranslationTrack {
 // u32 count, then 172-byte records, one per participant of the scene. Fields JB-DOC names are
 // typed; the bytes it does not decode are kept as they are.
 struct LegacyTagName {
-  std::uint32_t hash = 0;                 // CRC-32 of the text (decision 11's function; JB-DOC: "" gives 0)
-  std::array<std::uint8_t, 32> bytes{};   // NUL-padded text
+  std::uint32_t hash = 0;                // CRC-32 of the text (decision 11's function; JB-DOC: "" gives 0)
+  std::array<std::uint8_t, 32> bytes{};  // NUL-padded text
 
   std::string text() const;  // up to the first NUL
   // Printable ASCII up to the first NUL and zeros after it: text() says everything.
@@ -88,11 +88,11 @@ struct LegacyTagRecord {
   std::array<std::uint8_t, 8> bytes_4{};  // +0x04..+0x0B, not decoded
   // +0x0C: the participant's clip, in bytes from this record's own start (JB-DOC, JB-PY).
   std::int32_t clip_offset = 0;
-  float start = 0.0f;                     // +0x10, seconds
-  float end = 0.0f;                       // +0x14
+  float start = 0.0f;  // +0x10, seconds
+  float end = 0.0f;    // +0x14
   // +0x18 what is animated, +0x3C the bone it hangs from, +0x60 unused, +0x84 reference.
   std::array<LegacyTagName, 4> names{};
-  std::uint32_t pointer_slot = 0;         // +0xA8: the engine's, 0 on disk
+  std::uint32_t pointer_slot = 0;  // +0xA8: the engine's, 0 on disk
   // Decoded, not stored: the block of this container whose base clip_offset reaches, or -1.
   int clip_block = -1;
 };
@@ -135,10 +135,10 @@ struct LegacyClip {
   std::vector<Vec3> trajectory_translation;       // slot 0
   std::vector<Quat48> trajectory_rotation_codes;  // slot 1
   std::vector<Quat> trajectory_rotation;
-  std::vector<LegacyConstantRotation> constant_rotations;     // slot 2
-  std::vector<LegacyRotationTrack> rotations;                 // slot 3
+  std::vector<LegacyConstantRotation> constant_rotations;        // slot 2
+  std::vector<LegacyRotationTrack> rotations;                    // slot 3
   std::vector<LegacyConstantTranslation> constant_translations;  // slot 4
-  std::vector<LegacyTranslationTrack> translations;           // slot 5
+  std::vector<LegacyTranslationTrack> translations;              // slot 5
   // Array headers as stored, per slot 0..5 (count 0 and absent when the slot is empty).
   std::array<bool, 6> present{};
   std::array<LegacyArrayHeader, 6> headers{};
@@ -212,11 +212,11 @@ struct LegacyEncodeOptions {
 LegacyEncodeOptions legacy_edit_policy(double max_error_deg = default_max_error_deg);
 
 struct LegacyEncodeReport {
-  std::size_t sections_kept = 0;       // array sections whose bytes are the original's
+  std::size_t sections_kept = 0;  // array sections whose bytes are the original's
   std::size_t sections_rewritten = 0;
   std::size_t tag_records_edited = 0;  // slot 6 records and slot 7 nodes written with new fields
   std::size_t events_edited = 0;
-  std::size_t keys_before = 0;         // stored keyed-rotation keys, original and written
+  std::size_t keys_before = 0;  // stored keyed-rotation keys, original and written
   std::size_t keys_after = 0;
   // Of keys_after: keys at a frame the original keyed, with its exact code (every key of a
   // track the edit left alone), and keys at frames the original did not key (an edited track

@@ -43,12 +43,12 @@ LegacyTimeMap legacy_trim_map(const Clip& before, double start_s) noexcept;
 LegacyTimeMap legacy_reverse_map(const Clip& before) noexcept;
 
 struct LegacyBridgeReport {
-  std::size_t tracks_kept = 0;      // keyed tracks whose samples equal the original's: stored keys kept
-  std::size_t tracks_edited = 0;    // keyed tracks handed to the sparse writer as samples
-  bool resampled_to_frames = false; // the edited key times were not every frame: sampled at every frame
-  std::size_t events_moved = 0;     // event nodes given a new time by the LegacyTimeMap
-  std::size_t events_outside = 0;   // of all nodes, those whose time falls outside [0, duration]
-  std::string duration_rule;        // as LegacyTrimReport's, when lastFrame changed
+  std::size_t tracks_kept = 0;       // keyed tracks whose samples equal the original's: stored keys kept
+  std::size_t tracks_edited = 0;     // keyed tracks handed to the sparse writer as samples
+  bool resampled_to_frames = false;  // the edited key times were not every frame: sampled at every frame
+  std::size_t events_moved = 0;      // event nodes given a new time by the LegacyTimeMap
+  std::size_t events_outside = 0;    // of all nodes, those whose time falls outside [0, duration]
+  std::string duration_rule;         // as LegacyTrimReport's, when lastFrame changed
 };
 
 // `edited` (a clip_from_legacy of `original`, edited) as a LegacyClip for encode_legacy_clip.

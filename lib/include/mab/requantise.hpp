@@ -56,7 +56,6 @@ Result<QuantisedTrack> choose_bit_depth(std::span<const Quat> keys, double max_e
 
 // Transposes per-bone chunk codes into a stream with its table; tracks[b].chunks must all
 // have chunk_count(key_count) entries and tracks[b].nbits is bone b's depth.
-Result<RotationStream> build_rotation_stream(std::span<const QuantisedTrack> tracks,
-                                             std::uint32_t key_count);
+Result<RotationStream> build_rotation_stream(std::span<const QuantisedTrack> tracks, std::uint32_t key_count);
 
 }  // namespace mab

@@ -68,7 +68,7 @@ using Status = Result<void>;
   } while (0)
 // Declare `lhs` from the value of a Result, or return its error.
 #define MAB_ASSIGN(lhs, expr) MAB_ASSIGN_IMPL(MAB_CONCAT(mab_assign_r_, __LINE__), lhs, expr)
-#define MAB_ASSIGN_IMPL(tmp, lhs, expr)        \
-  auto tmp = (expr);                           \
-  if (!tmp) return std::move(tmp).error();     \
+#define MAB_ASSIGN_IMPL(tmp, lhs, expr)    \
+  auto tmp = (expr);                       \
+  if (!tmp) return std::move(tmp).error(); \
   lhs = std::move(tmp).value()

@@ -20,15 +20,13 @@ inline constexpr unsigned keys_per_chunk = 8;
 // bytes. Fields a block does not store are zero after decoding and ignored when encoding:
 // `signs` when cflags bit 3 is clear, `raw[j]` of a constant component, raw[j][f] for f >= F.
 struct BoneChunkCodes {
-  std::uint8_t cflags = 0;  // bits 0-2 constant flags, bit 3 signs present, bits 4-5 wInd
-  std::uint8_t signs = 0;   // bit f: negate the reconstructed component of key f
+  std::uint8_t cflags = 0;                            // bits 0-2 constant flags, bit 3 signs present, bits 4-5 wInd
+  std::uint8_t signs = 0;                             // bit f: negate the reconstructed component of key f
   std::array<std::uint16_t, 3> headers{};             // constant v, or varying h
   std::array<std::array<std::uint16_t, 8>, 3> raw{};  // [component][key], n bits each
 
   unsigned omitted() const noexcept { return (unsigned{cflags} >> 4) & 3u; }
-  bool is_constant(unsigned component) const noexcept {
-    return (unsigned{cflags} >> component) & 1u;
-  }
+  bool is_constant(unsigned component) const noexcept { return (unsigned{cflags} >> component) & 1u; }
   bool has_signs() const noexcept { return (cflags & 8u) != 0; }
   friend bool operator==(const BoneChunkCodes&, const BoneChunkCodes&) = default;
 };
@@ -117,23 +115,20 @@ void decode_block(const BoneChunkCodes& codes, unsigned nbits, std::span<Quat> o
 // `section` is the whole JointRotations extent; `bit_depths[b]` is n (1..16) of animated bone b
 // (flag & 0x0F) + 1, format 5.3). Checks the table (size 4*(ceil(K/8)+1), ascending, inside the
 // section) and that each chunk ends exactly at its table end with zero pad bits (decision 6).
-Result<RotationStream> decode_rotation_stream(std::span<const std::uint8_t> section,
-                                              std::uint32_t key_count,
+Result<RotationStream> decode_rotation_stream(std::span<const std::uint8_t> section, std::uint32_t key_count,
                                               std::span<const std::uint8_t> bit_depths,
-                                              std::uint64_t section_file_offset,
-                                              const Limits& limits = default_limits);
+                                              std::uint64_t section_file_offset, const Limits& limits = default_limits);
 
 // Writes a fresh table, the chunks and then `tail`. Fails with invalid_argument when the
 // codes do not fit the clip shape (chunk or bone count, a sign or raw value wider than its
 // field, n outside 1..16) and limit_exceeded when an offset would not fit in 32 bits.
-Result<std::vector<std::uint8_t>> encode_rotation_stream(const RotationStream& stream,
-                                                         std::uint32_t key_count,
+Result<std::vector<std::uint8_t>> encode_rotation_stream(const RotationStream& stream, std::uint32_t key_count,
                                                          std::span<const std::uint8_t> bit_depths);
 
 // The table the encoder writes for these codes (chunks must already match the clip shape).
-Result<std::vector<std::uint32_t>> compute_chunk_table(
-    const std::vector<std::vector<BoneChunkCodes>>& chunks, std::uint32_t key_count,
-    std::span<const std::uint8_t> bit_depths);
+Result<std::vector<std::uint32_t>> compute_chunk_table(const std::vector<std::vector<BoneChunkCodes>>& chunks,
+                                                       std::uint32_t key_count,
+                                                       std::span<const std::uint8_t> bit_depths);
 
 // Every key of every animated bone.
 Result<RotationTracks> decode_rotations(const RotationStream& stream, std::uint32_t key_count,

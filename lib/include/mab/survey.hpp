@@ -31,13 +31,13 @@ struct FileResult {
   std::string variant = "unknown";  // VariantInfo::short_name
   std::string confidence;           // to_string(Confidence), empty when unknown
   bool parsed = false;
-  bool round_trip = false;  // written back byte for byte
+  bool round_trip = false;               // written back byte for byte
   std::size_t errors = 0, warnings = 0;  // findings of validate and validate_decode (`mab verify`'s)
   // Blocks, and those that decode as `mab export` decodes them: an 'aNi' block's rotations, a
   // Far Cry 2/3 clip's tracks (format 13).
   std::size_t blocks = 0, decoded_blocks = 0;
-  bool sane = true;                  // every decoded block passed the sanity checks
-  std::string sanity;                // the first sanity failure
+  bool sane = true;                   // every decoded block passed the sanity checks
+  std::string sanity;                 // the first sanity failure
   std::optional<bool> json_identity;  // nullopt: not checked
   std::string first_error;            // "stage: message"; empty when there is none
   std::string error_code;             // to_string(ErrorCode) of first_error

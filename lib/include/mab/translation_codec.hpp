@@ -48,9 +48,9 @@ struct TranslationChunkCodes {
 };
 
 struct TranslationStream {
-  std::vector<std::uint32_t> chunk_table;                   // as read: numChunks + 1 entries
-  std::vector<std::vector<TranslationChunkCodes>> chunks;   // [chunk][translated bone]
-  std::vector<std::uint8_t> tail;                           // bytes after the last chunk end
+  std::vector<std::uint32_t> chunk_table;                  // as read: numChunks + 1 entries
+  std::vector<std::vector<TranslationChunkCodes>> chunks;  // [chunk][translated bone]
+  std::vector<std::uint8_t> tail;                          // bytes after the last chunk end
   friend bool operator==(const TranslationStream&, const TranslationStream&) = default;
 };
 
@@ -68,21 +68,18 @@ Vec3 decode_translation_key(const TranslationChunkCodes& codes, unsigned key, Tr
 // `section` is the whole JointTranslations extent. Checks the chunk table (size
 // 4*(ceil(K/8)+1), ascending, inside the section), every entry's n (1..16), and that each
 // chunk ends exactly at its table end with zero pad bits (decision 6, as for rotations).
-Result<TranslationStream> decode_translation_stream(std::span<const std::uint8_t> section,
-                                                    std::uint32_t key_count,
+Result<TranslationStream> decode_translation_stream(std::span<const std::uint8_t> section, std::uint32_t key_count,
                                                     std::span<const TranslationEntry> entries,
                                                     std::uint64_t section_file_offset,
                                                     const Limits& limits = default_limits);
 
 // A fresh table, the chunks, then `tail`. invalid_argument when the codes do not fit the shape
 // (chunk or bone count, a raw value wider than n bits, cflags above 7, n outside 1..16).
-Result<std::vector<std::uint8_t>> encode_translation_stream(const TranslationStream& stream,
-                                                            std::uint32_t key_count,
+Result<std::vector<std::uint8_t>> encode_translation_stream(const TranslationStream& stream, std::uint32_t key_count,
                                                             std::span<const TranslationEntry> entries);
 
 // Every key of every translated bone: [bone][key].
-Result<std::vector<std::vector<Vec3>>> decode_translations(const TranslationStream& stream,
-                                                           std::uint32_t key_count,
+Result<std::vector<std::vector<Vec3>>> decode_translations(const TranslationStream& stream, std::uint32_t key_count,
                                                            std::span<const TranslationEntry> entries);
 
 // --- Re-quantiser ---

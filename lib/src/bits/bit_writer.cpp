@@ -5,9 +5,7 @@
 
 namespace mab {
 
-void BitWriter::grow(std::size_t at_least) {
-  out_.resize(std::max(len_ + at_least, out_.size() * 2 + 64));
-}
+void BitWriter::grow(std::size_t at_least) { out_.resize(std::max(len_ + at_least, out_.size() * 2 + 64)); }
 
 void BitWriter::flush_bytes() {
   align_to_byte();

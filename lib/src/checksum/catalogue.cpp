@@ -145,11 +145,16 @@ struct Alias {
 };
 
 constexpr std::array aliases{
-    Alias{"CRC-32", "CRC-32/ISO-HDLC"},      Alias{"CRC32", "CRC-32/ISO-HDLC"},
-    Alias{"CRC-32/ZLIB", "CRC-32/ISO-HDLC"}, Alias{"CRC-32/PKZIP", "CRC-32/ISO-HDLC"},
-    Alias{"CRC-32C", "CRC-32/ISCSI"},        Alias{"CRC-32/POSIX", "CRC-32/CKSUM"},
-    Alias{"CRC-32Q", "CRC-32/AIXM"},         Alias{"CRC-16", "CRC-16/ARC"},
-    Alias{"CRC-16/CCITT-FALSE", "CRC-16/IBM-3740"}, Alias{"CRC-8", "CRC-8/SMBUS"},
+    Alias{"CRC-32", "CRC-32/ISO-HDLC"},
+    Alias{"CRC32", "CRC-32/ISO-HDLC"},
+    Alias{"CRC-32/ZLIB", "CRC-32/ISO-HDLC"},
+    Alias{"CRC-32/PKZIP", "CRC-32/ISO-HDLC"},
+    Alias{"CRC-32C", "CRC-32/ISCSI"},
+    Alias{"CRC-32/POSIX", "CRC-32/CKSUM"},
+    Alias{"CRC-32Q", "CRC-32/AIXM"},
+    Alias{"CRC-16", "CRC-16/ARC"},
+    Alias{"CRC-16/CCITT-FALSE", "CRC-16/IBM-3740"},
+    Alias{"CRC-8", "CRC-8/SMBUS"},
     Alias{"CRC-64", "CRC-64/ECMA-182"},
 };
 

@@ -14,7 +14,7 @@ namespace mab::checksum {
 
 namespace {
 
-constexpr std::array others{Kind::adler32, Kind::fletcher32, Kind::fnv1_32, Kind::fnv1a_32,
+constexpr std::array others{Kind::adler32, Kind::fletcher32,  Kind::fnv1_32, Kind::fnv1a_32,
                             Kind::sum32,   Kind::sum32_words, Kind::xor32};
 constexpr std::uint32_t fnv_basis = 0x811C9DC5u;
 constexpr std::uint32_t fnv_prime = 0x01000193u;
@@ -133,7 +133,8 @@ void OtherState::update(std::span<const std::uint8_t> data) noexcept {
         const auto shift = static_cast<unsigned>((count_ & 3u) * 8u);
         word_ |= std::uint32_t{c} << shift;
         if ((count_ & 3u) == 3u) {
-          if (kind_ == Kind::xor32) a_ ^= word_; else a_ += word_;
+          if (kind_ == Kind::xor32) a_ ^= word_;
+          else a_ += word_;
           word_ = 0;
         }
         ++count_;
@@ -154,10 +155,8 @@ std::uint32_t OtherState::value() const noexcept {
       }
       return static_cast<std::uint32_t>((b << 16) | a);
     }
-    case Kind::sum32_words:
-      return static_cast<std::uint32_t>(a_ + ((count_ & 3u) ? word_ : 0u));
-    case Kind::xor32:
-      return static_cast<std::uint32_t>(a_ ^ ((count_ & 3u) ? word_ : 0u));
+    case Kind::sum32_words: return static_cast<std::uint32_t>(a_ + ((count_ & 3u) ? word_ : 0u));
+    case Kind::xor32: return static_cast<std::uint32_t>(a_ ^ ((count_ & 3u) ? word_ : 0u));
     default: return static_cast<std::uint32_t>(a_);
   }
 }
@@ -220,14 +219,16 @@ std::vector<std::uint8_t> covered_bytes(std::span<const std::uint8_t> file, cons
                                         const FieldSpec& field) {
   const auto b = static_cast<std::size_t>(r.begin);
   const auto e = static_cast<std::size_t>(r.end);
-  std::vector<std::uint8_t> out(file.begin() + static_cast<std::ptrdiff_t>(b), file.begin() + static_cast<std::ptrdiff_t>(e));
+  std::vector<std::uint8_t> out(file.begin() + static_cast<std::ptrdiff_t>(b),
+                                file.begin() + static_cast<std::ptrdiff_t>(e));
   if (!covers_field(r, field)) return out;
   const auto fb = static_cast<std::size_t>(std::max(r.begin, field.offset) - r.begin);
   const auto fe = static_cast<std::size_t>(std::min(r.end, field.offset + field.length) - r.begin);
   if (r.skip_field) {
     out.erase(out.begin() + static_cast<std::ptrdiff_t>(fb), out.begin() + static_cast<std::ptrdiff_t>(fe));
   } else {
-    std::fill(out.begin() + static_cast<std::ptrdiff_t>(fb), out.begin() + static_cast<std::ptrdiff_t>(fe), std::uint8_t{0});
+    std::fill(out.begin() + static_cast<std::ptrdiff_t>(fb), out.begin() + static_cast<std::ptrdiff_t>(fe),
+              std::uint8_t{0});
   }
   return out;
 }
@@ -347,7 +348,10 @@ Result<ChecksumSpec> parse_spec(std::string_view text) {
     i = j;
     const auto eq = token.find('=');
     if (eq == std::string_view::npos) {
-      if (algo_name.empty()) { algo_name = std::string(token); continue; }
+      if (algo_name.empty()) {
+        algo_name = std::string(token);
+        continue;
+      }
       return bad_spec("spec", "expected key=value, got '" + std::string(token) + "'");
     }
     const auto key = lower(token.substr(0, eq));
@@ -364,13 +368,19 @@ Result<ChecksumSpec> parse_spec(std::string_view text) {
       return {};
     };
     if (key == "algo" || key == "name") algo_name = std::string(value);
-    else if (key == "width") { MAB_TRY(number(width)); }
-    else if (key == "poly") { MAB_TRY(number(poly)); }
-    else if (key == "init") { MAB_TRY(number(init)); }
-    else if (key == "xorout") { MAB_TRY(number(xorout)); }
-    else if (key == "refin") { MAB_TRY(boolean(refin)); }
-    else if (key == "refout") { MAB_TRY(boolean(refout)); }
-    else if (key == "check" || key == "residue") continue;
+    else if (key == "width") {
+      MAB_TRY(number(width));
+    } else if (key == "poly") {
+      MAB_TRY(number(poly));
+    } else if (key == "init") {
+      MAB_TRY(number(init));
+    } else if (key == "xorout") {
+      MAB_TRY(number(xorout));
+    } else if (key == "refin") {
+      MAB_TRY(boolean(refin));
+    } else if (key == "refout") {
+      MAB_TRY(boolean(refout));
+    } else if (key == "check" || key == "residue") continue;
     else if (key == "part") {
       const auto p = lower(value);
       if (p == "low") spec.algo.part = Part::low;
@@ -426,7 +436,8 @@ std::uint64_t compute_raw(const Algorithm& algo, std::span<const std::uint8_t> m
 }
 
 Result<std::uint64_t> read_field(std::span<const std::uint8_t> file, const FieldSpec& f) {
-  if (f.length < 1 || f.length > 8) return make_error(ErrorCode::invalid_argument, f.offset, "field", "length must be 1..8");
+  if (f.length < 1 || f.length > 8)
+    return make_error(ErrorCode::invalid_argument, f.offset, "field", "length must be 1..8");
   if (f.offset > file.size() || file.size() - f.offset < f.length)
     return make_error(ErrorCode::truncated, f.offset, "field",
                       "need " + std::to_string(f.length) + " bytes, file has " + std::to_string(file.size()));

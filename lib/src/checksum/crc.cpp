@@ -38,9 +38,7 @@ std::uint64_t pow_mod(std::uint64_t base, std::uint64_t n, std::uint64_t poly, u
 
 }  // namespace
 
-std::uint64_t width_mask(unsigned width) {
-  return width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1u;
-}
+std::uint64_t width_mask(unsigned width) { return width >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << width) - 1u; }
 
 std::uint64_t reflect(std::uint64_t value, unsigned width) {
   std::uint64_t out = 0;
@@ -137,9 +135,7 @@ std::uint64_t CrcEngine::output_of_poly(std::uint64_t poly_reg) const {
 
 std::uint64_t CrcEngine::finish(std::uint64_t reg) const { return output_of_poly(to_poly(reg)); }
 
-std::uint64_t CrcEngine::compute(std::span<const std::uint8_t> data) const {
-  return finish(update(start_, data));
-}
+std::uint64_t CrcEngine::compute(std::span<const std::uint8_t> data) const { return finish(update(start_, data)); }
 
 Result<std::uint64_t> compute(const CrcParams& params, std::span<const std::uint8_t> data) {
   MAB_ASSIGN(auto engine, CrcEngine::make(params));
@@ -149,10 +145,10 @@ Result<std::uint64_t> compute(const CrcParams& params, std::span<const std::uint
 std::string describe(const CrcParams& p) {
   const int digits = static_cast<int>((p.width + 3) / 4);
   char buf[256];
-  std::snprintf(buf, sizeof buf, "width=%u poly=0x%0*llx init=0x%0*llx refin=%s refout=%s xorout=0x%0*llx",
-                p.width, digits, static_cast<unsigned long long>(p.poly), digits,
-                static_cast<unsigned long long>(p.init), p.refin ? "true" : "false",
-                p.refout ? "true" : "false", digits, static_cast<unsigned long long>(p.xorout));
+  std::snprintf(buf, sizeof buf, "width=%u poly=0x%0*llx init=0x%0*llx refin=%s refout=%s xorout=0x%0*llx", p.width,
+                digits, static_cast<unsigned long long>(p.poly), digits, static_cast<unsigned long long>(p.init),
+                p.refin ? "true" : "false", p.refout ? "true" : "false", digits,
+                static_cast<unsigned long long>(p.xorout));
   return buf;
 }
 

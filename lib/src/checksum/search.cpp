@@ -25,7 +25,7 @@ using crc::CrcParams;
 struct FileData {
   std::span<const std::uint8_t> bytes;
   std::array<std::vector<std::uint8_t>, 2> view;  // [0]: field zeroed, [1]: field removed
-  std::array<std::uint64_t, 2> values{};           // field read little / big endian
+  std::array<std::uint64_t, 2> values{};          // field read little / big endian
 };
 
 struct Candidate {
@@ -86,8 +86,8 @@ PrefixIndex build_index(const std::vector<Candidate>& cands, std::size_t file, c
   }
   for (const auto& c : cands) {
     const auto v = view_span(c.resolved[file], field);
-    ix.refs.push_back(RangeRef{v.view, index_of(ix.positions[v.view], v.begin),
-                               index_of(ix.positions[v.view], v.end), index_of(ix.lengths, v.end - v.begin)});
+    ix.refs.push_back(RangeRef{v.view, index_of(ix.positions[v.view], v.begin), index_of(ix.positions[v.view], v.end),
+                               index_of(ix.lengths, v.end - v.begin)});
   }
   return ix;
 }
@@ -120,7 +120,8 @@ std::vector<std::uint64_t> shift_table(const std::vector<std::uint64_t>& lengths
       for (std::uint64_t i = 0; i < delta; ++i)
         cur = inverse ? crc::mul_xinv8(cur, p.poly, p.width) : crc::mul_x8(cur, p.poly, p.width);
     } else {
-      const auto step = inverse ? crc::xpow_inv_mod(8 * delta, p.poly, p.width) : crc::xpow_mod(8 * delta, p.poly, p.width);
+      const auto step =
+          inverse ? crc::xpow_inv_mod(8 * delta, p.poly, p.width) : crc::xpow_mod(8 * delta, p.poly, p.width);
       cur = crc::mulmod(cur, step, p.poly, p.width);
     }
     prev = len;
@@ -217,7 +218,8 @@ void crc_task(Shared& sh, const CrcParams& params, const PrefixIndex& ix0, const
       const auto init = crc::mulmod(treg ^ re, tinv0[ref.li], params.poly, 32) ^ rs;
       if (init == params.init) continue;
       const auto& ref1 = ix1->refs[ci];
-      const auto reg1 = r1[ref1.view][ref1.ei] ^ crc::mulmod(r1[ref1.view][ref1.si] ^ init, t1[ref1.li], params.poly, 32);
+      const auto reg1 =
+          r1[ref1.view][ref1.ei] ^ crc::mulmod(r1[ref1.view][ref1.si] ^ init, t1[ref1.li], params.poly, 32);
       if (full->output_of_poly(reg1) != sh.files[1].values[endian == Endian::little ? 0 : 1]) continue;
       CrcParams p = params;
       p.init = init;
@@ -326,9 +328,15 @@ std::vector<Candidate> build_candidates(const std::vector<FileData>& files, cons
     bool ok = true;
     for (const auto& fd : files) {
       auto r = resolve(c.spec, fd.bytes, f);
-      if (!r || r->end == r->begin) { ok = false; break; }
+      if (!r || r->end == r->begin) {
+        ok = false;
+        break;
+      }
       // A range that covers only part of the field is never what a writer does.
-      if (covers_field(*r, f) && (r->begin > f.offset || r->end < f.offset + f.length)) { ok = false; break; }
+      if (covers_field(*r, f) && (r->begin > f.offset || r->end < f.offset + f.length)) {
+        ok = false;
+        break;
+      }
       c.resolved.push_back(*r);
     }
     if (!ok) continue;
@@ -411,15 +419,20 @@ Status sweep_catalogue(Shared& sh, unsigned threads, SearchStats& st) {
               std::to_string(st.standard_ranges) + " standard), " + std::to_string(tasks) + " algorithms, " +
               std::to_string(threads) + " threads");
   std::exception_ptr failure;
-  run_parallel(tasks, threads, [&](std::size_t i) {
-    if (i < cat.size()) crc_task(sh, cat[i].params, ix0, &ix1);
-    else other_task(sh, others[i - cat.size()]);
-    const auto d = ++sh.done;
-    if (d % 16 == 0 || d == tasks)
-      sh.progress("crc-search: catalogue " + std::to_string(d) + "/" + std::to_string(tasks) + " algorithms");
-  }, failure);
+  run_parallel(
+      tasks, threads,
+      [&](std::size_t i) {
+        if (i < cat.size()) crc_task(sh, cat[i].params, ix0, &ix1);
+        else other_task(sh, others[i - cat.size()]);
+        const auto d = ++sh.done;
+        if (d % 16 == 0 || d == tasks)
+          sh.progress("crc-search: catalogue " + std::to_string(d) + "/" + std::to_string(tasks) + " algorithms");
+      },
+      failure);
   if (failure) {
-    try { std::rethrow_exception(failure); } catch (const std::exception& e) {
+    try {
+      std::rethrow_exception(failure);
+    } catch (const std::exception& e) {
       return make_error(ErrorCode::invalid_argument, no_offset, "search", std::string("internal failure: ") + e.what());
     }
   }
@@ -443,10 +456,8 @@ void score_sweep_matches(Shared& sh, const SearchStats& st) {
   const double free_cost = std::log2(std::max<double>(1.0, static_cast<double>(st.free_init_candidates)));
   for (auto& m : sh.found) {
     const double per_file = std::min<double>(m.spec.algo.width(), fb);
-    if (m.method == Method::free_init)
-      m.evidence_bits = per_file * (distinct - 1) - free_cost;
-    else
-      m.evidence_bits = per_file * distinct - cat_cost;
+    if (m.method == Method::free_init) m.evidence_bits = per_file * (distinct - 1) - free_cost;
+    else m.evidence_bits = per_file * distinct - cat_cost;
   }
 }
 
@@ -512,7 +523,8 @@ std::vector<Match> rank_matches(Shared& sh, SearchStats& st) {
     return std::make_tuple(static_cast<int>(m.method), it == cand_order.end() ? cands.size() : it->second,
                            static_cast<int>(m.spec.field.endian), static_cast<int>(m.spec.algo.part));
   };
-  std::stable_sort(sh.found.begin(), sh.found.end(), [&](const Match& a, const Match& b) { return order(a) < order(b); });
+  std::stable_sort(sh.found.begin(), sh.found.end(),
+                   [&](const Match& a, const Match& b) { return order(a) < order(b); });
   std::vector<Match> out;
   std::set<std::string> keys;
   for (auto& m : sh.found) {
@@ -558,7 +570,8 @@ Result<SearchReport> search(std::span<const InputFile> inputs, const SearchOptio
   st.ranges = cands.size();
 
   Shared sh{files, cands, opt, {}, {}, {}, {}, {}, {}, 0};
-  sh.endians = opt.both_endians ? std::vector<Endian>{Endian::little, Endian::big} : std::vector<Endian>{opt.field.endian};
+  sh.endians =
+      opt.both_endians ? std::vector<Endian>{Endian::little, Endian::big} : std::vector<Endian>{opt.field.endian};
   const unsigned threads = opt.threads != 0 ? opt.threads : std::max(1u, std::thread::hardware_concurrency());
   MAB_TRY(sweep_catalogue(sh, threads, st));
   score_sweep_matches(sh, st);

@@ -21,8 +21,8 @@ namespace mab::checksum::detail {
 
 namespace {
 
-using NTL::GF2X;
 using crc::CrcParams;
+using NTL::GF2X;
 
 constexpr std::uint64_t all_ones = 0xFFFFFFFFu;
 constexpr std::size_t max_candidates = 4096;
@@ -220,7 +220,7 @@ struct FileEq {
 struct Prepared {
   std::vector<FileEq> files;                               // distinct (message, value)
   std::vector<std::pair<std::size_t, std::size_t>> pairs;  // indices into files, equal lengths
-  bool pinned_mode = false;  // no equal-length pair: pairs of any length, init guessed
+  bool pinned_mode = false;                                // no equal-length pair: pairs of any length, init guessed
   std::uint64_t signature = 0;
 };
 
@@ -239,8 +239,8 @@ Prepared prepare(const SolverRange& range, std::span<const std::array<std::uint6
   Prepared p;
   std::map<std::pair<std::uint64_t, std::uint64_t>, std::size_t> seen;
   for (std::size_t f = 0; f < range.messages.size(); ++f) {
-    const auto key = std::make_pair(fnv64(fnv64_u64(0xcbf29ce484222325ull, range.messages[f].size()), range.messages[f]),
-                                    values[f][0]);
+    const auto key = std::make_pair(
+        fnv64(fnv64_u64(0xcbf29ce484222325ull, range.messages[f].size()), range.messages[f]), values[f][0]);
     if (seen.emplace(key, f).second) p.files.push_back(FileEq{f, range.messages[f]});
   }
   std::map<std::size_t, std::size_t> first_of_length;
@@ -283,7 +283,7 @@ struct Hypothesis {
   const char* name;
   int pin_init;  // -1 free, else pinned to 0 / all ones
   int pin_xor;
-  double cost;   // bits paid for choosing it
+  double cost;  // bits paid for choosing it
 };
 
 struct Shared {
@@ -324,10 +324,8 @@ void test_candidate(Shared& sh, std::size_t ri, const Combo& combo, std::uint64_
     }
   }
   static constexpr Hypothesis free_hyps[] = {
-      {"init and xorout solved", -1, -1, 0.0},
-      {"xorout 0", -1, 0, 2.0},
-      {"xorout all ones", -1, 1, 2.0},
-      {"init 0", 0, -1, 2.0},
+      {"init and xorout solved", -1, -1, 0.0}, {"xorout 0", -1, 0, 2.0},
+      {"xorout all ones", -1, 1, 2.0},         {"init 0", 0, -1, 2.0},
       {"init all ones", 1, -1, 2.0},
   };
   const Hypothesis pinned_hyps[] = {
@@ -335,8 +333,8 @@ void test_candidate(Shared& sh, std::size_t ri, const Combo& combo, std::uint64_
       {"init guessed, xorout 0", pinned_init, 0, 3.0},
       {"init guessed, xorout all ones", pinned_init, 1, 3.0},
   };
-  const std::span<const Hypothesis> hyps = pinned_init < 0 ? std::span<const Hypothesis>(free_hyps)
-                                                           : std::span<const Hypothesis>(pinned_hyps);
+  const std::span<const Hypothesis> hyps =
+      pinned_init < 0 ? std::span<const Hypothesis>(free_hyps) : std::span<const Hypothesis>(pinned_hyps);
   const double files = static_cast<double>(prep.files.size());
   double best_spare = -1e9;
   const Hypothesis* best = nullptr;
@@ -345,8 +343,14 @@ void test_candidate(Shared& sh, std::size_t ri, const Combo& combo, std::uint64_
     ++sh.hypotheses;
     auto sys = rows;
     unsigned pinned_bits = 0;
-    if (h.pin_init >= 0) { pin(sys, 0, h.pin_init ? all_ones : 0); pinned_bits += 32; }
-    if (h.pin_xor >= 0) { pin(sys, 32, h.pin_xor ? all_ones : 0); pinned_bits += 32; }
+    if (h.pin_init >= 0) {
+      pin(sys, 0, h.pin_init ? all_ones : 0);
+      pinned_bits += 32;
+    }
+    if (h.pin_xor >= 0) {
+      pin(sys, 32, h.pin_xor ? all_ones : 0);
+      pinned_bits += 32;
+    }
     const auto sol = gauss(std::move(sys));
     if (!sol.consistent) continue;
     const double spare = 32.0 * files - 32.0 - static_cast<double>(sol.rank - pinned_bits) - h.cost;
@@ -367,8 +371,8 @@ void test_candidate(Shared& sh, std::size_t ri, const Combo& combo, std::uint64_
     if (best->pin_init >= 0) pin(base, 0, best->pin_init ? all_ones : 0);
     if (best->pin_xor >= 0) pin(base, 32, best->pin_xor ? all_ones : 0);
     int best_score = -1;
-    for (const auto& [first, value] : {std::pair{32u, 0ull}, std::pair{32u, 0xFFFFFFFFull}, std::pair{0u, 0ull},
-                                      std::pair{0u, 0xFFFFFFFFull}}) {
+    for (const auto& [first, value] :
+         {std::pair{32u, 0ull}, std::pair{32u, 0xFFFFFFFFull}, std::pair{0u, 0ull}, std::pair{0u, 0xFFFFFFFFull}}) {
       auto sys = base;
       pin(sys, first, value);
       const auto sol = gauss(std::move(sys));
@@ -431,8 +435,9 @@ std::vector<std::uint64_t> candidates_for(const Shared& sh, const Prepared& prep
 
 }  // namespace
 
-Result<SolverResult> solve_crc32(std::span<const SolverRange> ranges, std::span<const std::array<std::uint64_t, 2>> values,
-                                 std::span<const Endian> endians, const SolverOptions& options) {
+Result<SolverResult> solve_crc32(std::span<const SolverRange> ranges,
+                                 std::span<const std::array<std::uint64_t, 2>> values, std::span<const Endian> endians,
+                                 const SolverOptions& options) {
   Shared sh;
   sh.ranges = ranges;
   sh.values = values;

@@ -51,7 +51,7 @@ struct SolverResult {
 // values[f][e]: field value of file f read little- (e = 0) or big-endian (e = 1).
 // `endians` lists which of the two to try.
 Result<SolverResult> solve_crc32(std::span<const SolverRange> ranges,
-                                 std::span<const std::array<std::uint64_t, 2>> values,
-                                 std::span<const Endian> endians, const SolverOptions& options);
+                                 std::span<const std::array<std::uint64_t, 2>> values, std::span<const Endian> endians,
+                                 const SolverOptions& options);
 
 }  // namespace mab::checksum::detail

@@ -13,8 +13,8 @@ std::uint64_t block_bits(unsigned cflags_bits, unsigned sign_bits, std::uint8_t 
   return bits;
 }
 
-std::string block_field(unsigned cflags_bits, unsigned sign_bits, std::uint8_t cflags, std::uint64_t off,
-                        unsigned keys, unsigned nbits) {
+std::string block_field(unsigned cflags_bits, unsigned sign_bits, std::uint8_t cflags, std::uint64_t off, unsigned keys,
+                        unsigned nbits) {
   if (off < cflags_bits) return "cflags";
   off -= cflags_bits;
   if (off < sign_bits) return "signs";

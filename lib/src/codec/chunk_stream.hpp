@@ -38,8 +38,8 @@ std::uint64_t block_bits(unsigned cflags_bits, unsigned sign_bits, std::uint8_t 
 
 // Names the block field holding bit `off` of a bone block, for overrun reports. `cflags` is
 // what was read (0 if the overrun hit the flags themselves, which then name the field).
-std::string block_field(unsigned cflags_bits, unsigned sign_bits, std::uint8_t cflags, std::uint64_t off,
-                        unsigned keys, unsigned nbits);
+std::string block_field(unsigned cflags_bits, unsigned sign_bits, std::uint8_t cflags, std::uint64_t off, unsigned keys,
+                        unsigned nbits);
 
 template <class Format>
 unsigned sign_bits(const typename Format::Codes& k, unsigned keys) noexcept {
@@ -86,9 +86,9 @@ Status check_chunk_codes(const std::vector<std::vector<typename Format::Codes>>&
       const auto& k = chunks[c][b];
       const auto where = [&] { return chunk_field(Format::section, c) + ".bone[" + std::to_string(b) + "]"; };
       if (k.cflags > max_cflags)
-        return make_error(ErrorCode::invalid_argument, no_offset, where() + ".cflags",
-                          "cflags " + std::to_string(k.cflags) + " does not fit " +
-                              std::to_string(Format::cflags_bits) + " bits");
+        return make_error(
+            ErrorCode::invalid_argument, no_offset, where() + ".cflags",
+            "cflags " + std::to_string(k.cflags) + " does not fit " + std::to_string(Format::cflags_bits) + " bits");
       if constexpr (requires { k.signs; }) {
         if (Format::has_signs(k) && (k.signs >> keys) != 0)
           return make_error(ErrorCode::invalid_argument, no_offset, where() + ".signs",
@@ -99,10 +99,10 @@ Status check_chunk_codes(const std::vector<std::vector<typename Format::Codes>>&
         if (k.is_constant(j)) continue;
         for (unsigned f = 0; f < keys; ++f)
           if (k.raw[j][f] > max_raw)
-            return make_error(ErrorCode::invalid_argument, no_offset,
-                              where() + ".raw[" + std::to_string(j) + "][" + std::to_string(f) + "]",
-                              "value " + std::to_string(k.raw[j][f]) + " does not fit " +
-                                  std::to_string(depths[b]) + " bits");
+            return make_error(
+                ErrorCode::invalid_argument, no_offset,
+                where() + ".raw[" + std::to_string(j) + "][" + std::to_string(f) + "]",
+                "value " + std::to_string(k.raw[j][f]) + " does not fit " + std::to_string(depths[b]) + " bits");
       }
     }
   }

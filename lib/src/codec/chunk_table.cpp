@@ -15,9 +15,9 @@ Status check_stream_counts(std::string_view section, std::uint32_t key_count, st
     return make_error(ErrorCode::limit_exceeded, base, name + ".key_count",
                       std::to_string(key_count) + " keys, limit " + std::to_string(limits.max_keys));
   if (tracks > limits.max_bones)
-    return make_error(ErrorCode::limit_exceeded, base, name + ".bones",
-                      std::to_string(tracks) + " " + std::string(tracks_what) + ", limit " +
-                          std::to_string(limits.max_bones));
+    return make_error(
+        ErrorCode::limit_exceeded, base, name + ".bones",
+        std::to_string(tracks) + " " + std::string(tracks_what) + ", limit " + std::to_string(limits.max_bones));
   const std::size_t nchunks = chunk_count(key_count);
   if (nchunks > limits.max_chunks)
     return make_error(ErrorCode::limit_exceeded, base, name + ".chunks",
@@ -39,9 +39,9 @@ Result<std::vector<std::uint32_t>> read_chunk_table(std::span<const std::uint8_t
                       "table size " + std::to_string(stated) + ", " + std::to_string(key_count) + " keys need " +
                           std::to_string(table_bytes));
   if (section.size() < table_bytes)
-    return make_error(ErrorCode::truncated, at(base, section.size()), name + ".chunk_table",
-                      "table needs " + std::to_string(table_bytes) + " bytes, section has " +
-                          std::to_string(section.size()));
+    return make_error(
+        ErrorCode::truncated, at(base, section.size()), name + ".chunk_table",
+        "table needs " + std::to_string(table_bytes) + " bytes, section has " + std::to_string(section.size()));
   std::vector<std::uint32_t> table(nchunks + 1);
   table[0] = stated;
   for (std::size_t i = 1; i <= nchunks; ++i) {
@@ -50,9 +50,9 @@ Result<std::vector<std::uint32_t>> read_chunk_table(std::span<const std::uint8_t
       return make_error(ErrorCode::bad_chunk_table, at(base, 4 * i), name + ".chunk_table[" + std::to_string(i) + "]",
                         "chunk end " + std::to_string(end) + " is below the previous " + std::to_string(table[i - 1]));
     if (end > section.size())
-      return make_error(ErrorCode::out_of_bounds, at(base, 4 * i), name + ".chunk_table[" + std::to_string(i) + "]",
-                        "chunk end " + std::to_string(end) + " is past the section size " +
-                            std::to_string(section.size()));
+      return make_error(
+          ErrorCode::out_of_bounds, at(base, 4 * i), name + ".chunk_table[" + std::to_string(i) + "]",
+          "chunk end " + std::to_string(end) + " is past the section size " + std::to_string(section.size()));
     table[i] = end;
   }
   return table;

@@ -67,16 +67,14 @@ unsigned ceil_code(double x) noexcept {
 // sits on a base map back to it).
 unsigned base_code(double lo) noexcept { return floor_code((lo + 1.0) * 127.0 + step_tolerance); }
 // Smallest range m/127.5 reaching hi from base ("ceil-ish").
-unsigned range_code(double hi, float base) noexcept {
-  return ceil_code((hi - double{base}) * 127.5 - step_tolerance);
-}
+unsigned range_code(double hi, float base) noexcept { return ceil_code((hi - double{base}) * 127.5 - step_tolerance); }
 
 // Raw codes and decoded values of all keys for header (base, slope). Each code is the nearest
 // level, moved until the level maps back to itself: with a slope below float resolution
 // several levels decode to one float, and only one of them survives re-quantising. Returns
 // whether every code is the level of its own value.
-bool raw_codes(const double* v, float base, float slope, unsigned max_raw,
-               std::array<std::uint16_t, 8>& raw, std::array<float, component_lanes>& value) noexcept {
+bool raw_codes(const double* v, float base, float slope, unsigned max_raw, std::array<std::uint16_t, 8>& raw,
+               std::array<float, component_lanes>& value) noexcept {
   if (!(slope > 0.0f)) {
     raw.fill(0);
     value.fill(rotation_varying_value(base, slope, 0));
@@ -157,8 +155,8 @@ Component varying_component(const double* v, unsigned nbits, Span s) {
     }
     out.header = h;
     const unsigned k2 = base_code(rotation_varying_value(base, slope, rmin));
-    const unsigned m2 = range_code(rotation_varying_value(base, slope, rmax),
-                                   rotation_base(static_cast<std::uint16_t>(k2)));
+    const unsigned m2 =
+        range_code(rotation_varying_value(base, slope, rmax), rotation_base(static_cast<std::uint16_t>(k2)));
     settled = k2 == k && m2 == m;
     k = k2;
     m = m2;
@@ -168,8 +166,7 @@ Component varying_component(const double* v, unsigned nbits, Span s) {
   // again; quantise_component then decides constant or varying on the same decoded range.
   out.reproduces = settled && raws_converged;
   out.err = 0;
-  for (unsigned f = 0; f < component_lanes; ++f)
-    out.err = std::max(out.err, std::fabs(double{out.value[f]} - v[f]));
+  for (unsigned f = 0; f < component_lanes; ++f) out.err = std::max(out.err, std::fabs(double{out.value[f]} - v[f]));
   return out;
 }
 
@@ -258,7 +255,8 @@ Component quantise_scaled_component(const double* v, unsigned keys, unsigned nbi
   Component varying = varying_component(v, nbits, s);
   for (unsigned f = keys; f < component_lanes; ++f) varying.raw[f] = 0;
   varying.reproduces = false;
-  Component best = constant_err <= std::max(varying.err, slack) ? constant_component(constant_header, constant_err) : varying;
+  Component best =
+      constant_err <= std::max(varying.err, slack) ? constant_component(constant_header, constant_err) : varying;
   // A component that stays put (a key time added next to an equal key) at a depth the rest of
   // the track keeps: neither the constant's step nor base_code's grid need be within the slack.
   if (best.err > slack && s.lo == s.hi && nbits > 1) {
@@ -288,9 +286,7 @@ inline D2 ceil_codes(D2 x) noexcept {
 inline D2 base_codes(D2 lo) noexcept { return floor_codes((lo + 1.0) * 127.0 + step_tolerance); }
 // rotation_base
 inline D2 bases(D2 k) noexcept { return to_float(k * double{0.0078740157f} - 1.0); }
-inline D2 range_codes(D2 hi, D2 base) noexcept {
-  return ceil_codes((hi - base) * 127.5 - step_tolerance);
-}
+inline D2 range_codes(D2 hi, D2 base) noexcept { return ceil_codes((hi - base) * 127.5 - step_tolerance); }
 
 // raw_codes' arithmetic for one header per lane.
 struct Levels {
@@ -330,8 +326,7 @@ Component quantise_one(const double (*v)[4], unsigned s, unsigned keys, unsigned
 }
 
 // quantise_component on columns `first` and `first + 1`.
-void quantise_pair(const double (*v)[4], unsigned first, unsigned keys, unsigned nbits,
-                   Component* out) {
+void quantise_pair(const double (*v)[4], unsigned first, unsigned keys, unsigned nbits, Component* out) {
   D2 x[component_lanes];
   for (unsigned f = 0; f < component_lanes; ++f) x[f] = load(&v[f][first]);
 
@@ -354,8 +349,7 @@ void quantise_pair(const double (*v)[4], unsigned first, unsigned keys, unsigned
   D2 r[component_lanes];
   for (unsigned f = 0; f < component_lanes; ++f) r[f] = levels.level(x[f]);
   const L2 small = slope < 0x1p-16;
-  const L2 raws_converged =
-      (small[0] | small[1]) != 0 ? levels.converge(r, component_lanes, ~small) : ~L2{};
+  const L2 raws_converged = (small[0] | small[1]) != 0 ? levels.converge(r, component_lanes, ~small) : ~L2{};
   D2 value[component_lanes];
   for (unsigned f = 0; f < component_lanes; ++f) value[f] = levels.decoded(r[f]);
   D2 rmin = r[0], rmax = r[0];
@@ -368,8 +362,7 @@ void quantise_pair(const double (*v)[4], unsigned first, unsigned keys, unsigned
   const D2 m2 = range_codes(levels.decoded(rmax), bases(k2));
   const L2 settled = (k2 == k) & (m2 == m);
   D2 varying_err = splat(0.0);
-  for (unsigned f = 0; f < component_lanes; ++f)
-    varying_err = max2(varying_err, abs2(value[f] - x[f]));
+  for (unsigned f = 0; f < component_lanes; ++f) varying_err = max2(varying_err, abs2(value[f] - x[f]));
 
   // The choice of quantise_component; only its first two outcomes are taken here. A constant
   // misses lo or hi by at least half the spread, so where that half exceeds the varying error
@@ -415,8 +408,7 @@ void quantise_pair(const double (*v)[4], unsigned first, unsigned keys, unsigned
     } else {
       c.constant = false;
       c.reproduces = raws_converged[s] != 0;
-      c.header = static_cast<std::uint16_t>((static_cast<unsigned>(m[s]) << 8) |
-                                            static_cast<unsigned>(k[s]));
+      c.header = static_cast<std::uint16_t>((static_cast<unsigned>(m[s]) << 8) | static_cast<unsigned>(k[s]));
       for (unsigned f = 0; f < component_lanes; ++f) {
         c.raw[f] = static_cast<std::uint16_t>(r[f][s]);
         c.value[f] = static_cast<float>(value[f][s]);
@@ -470,11 +462,9 @@ bool stored_exactly(const double* v, unsigned keys, unsigned nbits) {
         rmax = max2(rmax, r[p]);
       }
       const auto code = [](double c) { return static_cast<std::uint16_t>(c); };
-      const unsigned k2 =
-          base_code(rotation_varying_value(base, slope, code(std::min(rmin[0], rmin[1]))));
-      const unsigned m2 =
-          range_code(rotation_varying_value(base, slope, code(std::max(rmax[0], rmax[1]))),
-                     rotation_base(static_cast<std::uint16_t>(k2)));
+      const unsigned k2 = base_code(rotation_varying_value(base, slope, code(std::min(rmin[0], rmin[1]))));
+      const unsigned m2 = range_code(rotation_varying_value(base, slope, code(std::max(rmax[0], rmax[1]))),
+                                     rotation_base(static_cast<std::uint16_t>(k2)));
       if (k2 == k && m2 == m) {
         L2 same = ~L2{};
         for (unsigned p = 0; p < component_lanes / 2; ++p) same &= levels.decoded(r[p]) == x[p];

@@ -19,9 +19,9 @@ struct Component {
   // fixed point on its own (see quantise_component). False where that is not established.
   bool reproduces = false;
   std::uint16_t header = 0;
-  std::array<std::uint16_t, 8> raw{};                // zero beyond the chunk's keys, as decoding leaves it
-  std::array<float, component_lanes> value{};        // each key's decoded value, exactly as decode_block's
-  double err = 0;                                    // largest |decoded - input| over the keys
+  std::array<std::uint16_t, 8> raw{};          // zero beyond the chunk's keys, as decoding leaves it
+  std::array<float, component_lanes> value{};  // each key's decoded value, exactly as decode_block's
+  double err = 0;                              // largest |decoded - input| over the keys
   friend bool operator==(const Component&, const Component&) = default;
 };
 

@@ -26,8 +26,7 @@ inline float omitted_value(double s, bool negate) noexcept {
 // The stored values go to the slots other than `omitted` in ascending order, the omitted one
 // is omitted_value; when s > 1 the three are divided by sqrt(s) (decision 2, engine
 // behaviour, format 16 (C7)).
-inline Quat assemble_key(float v0, float v1, float v2, double s, unsigned omitted,
-                         bool negate) noexcept {
+inline Quat assemble_key(float v0, float v1, float v2, double s, unsigned omitted, bool negate) noexcept {
   float fx = v0, fy = v1, fz = v2;
   const float fd = omitted_value(s, negate);
   if (!(s <= 1.0)) {
@@ -37,14 +36,10 @@ inline Quat assemble_key(float v0, float v1, float v2, double s, unsigned omitte
     fz = static_cast<float>(double{v2} / r);
   }
   switch (omitted) {
-    case 0:
-      return {fd, fx, fy, fz};
-    case 1:
-      return {fx, fd, fy, fz};
-    case 2:
-      return {fx, fy, fd, fz};
-    default:
-      return {fx, fy, fz, fd};
+    case 0: return {fd, fx, fy, fz};
+    case 1: return {fx, fd, fy, fz};
+    case 2: return {fx, fy, fd, fz};
+    default: return {fx, fy, fz, fd};
   }
 }
 

@@ -38,13 +38,9 @@ inline void store(float* p, D2 x) noexcept {
   std::memcpy(p, &y, sizeof y);
 }
 // Truncation toward zero, of values already clamped into int range.
-inline D2 truncated(D2 x) noexcept {
-  return __builtin_convertvector(__builtin_convertvector(x, I2), D2);
-}
+inline D2 truncated(D2 x) noexcept { return __builtin_convertvector(__builtin_convertvector(x, I2), D2); }
 // Rounded to float and back.
-inline D2 to_float(D2 x) noexcept {
-  return __builtin_convertvector(__builtin_convertvector(x, F2), D2);
-}
+inline D2 to_float(D2 x) noexcept { return __builtin_convertvector(__builtin_convertvector(x, F2), D2); }
 // std::min, std::max and std::clamp, operand order included. On SSE2 spelt as minpd/maxpd,
 // which compute exactly b < a ? b : a and a < b ? b : a (compilers miss the pattern when an
 // operand is a constant).
@@ -62,15 +58,11 @@ inline D2 max2(D2 a, D2 b) noexcept { return a < b ? b : a; }
 inline D2 clamp2(D2 x, double lo, double hi) noexcept {
   return min2(max2(x, splat(lo)), splat(hi));  // x < lo ? lo : (hi < x ? hi : x)
 }
-inline D2 abs2(D2 x) noexcept {
-  return reinterpret_cast<D2>(reinterpret_cast<L2>(x) & 0x7FFFFFFFFFFFFFFF);
-}
+inline D2 abs2(D2 x) noexcept { return reinterpret_cast<D2>(reinterpret_cast<L2>(x) & 0x7FFFFFFFFFFFFFFF); }
 inline D2 select(L2 mask, D2 a, D2 b) noexcept {
   return reinterpret_cast<D2>((reinterpret_cast<L2>(a) & mask) | (reinterpret_cast<L2>(b) & ~mask));
 }
 // 1.0 where mask is set, else 0.0.
-inline D2 one_where(L2 mask) noexcept {
-  return reinterpret_cast<D2>(reinterpret_cast<L2>(splat(1.0)) & mask);
-}
+inline D2 one_where(L2 mask) noexcept { return reinterpret_cast<D2>(reinterpret_cast<L2>(splat(1.0)) & mask); }
 
 }  // namespace mab::detail::lanes2

@@ -33,14 +33,10 @@ double implicit_square(float a, float b, float c) noexcept {
 // d goes to slot k, a, b, c fill the others in order (format 9.1 table).
 Quat place(unsigned k, float d, float a, float b, float c) noexcept {
   switch (k) {
-    case 0:
-      return {d, a, b, c};
-    case 1:
-      return {a, d, b, c};
-    case 2:
-      return {a, b, d, c};
-    default:
-      return {a, b, c, d};
+    case 0: return {d, a, b, c};
+    case 1: return {a, d, b, c};
+    case 2: return {a, b, d, c};
+    default: return {a, b, c, d};
   }
 }
 
@@ -61,7 +57,8 @@ Quat invalid_code_rotation(const Quat48& words, float a, float b, float c) noexc
 }  // namespace
 
 bool quat48_valid(const Quat48& words) noexcept {
-  return implicit_square(stored_value(words[0] & 0x7FFFu), stored_value(words[1] & 0x7FFFu), stored_value(words[2])) >= 0.0;
+  return implicit_square(stored_value(words[0] & 0x7FFFu), stored_value(words[1] & 0x7FFFu), stored_value(words[2])) >=
+         0.0;
 }
 
 Quat decode_quat48(const Quat48& words) noexcept {
@@ -86,9 +83,7 @@ std::array<std::uint8_t, 6> quat48_to_bytes(const Quat48& words) noexcept {
   return out;
 }
 
-Quat decode_quat48(std::span<const std::uint8_t, 6> bytes) noexcept {
-  return decode_quat48(quat48_from_bytes(bytes));
-}
+Quat decode_quat48(std::span<const std::uint8_t, 6> bytes) noexcept { return decode_quat48(quat48_from_bytes(bytes)); }
 
 bool quat48_suspicious(const Quat48& words) noexcept { return (words[2] & 0x8000u) != 0; }
 
@@ -200,8 +195,6 @@ Quat48 encode_quat48(const Quat& q) noexcept {
   return out;
 }
 
-std::array<std::uint8_t, 6> encode_quat48_bytes(const Quat& q) noexcept {
-  return quat48_to_bytes(encode_quat48(q));
-}
+std::array<std::uint8_t, 6> encode_quat48_bytes(const Quat& q) noexcept { return quat48_to_bytes(encode_quat48(q)); }
 
 }  // namespace mab

@@ -65,8 +65,7 @@ bool near_unit(double n2) noexcept { return std::fabs(std::sqrt(n2) - 1.0) <= 1e
 
 // `first` is the track index of keys[0], for error reports. Keys whose bit is set in `negate`
 // are taken negated (exactly: a float's sign flips).
-Status load_keys(std::span<const Quat> keys, std::size_t first, ChunkKeys& k,
-                 unsigned negate = 0) {
+Status load_keys(std::span<const Quat> keys, std::size_t first, ChunkKeys& k, unsigned negate = 0) {
   const auto count = static_cast<unsigned>(keys.size());
   k.count = count;
   for (unsigned f = 0; f < lanes; ++f) {
@@ -104,15 +103,13 @@ struct Candidate {
   BoneChunkCodes codes;
   float decoded[4][lanes];  // by component
   double norm2[lanes];      // squared norm of each decoded key, as load_keys computes it
-  double ratio = 0;  // largest (|p - q| / |p + q|)^2 over the keys; monotone in the angle
+  double ratio = 0;         // largest (|p - q| / |p + q|)^2 over the keys; monotone in the angle
   // Keys whose stored values decode with s > 1 (decision 2): their decode is renormalised
   // off the code grid, so it does not re-quantise to these codes.
   std::uint8_t overflow = 0;
   std::uint64_t bits = 0;
 
-  Quat key(unsigned f) const noexcept {
-    return {decoded[0][f], decoded[1][f], decoded[2][f], decoded[3][f]};
-  }
+  Quat key(unsigned f) const noexcept { return {decoded[0][f], decoded[1][f], decoded[2][f], decoded[3][f]}; }
   void keys(unsigned count, Quat* out) const noexcept {
     for (unsigned f = 0; f < count; ++f) out[f] = key(f);
   }
@@ -125,8 +122,7 @@ double stored_sum_of_squares(const BoneChunkCodes& c, unsigned f, unsigned nbits
   for (unsigned j = 0; j < 3; ++j) {
     const std::uint16_t h = c.headers[j];
     v[j] = c.is_constant(j) ? rotation_constant_value(h)
-                            : rotation_varying_value(rotation_base(h), rotation_slope(h, nbits),
-                                                     c.raw[j][f]);
+                            : rotation_varying_value(rotation_base(h), rotation_slope(h, nbits), c.raw[j][f]);
   }
   return detail::stored_sum_of_squares(v[0], v[1], v[2]);
 }
@@ -144,10 +140,8 @@ BoneChunkCodes assemble_codes(const ChunkKeys& k, unsigned omitted, const Compon
     if (slot == omitted) continue;
     const Component& comp = slots[slot];
     c.headers[j] = comp.header;
-    if (comp.constant)
-      c.cflags = static_cast<std::uint8_t>(c.cflags | (1u << j));
-    else
-      c.raw[j] = comp.raw;
+    if (comp.constant) c.cflags = static_cast<std::uint8_t>(c.cflags | (1u << j));
+    else c.raw[j] = comp.raw;
     ++j;
   }
   return c;
@@ -174,7 +168,7 @@ struct PairDistance {
   detail::lanes2::D2 diff, sum, norm2;
 };
 [[gnu::always_inline]] inline PairDistance pair_distance(const ChunkKeys& k, unsigned f,
-                           const detail::lanes2::D2* d) noexcept {
+                                                         const detail::lanes2::D2* d) noexcept {
   using namespace detail::lanes2;
   D2 dn = splat(0.0), dot = splat(0.0);
   for (unsigned i = 0; i < 4; ++i) {
@@ -245,8 +239,8 @@ struct StoredSlots {
   }
 };
 
-void finish(const ChunkKeys& k, unsigned nbits, unsigned omitted, const Component* slots,
-            WorstKey worst, Candidate& cand) {
+void finish(const ChunkKeys& k, unsigned nbits, unsigned omitted, const Component* slots, WorstKey worst,
+            Candidate& cand) {
   cand.codes = assemble_codes(k, omitted, slots);
   pad_decoded(k.count, cand);
   cand.ratio = worst.ratio();
@@ -256,8 +250,7 @@ void finish(const ChunkKeys& k, unsigned nbits, unsigned omitted, const Componen
 // evaluate() for the candidate omitting `omitted`, built from the shared slots without
 // decoding its codes: the decoded floats are the same (key_assembly.hpp). All keys at once,
 // so the loops vectorise.
-void evaluate_slots(const ChunkKeys& k, unsigned nbits, unsigned omitted, const Component* slots,
-                    Candidate& cand) {
+void evaluate_slots(const ChunkKeys& k, unsigned nbits, unsigned omitted, const Component* slots, Candidate& cand) {
   const StoredSlots st(slots, omitted);
   double s[lanes];
   float root[lanes];
@@ -272,8 +265,8 @@ void evaluate_slots(const ChunkKeys& k, unsigned nbits, unsigned omitted, const 
   for (unsigned f = 0; f < k.count; ++f) {
     if (!(s[f] > 1.0)) continue;
     cand.overflow = static_cast<std::uint8_t>(cand.overflow | (1u << f));
-    const Quat d = detail::assemble_key(st.value[0][f], st.value[1][f], st.value[2][f], s[f],
-                                        omitted, std::signbit(k.q[omitted][f]));
+    const Quat d = detail::assemble_key(st.value[0][f], st.value[1][f], st.value[2][f], s[f], omitted,
+                                        std::signbit(k.q[omitted][f]));
     for (unsigned i = 0; i < 4; ++i) cand.decoded[i][f] = d[i];
   }
   const WorstKey worst = measure(k, cand);
@@ -283,8 +276,8 @@ void evaluate_slots(const ChunkKeys& k, unsigned nbits, unsigned omitted, const 
 // The same score key by key, two keys at a time, giving up (false) once the candidate cannot
 // be better than `rival`; the running maximum picks keys by rounded products, so the bound
 // keeps a margin far above their rounding.
-bool evaluate_against(const ChunkKeys& k, unsigned nbits, unsigned omitted,
-                      const Component* slots, const Candidate& rival, Candidate& cand) {
+bool evaluate_against(const ChunkKeys& k, unsigned nbits, unsigned omitted, const Component* slots,
+                      const Candidate& rival, Candidate& cand) {
   using namespace detail::lanes2;
   const StoredSlots st(slots, omitted);
   const bool bounded = rival.overflow == 0;
@@ -303,8 +296,8 @@ bool evaluate_against(const ChunkKeys& k, unsigned nbits, unsigned omitted,
       for (unsigned g = f; g < f + 2; ++g) {
         const double sg = s[g - f];
         if (g < k.count && sg > 1.0) cand.overflow = static_cast<std::uint8_t>(cand.overflow | (1u << g));
-        const Quat q = detail::assemble_key(st.value[0][g], st.value[1][g], st.value[2][g], sg,
-                                            omitted, std::signbit(k.q[omitted][g]));
+        const Quat q = detail::assemble_key(st.value[0][g], st.value[1][g], st.value[2][g], sg, omitted,
+                                            std::signbit(k.q[omitted][g]));
         for (unsigned i = 0; i < 4; ++i) d[i][g - f] = q[i];
       }
     } else {
@@ -339,8 +332,7 @@ double ratio_to_deg(double ratio) noexcept {
 // When every slot overflows for some key (keys spread so widely that each slot is near 0
 // somewhere), pull the stored values of the overflowing keys towards the origin until their
 // codes decode with s <= 1. The error is still measured against the original keys.
-Candidate repair_overflow(const ChunkKeys& k, unsigned nbits, const Candidate& best,
-                          const Component* slots_in) {
+Candidate repair_overflow(const ChunkKeys& k, unsigned nbits, const Candidate& best, const Component* slots_in) {
   const unsigned omitted = best.codes.omitted();
   ChunkKeys pulled = k;
   Component slots[4] = {slots_in[0], slots_in[1], slots_in[2], slots_in[3]};
@@ -420,8 +412,7 @@ Prepared quantise_prepared(const ChunkKeys& k, unsigned nbits, bool top_level) {
   evaluate_slots(k, nbits, order[0], slots, cands[0]);
   for (unsigned i = 1; i < 4; ++i) {
     Candidate& cand = cands[1 - best_i];
-    if (evaluate_against(k, nbits, order[i], slots, cands[best_i], cand) &&
-        better(cand, cands[best_i]))
+    if (evaluate_against(k, nbits, order[i], slots, cands[best_i], cand) && better(cand, cands[best_i]))
       best_i = 1 - best_i;
   }
   Candidate best = cands[best_i];
@@ -513,7 +504,8 @@ QuantisedChunk quantise_stable(const ChunkKeys& k, unsigned nbits) {
       Candidate best = evaluate(k, nbits, seen[i]);
       for (std::size_t j = i + 1; j < n; ++j) {
         Candidate c = evaluate(k, nbits, seen[j]);
-        if (c.ratio < best.ratio || (c.ratio == best.ratio && (c.bits < best.bits || (c.bits == best.bits && codes_less(c.codes, best.codes)))))
+        if (c.ratio < best.ratio ||
+            (c.ratio == best.ratio && (c.bits < best.bits || (c.bits == best.bits && codes_less(c.codes, best.codes)))))
           best = c;
       }
       Quat best_decoded[lanes];
@@ -551,8 +543,7 @@ Status check_chunk_args(std::size_t keys, unsigned nbits) {
 
 // Dot product of two keys in double, components in order, as make_hemisphere_continuous takes it.
 double key_dot(const Quat& a, const Quat& b) noexcept {
-  return double{a.x} * double{b.x} + double{a.y} * double{b.y} + double{a.z} * double{b.z} +
-         double{a.w} * double{b.w};
+  return double{a.x} * double{b.x} + double{a.y} * double{b.y} + double{a.z} * double{b.z} + double{a.w} * double{b.w};
 }
 
 // Quantises all chunks; stops early (returning the partial error) once a chunk exceeds
@@ -563,8 +554,8 @@ double key_dot(const Quat& a, const Quat& b) noexcept {
 // With `best_of_both`, each chunk is also quantised from the keys as given and the codes with
 // the smaller error kept: which signs give the narrower component ranges depends on the chunk,
 // and a depth chosen from one reading can miss a bound the other meets (decision 21's refusals).
-Result<QuantisedTrack> quantise_keys(std::span<const Quat> keys, bool continuous, unsigned nbits,
-                                     double stop_above, bool best_of_both = false) {
+Result<QuantisedTrack> quantise_keys(std::span<const Quat> keys, bool continuous, unsigned nbits, double stop_above,
+                                     bool best_of_both = false) {
   QuantisedTrack out;
   out.nbits = nbits;
   const auto count = static_cast<std::uint32_t>(keys.size());
@@ -617,14 +608,12 @@ Result<QuantisedChunk> quantise_chunk(std::span<const Quat> keys, unsigned nbits
 
 Result<QuantisedTrack> quantise_track(std::span<const Quat> keys, unsigned nbits) {
   MAB_TRY(check_chunk_args(1, nbits));
-  if (keys.size() > 0xFFFFFFFFu)
-    return make_error(ErrorCode::invalid_argument, no_offset, "keys", "too many keys");
+  if (keys.size() > 0xFFFFFFFFu) return make_error(ErrorCode::invalid_argument, no_offset, "keys", "too many keys");
   return quantise_keys(keys, true, nbits, 1e300);
 }
 
 Result<QuantisedTrack> choose_bit_depth(std::span<const Quat> keys, double max_error_deg) {
-  if (keys.size() > 0xFFFFFFFFu)
-    return make_error(ErrorCode::invalid_argument, no_offset, "keys", "too many keys");
+  if (keys.size() > 0xFFFFFFFFu) return make_error(ErrorCode::invalid_argument, no_offset, "keys", "too many keys");
   for (unsigned nbits = 1; nbits < 16; ++nbits) {
     MAB_ASSIGN(QuantisedTrack t, quantise_keys(keys, true, nbits, max_error_deg, true));
     if (t.max_error_deg <= max_error_deg) return t;
@@ -632,16 +621,15 @@ Result<QuantisedTrack> choose_bit_depth(std::span<const Quat> keys, double max_e
   return quantise_keys(keys, true, 16, 1e300, true);
 }
 
-Result<RotationStream> build_rotation_stream(std::span<const QuantisedTrack> tracks,
-                                             std::uint32_t key_count) {
+Result<RotationStream> build_rotation_stream(std::span<const QuantisedTrack> tracks, std::uint32_t key_count) {
   const std::size_t nchunks = chunk_count(key_count);
   std::vector<std::uint8_t> depths(tracks.size());
   for (std::size_t b = 0; b < tracks.size(); ++b) {
     if (tracks[b].nbits < 1 || tracks[b].nbits > 16 || tracks[b].chunks.size() != nchunks)
       return make_error(ErrorCode::invalid_argument, no_offset, "tracks[" + std::to_string(b) + "]",
                         "track has depth " + std::to_string(tracks[b].nbits) + " and " +
-                            std::to_string(tracks[b].chunks.size()) +
-                            " chunks; expected 1..16 and " + std::to_string(nchunks));
+                            std::to_string(tracks[b].chunks.size()) + " chunks; expected 1..16 and " +
+                            std::to_string(nchunks));
     depths[b] = static_cast<std::uint8_t>(tracks[b].nbits);
   }
   RotationStream out;

@@ -25,15 +25,13 @@ struct RotationBlocks {
 };
 
 inline Quat assemble(float v0, float v1, float v2, unsigned omitted, bool negate) noexcept {
-  return detail::assemble_key(v0, v1, v2, detail::stored_sum_of_squares(v0, v1, v2), omitted,
-                              negate);
+  return detail::assemble_key(v0, v1, v2, detail::stored_sum_of_squares(v0, v1, v2), omitted, negate);
 }
 
 Status check_depths(std::span<const std::uint8_t> bit_depths) {
   for (std::size_t b = 0; b < bit_depths.size(); ++b) {
     if (bit_depths[b] < 1 || bit_depths[b] > 16)
-      return make_error(ErrorCode::invalid_argument, no_offset,
-                        "bit_depths[" + std::to_string(b) + "]",
+      return make_error(ErrorCode::invalid_argument, no_offset, "bit_depths[" + std::to_string(b) + "]",
                         "bit depth " + std::to_string(bit_depths[b]) + " is outside 1..16");
   }
   return {};
@@ -57,18 +55,15 @@ Quat decode_key(const BoneChunkCodes& codes, unsigned key, unsigned nbits) noexc
   for (unsigned j = 0; j < 3; ++j) {
     const std::uint16_t h = codes.headers[j];
     v[j] = codes.is_constant(j) ? rotation_constant_value(h)
-                                : rotation_varying_value(rotation_base(h), rotation_slope(h, nbits),
-                                                         codes.raw[j][key]);
+                                : rotation_varying_value(rotation_base(h), rotation_slope(h, nbits), codes.raw[j][key]);
   }
-  return assemble(v[0], v[1], v[2], codes.omitted(),
-                  codes.has_signs() && ((codes.signs >> key) & 1u));
+  return assemble(v[0], v[1], v[2], codes.omitted(), codes.has_signs() && ((codes.signs >> key) & 1u));
 }
 
 namespace {
 // The omitted value goes to slot W, the stored three to the others in order (format 9.2 step 4).
 template <unsigned W>
-void place_keys(const float (*v)[keys_per_chunk], const float* root, std::size_t keys,
-                Quat* out) noexcept {
+void place_keys(const float (*v)[keys_per_chunk], const float* root, std::size_t keys, Quat* out) noexcept {
   for (std::size_t f = 0; f < keys; ++f) {
     float q[4];
     unsigned j = 0;
@@ -102,29 +97,18 @@ void decode_block(const BoneChunkCodes& codes, unsigned nbits, std::span<Quat> o
   const std::size_t keys = std::min<std::size_t>(out.size(), lanes);
   const unsigned omitted = codes.omitted();
   switch (omitted) {
-    case 0:
-      place_keys<0>(v, root, keys, out.data());
-      break;
-    case 1:
-      place_keys<1>(v, root, keys, out.data());
-      break;
-    case 2:
-      place_keys<2>(v, root, keys, out.data());
-      break;
-    default:
-      place_keys<3>(v, root, keys, out.data());
-      break;
+    case 0: place_keys<0>(v, root, keys, out.data()); break;
+    case 1: place_keys<1>(v, root, keys, out.data()); break;
+    case 2: place_keys<2>(v, root, keys, out.data()); break;
+    default: place_keys<3>(v, root, keys, out.data()); break;
   }
   for (std::size_t f = 0; f < keys; ++f)
-    if (s[f] > 1.0)
-      out[f] = detail::assemble_key(v[0][f], v[1][f], v[2][f], s[f], omitted, (signs >> f) & 1u);
+    if (s[f] > 1.0) out[f] = detail::assemble_key(v[0][f], v[1][f], v[2][f], s[f], omitted, (signs >> f) & 1u);
 }
 
-Result<RotationStream> decode_rotation_stream(std::span<const std::uint8_t> section,
-                                              std::uint32_t key_count,
+Result<RotationStream> decode_rotation_stream(std::span<const std::uint8_t> section, std::uint32_t key_count,
                                               std::span<const std::uint8_t> bit_depths,
-                                              std::uint64_t section_file_offset,
-                                              const Limits& limits) {
+                                              std::uint64_t section_file_offset, const Limits& limits) {
   const std::uint64_t base = section_file_offset;
   MAB_TRY(detail::check_stream_counts("JointRotations", key_count, bit_depths.size(), "animated bones", base, limits));
   MAB_TRY(check_depths(bit_depths));
@@ -139,19 +123,17 @@ Result<RotationStream> decode_rotation_stream(std::span<const std::uint8_t> sect
   return out;
 }
 
-Result<std::vector<std::uint32_t>> compute_chunk_table(
-    const std::vector<std::vector<BoneChunkCodes>>& chunks, std::uint32_t key_count,
-    std::span<const std::uint8_t> bit_depths) {
+Result<std::vector<std::uint32_t>> compute_chunk_table(const std::vector<std::vector<BoneChunkCodes>>& chunks,
+                                                       std::uint32_t key_count,
+                                                       std::span<const std::uint8_t> bit_depths) {
   MAB_TRY(check_depths(bit_depths));
   MAB_TRY(detail::check_chunk_codes<RotationBlocks>(chunks, key_count, bit_depths));
   return detail::chunk_table_of<RotationBlocks>(chunks, key_count, bit_depths);
 }
 
-Result<std::vector<std::uint8_t>> encode_rotation_stream(const RotationStream& stream,
-                                                         std::uint32_t key_count,
+Result<std::vector<std::uint8_t>> encode_rotation_stream(const RotationStream& stream, std::uint32_t key_count,
                                                          std::span<const std::uint8_t> bit_depths) {
-  MAB_ASSIGN(const std::vector<std::uint32_t> table,
-             compute_chunk_table(stream.chunks, key_count, bit_depths));
+  MAB_ASSIGN(const std::vector<std::uint32_t> table, compute_chunk_table(stream.chunks, key_count, bit_depths));
   return detail::write_chunks<RotationBlocks>(table, stream.chunks, key_count, bit_depths, stream.tail);
 }
 
@@ -160,9 +142,9 @@ Status decode_rotations_into(const RotationStream& stream, std::uint32_t key_cou
   MAB_TRY(check_depths(bit_depths));
   MAB_TRY(detail::check_chunk_counts<RotationBlocks>(stream.chunks, key_count, bit_depths.size()));
   if (tracks.size() != bit_depths.size())
-    return make_error(ErrorCode::invalid_argument, no_offset, "tracks",
-                      std::to_string(tracks.size()) + " tracks for " + std::to_string(bit_depths.size()) +
-                          " animated bones");
+    return make_error(
+        ErrorCode::invalid_argument, no_offset, "tracks",
+        std::to_string(tracks.size()) + " tracks for " + std::to_string(bit_depths.size()) + " animated bones");
   for (const auto& t : tracks)
     if (t.size() != key_count)
       return make_error(ErrorCode::invalid_argument, no_offset, "tracks",

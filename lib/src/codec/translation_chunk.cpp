@@ -32,14 +32,15 @@ Status check_entries(std::span<const TranslationEntry> entries) {
   for (std::size_t b = 0; b < entries.size(); ++b) {
     const unsigned n = entries[b].bit_depth();
     if (n < 1 || n > 16)
-      return make_error(ErrorCode::bad_value, no_offset, "TranslationTable[" + std::to_string(b) + "]",
-                        "interpolant bits " + std::to_string(n) + " outside 1..16 (entry 0x" +
-                            [&] {
-                              char buf[16];
-                              std::snprintf(buf, sizeof buf, "%08x", entries[b].raw);
-                              return std::string(buf);
-                            }() +
-                            ")");
+      return make_error(
+          ErrorCode::bad_value, no_offset, "TranslationTable[" + std::to_string(b) + "]",
+          "interpolant bits " + std::to_string(n) + " outside 1..16 (entry 0x" +
+              [&] {
+                char buf[16];
+                std::snprintf(buf, sizeof buf, "%08x", entries[b].raw);
+                return std::string(buf);
+              }() +
+              ")");
   }
   return {};
 }
@@ -80,8 +81,8 @@ Result<TranslationStream> decode_translation_stream(std::span<const std::uint8_t
                                                     std::span<const TranslationEntry> entries,
                                                     std::uint64_t section_file_offset, const Limits& limits) {
   const std::uint64_t base = section_file_offset;
-  MAB_TRY(detail::check_stream_counts("JointTranslations", key_count, entries.size(), "translated bones", base,
-                                      limits));
+  MAB_TRY(
+      detail::check_stream_counts("JointTranslations", key_count, entries.size(), "translated bones", base, limits));
   MAB_TRY(check_entries(entries));
   const std::size_t nchunks = chunk_count(key_count);
   TranslationStream out;
@@ -221,9 +222,8 @@ Result<QuantisedTranslationChunk> quantise_chunk(std::span<const Vec3> keys, Tra
 }  // namespace
 
 Result<QuantisedTranslationChunk> quantise_translation_chunk(std::span<const Vec3> keys, TranslationEntry entry) {
-  return quantise_chunk(keys, entry, [](const double* v, unsigned f, unsigned n) {
-    return detail::quantise_component(v, f, n);
-  });
+  return quantise_chunk(keys, entry,
+                        [](const double* v, unsigned f, unsigned n) { return detail::quantise_component(v, f, n); });
 }
 
 Result<QuantisedTranslationChunk> detail::quantise_translation_chunk_within(std::span<const Vec3> keys,

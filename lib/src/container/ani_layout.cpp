@@ -63,8 +63,8 @@ Status check_ani_bone_count(const AniHeader& h, std::uint64_t at, const Limits& 
   return {};
 }
 
-Result<AniHeader> read_ani_header(std::span<const std::uint8_t> block_bytes, std::uint64_t base,
-                                  AniShape shape, const Limits& limits) {
+Result<AniHeader> read_ani_header(std::span<const std::uint8_t> block_bytes, std::uint64_t base, AniShape shape,
+                                  const Limits& limits) {
   io::ByteReader r(block_bytes, base);
   AniHeader h;
   h.shape = shape;
@@ -79,21 +79,19 @@ std::uint64_t ani_min_extent(const AniHeader& h) noexcept {
   return end;
 }
 
-Result<Block> read_ani_block(std::span<const std::uint8_t> block_bytes, std::uint64_t base,
-                             AniShape shape, const Limits& limits) {
+Result<Block> read_ani_block(std::span<const std::uint8_t> block_bytes, std::uint64_t base, AniShape shape,
+                             const Limits& limits) {
   MAB_ASSIGN(AniHeader h, read_ani_header(block_bytes, base, shape, limits));
   const std::uint64_t header_size = ani_header_size(shape);
   const std::size_t bones = h.bone_count_field & h.bone_count_mask();
   // Both tables must fit before anything is allocated for them (format 4.1: 4n + n bytes).
   if (!io::fits(header_size, 5 * static_cast<std::uint64_t>(bones), block_bytes.size())) {
     const bool hashes_fit = io::fits(header_size, 4 * static_cast<std::uint64_t>(bones), block_bytes.size());
-    return make_error(ErrorCode::truncated,
-                      base + header_size + (hashes_fit ? 4 * bones : 0),
-                      hashes_fit ? "bone_flags" : "bone_hashes",
-                      std::to_string(bones) + " bones need " + std::to_string(5 * bones) +
-                          " bytes of tables, " +
-                          std::to_string(block_bytes.size() - std::min<std::uint64_t>(header_size, block_bytes.size())) +
-                          " left");
+    return make_error(
+        ErrorCode::truncated, base + header_size + (hashes_fit ? 4 * bones : 0),
+        hashes_fit ? "bone_flags" : "bone_hashes",
+        std::to_string(bones) + " bones need " + std::to_string(5 * bones) + " bytes of tables, " +
+            std::to_string(block_bytes.size() - std::min<std::uint64_t>(header_size, block_bytes.size())) + " left");
   }
   Block b;
   b.original_base = base;
@@ -109,20 +107,17 @@ Result<Block> read_ani_block(std::span<const std::uint8_t> block_bytes, std::uin
   const std::uint64_t body_start = header_size + 5 * bones;
   std::vector<std::int64_t> values(h.offsets.begin(), h.offsets.end());
   std::vector<std::uint64_t> field_offsets(values.size());
-  for (std::size_t i = 0; i < values.size(); ++i)
-    field_offsets[i] = base + ani_offsets_position(shape) + 4 * i;
+  for (std::size_t i = 0; i < values.size(); ++i) field_offsets[i] = base + ani_offsets_position(shape) + 4 * i;
   const std::size_t slots = h.offsets.size();
   b.header = std::move(h);
-  MAB_ASSIGN(auto anchors,
-             checked_anchors(b, base, body_start, block_bytes.size(), values, field_offsets));
+  MAB_ASSIGN(auto anchors, checked_anchors(b, base, body_start, block_bytes.size(), values, field_offsets));
   MAB_TRY(partition(b, block_bytes, base, body_start, slots, anchors));
   return b;
 }
 
 void write_ani_header(io::ByteWriter& w, const AniHeader& h) { (void)ani_header_fields(h, FieldWriter(w)); }
 
-Status read_ani_blocks(Container& c, std::span<const std::uint8_t> file, AniShape shape,
-                       const Limits& limits) {
+Status read_ani_blocks(Container& c, std::span<const std::uint8_t> file, AniShape shape, const Limits& limits) {
   constexpr std::uint64_t first_base = 0x10;  // format 3
   std::vector<std::uint64_t> bases{first_base};
   if (shape == AniShape::fc5) {
@@ -139,8 +134,7 @@ Status read_ani_blocks(Container& c, std::span<const std::uint8_t> file, AniShap
       if (hit == end) break;
       const auto cand = static_cast<std::uint64_t>(hit - file.data()) - 0x10;
       auto h = read_ani_header(file.subspan(cand), cand, shape, limits);
-      bool plausible = h.ok() && finite_non_negative(h->duration_bits) &&
-                       finite_non_negative(h->frame_rate_bits);
+      bool plausible = h.ok() && finite_non_negative(h->duration_bits) && finite_non_negative(h->frame_rate_bits);
       if (plausible) {
         const std::uint64_t min_extent = ani_min_extent(*h);
         const std::uint64_t body_start =
@@ -163,12 +157,9 @@ Status read_ani_blocks(Container& c, std::span<const std::uint8_t> file, AniShap
     const std::uint64_t end = i + 1 < bases.size() ? bases[i + 1] : file.size();
     MAB_ASSIGN(Block b, read_ani_block(file.subspan(bases[i], end - bases[i]), bases[i], shape, limits));
     const auto& h = *b.ani();
-    if (i == 0 && h.animation_data_size == file.size() - 16)
-      b.size_rule = SizeRule::file_minus_16;
-    else if (i > 0 && h.animation_data_size == end - bases[i])
-      b.size_rule = SizeRule::block_extent;
-    else
-      b.size_rule = SizeRule::verbatim;
+    if (i == 0 && h.animation_data_size == file.size() - 16) b.size_rule = SizeRule::file_minus_16;
+    else if (i > 0 && h.animation_data_size == end - bases[i]) b.size_rule = SizeRule::block_extent;
+    else b.size_rule = SizeRule::verbatim;
     c.blocks.push_back(std::move(b));
   }
   return {};

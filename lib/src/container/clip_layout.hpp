@@ -9,10 +9,10 @@
 namespace mab::container {
 
 struct ClipLayout {
-  int key_times_slot;      // -1: the preamble after the bone tables (FC5, format 4.3)
-  int constant_slot;       // JointConstantRotations
-  int rotations_slot;      // JointRotations
-  bool has_last_frame;     // WD1/WDL: key count = m_lastFrame + 1 (format 7)
+  int key_times_slot;   // -1: the preamble after the bone tables (FC5, format 4.3)
+  int constant_slot;    // JointConstantRotations
+  int rotations_slot;   // JointRotations
+  bool has_last_frame;  // WD1/WDL: key count = m_lastFrame + 1 (format 7)
 };
 
 // nullopt for blocks without a specified rotation layout (legacy, opaque).

@@ -55,9 +55,9 @@ std::vector<std::uint8_t>* Block::section_mut(std::size_t slot) noexcept {
 
 Result<Container> read_container(std::span<const std::uint8_t> file, const Limits& limits) {
   if (file.size() > limits.max_file_size)
-    return make_error(ErrorCode::limit_exceeded, 0, "file",
-                      std::to_string(file.size()) + " bytes exceeds the limit of " +
-                          std::to_string(limits.max_file_size));
+    return make_error(
+        ErrorCode::limit_exceeded, 0, "file",
+        std::to_string(file.size()) + " bytes exceeds the limit of " + std::to_string(limits.max_file_size));
   MAB_ASSIGN(const VariantInfo* variant, detect_variant(file));
   Container c;
   c.variant = variant;
@@ -71,11 +71,9 @@ Result<Container> read_container(std::span<const std::uint8_t> file, const Limit
     c.opaque_reason = std::move(reason);
   };
   switch (variant->layout) {
-    case LayoutKind::opaque:
-      keep_opaque("no public layout for this version (decision 10)");
-      break;
+    case LayoutKind::opaque: keep_opaque("no public layout for this version (decision 10)"); break;
     case LayoutKind::ani: {
-      const AniShape shape = variant->game == Game::watch_dogs ? AniShape::wd1
+      const AniShape shape = variant->game == Game::watch_dogs  ? AniShape::wd1
                              : variant->game == Game::far_cry_5 ? AniShape::fc5
                                                                 : AniShape::wdl;
       MAB_TRY(container::read_ani_blocks(c, file, shape, limits));
@@ -159,8 +157,8 @@ Result<T> narrow_offset(std::uint64_t v, const Block& b, std::size_t slot) {
   return static_cast<T>(v);
 }
 
-Result<std::vector<std::uint8_t>> block_header_bytes(const Block& b, const PlacedBlock& pb,
-                                                     const Placement& pl, std::size_t index) {
+Result<std::vector<std::uint8_t>> block_header_bytes(const Block& b, const PlacedBlock& pb, const Placement& pl,
+                                                     std::size_t index) {
   std::vector<std::uint8_t> out;
   io::ByteWriter w(out);
   auto seg_offset = [&](std::size_t slot) -> std::uint64_t {
@@ -175,8 +173,7 @@ Result<std::vector<std::uint8_t>> block_header_bytes(const Block& b, const Place
     if (b.bones.size() > h.bone_count_mask())
       return make_error(ErrorCode::limit_exceeded, no_offset, "m_nbBonesInAnim",
                         std::to_string(b.bones.size()) + " bones do not fit the count field");
-    h.bone_count_field = static_cast<std::uint16_t>((h.bone_count_field & ~h.bone_count_mask()) |
-                                                    b.bones.size());
+    h.bone_count_field = static_cast<std::uint16_t>((h.bone_count_field & ~h.bone_count_mask()) | b.bones.size());
     std::uint64_t size = h.animation_data_size;
     if (b.size_rule == SizeRule::file_minus_16) size = pl.file_size - 16;
     if (b.size_rule == SizeRule::block_extent) size = pb.extent;
@@ -187,7 +184,10 @@ Result<std::vector<std::uint8_t>> block_header_bytes(const Block& b, const Place
   } else if (const auto* f = b.fc4()) {
     Fc4Header h = *f;
     constexpr std::uint64_t rel = container::fc4_base - 0x10;
-    auto field = [&](std::size_t slot) { const auto o = seg_offset(slot); return o ? o - rel : 0; };
+    auto field = [&](std::size_t slot) {
+      const auto o = seg_offset(slot);
+      return o ? o - rel : 0;
+    };
     for (std::size_t s = 0; s < h.section_offsets.size(); ++s) {
       MAB_ASSIGN(h.section_offsets[s], narrow_offset<std::uint16_t>(field(s), b, s));
     }
@@ -244,21 +244,46 @@ Result<std::vector<std::uint8_t>> write_container(const Container& c) {
 namespace mab {
 
 std::string_view section_name(const Block& block, std::size_t slot) noexcept {
-  static constexpr std::string_view wd[] = {
-      "KeyTimes", "TranslationTable", "DisplacementOrientations", "DisplacementTranslations",
-      "JointConstantRotations", "JointConstantTranslations", "JointRotations", "JointTranslations",
-      "PartAnimations", "Markup", "unknown10", "unknown11"};
+  static constexpr std::string_view wd[] = {"KeyTimes",
+                                            "TranslationTable",
+                                            "DisplacementOrientations",
+                                            "DisplacementTranslations",
+                                            "JointConstantRotations",
+                                            "JointConstantTranslations",
+                                            "JointRotations",
+                                            "JointTranslations",
+                                            "PartAnimations",
+                                            "Markup",
+                                            "unknown10",
+                                            "unknown11"};
   // FC5: the WD order without the KeyTimes slot (format 8.2, a reconciliation).
-  static constexpr std::string_view fc5[] = {
-      "TranslationTable", "DisplacementOrientations", "DisplacementTranslations",
-      "JointConstantRotations", "JointConstantTranslations", "JointRotations", "JointTranslations",
-      "unknown7", "unknown8", "unknown9", "unknown10", "unknown11"};
-  static constexpr std::string_view fc4[] = {
-      "JointConstantRotations", "unknown1", "KeyTimes", "unknown3", "JointRotations",
-      "JointTranslations", "unknown6", "unknown7", "unknown8", "unknown9", "BoneFlags", "BoneHashes"};
+  static constexpr std::string_view fc5[] = {"TranslationTable",
+                                             "DisplacementOrientations",
+                                             "DisplacementTranslations",
+                                             "JointConstantRotations",
+                                             "JointConstantTranslations",
+                                             "JointRotations",
+                                             "JointTranslations",
+                                             "unknown7",
+                                             "unknown8",
+                                             "unknown9",
+                                             "unknown10",
+                                             "unknown11"};
+  static constexpr std::string_view fc4[] = {"JointConstantRotations",
+                                             "unknown1",
+                                             "KeyTimes",
+                                             "unknown3",
+                                             "JointRotations",
+                                             "JointTranslations",
+                                             "unknown6",
+                                             "unknown7",
+                                             "unknown8",
+                                             "unknown9",
+                                             "BoneFlags",
+                                             "BoneHashes"};
   static constexpr std::string_view legacy[] = {
-      "TrajectoryTranslation", "TrajectoryRotation", "ConstantRotations", "KeyframedRotations",
-      "ConstantTranslations", "AnimatedTranslations", "TagTable", "EventChain", "ChainedClip"};
+      "TrajectoryTranslation", "TrajectoryRotation", "ConstantRotations", "KeyframedRotations", "ConstantTranslations",
+      "AnimatedTranslations",  "TagTable",           "EventChain",        "ChainedClip"};
   auto pick = [&](auto& table) -> std::string_view {
     return slot < std::size(table) ? table[slot] : std::string_view("unknown");
   };

@@ -21,8 +21,7 @@ Status check_fc4_signature(const Fc4Header& h, std::uint64_t at, const Limits&) 
 Status check_fc4_bone_count(const Fc4Header& h, std::uint64_t at, const Limits& limits) {
   if (h.bone_count > limits.max_bones)
     return make_error(ErrorCode::limit_exceeded, at, "nbBones",
-                      std::to_string(h.bone_count) + " bones exceeds the limit of " +
-                          std::to_string(limits.max_bones));
+                      std::to_string(h.bone_count) + " bones exceeds the limit of " + std::to_string(limits.max_bones));
   return {};
 }
 

@@ -38,8 +38,8 @@ struct FieldInfo {
   bool stored = true;     // false: this layout has no such bytes; the JSON still carries the value
   unsigned width = 0;     // bytes in the file when narrower than the member (WD1's u32 CRC); 0: same
   JsonForm json = JsonForm::number;
-  std::size_t count = 0;  // std::vector members: how many elements the file holds
-  bool indexed = true;    // array elements are named name[i]; false: each is just `name`
+  std::size_t count = 0;                       // std::vector members: how many elements the file holds
+  bool indexed = true;                         // array elements are named name[i]; false: each is just `name`
   std::span<const std::string_view> groups{};  // elements named groups[i / group_size] instead
   std::size_t group_size = 1;
 };
@@ -86,12 +86,14 @@ Status outer_header_fields(H& h, V&& v) {
 template <class H, class V>
 Status ani_header_fields(H& h, V&& v) {
   const AniShapeInfo si = ani_shape_info(h.shape);
-  MAB_TRY(v(FieldInfo{.key = "skeleton_bone_crc", .name = "m_skeletonBoneCRC", .width = si.wide_ids ? 0u : 4u,
+  MAB_TRY(v(FieldInfo{.key = "skeleton_bone_crc",
+                      .name = "m_skeletonBoneCRC",
+                      .width = si.wide_ids ? 0u : 4u,
                       .json = JsonForm::hex64},
             h.skeleton_bone_crc));
-  MAB_TRY(v(FieldInfo{.key = "skeleton_path_id", .name = "m_skeletonPathId", .stored = si.wide_ids,
-                      .json = JsonForm::hex64},
-            h.skeleton_path_id));
+  MAB_TRY(v(
+      FieldInfo{.key = "skeleton_path_id", .name = "m_skeletonPathId", .stored = si.wide_ids, .json = JsonForm::hex64},
+      h.skeleton_path_id));
   MAB_TRY(v(FieldInfo{.key = "signature", .name = "signature"}, h.signature));
   MAB_TRY(v.check(h, check_ani_signature));
   MAB_TRY(v(FieldInfo{.key = "flags", .name = "m_flags"}, h.flags));
@@ -102,11 +104,10 @@ Status ani_header_fields(H& h, V&& v) {
   MAB_TRY(v(FieldInfo{.key = "bone_count_field", .name = "m_nbBonesInAnim"}, h.bone_count_field));
   MAB_TRY(v.check(h, check_ani_bone_count));
   MAB_TRY(v(FieldInfo{.key = "data_counts", .name = "m_dataCounts", .count = si.counts}, h.data_counts));
-  MAB_TRY(v(FieldInfo{.key = "counts_padding", .name = "padding", .stored = si.has_counts_padding},
-            h.counts_padding));
+  MAB_TRY(v(FieldInfo{.key = "counts_padding", .name = "padding", .stored = si.has_counts_padding}, h.counts_padding));
   MAB_TRY(v(FieldInfo{.key = "offsets", .name = "m_offsets", .count = si.offsets}, h.offsets));
-  MAB_TRY(v(FieldInfo{.key = "padding_ps3", .name = "m_paddingToMatchPS3", .stored = si.has_ps3_padding},
-            h.padding_ps3));
+  MAB_TRY(
+      v(FieldInfo{.key = "padding_ps3", .name = "m_paddingToMatchPS3", .stored = si.has_ps3_padding}, h.padding_ps3));
   MAB_TRY(v(FieldInfo{.key = "last_frame", .name = "m_lastFrame", .stored = si.has_last_frame}, h.last_frame));
   return v(FieldInfo{.key = "tail_padding", .name = "padding2", .stored = si.has_last_frame}, h.tail_padding);
 }
@@ -137,7 +138,10 @@ inline constexpr std::string_view legacy_mask_names[4] = {"constRotationMask", "
 template <class H, class V>
 Status legacy_header_fields(H& h, V&& v) {
   MAB_TRY(v(FieldInfo{.key = "mask_words", .name = "mask_words", .stored = false}, h.mask_words));
-  MAB_TRY(v(FieldInfo{.key = "masks", .name = "masks", .count = 4 * std::size_t{h.mask_words}, .groups = legacy_mask_names,
+  MAB_TRY(v(FieldInfo{.key = "masks",
+                      .name = "masks",
+                      .count = 4 * std::size_t{h.mask_words},
+                      .groups = legacy_mask_names,
                       .group_size = h.mask_words},
             h.masks));
   MAB_TRY(v(FieldInfo{.key = "trajectory_reference_bits", .name = "trajectoryReference", .indexed = false},

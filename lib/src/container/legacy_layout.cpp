@@ -28,8 +28,7 @@ Status check_legacy_tag(const LegacyHeader& h, std::uint64_t at, const Limits&) 
 
 namespace {
 
-Result<Block> read_clip(std::span<const std::uint8_t> bytes, std::uint64_t base,
-                        std::uint32_t mask_words) {
+Result<Block> read_clip(std::span<const std::uint8_t> bytes, std::uint64_t base, std::uint32_t mask_words) {
   io::ByteReader r(bytes, base);
   LegacyHeader h;
   h.mask_words = mask_words;
@@ -54,8 +53,8 @@ Result<Block> read_clip(std::span<const std::uint8_t> bytes, std::uint64_t base,
 
 }  // namespace
 
-Result<bool> read_legacy(Container& c, std::span<const std::uint8_t> file,
-                         std::uint32_t mask_words, bool opaque_if_no_tag, const Limits& limits) {
+Result<bool> read_legacy(Container& c, std::span<const std::uint8_t> file, std::uint32_t mask_words,
+                         bool opaque_if_no_tag, const Limits& limits) {
   constexpr std::uint64_t first_base = 0x10;
   // Chained clips (format 13, slot 8) are read with a work list, never by recursion.
   struct Pending {
@@ -68,8 +67,7 @@ Result<bool> read_legacy(Container& c, std::span<const std::uint8_t> file,
     work.pop_front();
     auto clip = read_clip(file.subspan(p.base, p.end - p.base), p.base, mask_words);
     if (!clip) {
-      if (c.blocks.empty() && opaque_if_no_tag && clip.error().code == ErrorCode::bad_signature)
-        return false;
+      if (c.blocks.empty() && opaque_if_no_tag && clip.error().code == ErrorCode::bad_signature) return false;
       return std::move(clip).error();
     }
     if (c.blocks.size() >= limits.max_blocks)
@@ -79,7 +77,8 @@ Result<bool> read_legacy(Container& c, std::span<const std::uint8_t> file,
     b.parent = p.parent;
     const int index = static_cast<int>(c.blocks.size());
     if (p.parent >= 0) {
-      c.blocks[static_cast<std::size_t>(p.parent)].segments[static_cast<std::size_t>(p.parent_segment)].child_block = index;
+      c.blocks[static_cast<std::size_t>(p.parent)].segments[static_cast<std::size_t>(p.parent_segment)].child_block =
+          index;
     }
     const int chained = b.slot_segment[8];
     // JB-DOC: slot 8 is always set, and the last clip of a chain points it at its own end. That

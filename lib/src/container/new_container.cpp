@@ -37,11 +37,12 @@ Result<Container> new_container(Game game, std::vector<NewFieldDefault>* default
   std::vector<NewFieldDefault> d;
   // Format 2: WD games store a u32 magic; Far Cry only its first byte, the rest is unknown.
   d.push_back({"magic_word", hex_lower(v.magic), "the variant's magic (format 2)"});
-  d.push_back({"checksum", "0x00000000",
-               "algorithm unknown (format 14); recompute with `mab crc-apply` once it is known"});
+  d.push_back(
+      {"checksum", "0x00000000", "algorithm unknown (format 14); recompute with `mab crc-apply` once it is known"});
   d.push_back({"reserved (+0x08..+0x0F)", "zeros", "meaning unknown (format 3)"});
-  d.push_back({"m_skeletonBoneCRC", "0", "derivation unknown (format 14); build from a {opt:template} of the "
-                                         "same skeleton to keep the game's value"});
+  d.push_back({"m_skeletonBoneCRC", "0",
+               "derivation unknown (format 14); build from a {opt:template} of the "
+               "same skeleton to keep the game's value"});
   if (shape != AniShape::wd1) d.push_back({"m_skeletonPathId", "0", "as m_skeletonBoneCRC"});
   d.push_back({"'aNi' flags", "0x03", "the most common value seen on Far Cry 5 (format 4.5); meaning unknown"});
   if (shape != AniShape::wd1) d.push_back({"m_animFrameRate", "30", "the value DET asserts (format 4.1)"});

@@ -7,9 +7,8 @@
 
 namespace mab::container {
 
-Result<std::vector<Anchor>> checked_anchors(const Block& block, std::uint64_t base,
-                                            std::uint64_t body_start, std::uint64_t extent,
-                                            const std::vector<std::int64_t>& values,
+Result<std::vector<Anchor>> checked_anchors(const Block& block, std::uint64_t base, std::uint64_t body_start,
+                                            std::uint64_t extent, const std::vector<std::int64_t>& values,
                                             const std::vector<std::uint64_t>& field_offsets) {
   std::vector<Anchor> out;
   out.reserve(values.size());
@@ -18,25 +17,23 @@ Result<std::vector<Anchor>> checked_anchors(const Block& block, std::uint64_t ba
     if (v == 0) continue;  // absent section (format 4.1)
     const std::string field = block.slot_field_name(slot);
     if (v < 0)
-      return make_error(ErrorCode::bad_offset, field_offsets[slot], field,
-                        "negative offset " + std::to_string(v));
+      return make_error(ErrorCode::bad_offset, field_offsets[slot], field, "negative offset " + std::to_string(v));
     const auto uv = static_cast<std::uint64_t>(v);
     if (uv > extent)
       return make_error(ErrorCode::out_of_bounds, field_offsets[slot], field,
                         "offset " + hex_lower(uv) + " (file " + hex_lower(base + uv) +
                             ") is past the end of its block at file " + hex_lower(base + extent));
     if (uv < body_start)
-      return make_error(ErrorCode::bad_offset, field_offsets[slot], field,
-                        "offset " + hex_lower(uv) + " points into the header or bone tables, which end at " +
-                            hex_lower(body_start));
+      return make_error(
+          ErrorCode::bad_offset, field_offsets[slot], field,
+          "offset " + hex_lower(uv) + " points into the header or bone tables, which end at " + hex_lower(body_start));
     out.push_back({slot, uv, field_offsets[slot]});
   }
   return out;
 }
 
-Status partition(Block& block, std::span<const std::uint8_t> block_bytes, std::uint64_t base,
-                 std::uint64_t body_start, std::size_t slot_count,
-                 const std::vector<Anchor>& anchors) {
+Status partition(Block& block, std::span<const std::uint8_t> block_bytes, std::uint64_t base, std::uint64_t body_start,
+                 std::size_t slot_count, const std::vector<Anchor>& anchors) {
   (void)base;
   const std::uint64_t extent = block_bytes.size();
   if (body_start > extent)

@@ -65,8 +65,7 @@ Result<const VariantInfo*> detect_variant(std::span<const std::uint8_t> file) {
   char buf[96];
   if (file.size() >= 4) {
     std::snprintf(buf, sizeof buf, "unknown magic: u32 0x%08X, first byte 0x%02X",
-                  static_cast<unsigned>(io::load_u32(file, 0)),
-                  static_cast<unsigned>(file[0]));
+                  static_cast<unsigned>(io::load_u32(file, 0)), static_cast<unsigned>(file[0]));
   } else {
     std::snprintf(buf, sizeof buf, "unknown magic: first byte 0x%02X", static_cast<unsigned>(file[0]));
   }

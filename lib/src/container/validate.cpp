@@ -27,12 +27,10 @@ AniSlots ani_slots(AniShape shape) noexcept {
 }
 
 bool has_errors(const std::vector<Finding>& findings) noexcept {
-  return std::any_of(findings.begin(), findings.end(),
-                     [](const Finding& f) { return f.severity == Severity::error; });
+  return std::any_of(findings.begin(), findings.end(), [](const Finding& f) { return f.severity == Severity::error; });
 }
 
 namespace {
-
 
 struct Checker {
   const Container& c;
@@ -56,8 +54,7 @@ struct Checker {
       if (b.slot_segment[slot] < 0) continue;
       const std::uint64_t at = section_start(b, k, slot);
       if (at < prev) {
-        add(s, ErrorCode::ok, at, b.slot_field_name(slot),
-            "offsets are not ascending (kept as they are, format 8.3)");
+        add(s, ErrorCode::ok, at, b.slot_field_name(slot), "offsets are not ascending (kept as they are, format 8.3)");
         return;
       }
       prev = at;
@@ -101,8 +98,8 @@ struct Checker {
     }
     if (t > sec.size()) {
       add(Severity::error, ErrorCode::overlap, start, field,
-          "chunk table of " + std::to_string(t) + " bytes runs past the section end (" +
-              std::to_string(sec.size()) + " bytes)");
+          "chunk table of " + std::to_string(t) + " bytes runs past the section end (" + std::to_string(sec.size()) +
+              " bytes)");
       return;
     }
     if (keys && chunks != (*keys + 7) / 8)
@@ -161,7 +158,8 @@ struct Checker {
     const std::uint64_t counts_at = base + prefix + 12 + (h.shape == AniShape::wd1 ? 0 : 4) + 2;
     if (h.bone_count_field & ~h.bone_count_mask())
       add(Severity::info, ErrorCode::ok, counts_at - 2, "m_nbBonesInAnim",
-          "flag bits " + hex_lower(h.bone_count_field & ~h.bone_count_mask()) + " set above the count (kept, decision 5)");
+          "flag bits " + hex_lower(h.bone_count_field & ~h.bone_count_mask()) +
+              " set above the count (kept, decision 5)");
     std::uint64_t constant = 0, animated = 0;
     for (const auto& bone : b.bones) {
       if ((bone.flags & 0x30) == 0x30) ++constant;
@@ -169,10 +167,9 @@ struct Checker {
     }
     auto count_check = [&](std::size_t i, std::uint64_t actual, const char* what) {
       if (i < h.data_counts.size() && h.data_counts[i] != actual)
-        add(Severity::error, ErrorCode::count_mismatch, counts_at + 2 * i,
-            "m_dataCounts[" + std::to_string(i) + "]",
-            std::to_string(h.data_counts[i]) + " but " + std::to_string(actual) + " bones are flagged " +
-                what + " (format 6)");
+        add(Severity::error, ErrorCode::count_mismatch, counts_at + 2 * i, "m_dataCounts[" + std::to_string(i) + "]",
+            std::to_string(h.data_counts[i]) + " but " + std::to_string(actual) + " bones are flagged " + what +
+                " (format 6)");
     };
     count_check(2, constant, "constant (flags & 0x30 == 0x30)");
     count_check(4, animated, "animated (flags & 0x30 == 0x10)");
@@ -230,7 +227,8 @@ struct Checker {
     // Format 13.2: the engine's pointer slot is 0 on disk (JB-DOC).
     if (h.pointer_slot != 0)
       add(Severity::warning, ErrorCode::bad_value, pl.blocks[k].base + 16ull * h.mask_words + 0x4C, "pointer_slot",
-          "pointer slot " + hex_lower(h.pointer_slot) + " is not 0, as the engine's slots are on disk (kept as stored)");
+          "pointer slot " + hex_lower(h.pointer_slot) +
+              " is not 0, as the engine's slots are on disk (kept as stored)");
     check_offsets_order(b, k, Severity::info);
   }
 
@@ -239,8 +237,9 @@ struct Checker {
   void check_legacy_version() {
     if (c.variant->game != Game::far_cry_2 || (c.header.magic_word & 0xFF00u) == 0) return;
     add(Severity::warning, ErrorCode::bad_value, 1, "magic",
-        "version field " + hex_lower(c.header.magic_word & 0xFFFFu) + ": its high byte is not 0 (Far Cry 2 stores u16 0x4C; "
-        "read as Far Cry 2 by byte 0)");
+        "version field " + hex_lower(c.header.magic_word & 0xFFFFu) +
+            ": its high byte is not 0 (Far Cry 2 stores u16 0x4C; "
+            "read as Far Cry 2 by byte 0)");
   }
 };
 
@@ -248,8 +247,9 @@ struct Checker {
 
 std::vector<Finding> validate(const Container& c, const Limits& limits) {
   auto placed = place(c);
-  if (!placed) return {{Severity::error, placed.error().code, placed.error().offset, placed.error().field,
-                        placed.error().detail, -1}};
+  if (!placed)
+    return {
+        {Severity::error, placed.error().code, placed.error().offset, placed.error().field, placed.error().detail, -1}};
   Checker ck{c, *placed, limits, {}, -1};
   if (c.is_opaque()) {
     ck.add(Severity::info, ErrorCode::not_decodable, 0x10, "body", "kept opaque: " + c.opaque_reason);

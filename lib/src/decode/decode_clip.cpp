@@ -24,12 +24,12 @@ double key_rate(const Container& c, std::size_t block) noexcept {
 
 namespace decode {
 
-Result<ClipParts> decode_parts(const Container& container, std::size_t block, const Limits& limits,
-                               bool keys_wanted, const DecodeOptions* motion) {
+Result<ClipParts> decode_parts(const Container& container, std::size_t block, const Limits& limits, bool keys_wanted,
+                               const DecodeOptions* motion) {
   if (block >= container.blocks.size())
-    return make_error(ErrorCode::not_decodable, 0x10, "body",
-                      container.is_opaque() ? "kept opaque: " + container.opaque_reason
-                                            : "no block " + std::to_string(block));
+    return make_error(
+        ErrorCode::not_decodable, 0x10, "body",
+        container.is_opaque() ? "kept opaque: " + container.opaque_reason : "no block " + std::to_string(block));
   const Block& b = container.blocks[block];
   const auto layout = container::clip_layout(b);
   if (!layout)
@@ -73,7 +73,7 @@ Result<ClipParts> decode_parts(const Container& container, std::size_t block, co
 
   // Bones, constant rotations (format 9.1) and the animated stream (format 9.2).
   const auto consts = layout->constant_slot >= 0 ? b.section(static_cast<std::size_t>(layout->constant_slot))
-                                                  : std::span<const std::uint8_t>{};
+                                                 : std::span<const std::uint8_t>{};
   std::vector<std::uint8_t>& depths = d.bit_depths;
   std::size_t next_const = 0;
   clip.bones.resize(b.bones.size());
@@ -85,8 +85,8 @@ Result<ClipParts> decode_parts(const Container& container, std::size_t block, co
       if (6 * (next_const + 1) > consts.size())
         return make_error(ErrorCode::overlap, section_at(layout->constant_slot),
                           b.slot_field_name(static_cast<std::size_t>(layout->constant_slot)),
-                          "JointConstantRotations holds " + std::to_string(consts.size() / 6) +
-                              " quaternions, bone " + std::to_string(i) + " needs more");
+                          "JointConstantRotations holds " + std::to_string(consts.size() / 6) + " quaternions, bone " +
+                              std::to_string(i) + " needs more");
       std::array<std::uint8_t, 6> code;
       std::copy_n(consts.begin() + static_cast<std::ptrdiff_t>(6 * next_const), 6, code.begin());
       cb.constant = decode_quat48(std::span<const std::uint8_t, 6>(code));
@@ -102,8 +102,7 @@ Result<ClipParts> decode_parts(const Container& container, std::size_t block, co
       return make_error(ErrorCode::count_mismatch, pb.base, b.slot_field_name(static_cast<std::size_t>(slot)),
                         std::to_string(depths.size()) + " animated bones but no JointRotations section");
     MAB_ASSIGN(d.rotations, decode_rotation_stream(b.section(static_cast<std::size_t>(slot)),
-                                                   static_cast<std::uint32_t>(keys), depths,
-                                                   section_at(slot), limits));
+                                                   static_cast<std::uint32_t>(keys), depths, section_at(slot), limits));
     if (keys_wanted) {
       // Straight into each bone's keys: no bone-major copy of the whole clip on the way.
       std::vector<std::span<Quat>> tracks;

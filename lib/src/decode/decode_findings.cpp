@@ -66,8 +66,7 @@ std::size_t keyed_code_at(std::span<const std::uint8_t> s3, const LegacyClip& d,
   if (f == 8 * g) return group + 6 * t;
   std::size_t before = 0;
   for (std::size_t u = 0; u <= t; ++u)
-    for (const auto k : d.rotations[u].frames)
-      before += k > 8 * g && k < 8 * g + 8 && (u < t || k < f);
+    for (const auto k : d.rotations[u].frames) before += k > 8 * g && k < 8 * g + 8 && (u < t || k < f);
   return group + 7 * std::size_t{tracks} + (tracks & 1) + 6 * before;
 }
 
@@ -83,7 +82,8 @@ void check_legacy_tags(const Container& c, std::size_t k, const PlacedBlock& pb,
   if (!tags->tag_table_note.empty())
     s.add(Severity::warning, ErrorCode::not_decodable, section_offset(b, pb, 6, 0), table,
           "tag table does not decode (kept as bytes; the clip offsets of its records cannot follow clips that move "
-          "when a clip is edited): " + tags->tag_table_note);
+          "when a clip is edited): " +
+              tags->tag_table_note);
   std::size_t doubtful = 0;  // records reported, at most max_code_findings
   if (tags->tag_table) {
     const auto& records = *tags->tag_table;
@@ -98,14 +98,16 @@ void check_legacy_tags(const Container& c, std::size_t k, const PlacedBlock& pb,
                   "that moves)");
       if (records[i].pointer_slot != 0)
         s.add(Severity::warning, ErrorCode::bad_value, section_offset(b, pb, 6, at + 0xA8), table,
-              name + ": pointer slot " + hex(records[i].pointer_slot, 8) + " is not 0, as the engine's slots are on "
-                     "disk (kept as stored)");
+              name + ": pointer slot " + hex(records[i].pointer_slot, 8) +
+                  " is not 0, as the engine's slots are on "
+                  "disk (kept as stored)");
     }
   }
   if (doubtful > max_code_findings)
     s.add(Severity::warning, ErrorCode::bad_value, section_offset(b, pb, 6, 0), table,
-          std::to_string(doubtful - max_code_findings) + " more tag record(s) reaching no clip start or with a "
-                                                         "pointer slot that is not 0");
+          std::to_string(doubtful - max_code_findings) +
+              " more tag record(s) reaching no clip start or with a "
+              "pointer slot that is not 0");
   if (!tags->events_note.empty())
     s.add(Severity::info, ErrorCode::not_decodable, section_offset(b, pb, 7, 0), b.slot_field_name(7),
           "event chain kept as bytes: " + tags->events_note);
@@ -123,7 +125,8 @@ void check_legacy(const Container& c, std::size_t k, const PlacedBlock& pb, cons
   }
   auto f = [&](std::size_t slot) { return b.slot_field_name(slot); };
   for (std::size_t i = 0; i < d->trajectory_rotation_codes.size(); ++i)
-    s.code(d->trajectory_rotation_codes[i], section_offset(b, pb, 1, 8 + 6 * i), f(1), "trajectory rotation frame " + std::to_string(i));
+    s.code(d->trajectory_rotation_codes[i], section_offset(b, pb, 1, 8 + 6 * i), f(1),
+           "trajectory rotation frame " + std::to_string(i));
   for (std::size_t i = 0; i < d->constant_rotations.size(); ++i)
     s.code(d->constant_rotations[i].code, section_offset(b, pb, 2, 8 + 6 * i), f(2),
            "constant rotation of bone " + std::to_string(d->constant_rotations[i].bone));
@@ -132,7 +135,8 @@ void check_legacy(const Container& c, std::size_t k, const PlacedBlock& pb, cons
     for (std::size_t i = 0; i < t.codes.size(); ++i)
       if (!quat48_valid(t.codes[i]) || quat48_suspicious(t.codes[i]))
         s.code(t.codes[i], section_offset(b, pb, 3, keyed_code_at(b.section(3), *d, ti, i)), f(3),
-               "bone " + std::to_string(t.bone) + " key " + std::to_string(i) + " (frame " + std::to_string(t.frames[i]) + ")");
+               "bone " + std::to_string(t.bone) + " key " + std::to_string(i) + " (frame " +
+                   std::to_string(t.frames[i]) + ")");
   }
   s.codes_summary(pb.base);
   check_legacy_tags(c, k, pb, s);
@@ -146,7 +150,8 @@ void check_key_order(const Block& b, const PlacedBlock& pb, const Clip& clip, Se
   if (!k || !layout) return;
   const std::uint64_t at = layout->key_times_slot >= 0
                                ? section_offset(b, pb, static_cast<std::size_t>(layout->key_times_slot), 2 * *k)
-                               : pb.segments.empty() ? no_offset : pb.base + pb.segments[0].offset + 2 * *k;
+                           : pb.segments.empty() ? no_offset
+                                                 : pb.base + pb.segments[0].offset + 2 * *k;
   s.add(doubt, ErrorCode::bad_value, at, "KeyTimes", check_key_times(clip.key_times).error().detail);
 }
 
@@ -186,13 +191,15 @@ void check_ani(const Container& c, std::size_t k, const PlacedBlock& pb, const L
     const Quat48 q = quat48_from_bytes(d->constant_codes[constant]);
     // decision 3 alone is validate()'s finding; a code with no quaternion is this one's.
     if (!quat48_valid(q))
-      s.code(q, section_offset(b, pb, constants_slot(b), 6 * constant), "JointConstantRotations[" + std::to_string(constant) + "]",
+      s.code(q, section_offset(b, pb, constants_slot(b), 6 * constant),
+             "JointConstantRotations[" + std::to_string(constant) + "]",
              "bone " + std::to_string(i) + " (" + hex(d->clip.bones[i].hash, 8) + ")");
     ++constant;
   }
   for (std::size_t i = 0; i < d->motion.root_rotation_codes.size(); ++i)
     if (!quat48_valid(d->motion.root_rotation_codes[i]))
-      s.code(d->motion.root_rotation_codes[i], no_offset, "DisplacementOrientations", "root rotation key " + std::to_string(i));
+      s.code(d->motion.root_rotation_codes[i], no_offset, "DisplacementOrientations",
+             "root rotation key " + std::to_string(i));
   s.codes_summary(pb.base);
 }
 

@@ -132,8 +132,9 @@ Status keyframed(const Section& s, LegacyArrayHeader& h, const std::vector<std::
     const std::size_t at = array_header_size + 4 * g;
     const auto off = static_cast<std::int32_t>(load_u32(s.bytes, at));
     if (off < 0 || static_cast<std::size_t>(off) != expected)
-      return inconsistent(s, at, "group " + std::to_string(g) + " offset " + std::to_string(off) +
-                                     " is not where the previous group ends (" + std::to_string(expected) + ")");
+      return inconsistent(s, at,
+                          "group " + std::to_string(g) + " offset " + std::to_string(off) +
+                              " is not where the previous group ends (" + std::to_string(expected) + ")");
     std::size_t pos = expected;
     const std::size_t head = 6 * tracks + tracks + (tracks & 1);
     MAB_TRY(need(s, pos, head, "group " + std::to_string(g)));
@@ -146,13 +147,13 @@ Status keyframed(const Section& s, LegacyArrayHeader& h, const std::vector<std::
     std::size_t keys = 0;
     for (std::size_t t = 0; t < tracks; ++t) {
       const std::uint8_t p = s.bytes[pos + t];
-      if ((p & 0x80) == 0)
-        return inconsistent(s, pos + t, "presence byte without bit 7 (format 13: it is always set)");
+      if ((p & 0x80) == 0) return inconsistent(s, pos + t, "presence byte without bit 7 (format 13: it is always set)");
       for (unsigned i = 0; i < 7; ++i)
         if ((p >> i) & 1u) {
           if (frame0 + i + 1u > h.last_frame)
-            return inconsistent(s, pos + t, "presence bit for frame " + std::to_string(frame0 + i + 1u) +
-                                                " past lastFrame " + std::to_string(h.last_frame));
+            return inconsistent(s, pos + t,
+                                "presence bit for frame " + std::to_string(frame0 + i + 1u) + " past lastFrame " +
+                                    std::to_string(h.last_frame));
         }
       presence[t] = p;
       keys += static_cast<std::size_t>(std::popcount(static_cast<unsigned>(p & 0x7F)));
@@ -174,8 +175,9 @@ Status keyframed(const Section& s, LegacyArrayHeader& h, const std::vector<std::
     const std::size_t at = array_header_size + 4 * groups;
     const auto end = static_cast<std::int32_t>(load_u32(s.bytes, at));
     if (end < 0 || static_cast<std::size_t>(end) != expected)
-      return inconsistent(s, at, "the group table's end entry " + std::to_string(end) +
-                                     " is not where the last group ends (" + std::to_string(expected) + ")");
+      return inconsistent(s, at,
+                          "the group table's end entry " + std::to_string(end) + " is not where the last group ends (" +
+                              std::to_string(expected) + ")");
   }
   for (auto& t : out) {
     t.keys.reserve(t.codes.size());
@@ -191,8 +193,9 @@ Result<std::vector<LegacyTagRecord>> tag_table(const Section& s, const Placement
   MAB_TRY(need(s, 0, 4, "the record count"));
   const std::uint64_t count = load_u32(s.bytes, 0);
   if (count > (s.bytes.size() - 4) / legacy_tag_record_size)
-    return inconsistent(s, 0, "count " + std::to_string(count) + " records of 172 bytes do not fit the " +
-                                  std::to_string(s.bytes.size()) + "-byte section");
+    return inconsistent(s, 0,
+                        "count " + std::to_string(count) + " records of 172 bytes do not fit the " +
+                            std::to_string(s.bytes.size()) + "-byte section");
   std::vector<LegacyTagRecord> out(static_cast<std::size_t>(count));
   for (std::size_t i = 0; i < out.size(); ++i) {
     const std::size_t at = 4 + legacy_tag_record_size * i;
@@ -223,22 +226,22 @@ Result<std::vector<LegacyEvent>> event_chain(const Section& s) {
     e.next = io::load_u16(s.bytes, pos + 10);
     const std::size_t end = pos + 12 + e.size;
     MAB_TRY(need(s, pos + 12, e.size, "event node " + std::to_string(out.size()) + "'s payload"));
-    e.payload.assign(s.bytes.begin() + static_cast<std::ptrdiff_t>(pos + 12), s.bytes.begin() + static_cast<std::ptrdiff_t>(end));
+    e.payload.assign(s.bytes.begin() + static_cast<std::ptrdiff_t>(pos + 12),
+                     s.bytes.begin() + static_cast<std::ptrdiff_t>(end));
     if (e.next != 0 && e.next < 12u + e.size)
-      return inconsistent(s, pos + 10, "event node " + std::to_string(out.size()) + ": next offset " +
-                                           std::to_string(e.next) + " falls inside its own " +
-                                           std::to_string(12u + e.size) + " bytes");
+      return inconsistent(s, pos + 10,
+                          "event node " + std::to_string(out.size()) + ": next offset " + std::to_string(e.next) +
+                              " falls inside its own " + std::to_string(12u + e.size) + " bytes");
     const std::size_t next = e.next == 0 ? s.bytes.size() : pos + e.next;
     if (next > s.bytes.size())
-      return inconsistent(s, pos + 10, "event node " + std::to_string(out.size()) + ": next offset " +
-                                           std::to_string(e.next) + " is past the section's end");
+      return inconsistent(s, pos + 10,
+                          "event node " + std::to_string(out.size()) + ": next offset " + std::to_string(e.next) +
+                              " is past the section's end");
     for (std::size_t i = end; i < next; ++i)
-      if (s.bytes[i] != 0)
-        return inconsistent(s, i, "non-zero byte between event nodes (or after the last)");
+      if (s.bytes[i] != 0) return inconsistent(s, i, "non-zero byte between event nodes (or after the last)");
     out.push_back(std::move(e));
     if (next == s.bytes.size()) {
-      if (out.back().next != 0)
-        return inconsistent(s, pos + 10, "the last event node's next offset is not 0");
+      if (out.back().next != 0) return inconsistent(s, pos + 10, "the last event node's next offset is not 0");
       return out;
     }
     pos = next;
@@ -296,9 +299,11 @@ Status check_array_header(const ArraySections& a, std::size_t slot, LegacyArrayH
     MAB_TRY(read_rate(s, h, f32_rate));
     const std::string first = a.sections[a.timing].field;
     if (h.last_frame != clip.last_frame)
-      return inconsistent(s, 2, "lastFrame " + std::to_string(h.last_frame) + " differs from the clip's " +
-                                    std::to_string(clip.last_frame) + " (" + first + ")");
-    if (h.frame_rate != clip.frame_rate) return inconsistent(s, 4, "frame rate differs from the clip's (" + first + ")");
+      return inconsistent(s, 2,
+                          "lastFrame " + std::to_string(h.last_frame) + " differs from the clip's " +
+                              std::to_string(clip.last_frame) + " (" + first + ")");
+    if (h.frame_rate != clip.frame_rate)
+      return inconsistent(s, 4, "frame rate differs from the clip's (" + first + ")");
   }
   if (std::size_t{h.last_frame} + 1 > limits.max_keys)
     return make_error(ErrorCode::limit_exceeded, s.offset, s.field, "lastFrame exceeds the key limit");
@@ -307,9 +312,10 @@ Status check_array_header(const ArraySections& a, std::size_t slot, LegacyArrayH
   // (format 13). The trajectory's count is its track count, 1 (JB-DOC), or lastFrame + 1.
   const std::size_t want = slot < 2 ? frames : mask_bones;
   if (slot < 2 ? h.count != 1 && h.count != want : h.count != want)
-    return inconsistent(s, 0, "count " + std::to_string(h.count) + ", expected " +
-                                  (slot < 2 ? "1 (one track, JB-DOC) or " + std::to_string(want) + " (lastFrame + 1)"
-                                            : std::to_string(want) + " (bits set in the section's mask)"));
+    return inconsistent(s, 0,
+                        "count " + std::to_string(h.count) + ", expected " +
+                            (slot < 2 ? "1 (one track, JB-DOC) or " + std::to_string(want) + " (lastFrame + 1)"
+                                      : std::to_string(want) + " (bits set in the section's mask)"));
   return {};
 }
 
@@ -343,9 +349,7 @@ Status read_array_tracks(const Section& s, std::size_t slot, LegacyArrayHeader& 
       }
       h.data_size = static_cast<std::uint32_t>(at + 6 * std::size_t{h.count});
       break;
-    case 3:
-      MAB_TRY(keyframed(s, h, masks[1], clip.rotations));
-      break;
+    case 3: MAB_TRY(keyframed(s, h, masks[1], clip.rotations)); break;
     case 4:
       MAB_TRY(need(s, at, 12 * std::size_t{h.count}, "constant translations"));
       for (std::size_t i = 0; i < h.count; ++i)
@@ -367,8 +371,7 @@ Status read_array_tracks(const Section& s, std::size_t slot, LegacyArrayHeader& 
       h.data_size = static_cast<std::uint32_t>(at + 12 * tracks * frames);
       break;
     }
-    default:
-      break;
+    default: break;
   }
   return {};
 }
@@ -380,7 +383,8 @@ Result<LegacyClip> decode_legacy_clip(const Container& c, std::size_t block, con
     return make_error(ErrorCode::invalid_argument, no_offset, "block", "no block " + std::to_string(block));
   const Block& b = c.blocks[block];
   const LegacyHeader* lh = b.legacy();
-  if (lh == nullptr) return make_error(ErrorCode::invalid_argument, b.original_base, "block", "not a legacy 'AnD' clip");
+  if (lh == nullptr)
+    return make_error(ErrorCode::invalid_argument, b.original_base, "block", "not a legacy 'AnD' clip");
   if (lh->masks.size() != 4 * std::size_t{lh->mask_words})
     return make_error(ErrorCode::bad_value, b.original_base, "masks", "mask words do not match the layout");
   MAB_ASSIGN(const Placement pl, place(c));
@@ -454,7 +458,8 @@ Quat legacy_rotation_at(const LegacyRotationTrack& track, std::uint32_t frame) n
   if (it == track.frames.begin()) return track.keys.front();
   const auto i = static_cast<std::size_t>(it - track.frames.begin()) - 1;
   if (track.frames[i] == frame || i + 1 == track.frames.size()) return track.keys[i];
-  const double t = static_cast<double>(frame - track.frames[i]) / static_cast<double>(track.frames[i + 1] - track.frames[i]);
+  const double t =
+      static_cast<double>(frame - track.frames[i]) / static_cast<double>(track.frames[i + 1] - track.frames[i]);
   return quat_slerp(track.keys[i], track.keys[i + 1], t);
 }
 

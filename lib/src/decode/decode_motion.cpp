@@ -18,7 +18,8 @@ namespace mab::decode {
 
 std::optional<std::string> padding_problem(std::span<const std::uint8_t> rest) {
   if (rest.size() > max_padding)
-    return std::to_string(rest.size()) + " bytes follow the data (padding is at most " + std::to_string(max_padding) + ")";
+    return std::to_string(rest.size()) + " bytes follow the data (padding is at most " + std::to_string(max_padding) +
+           ")";
   for (std::size_t i = 0; i < rest.size(); ++i)
     if (rest[i] != 0) return "byte " + std::to_string(i) + " after the data is not zero padding";
   return std::nullopt;
@@ -28,7 +29,6 @@ bool plausible_translation(float v) noexcept {
   const float m = std::fabs(v);
   return std::isfinite(v) && (m == 0.0f || (m >= 1e-20f && m <= 1e4f));
 }
-
 
 namespace {
 
@@ -99,8 +99,9 @@ std::string failures_text(const std::vector<std::pair<Candidate, std::string>>& 
 }
 
 Evidence strict_refusal(const std::string& what) {
-  return {EvidenceLevel::opaque, 0,
-          "{opt:strict_layout}: " + what + " is read only by hypotheses (a [guess] of the format reference), none tried"};
+  return {
+      EvidenceLevel::opaque, 0,
+      "{opt:strict_layout}: " + what + " is read only by hypotheses (a [guess] of the format reference), none tried"};
 }
 
 // --- TranslationTable + JointTranslations (format 10.1) ---
@@ -214,10 +215,12 @@ void decode_translations_of(MotionOut& d, const Block& b, const PlacedBlock& pb,
     for (std::size_t i = 0; i < r.entries.size() && i < 4; ++i)
       n_list += (i ? "," : "") + std::to_string(r.entries[i].bit_depth());
     if (r.entries.size() > 4) n_list += ",...";
-    ev.detail = (cand.level == EvidenceLevel::decoded ? cand.what : cand.what + ": " + std::to_string(r.bones.size()) + " bone(s)") +
-                "; TranslationTable entries: " + std::to_string(r.entries.size()) + " (n " + n_list + "), " +
-                std::to_string(r.stream.chunks.size()) + " chunk(s) consumed exactly" +
-                (r.bones.size() > 1 ? "; the bone order inside the stream is not provable from the bytes" : "");
+    ev.detail =
+        (cand.level == EvidenceLevel::decoded ? cand.what
+                                              : cand.what + ": " + std::to_string(r.bones.size()) + " bone(s)") +
+        "; TranslationTable entries: " + std::to_string(r.entries.size()) + " (n " + n_list + "), " +
+        std::to_string(r.stream.chunks.size()) + " chunk(s) consumed exactly" +
+        (r.bones.size() > 1 ? "; the bone order inside the stream is not provable from the bytes" : "");
     d.motion.translation_bones = r.rule;
     d.motion.translation_table = std::move(r.entries);
     d.motion.translations = std::move(r.stream);
@@ -298,12 +301,15 @@ void decode_constant_translations(MotionOut& d, const Block& b, const PlacedBloc
 // the three stored ones square-sum to at most 3/4 and none exceeds the reconstructed one.
 std::optional<std::string> quat48_problem(const Quat48& w) {
   if (quat48_suspicious(w)) return "bit 15 of the third word is set (decision 3)";
-  const auto value = [](std::uint32_t code) { return static_cast<double>(code) * double{quat48_step} - double{quat48_bias}; };
+  const auto value = [](std::uint32_t code) {
+    return static_cast<double>(code) * double{quat48_step} - double{quat48_bias};
+  };
   const double a = value(w[0] & 0x7FFFu), b = value(w[1] & 0x7FFFu), c = value(w[2]);
   const double s = a * a + b * b + c * c;
   // One quantum of slack per component (format 9.1 step sqrt(2)/32767).
   const double q = 2 * double{quat48_step};
-  if (s > 0.75 + 3 * q) return "the stored components square-sum to " + std::to_string(s) + " (a unit code stays below 0.75)";
+  if (s > 0.75 + 3 * q)
+    return "the stored components square-sum to " + std::to_string(s) + " (a unit code stays below 0.75)";
   const double dropped = std::sqrt(std::max(0.0, 1.0 - s));
   if (std::max({std::fabs(a), std::fabs(b), std::fabs(c)}) > dropped + q)
     return "a stored component is larger than the dropped one";
@@ -400,7 +406,8 @@ void decode_root_translations(MotionOut& d, const Block& b, const PlacedBlock& p
     if (!why && element == 16 && w_bits != f32_bits(0.0f) && w_bits != f32_bits(1.0f))
       why = "the fourth float of key 0 is neither 0 nor 1";
     for (std::size_t i = 0; !why && i < k; ++i) {
-      Vec3 v{load_f32(sec.bytes, element * i), load_f32(sec.bytes, element * i + 4), load_f32(sec.bytes, element * i + 8)};
+      Vec3 v{load_f32(sec.bytes, element * i), load_f32(sec.bytes, element * i + 4),
+             load_f32(sec.bytes, element * i + 8)};
       for (unsigned j = 0; !why && j < 3; ++j)
         if (!plausible_translation(v[j]))
           why = "key " + std::to_string(i) + " component " + std::to_string(j) + " (" +
@@ -435,14 +442,14 @@ struct PartEntries {
 
 // The count and the entries after a header of `head` bytes, or why they do not fit
 // (part_problem: every time inside the clip, every type one of the editor's).
-std::optional<std::string> read_part_entries(const Section& sec, std::size_t head, float duration,
-                                             PartEntries& out) {
+std::optional<std::string> read_part_entries(const Section& sec, std::size_t head, float duration, PartEntries& out) {
   if (sec.bytes.size() < head) return "the section holds " + std::to_string(sec.bytes.size()) + " bytes";
   out.count = load_u32(sec.bytes, 0);
   if (out.count == 0) return "the count is 0";
   if (out.count > (sec.bytes.size() - head) / container::part_entry_size)
-    return "count " + std::to_string(out.count) + " needs " + std::to_string(head + container::part_entry_size * out.count) +
-           " bytes, the section holds " + std::to_string(sec.bytes.size());
+    return "count " + std::to_string(out.count) + " needs " +
+           std::to_string(head + container::part_entry_size * out.count) + " bytes, the section holds " +
+           std::to_string(sec.bytes.size());
   if (auto p = padding_problem(sec.bytes.subspan(head + container::part_entry_size * out.count))) return p;
   for (std::size_t i = 0; i < out.count; ++i) {
     const std::size_t at = head + container::part_entry_size * i;
@@ -475,7 +482,8 @@ std::optional<std::string> link_nested_blocks(const Placement& pl, std::size_t b
     for (std::size_t i = 0; all && i < pe.nested.size(); ++i) {
       if (pe.nested[i] == 0) continue;
       const auto target =
-          static_cast<std::int64_t>(container::nested_origin(candidate, header, pl.blocks[block].base, sec.at, i)) + pe.nested[i];
+          static_cast<std::int64_t>(container::nested_origin(candidate, header, pl.blocks[block].base, sec.at, i)) +
+          pe.nested[i];
       int hit = -1;
       for (std::size_t k = 0; k < pl.blocks.size(); ++k)
         if (k != block && static_cast<std::int64_t>(pl.blocks[k].base) == target) hit = static_cast<int>(k);
@@ -514,9 +522,8 @@ PartsRead read_parts(const Container& c, std::size_t block, const Placement& pl,
     out.evidence = strict_refusal("the part animation array");
     return out;
   }
-  const Candidate cands[] = {
-      {EvidenceLevel::hypothesis, 1, "u32 count, 12 bytes, 32-byte entries from +16"},
-      {EvidenceLevel::hypothesis, 2, "u32 count, 32-byte entries from +4"}};
+  const Candidate cands[] = {{EvidenceLevel::hypothesis, 1, "u32 count, 12 bytes, 32-byte entries from +16"},
+                             {EvidenceLevel::hypothesis, 2, "u32 count, 32-byte entries from +4"}};
   std::vector<std::pair<Candidate, std::string>> failures;
   for (const auto& cand : cands) {
     const PartHeader header = cand.number == 1 ? PartHeader::count_then_12 : PartHeader::count_only;

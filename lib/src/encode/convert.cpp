@@ -89,9 +89,10 @@ Result<Clip> retime_clip(const Clip& source, Clip clip, ConvertReport& rep) {
   }
   if (per_key_motion && rep.keys_merged > 0)
     return make_error(ErrorCode::not_decodable, no_offset, "convert",
-                      std::to_string(rep.keys_merged) + " key(s) meet at the target's key rate, but the clip's "
-                      "translations or root motion hold one value per source key and are copied as they are; "
-                      "resample the clip first ({opt:resample})");
+                      std::to_string(rep.keys_merged) +
+                          " key(s) meet at the target's key rate, but the clip's "
+                          "translations or root motion hold one value per source key and are copied as they are; "
+                          "resample the clip first ({opt:resample})");
   for (auto& b : clip.bones) {
     if (b.kind() != BoneKind::animated) continue;
     std::vector<Quat> keys;
@@ -119,11 +120,11 @@ Result<Container> encode_against_source(const DecodedClip& d, Container empty, c
 void carry_outer_header(const OuterHeader& source, OuterHeader& out, ConvertReport& rep) {
   out.checksum = source.checksum;
   out.reserved = source.reserved;
-  rep.carried.push_back("checksum and +0x08..+0x0F (decision 9; the checksum covers the source's bytes, so it is "
-                        "likely wrong for the new file: recompute with `mab crc-apply` once the algorithm is known)");
-  std::erase_if(rep.defaults, [](const NewFieldDefault& f) {
-    return f.field == "checksum" || f.field.rfind("reserved", 0) == 0;
-  });
+  rep.carried.push_back(
+      "checksum and +0x08..+0x0F (decision 9; the checksum covers the source's bytes, so it is "
+      "likely wrong for the new file: recompute with `mab crc-apply` once the algorithm is known)");
+  std::erase_if(rep.defaults,
+                [](const NewFieldDefault& f) { return f.field == "checksum" || f.field.rfind("reserved", 0) == 0; });
 }
 
 // Bits above the bone count (decision 5): flags whose meaning is unknown.
@@ -132,7 +133,8 @@ Status carry_bone_count_flags(const AniHeader& sh, AniHeader& oh, const ConvertO
   if (!high) return {};
   if (high & oh.bone_count_mask()) {
     if (!options.drop_unmappable)
-      return refuse("m_nbBonesInAnim flag bits " + hex(high) + " would be read as bone count bits in the target (decision 5)");
+      return refuse("m_nbBonesInAnim flag bits " + hex(high) +
+                    " would be read as bone count bits in the target (decision 5)");
     rep.dropped.push_back("m_nbBonesInAnim flag bits " + hex(high));
   } else {
     oh.bone_count_field = static_cast<std::uint16_t>(oh.bone_count_field | high);
@@ -163,8 +165,8 @@ Status carry_ani_header(const AniHeader& sh, AniHeader& oh, const ConvertOptions
   oh.flags = sh.flags;
   carry(rep, "'aNi' flags", "'aNi' flags " + hex(sh.flags));
   if (oh.shape == AniShape::wd1 && sh.skeleton_bone_crc > 0xFFFFFFFFu) {
-    rep.defaults.push_back({"m_skeletonBoneCRC", "0", "the source's " + hex(sh.skeleton_bone_crc) +
-                                                          " does not fit Watch Dogs' 32-bit field"});
+    rep.defaults.push_back({"m_skeletonBoneCRC", "0",
+                            "the source's " + hex(sh.skeleton_bone_crc) + " does not fit Watch Dogs' 32-bit field"});
   } else {
     oh.skeleton_bone_crc = sh.skeleton_bone_crc;
     carry(rep, "m_skeletonBoneCRC", "m_skeletonBoneCRC " + hex(sh.skeleton_bone_crc));
@@ -188,7 +190,8 @@ Status copy_sections(const Block& sb, Container& out, const ConvertOptions& opti
     const int seg = sb.slot_segment[slot];
     if (seg < 0) continue;
     const int s = static_cast<int>(slot);
-    if (src_layout && (s == src_layout->key_times_slot || s == src_layout->constant_slot || s == src_layout->rotations_slot))
+    if (src_layout &&
+        (s == src_layout->key_times_slot || s == src_layout->constant_slot || s == src_layout->rotations_slot))
       continue;
     // Far Cry 4 keeps its bone tables in two of its slots (format 4.4): the clip rebuilds them.
     if (section_name(sb, slot) == "BoneFlags" || section_name(sb, slot) == "BoneHashes") continue;
@@ -196,7 +199,8 @@ Status copy_sections(const Block& sb, Container& out, const ConvertOptions& opti
     const auto& bytes = sb.segments[static_cast<std::size_t>(seg)].bytes;
     const int t = target_slot(sb, slot, ob);
     if (t < 0 || ob.slot_segment[static_cast<std::size_t>(t)] >= 0) {
-      if (!options.drop_unmappable) return refuse("section " + name + " has no slot in " + std::string(out.variant->short_name));
+      if (!options.drop_unmappable)
+        return refuse("section " + name + " has no slot in " + std::string(out.variant->short_name));
       rep.dropped.push_back("section " + name + ", " + std::to_string(bytes.size()) + " bytes");
       continue;
     }

@@ -42,17 +42,19 @@ double accepting_bound(double error) {
 
 Error max_error_refusal(const std::string& what, double error_deg, double bound_deg) {
   char text[256];
-  std::snprintf(text, sizeof text, " is %.6f degrees off, above {opt:max_error} %g; nothing written ({opt:max_error} %g accepts it)",
+  std::snprintf(text, sizeof text,
+                " is %.6f degrees off, above {opt:max_error} %g; nothing written ({opt:max_error} %g accepts it)",
                 error_deg, bound_deg, accepting_bound(error_deg));
   return make_error(ErrorCode::invalid_argument, no_offset, "max_error", what + text);
 }
 
 Error max_translation_error_refusal(const std::string& what, double error, double bound) {
   char text[256];
-  std::snprintf(text, sizeof text,
-                " is %.6f units off, above {opt:max_translation_error} %g; nothing written ({opt:max_translation_error} %g "
-                "accepts it)",
-                error, bound, accepting_bound(error));
+  std::snprintf(
+      text, sizeof text,
+      " is %.6f units off, above {opt:max_translation_error} %g; nothing written ({opt:max_translation_error} %g "
+      "accepts it)",
+      error, bound, accepting_bound(error));
   return make_error(ErrorCode::invalid_argument, no_offset, "max_translation_error", what + text);
 }
 

@@ -85,8 +85,8 @@ Status encode_animated_bone(const DecodedClip& original, const Clip& edited, std
   const std::size_t chunks = chunk_count(static_cast<std::uint32_t>(keys));
   ClipBone eb = edited.bones[i];
   const int o = original_index(orig, i, eb);
-  const ClipBone* ob = o >= 0 && orig_anim_index[static_cast<std::size_t>(o)] >= 0
-                           ? &orig.bones[static_cast<std::size_t>(o)] : nullptr;
+  const ClipBone* ob =
+      o >= 0 && orig_anim_index[static_cast<std::size_t>(o)] >= 0 ? &orig.bones[static_cast<std::size_t>(o)] : nullptr;
   const std::size_t oa = ob ? static_cast<std::size_t>(orig_anim_index[static_cast<std::size_t>(o)]) : 0;
   // A depth other than the original's is the edit's own request (edit::set_bits, JSON flags).
   const bool requested = ob && ob->bit_depth() != eb.bit_depth();
@@ -157,7 +157,8 @@ Status encode_animated_bone(const DecodedClip& original, const Clip& edited, std
   if (bone_error > options.max_error_deg) {
     char why[96];
     if (chosen)
-      std::snprintf(why, sizeof why, " at %u bits%s,", eb.bit_depth(), eb.bit_depth() == 16 ? ", the finest depth" : "");
+      std::snprintf(why, sizeof why, " at %u bits%s,", eb.bit_depth(),
+                    eb.bit_depth() == 16 ? ", the finest depth" : "");
     else
       std::snprintf(why, sizeof why, " at the %u bits the edit asks for (more bits lower the error),", eb.bit_depth());
     miss.note(bone_error, bone_label(eb.hash, eb.name) + why);
@@ -211,11 +212,11 @@ Status check_shared_runs(const DecodedClip& original, const Block& b, const std:
     if (n_users > 1) {
       const Block& before = original.container.blocks[original.block];
       const auto s = static_cast<std::size_t>(seg);
-      const std::uint64_t at =
-          b.original_base + (s < before.segments.size() ? before.segments[s].original_offset : 0);
+      const std::uint64_t at = b.original_base + (s < before.segments.size() ? before.segments[s].original_offset : 0);
       return make_error(ErrorCode::overlap, at, b.slot_field_name(static_cast<std::size_t>(slot)),
-                        users + " point at the same bytes; this edit rewrites them, which would change "
-                                "the other sections too, so nothing was written");
+                        users +
+                            " point at the same bytes; this edit rewrites them, which would change "
+                            "the other sections too, so nothing was written");
     }
   }
   return {};
@@ -310,8 +311,8 @@ void update_header(Block& b, const container::ClipLayout& layout, const Clip& or
 
 }  // namespace
 
-Result<Container> encode_clip_container(const DecodedClip& original, const Clip& edited,
-                                        const EncodeOptions& options, EncodeReport* report) {
+Result<Container> encode_clip_container(const DecodedClip& original, const Clip& edited, const EncodeOptions& options,
+                                        EncodeReport* report) {
   MAB_TRY(edited.check());
   EncodeReport rep;
   Container c = original.container;
@@ -345,8 +346,9 @@ Result<Container> encode_clip_container(const DecodedClip& original, const Clip&
     const auto code = constant_code(original, i, eb, orig_const_index, rep);
     consts.insert(consts.end(), code.begin(), code.end());
     if (rep.bone_error_deg[i] > options.max_error_deg)
-      miss.note(rep.bone_error_deg[i], bone_label(eb.hash, eb.name) +
-                                           ": its constant rotation, stored as a 6-byte quaternion (no finer storage),");
+      miss.note(
+          rep.bone_error_deg[i],
+          bone_label(eb.hash, eb.name) + ": its constant rotation, stored as a 6-byte quaternion (no finer storage),");
   }
   if (splice_section(b, layout->constant_slot, 6 * original.constant_codes.size(), consts))
     rewritten.push_back(layout->constant_slot);
@@ -398,9 +400,8 @@ Result<std::vector<std::uint8_t>> encode_clip(const DecodedClip& original, const
       ++i;
     const std::uint64_t at = i < placed.blocks.size() ? placed.blocks[i].base : bytes.size();
     return make_error(ErrorCode::ambiguous_layout, at, "aNi",
-                      "the edited file would read back as " + std::to_string(back->blocks.size()) +
-                          " blocks, block " + std::to_string(i) + " elsewhere, instead of " +
-                          std::to_string(c.blocks.size()) +
+                      "the edited file would read back as " + std::to_string(back->blocks.size()) + " blocks, block " +
+                          std::to_string(i) + " elsewhere, instead of " + std::to_string(c.blocks.size()) +
                           " (a stray 'aNi' becomes or stops being a plausible block header); "
                           "nothing was written");
   }

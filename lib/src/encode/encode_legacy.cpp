@@ -85,12 +85,12 @@ QuatBits bits_of(const Quat& q) {
 
 // What one track's sparse keys start from and must meet.
 struct SparseInput {
-  std::vector<Quat> target;                // the edited rotation at every frame 0..lastFrame
+  std::vector<Quat> target;  // the edited rotation at every frame 0..lastFrame
   const LegacyRotationTrack& edited;
-  const LegacyRotationTrack* original;     // the same bone's stored track, if any
-  bool same_frames;                        // the original's frames mean this clip's frames (no trim)
+  const LegacyRotationTrack* original;  // the same bone's stored track, if any
+  bool same_frames;                     // the original's frames mean this clip's frames (no trim)
   double tol;
-  bool reduce = false;                     // re-keyed from the group starts alone (LegacyEncodeOptions::reduce_deg)
+  bool reduce = false;  // re-keyed from the group starts alone (LegacyEncodeOptions::reduce_deg)
   std::vector<std::pair<QuatBits, Quat48>> codes_by_value;  // the original's keys, sorted
 
   SparseInput(const LegacyRotationTrack& e, const LegacyRotationTrack* o, bool same, double t, std::size_t frames,
@@ -126,7 +126,8 @@ std::vector<bool> initial_keys(const SparseInput& in) {
     // one rotation (a hold), the first, and the last when another rotation follows.
     auto stored = [&](std::size_t f) {
       const auto bits = bits_of(in.target[f]);
-      const auto at = std::lower_bound(in.codes_by_value.begin(), in.codes_by_value.end(), std::make_pair(bits, Quat48{}));
+      const auto at =
+          std::lower_bound(in.codes_by_value.begin(), in.codes_by_value.end(), std::make_pair(bits, Quat48{}));
       return at != in.codes_by_value.end() && at->first == bits;
     };
     for (std::size_t f = 0; f < frames; ++f) {
@@ -149,7 +150,8 @@ Quat48 key_code(const SparseInput& in, std::size_t f) {
       if (same_quat(o->keys[i], q)) return o->codes[i];
     }
     const auto bits = bits_of(q);
-    const auto at = std::lower_bound(in.codes_by_value.begin(), in.codes_by_value.end(), std::make_pair(bits, Quat48{}));
+    const auto at =
+        std::lower_bound(in.codes_by_value.begin(), in.codes_by_value.end(), std::make_pair(bits, Quat48{}));
     if (at != in.codes_by_value.end() && at->first == bits) return at->second;
   }
   return encode_quat48(q);
@@ -177,7 +179,8 @@ Quat written_at(const std::vector<bool>& keyed, const std::vector<Quat>& stored,
 // Between each two keys (and after the last), the frame furthest from the edited rotation is
 // keyed while it is more than tol away: keys go only where the edit needs them, since a span
 // between two keys the edit left alone reproduces the original, which is the target there.
-void refine_keys(const SparseInput& in, std::vector<bool>& keyed, std::vector<Quat48>& code, std::vector<Quat>& stored) {
+void refine_keys(const SparseInput& in, std::vector<bool>& keyed, std::vector<Quat48>& code,
+                 std::vector<Quat>& stored) {
   const std::size_t frames = keyed.size();
   for (std::size_t start = 0; start < frames;) {
     std::size_t end = start + 1;
@@ -339,8 +342,9 @@ Status patch_tags(Bytes& s, const std::vector<LegacyTagRecord>& before, const st
   for (std::size_t i = 0; i < edited.size(); ++i) {
     const auto& e = edited[i];
     if (e.clip_offset != before[i].clip_offset)
-      return make_error(ErrorCode::invalid_argument, no_offset, "tag_table",
-                        "record " + std::to_string(i) + ": clip_offset is not editable (it follows the clip it reaches)");
+      return make_error(
+          ErrorCode::invalid_argument, no_offset, "tag_table",
+          "record " + std::to_string(i) + ": clip_offset is not editable (it follows the clip it reaches)");
     if (same_record(e, before[i])) continue;
     ++changed;
     const std::size_t at = 4 + legacy_tag_record_size * i;
@@ -397,11 +401,13 @@ Status follow_moved_clips(const Container& original, Container& out, LegacyEncod
         continue;
       }
       const auto record = static_cast<std::int64_t>(table + 4 + legacy_tag_record_size * i);
-      const std::int64_t now = static_cast<std::int64_t>(after.blocks[static_cast<std::size_t>(r.clip_block)].base) - record;
+      const std::int64_t now =
+          static_cast<std::int64_t>(after.blocks[static_cast<std::size_t>(r.clip_block)].base) - record;
       if (now == r.clip_offset) continue;
       if (now < INT32_MIN || now > INT32_MAX)
-        return make_error(ErrorCode::limit_exceeded, no_offset, "tag_table",
-                          "clip " + std::to_string(k) + " record " + std::to_string(i) + ": the clip offset does not fit");
+        return make_error(
+            ErrorCode::limit_exceeded, no_offset, "tag_table",
+            "clip " + std::to_string(k) + " record " + std::to_string(i) + ": the clip offset does not fit");
       io::store_u32(*out.blocks[k].section_mut(6), 4 + legacy_tag_record_size * i + container::tag_clip_offset_at,
                     static_cast<std::uint32_t>(static_cast<std::int32_t>(now)));
       rep.tag_offsets_updated.push_back({k, i, r.clip_offset, static_cast<std::int32_t>(now), r.clip_block});
@@ -428,9 +434,12 @@ Status check_edit(const Container& original, std::size_t block, const LegacyClip
   const std::size_t frames = std::size_t{last} + 1;
   // A section the block has with no entries (a count of 0) stays, empty.
   auto kept_empty = [&](std::size_t slot) { return before.present[slot] && before.headers[slot].count == 0; };
-  has = {!edited.trajectory_translation.empty(), !edited.trajectory_rotation.empty(),
-         !edited.constant_rotations.empty() || kept_empty(2), !edited.rotations.empty() || kept_empty(3),
-         !edited.constant_translations.empty() || kept_empty(4), !edited.translations.empty() || kept_empty(5)};
+  has = {!edited.trajectory_translation.empty(),
+         !edited.trajectory_rotation.empty(),
+         !edited.constant_rotations.empty() || kept_empty(2),
+         !edited.rotations.empty() || kept_empty(3),
+         !edited.constant_translations.empty() || kept_empty(4),
+         !edited.translations.empty() || kept_empty(5)};
   for (std::size_t slot = 0; slot < 6; ++slot)
     if (has[slot] != before.present[slot])
       return make_error(ErrorCode::invalid_argument, no_offset, original.blocks[block].slot_field_name(slot),
@@ -500,8 +509,8 @@ struct SectionWriter {
     same = !retimed;
     Bytes s = header(stored_count(1), last, rate(1));
     for (std::size_t f = 0; f < frames(); ++f) {
-      const bool kept =
-          f < before.trajectory_rotation.size() && same_quat(edited.trajectory_rotation[f], before.trajectory_rotation[f]);
+      const bool kept = f < before.trajectory_rotation.size() &&
+                        same_quat(edited.trajectory_rotation[f], before.trajectory_rotation[f]);
       same = same && kept;
       const Quat48 given = f < edited.trajectory_rotation_codes.size() ? edited.trajectory_rotation_codes[f] : Quat48{};
       put_code(s, kept ? before.trajectory_rotation_codes[f] : given_or_new_code(given, edited.trajectory_rotation[f]));
@@ -552,18 +561,19 @@ struct SectionWriter {
 Status patch_tags_and_events(const LegacyClip& before, const LegacyClip& edited, Block& b, LegacyEncodeReport& rep) {
   if (edited.tag_table) {
     if (!before.tag_table)
-      return make_error(ErrorCode::invalid_argument, no_offset, "tag_table",
-                        before.tag_table_note.empty() ? "the block has no tag table (slot 6)"
-                                                      : "the block's tag table does not decode, so it can only be kept: " +
-                                                            before.tag_table_note);
+      return make_error(
+          ErrorCode::invalid_argument, no_offset, "tag_table",
+          before.tag_table_note.empty()
+              ? "the block has no tag table (slot 6)"
+              : "the block's tag table does not decode, so it can only be kept: " + before.tag_table_note);
     MAB_TRY(patch_tags(*b.section_mut(6), *before.tag_table, *edited.tag_table, rep.tag_records_edited));
   }
   if (edited.events) {
     if (!before.events)
       return make_error(ErrorCode::invalid_argument, no_offset, "events",
-                        before.events_note.empty() ? "the block has no event chain (slot 7)"
-                                                   : "the block's event chain does not decode, so it can only be kept: " +
-                                                         before.events_note);
+                        before.events_note.empty()
+                            ? "the block has no event chain (slot 7)"
+                            : "the block's event chain does not decode, so it can only be kept: " + before.events_note);
     MAB_TRY(patch_events(*b.section_mut(7), *before.events, *edited.events, rep.events_edited));
   }
   return {};
@@ -604,19 +614,25 @@ Result<Container> encode_legacy_clip(const Container& original, std::size_t bloc
   // A chained clip's segment holds no bytes (the clip is its own block), so the segments'
   // sizes are this clip's own.
   for (const auto& seg : b.segments) rep.size_change += static_cast<std::int64_t>(seg.bytes.size());
-  for (const auto& seg : original.blocks[block].segments) rep.size_change -= static_cast<std::int64_t>(seg.bytes.size());
+  for (const auto& seg : original.blocks[block].segments)
+    rep.size_change -= static_cast<std::int64_t>(seg.bytes.size());
   if (rep.size_change != 0)
     for (const auto& other : original.blocks)
       rep.moved_clips += other.original_base > original.blocks[block].original_base;
   MAB_TRY(follow_moved_clips(original, out, rep));
   if (options.refuse_above_max_error && !options.reduce_deg && rep.max_error_deg > options.max_error_deg)
-    return encode::max_error_refusal("a rewritten rotation track (Far Cry 2/3 keys are 6-byte quaternions: no depth "
-                                     "to raise)", rep.max_error_deg, options.max_error_deg);
+    return encode::max_error_refusal(
+        "a rewritten rotation track (Far Cry 2/3 keys are 6-byte quaternions: no depth "
+        "to raise)",
+        rep.max_error_deg, options.max_error_deg);
   if (options.reduce_deg && rep.max_error_deg > *options.reduce_deg)
     return make_error(ErrorCode::invalid_argument, no_offset, "reduce",
-                      "a re-keyed rotation track is " + std::to_string(rep.max_error_deg) + " degrees off, above the "
-                      "reduction's bound " + std::to_string(*options.reduce_deg) + " (a 6-byte key rounds by up to "
-                      "about 0.008 degrees); nothing written");
+                      "a re-keyed rotation track is " + std::to_string(rep.max_error_deg) +
+                          " degrees off, above the "
+                          "reduction's bound " +
+                          std::to_string(*options.reduce_deg) +
+                          " (a 6-byte key rounds by up to "
+                          "about 0.008 degrees); nothing written");
   if (report != nullptr) *report = rep;
   return out;
 }

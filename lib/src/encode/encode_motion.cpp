@@ -111,8 +111,8 @@ Result<TranslationEntry> encode_translation_track(const DecodedClip& original, c
   bool fits = ob != nullptr;
   for (std::size_t ch = 0; fits && ch < chunks; ++ch)
     fits = reusable(ch, entry) ||
-           translation_chunk_fits(std::span<const Vec3>(eb.translations).subspan(ch * keys_per_chunk, chunk_key_count(keys, ch)),
-                                  entry);
+           translation_chunk_fits(
+               std::span<const Vec3>(eb.translations).subspan(ch * keys_per_chunk, chunk_key_count(keys, ch)), entry);
   if (!fits) {
     auto widened = translation_entry_for(eb.translations, ob ? entry.bit_depth() : 16u);
     if (!widened) {
@@ -157,8 +157,8 @@ Result<TranslationEntry> encode_translation_track(const DecodedClip& original, c
   // Decision 21 for translations: a depth that misses the bound is raised (a new key time
   // regroups every later chunk, format 10.1: 8 keys a chunk, so untouched bones are
   // re-quantised too and must stay where they were).
-  for (unsigned n = entry.bit_depth() + 1; options.raise_depth && track.max_error > options.max_translation_error && n <= 16;
-       ++n) {
+  for (unsigned n = entry.bit_depth() + 1;
+       options.raise_depth && track.max_error > options.max_translation_error && n <= 16; ++n) {
     MAB_ASSIGN(const TranslationEntry finer, translation_entry_for(eb.translations, n));
     MAB_ASSIGN(Track again, quantise_track(finer));
     if (!(again.max_error < track.max_error)) continue;
@@ -166,11 +166,12 @@ Result<TranslationEntry> encode_translation_track(const DecodedClip& original, c
     entry = finer;
     track = std::move(again);
   }
-  if (options.raise_depth && options.refuse_above_max_translation_error && track.max_error > options.max_translation_error)
-    return encode::max_translation_error_refusal(
-        bone_label(eb.hash, eb.name) + " (translations at " + std::to_string(entry.bit_depth()) + " bits" +
-            (entry.bit_depth() >= 16 ? ", the finest depth)" : ")"),
-        track.max_error, options.max_translation_error);
+  if (options.raise_depth && options.refuse_above_max_translation_error &&
+      track.max_error > options.max_translation_error)
+    return encode::max_translation_error_refusal(bone_label(eb.hash, eb.name) + " (translations at " +
+                                                     std::to_string(entry.bit_depth()) + " bits" +
+                                                     (entry.bit_depth() >= 16 ? ", the finest depth)" : ")"),
+                                                 track.max_error, options.max_translation_error);
   for (std::size_t ch = 0; ch < chunks; ++ch) stream.chunks[ch].push_back(track.codes[ch]);
   rep.translation_chunks_reused += track.reused;
   rep.translation_chunks_requantised += chunks - track.reused;
@@ -209,7 +210,8 @@ Status encode_translations(const DecodedClip& original, const Clip& edited, Bloc
   stream.tail = mo.translations.tail;
   stream.chunks.assign(chunk_count(keys), {});
   for (const std::size_t i : translated) {
-    MAB_ASSIGN(const TranslationEntry entry, encode_translation_track(original, edited, i, orig_slot, options, stream, rep));
+    MAB_ASSIGN(const TranslationEntry entry,
+               encode_translation_track(original, edited, i, orig_slot, options, stream, rep));
     entries.push_back(entry);
   }
   MAB_ASSIGN(const auto bytes, encode_translation_stream(stream, keys, entries));
@@ -253,7 +255,8 @@ Status encode_constant_translations(const DecodedClip& original, const Clip& edi
   bool unchanged = listed.size() == orig_listed.size();
   for (std::size_t t = 0; unchanged && t < listed.size(); ++t)
     unchanged = edited.bones[listed[t]].hash == original.clip.bones[orig_listed[t]].hash &&
-                same_vec(*edited.bones[listed[t]].constant_translation, *original.clip.bones[orig_listed[t]].constant_translation);
+                same_vec(*edited.bones[listed[t]].constant_translation,
+                         *original.clip.bones[orig_listed[t]].constant_translation);
   if (unchanged) return {};
   std::vector<std::uint8_t> bytes;
   io::ByteWriter w(bytes);
@@ -261,12 +264,14 @@ Status encode_constant_translations(const DecodedClip& original, const Clip& edi
     const Vec3& v = *edited.bones[i].constant_translation;
     for (unsigned j = 0; j < 3; ++j) {
       if (!decode::plausible_translation(v[j]))
-        return make_error(ErrorCode::bad_value, no_offset, bone_field(i, "constant_translation"),
-                          "component " + std::to_string(v[j]) + " is not a plausible translation (finite, at most 1e4)");
+        return make_error(
+            ErrorCode::bad_value, no_offset, bone_field(i, "constant_translation"),
+            "component " + std::to_string(v[j]) + " is not a plausible translation (finite, at most 1e4)");
       w.u32(f32_bits(v[j]));
     }
   }
-  if (splice_section(b, l.constant_translations, 12 * orig_listed.size(), bytes)) note(rewritten, rep, b, l.constant_translations);
+  if (splice_section(b, l.constant_translations, 12 * orig_listed.size(), bytes))
+    note(rewritten, rep, b, l.constant_translations);
   follow_count(b, container::count_constant_translations, orig_listed.size(), listed.size());
   return {};
 }
@@ -310,7 +315,8 @@ Status encode_root_motion(const DecodedClip& original, const Clip& edited, Block
         }
       }
       const std::size_t element = mo.root_rotation_layout == RootRotationLayout::quat48 ? 6 : 16;
-      if (splice_section(b, l.root_rotations, element * orr.rotations.size(), bytes)) note(rewritten, rep, b, l.root_rotations);
+      if (splice_section(b, l.root_rotations, element * orr.rotations.size(), bytes))
+        note(rewritten, rep, b, l.root_rotations);
       follow_count(b, container::count_root_rotations, orr.rotations.size(), er.rotations.size());
     }
   }
@@ -354,8 +360,8 @@ Status encode_parts(const DecodedClip& original, const Clip& edited, Block& b, c
   const auto& orig = original.clip.parts;
   if (edited.parts.size() != orig.size())
     return make_error(ErrorCode::invalid_argument, no_offset, "parts",
-                      std::to_string(edited.parts.size()) + " part entries, the file has " + std::to_string(orig.size()) +
-                          ": adding or removing entries is not supported");
+                      std::to_string(edited.parts.size()) + " part entries, the file has " +
+                          std::to_string(orig.size()) + ": adding or removing entries is not supported");
   // Checked against the duration the file will hold, edited or not: an entry the decoder
   // would not read in the written file (a time past a shortened clip, a type outside 1..8)
   // is refused here rather than written and then lost on the next read.
@@ -370,7 +376,8 @@ Status encode_parts(const DecodedClip& original, const Clip& edited, Block& b, c
       return make_error(ErrorCode::bad_value, no_offset, "parts[" + std::to_string(i) + "]",
                         *problem + ": keep each part inside the clip (or set its duration)");
     unchanged = unchanged && f32_bits(e.start) == f32_bits(orig[i].start) && f32_bits(e.end) == f32_bits(orig[i].end) &&
-                e.parent_hash == orig[i].parent_hash && e.attachment_hash == orig[i].attachment_hash && e.type == orig[i].type;
+                e.parent_hash == orig[i].parent_hash && e.attachment_hash == orig[i].attachment_hash &&
+                e.type == orig[i].type;
   }
   if (unchanged) return {};
   auto* sec = b.section_mut(static_cast<std::size_t>(l.parts));
@@ -421,8 +428,9 @@ void warn_opaque_parts(const Container& before, std::size_t k, const Placement& 
     moved += old_pl.blocks[j].base != new_pl.blocks[j].base;
   if (moved == 0) return;
   warnings.push_back("block " + std::to_string(k) + "'s " + ob.slot_field_name(static_cast<std::size_t>(l.parts)) +
-                     " (part animations) did not decode (" + evidence.text() + ") and is kept as bytes, while this edit moved " +
-                     std::to_string(moved) + " block(s): if its entries link nested blocks, those links are stale; check the clip in game");
+                     " (part animations) did not decode (" + evidence.text() +
+                     ") and is kept as bytes, while this edit moved " + std::to_string(moved) +
+                     " block(s): if its entries link nested blocks, those links are stale; check the clip in game");
 }
 
 }  // namespace
@@ -456,19 +464,23 @@ Status relink_parts(const Container& before, Container& after, const DecodeOptio
     auto* sec = nb.section_mut(slot);
     if (seg < 0 || !sec) continue;
     std::vector<std::uint8_t> bytes = *sec;
-    const std::uint64_t section_at = new_pl.blocks[k].base + new_pl.blocks[k].segments[static_cast<std::size_t>(seg)].offset;
+    const std::uint64_t section_at =
+        new_pl.blocks[k].base + new_pl.blocks[k].segments[static_cast<std::size_t>(seg)].offset;
     const std::size_t head = container::part_header_size(parts.header);
     for (std::size_t i = 0; i < parts.parts.size(); ++i) {
       const int target = parts.parts[i].nested_block;
       if (target < 0) continue;
       const std::size_t at = head + container::part_entry_size * i;
       if (at + 4 > bytes.size()) continue;  // the array was cut by an edit of this block: nothing to link
-      const auto origin = static_cast<std::int64_t>(container::nested_origin(parts.base, parts.header, new_pl.blocks[k].base, section_at, i));
-      const std::int64_t offset = static_cast<std::int64_t>(new_pl.blocks[static_cast<std::size_t>(target)].base) - origin;
+      const auto origin = static_cast<std::int64_t>(
+          container::nested_origin(parts.base, parts.header, new_pl.blocks[k].base, section_at, i));
+      const std::int64_t offset =
+          static_cast<std::int64_t>(new_pl.blocks[static_cast<std::size_t>(target)].base) - origin;
       if (offset < std::numeric_limits<std::int32_t>::min() || offset > std::numeric_limits<std::int32_t>::max())
         return make_error(ErrorCode::limit_exceeded, section_at + at, nb.slot_field_name(slot),
                           "part entry " + std::to_string(i) + "'s nested block is out of 32-bit reach");
-      io::store_u32(bytes, at + container::part_nested_at, static_cast<std::uint32_t>(static_cast<std::int32_t>(offset)));
+      io::store_u32(bytes, at + container::part_nested_at,
+                    static_cast<std::uint32_t>(static_cast<std::int32_t>(offset)));
     }
     if (bytes == *sec) continue;
     for (std::size_t j = 0; j < nb.slot_segment.size(); ++j)

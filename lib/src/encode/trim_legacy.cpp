@@ -49,8 +49,8 @@ Result<LegacyClip> trim_legacy_clip(const LegacyClip& clip, std::uint32_t first,
                       "the clip has no timed section (slots 0, 1, 3, 5): there are no frames to trim");
   if (first > last || last > clip.last_frame)
     return make_error(ErrorCode::invalid_argument, no_offset, "trim",
-                      "frames " + std::to_string(first) + ".." + std::to_string(last) + " are not inside the clip's 0.." +
-                          std::to_string(clip.last_frame));
+                      "frames " + std::to_string(first) + ".." + std::to_string(last) +
+                          " are not inside the clip's 0.." + std::to_string(clip.last_frame));
   LegacyTrimReport rep;
   LegacyClip out = clip;
   const auto new_last = static_cast<std::uint16_t>(last - first);

@@ -72,8 +72,7 @@ class ByteReader {
 
   Error short_read(std::size_t need, std::string_view field) const {
     return make_error(ErrorCode::truncated, origin_ + pos_, std::string(field),
-                      "need " + std::to_string(need) + " bytes, " + std::to_string(remaining()) +
-                          " left");
+                      "need " + std::to_string(need) + " bytes, " + std::to_string(remaining()) + " left");
   }
 
   std::span<const std::uint8_t> data_;

@@ -77,7 +77,8 @@ void AtomicFile::discard() noexcept {
 }
 
 Error AtomicFile::failure(std::string_view what, int err) const {
-  const std::string where = target_.through_link ? "(a link to " + platform::display(target_.file) + ") " : std::string();
+  const std::string where =
+      target_.through_link ? "(a link to " + platform::display(target_.file) + ") " : std::string();
   return make_error(ErrorCode::io_error, no_offset, platform::display(target_.path),
                     where + std::string(what) + ": " + platform::errno_text(err));
 }

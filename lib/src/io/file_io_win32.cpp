@@ -37,7 +37,8 @@ std::wstring native(const fs::path& p) {
     bytes.push_back(static_cast<char>(c));
   }
   if (!high) return w;
-  const int n = MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, bytes.data(), static_cast<int>(bytes.size()), nullptr, 0);
+  const int n =
+      MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, bytes.data(), static_cast<int>(bytes.size()), nullptr, 0);
   if (n <= 0) return w;  // not UTF-8: the characters are what they say
   std::wstring out(static_cast<std::size_t>(n), L'\0');
   MultiByteToWideChar(CP_UTF8, MB_ERR_INVALID_CHARS, bytes.data(), static_cast<int>(bytes.size()), out.data(), n);
@@ -53,7 +54,8 @@ std::string text(const fs::path& p) {
 
 std::string win32_text(DWORD e) {
   char buf[512];
-  DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr, e, 0, buf, sizeof buf, nullptr);
+  DWORD n = FormatMessageA(FORMAT_MESSAGE_FROM_SYSTEM | FORMAT_MESSAGE_IGNORE_INSERTS, nullptr, e, 0, buf, sizeof buf,
+                           nullptr);
   while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' ' || buf[n - 1] == '.')) --n;
   std::string s = n > 0 ? std::string(buf, n) : std::string("error");
   return s + " (Windows error " + std::to_string(e) + ")";
@@ -226,7 +228,8 @@ namespace {
 
 Status copy_into(int from, int to) {
   auto failed = [](const char* what) {
-    return make_error(ErrorCode::io_error, no_offset, "", std::string(what) + " failed: " + platform::errno_text(errno));
+    return make_error(ErrorCode::io_error, no_offset, "",
+                      std::string(what) + " failed: " + platform::errno_text(errno));
   };
   std::uint8_t buf[1 << 16];
   for (;;) {

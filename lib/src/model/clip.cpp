@@ -37,9 +37,9 @@ Status check_key_times(std::span<const std::uint32_t> key_times) {
   if (const auto at = first_unordered_key(key_times)) {
     const std::size_t k = *at;
     return make_error(ErrorCode::bad_value, no_offset, "key_times",
-                        "key times do not increase at key " + std::to_string(k) + ": key_times[" + std::to_string(k) +
-                            "] = " + std::to_string(key_times[k]) + " does not come after key_times[" +
-                            std::to_string(k - 1) + "] = " + std::to_string(key_times[k - 1]) + " (format 9.4)");
+                      "key times do not increase at key " + std::to_string(k) + ": key_times[" + std::to_string(k) +
+                          "] = " + std::to_string(key_times[k]) + " does not come after key_times[" +
+                          std::to_string(k - 1) + "] = " + std::to_string(key_times[k - 1]) + " (format 9.4)");
   }
   return {};
 }
@@ -80,8 +80,7 @@ Status Clip::set_rotation(std::size_t bone, std::size_t key, const Quat& q) {
 }
 
 Status Clip::insert_key(std::size_t at, std::uint32_t time) {
-  if (at > key_times.size())
-    return make_error(ErrorCode::invalid_argument, no_offset, "key", "index past the end");
+  if (at > key_times.size()) return make_error(ErrorCode::invalid_argument, no_offset, "key", "index past the end");
   if ((at > 0 && key_times[at - 1] >= time) || (at < key_times.size() && key_times[at] <= time))
     return make_error(ErrorCode::invalid_argument, no_offset, "key_times", "times must stay ascending");
   key_times.insert(key_times.begin() + static_cast<std::ptrdiff_t>(at), time);
@@ -103,8 +102,7 @@ Status Clip::insert_key(std::size_t at, std::uint32_t time) {
 }
 
 Status Clip::remove_key(std::size_t at) {
-  if (at >= key_times.size())
-    return make_error(ErrorCode::not_found, no_offset, "key", "no key " + std::to_string(at));
+  if (at >= key_times.size()) return make_error(ErrorCode::not_found, no_offset, "key", "no key " + std::to_string(at));
   if (key_times.size() == 1)
     return make_error(ErrorCode::invalid_argument, no_offset, "key", "a clip keeps at least one key");
   key_times.erase(key_times.begin() + static_cast<std::ptrdiff_t>(at));
@@ -149,8 +147,7 @@ Status Clip::check() const {
   for (std::size_t i = 0; i < bones.size(); ++i)
     if (bones[i].kind() == BoneKind::animated && bones[i].keys.size() != key_times.size())
       return make_error(ErrorCode::count_mismatch, no_offset, "bones[" + std::to_string(i) + "].keys",
-                        std::to_string(bones[i].keys.size()) + " keys, clip has " +
-                            std::to_string(key_times.size()));
+                        std::to_string(bones[i].keys.size()) + " keys, clip has " + std::to_string(key_times.size()));
   // Translations and root motion are per stored key (format 10.1, 10.3), or absent.
   auto per_key = [&](std::size_t n, std::string field) -> Status {
     if (n == 0 || n == key_times.size()) return {};

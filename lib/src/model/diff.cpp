@@ -93,8 +93,9 @@ BoneDiff diff_pair(const DiffTrack& a, const DiffTrack& b) {
     d.rotation_a = a.at(d.worst_time_s), d.rotation_b = b.at(d.worst_time_s);
   }
   if (a.translated && b.translated) {
-    auto& t = d.translation.emplace(diff_channel(a.translation_times, b.translation_times,
-                                                 [&](double s) { return distance(a.translation_at(s), b.translation_at(s)); }));
+    auto& t = d.translation.emplace(diff_channel(a.translation_times, b.translation_times, [&](double s) {
+      return distance(a.translation_at(s), b.translation_at(s));
+    }));
     t.value_a = a.translation_at(t.worst_time_s), t.value_b = b.translation_at(t.worst_time_s);
   }
   return d;
@@ -221,6 +222,5 @@ Result<ClipDiff> diff_clips(const Clip& a, const Clip& b) {
   if (auto r = root_track(b)) tb.push_back(std::move(*r));
   return diff_tracks(ta, tb);
 }
-
 
 }  // namespace mab

@@ -50,7 +50,8 @@ Error bad(std::string field, std::string detail) {
 }
 
 Status check_bone(const Clip& c, std::size_t bone) {
-  if (bone >= c.bones.size()) return make_error(ErrorCode::not_found, no_offset, "bone", "no bone " + std::to_string(bone));
+  if (bone >= c.bones.size())
+    return make_error(ErrorCode::not_found, no_offset, "bone", "no bone " + std::to_string(bone));
   return {};
 }
 
@@ -120,8 +121,8 @@ Result<std::size_t> find_bone(const Clip& clip, std::string_view arg) {
   // A number that names no bone is reported as the hash it is, not only as a name's CRC-32.
   if (by_number)
     return make_error(ErrorCode::not_found, no_offset, "bone",
-                      "no bone with hash " + hex(*by_number, 8) + " (nor one named \"" + std::string(arg) + "\", hash " +
-                          hex(by_name, 8) + ") in the clip");
+                      "no bone with hash " + hex(*by_number, 8) + " (nor one named \"" + std::string(arg) +
+                          "\", hash " + hex(by_name, 8) + ") in the clip");
   return make_error(ErrorCode::not_found, no_offset, "bone",
                     "no bone \"" + std::string(arg) + "\" (hash " + hex(by_name, 8) + ") in the clip");
 }
@@ -186,8 +187,9 @@ Status speed(Clip& c, double factor, Notes* notes) {
   std::size_t dropped = 0;
   for (std::size_t k = 0; k < c.key_times.size(); ++k) {
     const double t = std::round(c.key_times[k] / factor);
-    if (t > max_time) return bad("speed", "key " + std::to_string(k) + " would be at " + std::to_string(t) +
-                                              " key-time units; the format stores at most 65535 (format 9.4)");
+    if (t > max_time)
+      return bad("speed", "key " + std::to_string(k) + " would be at " + std::to_string(t) +
+                              " key-time units; the format stores at most 65535 (format 9.4)");
     const auto ut = static_cast<std::uint32_t>(t);
     if (!times.empty() && ut <= times.back()) {
       ++dropped;
@@ -200,7 +202,8 @@ Status speed(Clip& c, double factor, Notes* notes) {
   c.key_times = std::move(times);
   c.duration = static_cast<float>(c.duration / factor);
   if (notes && dropped)
-    notes->push_back("{opt:speed}: " + std::to_string(dropped) + " key(s) fell on the time of the key before and were dropped");
+    notes->push_back("{opt:speed}: " + std::to_string(dropped) +
+                     " key(s) fell on the time of the key before and were dropped");
   return {};
 }
 
@@ -212,8 +215,9 @@ Status trim(Clip& c, double start_s, double end_s, Notes* notes) {
   const double first = c.key_times.front(), last = c.key_times.back();
   const double a = std::clamp(std::round(start_s * c.key_rate), first, last);
   const double z = std::clamp(std::round(end_s * c.key_rate), first, last);
-  if (!(z > a)) return bad("trim", "the range holds no time of the clip (keys span " + std::to_string(first / c.key_rate) +
-                                       " to " + std::to_string(last / c.key_rate) + " s)");
+  if (!(z > a))
+    return bad("trim", "the range holds no time of the clip (keys span " + std::to_string(first / c.key_rate) + " to " +
+                           std::to_string(last / c.key_rate) + " s)");
   std::vector<std::uint32_t> times{static_cast<std::uint32_t>(a)};
   for (const auto t : c.key_times)
     if (t > a && t < z) times.push_back(t);
@@ -280,7 +284,8 @@ Status resample(Clip& c, double fps, Notes* notes) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%g", fps);
     notes->push_back("{opt:resample} " + std::string(buf) + ": " + std::to_string(before) + " keys -> " +
-                     std::to_string(times.size()) + (std::fmod(c.key_rate, fps) != 0 ? " (times rounded to key units)" : ""));
+                     std::to_string(times.size()) +
+                     (std::fmod(c.key_rate, fps) != 0 ? " (times rounded to key units)" : ""));
   }
   return {};
 }
@@ -311,7 +316,8 @@ Status set_constant(Clip& c, std::size_t bone, const Quat& q) {
 
 Status copy_track(Clip& c, const Clip& from, std::uint32_t hash, Notes* notes) {
   const int src = from.find_bone(hash);
-  if (src < 0) return make_error(ErrorCode::not_found, no_offset, "copy-track", "the source clip has no " + bone_label(hash));
+  if (src < 0)
+    return make_error(ErrorCode::not_found, no_offset, "copy-track", "the source clip has no " + bone_label(hash));
   const ClipBone& sb = from.bones[static_cast<std::size_t>(src)];
   if (sb.kind() == BoneKind::none) return bad("copy-track", bone_label(hash) + " has no rotation in the source clip");
   ClipBone nb;
@@ -339,8 +345,7 @@ Status copy_track(Clip& c, const Clip& from, std::uint32_t hash, Notes* notes) {
       nb.flags = static_cast<std::uint8_t>((nb.flags & 0xF0) | (old.flags & 0x0F));
     // The rotation track is copied; the bone's own translations stay (docs/motion.md), which
     // the report says when the source's differ, so a user expecting them is not left guessing.
-    const bool differ =
-        sb.translations != old.translations || sb.constant_translation != old.constant_translation;
+    const bool differ = sb.translations != old.translations || sb.constant_translation != old.constant_translation;
     if (notes && differ && (!sb.translations.empty() || sb.constant_translation))
       notes->push_back("{opt:copy_track}: " + bone_label(hash) +
                        ": its rotation track copied; its translations are this clip's own, not the source's "
@@ -364,7 +369,8 @@ Status remove_bone(Clip& c, std::size_t bone) {
 Status add_bone(Clip& c, std::string name, const Quat& q) {
   if (name.empty()) return bad("add-bone", "a bone needs a name");
   const std::uint32_t h = bone_hash(name);
-  if (c.find_bone(h) >= 0) return bad("add-bone", "the clip already has a bone with hash " + hex(h, 8) + " (\"" + name + "\")");
+  if (c.find_bone(h) >= 0)
+    return bad("add-bone", "the clip already has a bone with hash " + hex(h, 8) + " (\"" + name + "\")");
   ClipBone b;
   b.hash = h;
   b.name = std::move(name);
@@ -380,8 +386,8 @@ Status rename_bone(Clip& c, std::size_t bone, std::string_view to) {
   ClipBone& b = c.bones[bone];
   if (id.hash == b.hash) return bad("rename-bone", "the bone already has hash " + hex(id.hash, 8));
   if (const int other = c.find_bone(id.hash); other >= 0)
-    return bad("rename-bone", "the clip already has a bone with hash " + hex(id.hash, 8) + " (bone " +
-                                  std::to_string(other) + ")");
+    return bad("rename-bone",
+               "the clip already has a bone with hash " + hex(id.hash, 8) + " (bone " + std::to_string(other) + ")");
   if (!b.renamed_from) b.renamed_from = b.hash;
   if (*b.renamed_from == id.hash) b.renamed_from.reset();  // renamed back
   b.hash = id.hash;
@@ -399,7 +405,8 @@ Status set_bits(Clip& c, std::size_t bone, unsigned nbits) {
 }
 
 Result<ReduceReport> reduce(Clip& c, double max_deg) {
-  if (!(max_deg >= 0) || !std::isfinite(max_deg)) return bad("reduce", "the tolerance must be a number of degrees >= 0");
+  if (!(max_deg >= 0) || !std::isfinite(max_deg))
+    return bad("reduce", "the tolerance must be a number of degrees >= 0");
   MAB_TRY(check_increasing(c, "{opt:reduce}"));
   ReduceReport rep;
   const std::size_t n = c.key_count();
@@ -464,7 +471,8 @@ Result<ReduceReport> reduce(Clip& c, double max_deg) {
       if (!c.root_motion.rotations.empty())
         rep.max_root_rotation_error_deg =
             std::max(rep.max_root_rotation_error_deg,
-                     angle_deg(c.root_motion.rotations[k], quat_slerp(c.root_motion.rotations[i], c.root_motion.rotations[j], u)));
+                     angle_deg(c.root_motion.rotations[k],
+                               quat_slerp(c.root_motion.rotations[i], c.root_motion.rotations[j], u)));
     }
   }
   std::vector<std::uint32_t> times;

@@ -34,7 +34,8 @@ const T* by_bone(const std::vector<T>& items, std::uint32_t id) {
 
 // The original's keyed track `id`, when `samples` (one per frame) are its rotation at every
 // frame: then its stored keys and codes are what the edit leaves.
-const LegacyRotationTrack* unchanged_track(const LegacyClip& original, std::uint32_t id, const std::vector<Quat>& samples) {
+const LegacyRotationTrack* unchanged_track(const LegacyClip& original, std::uint32_t id,
+                                           const std::vector<Quat>& samples) {
   const LegacyRotationTrack* o = by_bone(original.rotations, id);
   if (o == nullptr || samples.size() != std::size_t{original.last_frame} + 1) return nullptr;
   for (std::size_t f = 0; f < samples.size(); ++f)
@@ -74,10 +75,12 @@ std::vector<Quat48> trajectory_codes(const LegacyClip& original, const std::vect
     stored.try_emplace(bits_of(original.trajectory_rotation[f]), original.trajectory_rotation_codes[f]);
   std::vector<Quat48> codes;
   for (std::size_t f = 0; f < rotations.size(); ++f) {
-    const bool at_frame = f < original.trajectory_rotation.size() && same_quat(rotations[f], original.trajectory_rotation[f]);
+    const bool at_frame =
+        f < original.trajectory_rotation.size() && same_quat(rotations[f], original.trajectory_rotation[f]);
     const auto it = stored.find(bits_of(rotations[f]));
-    codes.push_back(at_frame ? original.trajectory_rotation_codes[f]
-                             : it != stored.end() ? it->second : encode_quat48(rotations[f]));
+    codes.push_back(at_frame             ? original.trajectory_rotation_codes[f]
+                    : it != stored.end() ? it->second
+                                         : encode_quat48(rotations[f]));
   }
   return codes;
 }
@@ -188,7 +191,8 @@ Result<LegacyClip> legacy_from_clip(const LegacyClip& original, const Clip& edit
   if (edited.key_times.empty() || edited.key_times.front() != 0)
     return bad("key_times", "a Far Cry 2/3 clip starts at frame 0 (format 13)");
   if (edited.key_times.back() > 0xFFFF)
-    return bad("last_frame", "frame " + std::to_string(edited.key_times.back()) + " is past the u16 lastFrame (format 13)");
+    return bad("last_frame",
+               "frame " + std::to_string(edited.key_times.back()) + " is past the u16 lastFrame (format 13)");
   Clip dense = edited;
   // Format 13 stores every frame: key times that are not every frame are sampled at each.
   if (dense.key_times.size() != std::size_t{dense.key_times.back()} + 1) {

@@ -72,7 +72,8 @@ void block_stats(const Container& c, const Block& b, const std::string& path, St
     for (std::size_t i = 0; i < a->data_counts.size(); ++i) {
       const unsigned n = a->data_counts[i];
       char key[64];
-      std::snprintf(key, sizeof key, "%s [%zu] %s", v.c_str(), i, n < 16 ? std::to_string(n).c_str() : log_bucket(n).c_str());
+      std::snprintf(key, sizeof key, "%s [%zu] %s", v.c_str(), i,
+                    n < 16 ? std::to_string(n).c_str() : log_bucket(n).c_str());
       stats.at(h::data_counts, 512).add(key, path);
     }
   } else if (const auto* f = b.fc4()) {
@@ -94,7 +95,8 @@ std::string sanity_of(const DecodedClip& d, const Options& o) {
     if (b.kind() == BoneKind::constant && !unit(b.constant))
       return "bone " + std::to_string(i) + ": the constant rotation is not a unit quaternion";
     for (std::size_t k = 0; k < b.keys.size(); ++k)
-      if (!unit(b.keys[k])) return "bone " + std::to_string(i) + " key " + std::to_string(k) + ": not a unit quaternion";
+      if (!unit(b.keys[k]))
+        return "bone " + std::to_string(i) + " key " + std::to_string(k) + ": not a unit quaternion";
   }
   for (std::size_t i = 0; i < d.constant_codes.size(); ++i)
     if (!quat48_valid(quat48_from_bytes(d.constant_codes[i])))
@@ -103,7 +105,8 @@ std::string sanity_of(const DecodedClip& d, const Options& o) {
   if (!clip.key_times.empty() && clip.key_rate > 0) {
     const double last = clip.key_times.back() / clip.key_rate;
     if (!std::isfinite(clip.duration) || std::abs(clip.duration - last) > 1.0 / clip.key_rate + 1e-6)
-      return "duration " + std::to_string(clip.duration) + " s disagrees with the last key at " + std::to_string(last) + " s";
+      return "duration " + std::to_string(clip.duration) + " s disagrees with the last key at " + std::to_string(last) +
+             " s";
   }
   return {};
 }
@@ -212,7 +215,8 @@ struct FileSurvey {
   }
 
   void mark(std::size_t bi, int slot) {
-    if (slot >= 0 && static_cast<std::size_t>(slot) < decoded_slots[bi].size()) decoded_slots[bi][static_cast<std::size_t>(slot)] = true;
+    if (slot >= 0 && static_cast<std::size_t>(slot) < decoded_slots[bi].size())
+      decoded_slots[bi][static_cast<std::size_t>(slot)] = true;
   }
 
   void ani_block(std::size_t bi) {
@@ -235,7 +239,9 @@ struct FileSurvey {
     stats.at(h::key_counts).add(r.variant + " " + log_bucket(clip.key_count()), r.path);
     stats.at(h::durations).add(r.variant + " " + duration_bucket(clip.duration), r.path);
     for (const auto& bone : clip.bones)
-      if (bone.kind() == BoneKind::animated) stats.at(h::bit_depths).add(r.variant + " " + (bone.bit_depth() < 10 ? "0" : "") + std::to_string(bone.bit_depth()), r.path);
+      if (bone.kind() == BoneKind::animated)
+        stats.at(h::bit_depths)
+            .add(r.variant + " " + (bone.bit_depth() < 10 ? "0" : "") + std::to_string(bone.bit_depth()), r.path);
     auto& cf = stats.at(h::cflags);
     for (const auto& chunk : d->rotations.chunks)
       for (const auto& codes : chunk) cf.add(hex(codes.cflags, 2), r.path);
@@ -276,7 +282,8 @@ struct FileSurvey {
     for (std::size_t slot = 0; slot < 8 && slot < b.slot_segment.size(); ++slot) {
       if (b.slot_segment[slot] < 0) continue;
       const bool done = decoded_slots[bi][slot];
-      stats.at(h::evidence).add(r.variant + " " + std::string(section_name(b, slot)) + ": " + (done ? "decoded" : "opaque"), r.path);
+      stats.at(h::evidence)
+          .add(r.variant + " " + std::string(section_name(b, slot)) + ": " + (done ? "decoded" : "opaque"), r.path);
     }
     if (json_check) check_json(export_json(c, *d));
   }
@@ -290,8 +297,8 @@ struct FileSurvey {
         const int seg = b.slot_segment[slot];
         if (seg < 0 || (slot < decoded_slots[bi].size() && decoded_slots[bi][slot])) continue;
         const std::string name(section_name(b, slot));
-        if (name == "KeyTimes" || name == "JointConstantRotations" || name == "JointRotations" ||
-            name == "BoneFlags" || name == "BoneHashes" || name == "ChainedClip")
+        if (name == "KeyTimes" || name == "JointConstantRotations" || name == "JointRotations" || name == "BoneFlags" ||
+            name == "BoneHashes" || name == "ChainedClip")
           continue;
         stats.at(h::opaque).add(r.variant + " " + name, r.path, b.segments[static_cast<std::size_t>(seg)].bytes.size());
       }

@@ -125,8 +125,8 @@ TEST(GltfEdits, AKeyThatCannotGetATimeOfItsOwnIsRefusedWithTheFix) {
   ASSERT_FALSE(imported.ok());
   const std::string msg = imported.error().message(mab::test::as_flag);
   EXPECT_EQ(imported.error().code, mab::ErrorCode::not_decodable);
-  for (const char* part : {"0xB6C65665", "0.075 s", "rounds onto key time 2", "scene frame rate to 30 fps",
-                           "--template-times"})
+  for (const char* part :
+       {"0xB6C65665", "0.075 s", "rounds onto key time 2", "scene frame rate to 30 fps", "--template-times"})
     EXPECT_NE(msg.find(part), std::string::npos) << part << " in: " << msg;
 }
 
@@ -252,7 +252,8 @@ TEST(GltfEdits, FarCry2TracksResampledAreKeptAndANewFrameKeyLands) {
   const std::uint32_t frame = orig->rotations[track].frames[gap_at] + widest / 2u;
   auto m = parse_gltf(*g);
   auto& a = m.animations.at(0);
-  const int sampler = mab::test::sampler_of(m, 0, mab::test::node_named(m, "bone_" + std::to_string(orig->rotations[track].bone)), "rotation");
+  const int sampler = mab::test::sampler_of(
+      m, 0, mab::test::node_named(m, "bone_" + std::to_string(orig->rotations[track].bone)), "rotation");
   ASSERT_GE(sampler, 0);
   auto k = mab::test::read_sampler(m, a, sampler, 4);
   const auto key = mab::test::insert_key(k, static_cast<float>(frame / double{orig->frame_rate}), 20.0);
@@ -261,8 +262,9 @@ TEST(GltfEdits, FarCry2TracksResampledAreKeptAndANewFrameKeyLands) {
   ASSERT_TRUE(imported.ok()) << imported.error().message();
   auto after = mab::decode_legacy_clip(*mab::read_container(imported->bytes), 0);
   ASSERT_TRUE(after.ok());
-  EXPECT_LE(mab::angular_error_deg(mab::legacy_rotation_at(after->rotations[track], frame), {key[0], key[1], key[2], key[3]}),
-            imported->report.max_error_deg + 2e-5);
+  EXPECT_LE(
+      mab::angular_error_deg(mab::legacy_rotation_at(after->rotations[track], frame), {key[0], key[1], key[2], key[3]}),
+      imported->report.max_error_deg + 2e-5);
 }
 
 // --- The rig travels with the file (item 4) ---
@@ -306,7 +308,8 @@ TEST(GltfRig, ASkeletonExportImportsWithoutTheFlagOrRefuses) {
   const auto bare = write_gltf(m);
   auto refused = mab::import_gltf(bare, &s.clip);
   ASSERT_FALSE(refused.ok());
-  EXPECT_NE(refused.error().message(mab::test::as_flag).find("exported with --skeleton"), std::string::npos) << refused.error().message();
+  EXPECT_NE(refused.error().message(mab::test::as_flag).find("exported with --skeleton"), std::string::npos)
+      << refused.error().message();
   EXPECT_NE(refused.error().message().find("hangs under"), std::string::npos) << refused.error().message();
   mab::GltfImportOptions with;
   with.skeleton = &s.skeleton;
@@ -319,7 +322,8 @@ TEST(GltfRig, ASkeletonExportImportsWithoutTheFlagOrRefuses) {
   with.skeleton = &other;
   auto wrong = mab::import_gltf(s.export_bytes, &s.clip, with);
   ASSERT_FALSE(wrong.ok());
-  EXPECT_NE(wrong.error().message(mab::test::as_flag).find("another --skeleton"), std::string::npos) << wrong.error().message();
+  EXPECT_NE(wrong.error().message(mab::test::as_flag).find("another --skeleton"), std::string::npos)
+      << wrong.error().message();
   // The recorded data tampered with: the digest no longer matches, only --skeleton will do.
   m = parse_gltf(s.export_bytes);
   auto& rig = m.scenes[0].extras.Get<tinygltf::Value::Object>()["mabkit"].Get<tinygltf::Value::Object>()["rig"];
@@ -375,7 +379,8 @@ TEST(GltfRig, AFlatExportImportedWithASkeletonIsRefused) {
   with.skeleton = &s.skeleton;
   auto recorded = mab::import_gltf(*flat, &s.clip, with);
   ASSERT_FALSE(recorded.ok());
-  EXPECT_NE(recorded.error().message(mab::test::as_flag).find("without --skeleton"), std::string::npos) << recorded.error().message();
+  EXPECT_NE(recorded.error().message(mab::test::as_flag).find("without --skeleton"), std::string::npos)
+      << recorded.error().message();
   auto m = parse_gltf(*flat);
   mab::test::drop_extras(m);
   auto shaped = mab::import_gltf(write_gltf(m), &s.clip, with);
@@ -484,7 +489,8 @@ TEST(GltfTimeline, TheTemplatesInterpolationExplainsSlerpAndNlerpNotAnEdit) {
 TEST(GltfTimeline, APoseOnThePathThroughKeys) {
   const auto m = mab::gltf::Metric::rotation(1e-3);
   const double h = 60.0 * 3.14159265358979323846 / 360.0;
-  const std::vector<mab::gltf::Value> keys = {{0, 0, 0, 1}, {0, 0, std::sin(h), std::cos(h)}, {std::sin(h), 0, 0, std::cos(h)}};
+  const std::vector<mab::gltf::Value> keys = {
+      {0, 0, 0, 1}, {0, 0, std::sin(h), std::cos(h)}, {std::sin(h), 0, 0, std::cos(h)}};
   const mab::gltf::Value slerp = m.interpolate(keys[0], keys[1], 0.37);
   const double u = 0.37, n = std::sqrt((1 - u) * (1 - u) + 2 * u * (1 - u) * std::cos(h) + u * u);
   const mab::gltf::Value nlerp{0, 0, u * std::sin(h) / n, ((1 - u) + u * std::cos(h)) / n};

@@ -133,10 +133,12 @@ void make_cubic(tinygltf::Model& m) {
       std::vector<float> out;
       for (std::size_t k = 0; k < v.size() / 4; ++k) {
         out.insert(out.end(), {0, 0, 0, 0});
-        out.insert(out.end(), v.begin() + static_cast<std::ptrdiff_t>(4 * k), v.begin() + static_cast<std::ptrdiff_t>(4 * k + 4));
+        out.insert(out.end(), v.begin() + static_cast<std::ptrdiff_t>(4 * k),
+                   v.begin() + static_cast<std::ptrdiff_t>(4 * k + 4));
         out.insert(out.end(), {0, 0, 0, 0});
       }
-      s.output = append_accessor(m, append_view(m, GltfBuilder::bytes_of(out)), kFloat, TINYGLTF_TYPE_VEC4, v.size() / 4 * 3);
+      s.output =
+          append_accessor(m, append_view(m, GltfBuilder::bytes_of(out)), kFloat, TINYGLTF_TYPE_VEC4, v.size() / 4 * 3);
       s.interpolation = "CUBICSPLINE";
     }
 }
@@ -197,7 +199,8 @@ TEST(GltfInputs, KeysBetweenTheFilesKeysAreInterpolatedAsTheSamplerSays) {
           }
           for (std::size_t c = 0; c < 4; ++c) nv.push_back(sign * v[4 * k + c]);
         }
-        s.input = append_accessor(m, append_view(m, GltfBuilder::bytes_of(nt)), kFloat, TINYGLTF_TYPE_SCALAR, nt.size());
+        s.input =
+            append_accessor(m, append_view(m, GltfBuilder::bytes_of(nt)), kFloat, TINYGLTF_TYPE_SCALAR, nt.size());
         s.output = append_accessor(m, append_view(m, GltfBuilder::bytes_of(nv)), kFloat, TINYGLTF_TYPE_VEC4, nt.size());
         s.interpolation = "LINEAR";
       }
@@ -221,7 +224,8 @@ TEST(GltfInputs, KeysBetweenTheFilesKeysAreInterpolatedAsTheSamplerSays) {
       if (t.clip.bones[b].kind() != mab::BoneKind::animated) continue;
       ASSERT_EQ(got.size(), keys);
       for (std::size_t k = 0; k < keys; ++k) {
-        const std::string what = std::string(interpolation) + " bone " + std::to_string(b) + " key " + std::to_string(k);
+        const std::string what =
+            std::string(interpolation) + " bone " + std::to_string(b) + " key " + std::to_string(k);
         if (k % 2 == 0 || k + 1 == keys || std::string(interpolation) == "STEP") {
           // A kept key (or, past the last kept key and for STEP, the one held).
           const std::size_t held = k % 2 == 0 ? k : k - 1;
@@ -325,11 +329,12 @@ TEST(GltfInputs, InterleavedOutputsReadWithTheirStride) {
       const auto v = floats_of(m, s.output);
       std::vector<float> interleaved;
       for (std::size_t k = 0; k < v.size() / 4; ++k) {
-        interleaved.insert(interleaved.end(), v.begin() + static_cast<std::ptrdiff_t>(4 * k), v.begin() + static_cast<std::ptrdiff_t>(4 * k + 4));
+        interleaved.insert(interleaved.end(), v.begin() + static_cast<std::ptrdiff_t>(4 * k),
+                           v.begin() + static_cast<std::ptrdiff_t>(4 * k + 4));
         interleaved.insert(interleaved.end(), {9e9f, -1.0f, 123.0f, 0.5f});  // another attribute
       }
-      s.output = append_accessor(m, append_view(m, GltfBuilder::bytes_of(interleaved), 32), kFloat,
-                                 TINYGLTF_TYPE_VEC4, v.size() / 4);
+      s.output = append_accessor(m, append_view(m, GltfBuilder::bytes_of(interleaved), 32), kFloat, TINYGLTF_TYPE_VEC4,
+                                 v.size() / 4);
     }
   auto r = mab::import_gltf(serialize(m, false), &t.c);
   ASSERT_TRUE(r.ok()) << r.error().message();
@@ -641,7 +646,8 @@ class GltfExternalBuffers : public ::testing::Test {
   void TearDown() override { std::filesystem::remove_all(dir); }
   void write(const std::filesystem::path& p, const std::vector<std::uint8_t>& b) {
     std::filesystem::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+    std::ofstream(p, std::ios::binary)
+        .write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
   }
 };
 
@@ -663,7 +669,8 @@ TEST_F(GltfExternalBuffers, ARelativeBufferInTheFolderIsRead) {
   EXPECT_EQ(sk->nodes.size(), 2u);
   // The CLI passes the file's folder.
   const auto out = dir / "out.mab";
-  const auto run = mab::test::run_mab("import " + (dir / "rig" / "anim.gltf").string() + " --game wd1 -o " + out.string(), "2>&1");
+  const auto run =
+      mab::test::run_mab("import " + (dir / "rig" / "anim.gltf").string() + " --game wd1 -o " + out.string(), "2>&1");
   EXPECT_EQ(run.status, 0) << run.out;
   EXPECT_EQ(load(out), embedded->bytes);
 }
@@ -675,8 +682,8 @@ TEST_F(GltfExternalBuffers, BuffersOutsideTheFolderOrMissingAreRefused) {
   mab::GltfImportOptions o;
   o.game = mab::Game::watch_dogs;
   o.resource_dir = dir / "rig";
-  for (const std::string& uri :
-       std::vector<std::string>{"../secret.bin", (dir / "secret.bin").string(), "sub/../../secret.bin", "missing.bin", "."}) {
+  for (const std::string& uri : std::vector<std::string>{"../secret.bin", (dir / "secret.bin").string(),
+                                                         "sub/../../secret.bin", "missing.bin", "."}) {
     SCOPED_TRACE(uri);
     auto r = mab::import_gltf(d.g.text(uri), nullptr, o);
     ASSERT_FALSE(r.ok());
@@ -736,8 +743,8 @@ TEST(GltfInputs, NodeMatricesDecomposeIntoTheirRotationAndScale) {
     ASSERT_EQ(sk->nodes.size(), 2u);
     const auto& n = sk->nodes[1];
     EXPECT_TRUE(n.has_matrix);
-    EXPECT_LE(mab::angular_error_deg(n.rotation, c.r), 1e-4) << n.rotation.x << " " << n.rotation.y << " "
-                                                            << n.rotation.z << " " << n.rotation.w;
+    EXPECT_LE(mab::angular_error_deg(n.rotation, c.r), 1e-4)
+        << n.rotation.x << " " << n.rotation.y << " " << n.rotation.z << " " << n.rotation.w;
     for (std::size_t i = 0; i < 3; ++i) EXPECT_NEAR(n.scale[i], c.s[i], 1e-9) << i;
     EXPECT_EQ(n.parent, 0);
   }
@@ -856,15 +863,19 @@ TEST(GltfInputs, NodesFindTheirBonesByHashNameGeneratedNameOrSuffixedName) {
   };
   const std::vector<Case> matching = {
       {"bone names", renamed(t, same, false, true)},
-      {"Blender's .001 suffix on names", renamed(t, [](const std::string& s) { return s + ".001"; }, false, true)},
+      {"Blender's .001 suffix on names", renamed(
+                                             t, [](const std::string& s) { return s + ".001"; }, false, true)},
       {"generated names", renamed(t, same)},
-      {"generated names, lower case", renamed(t, [](const std::string& s) {
-         std::string l = s;
-         for (std::size_t i = 7; i < l.size(); ++i) l[i] = static_cast<char>(std::tolower(l[i]));
-         return l;
-       })},
+      {"generated names, lower case", renamed(t,
+                                              [](const std::string& s) {
+                                                std::string l = s;
+                                                for (std::size_t i = 7; i < l.size(); ++i)
+                                                  l[i] = static_cast<char>(std::tolower(l[i]));
+                                                return l;
+                                              })},
       {"generated names, 0X", renamed(t, [](const std::string& s) { return "bone_0X" + s.substr(7); })},
-      {"hash kept, names gone", renamed(t, [](const std::string&) { return std::string("x"); }, true)},
+      {"hash kept, names gone", renamed(
+                                    t, [](const std::string&) { return std::string("x"); }, true)},
   };
   for (const auto& c : matching) {
     auto r = mab::import_gltf(c.bytes, &t.c);
@@ -876,14 +887,13 @@ TEST(GltfInputs, NodesFindTheirBonesByHashNameGeneratedNameOrSuffixedName) {
   // Names that identify nothing: their nodes are listed, their bones kept as they were
   // (allow_no_op: an animation that moves no bone is refused otherwise, as below).
   for (const auto& rename : std::vector<std::function<std::string(const std::string&)>>{
-           [](const std::string& s) { return s.substr(0, s.size() - 1); },            // 7 hex digits
-           [](const std::string& s) { return s.substr(0, 7) + "ZZZZZZZZ"; },          // not hex
-           [](const std::string& s) { return "bona" + s.substr(4); },                 // not the prefix
-           [](const std::string& s) { return s + ".001"; },                           // a generated name's copy
+           [](const std::string& s) { return s.substr(0, s.size() - 1); },    // 7 hex digits
+           [](const std::string& s) { return s.substr(0, 7) + "ZZZZZZZZ"; },  // not hex
+           [](const std::string& s) { return "bona" + s.substr(4); },         // not the prefix
+           [](const std::string& s) { return s + ".001"; },                   // a generated name's copy
            [](const std::string& s) { return s + ".00a"; },
-           [](const std::string& s) { return s + ".dup"; },                            // no occurrence
-           [](const std::string& s) { return s + ".dup0"; },
-           [](const std::string& s) { return s + ".dupx"; },
+           [](const std::string& s) { return s + ".dup"; },  // no occurrence
+           [](const std::string& s) { return s + ".dup0"; }, [](const std::string& s) { return s + ".dupx"; },
            [](const std::string& s) { return s + ".dup1x"; }}) {
     auto refused = mab::import_gltf(renamed(t, rename), &t.c);
     ASSERT_FALSE(refused.ok());
@@ -999,13 +1009,15 @@ TEST(GltfInputs, FarCryTranslationsBetweenTheFilesKeysFollowTheSampler) {
         if (interpolation == "CUBICSPLINE") nv.insert(nv.end(), {0, 0, 0});
       }
       s->input = append_accessor(m, append_view(m, GltfBuilder::bytes_of(nt)), kFloat, TINYGLTF_TYPE_SCALAR, nt.size());
-      s->output = append_accessor(m, append_view(m, GltfBuilder::bytes_of(nv)), kFloat, TINYGLTF_TYPE_VEC3, nv.size() / 3);
+      s->output =
+          append_accessor(m, append_view(m, GltfBuilder::bytes_of(nv)), kFloat, TINYGLTF_TYPE_VEC3, nv.size() / 3);
       s->interpolation = interpolation;
     }
     auto refused = mab::import_gltf(serialize(m, true), &c);
     ASSERT_FALSE(refused.ok()) << interpolation;
     EXPECT_EQ(refused.error().code, mab::ErrorCode::not_decodable) << refused.error().message();
-    EXPECT_NE(refused.error().message(mab::test::as_flag).find("--accept-resample"), std::string::npos) << refused.error().message();
+    EXPECT_NE(refused.error().message(mab::test::as_flag).find("--accept-resample"), std::string::npos)
+        << refused.error().message();
     mab::GltfImportOptions o;
     o.accept_resample = true;
     auto r = mab::import_gltf(serialize(m, true), &c, o);
@@ -1034,7 +1046,7 @@ TEST(GltfInputs, FarCryTranslationsBetweenTheFilesKeysFollowTheSampler) {
 // The bytes of `c` with a constant translation (1, 2, 3) added, through the JSON document as a
 // user would, on `keyed`, a bone that already has a translation track; empty if refused.
 std::vector<std::uint8_t> with_constant_on_translated_bone(const mab::Container& c, const mab::LegacyClip& orig,
-                                                std::uint32_t keyed) {
+                                                           std::uint32_t keyed) {
   auto doc = nlohmann::json::parse(*mab::export_json(c, orig, mab::JsonExportOptions{2}));  // "legacy_clip"
   doc["legacy_clip"]["constant_translations"].push_back({{"bone", keyed}, {"translation", {1, 2, 3}}});
   auto& list = doc["legacy_clip"]["constant_translations"];
@@ -1061,8 +1073,7 @@ TEST(GltfInputs, FarCryConstantsThatNowVaryBecomeTracks) {
       const double a = 0.05 * static_cast<double>(f);
       if (path == "rotation")
         v.insert(v.end(), {0, static_cast<float>(std::sin(a)), 0, static_cast<float>(std::cos(a))});
-      else
-        v.insert(v.end(), {static_cast<float>(f), 1.0f, 2.0f});
+      else v.insert(v.end(), {static_cast<float>(f), 1.0f, 2.0f});
     }
     s->input = append_accessor(m, append_view(m, GltfBuilder::bytes_of(times)), kFloat, TINYGLTF_TYPE_SCALAR, frames);
     s->output = append_accessor(m, append_view(m, GltfBuilder::bytes_of(v)), kFloat,
@@ -1112,7 +1123,8 @@ TEST(GltfInputs, FarCryConstantsThatNowVaryBecomeTracks) {
   const auto traj = *mab::decode_legacy_clip(*mab::read_container(r->bytes), 0);
   for (std::size_t f = 0; f < frames; ++f) {
     const double a = 0.05 * static_cast<double>(f);
-    EXPECT_LE(mab::angular_error_deg(traj.trajectory_rotation[f], {0, static_cast<float>(std::sin(a)), 0, static_cast<float>(std::cos(a))}),
+    EXPECT_LE(mab::angular_error_deg(traj.trajectory_rotation[f],
+                                     {0, static_cast<float>(std::sin(a)), 0, static_cast<float>(std::cos(a))}),
               0.01);
   }
   // A bone with a translation track given a constant translation too (through the JSON
@@ -1190,7 +1202,8 @@ TEST(GltfInputs, SkeletonsWithoutNodesOrWithSeparateTrees) {
   const int b = two.add_node("ArmatureB");
   const int j = two.add_node("Joint");
   two.j["nodes"][static_cast<std::size_t>(a)]["children"] = {j};
-  for (const char* name : {"Root", "Pelvis", "Spine"}) two.j["nodes"][static_cast<std::size_t>(b)]["children"].push_back(two.add_node(name));
+  for (const char* name : {"Root", "Pelvis", "Spine"})
+    two.j["nodes"][static_cast<std::size_t>(b)]["children"].push_back(two.add_node(name));
   two.j["scenes"] = {{{"nodes", {a, b}}}};
   two.j["skins"] = {{{"joints", {j}}}};
   sk = mab::read_gltf_skeleton(two.text());
@@ -1298,7 +1311,8 @@ TEST(GltfInputs, LocalRotationsReadTheNodesAsWritten) {
 // --keep-times puts the glTF's own times on the template's bones, which needs a template whose
 // times increase (a damaged file may repeat them).
 TEST(GltfInputs, KeepTimesNeedsATemplateWithIncreasingTimes) {
-  const auto repeat = mab::test::with_key_times("wd1/long_k100.mab", [](std::vector<std::uint32_t>& t) { t[5] = t[4]; });
+  const auto repeat =
+      mab::test::with_key_times("wd1/long_k100.mab", [](std::vector<std::uint32_t>& t) { t[5] = t[4]; });
   const mab::Container rc = *mab::read_container(repeat);
   // The export refuses times that do not increase; the glTF of the original serves.
   const Template t = template_of("wd1/long_k100.mab");
@@ -1351,8 +1365,10 @@ TEST(GltfInputs, KeepTimesResamplesBonesWithoutAChannelAndAnimatesAMovedConstant
   ASSERT_GE(times.size(), 2u);
   times.push_back(times.back() + (times.back() - times[times.size() - 2]));
   values.insert(values.end(), values.end() - 4, values.end());
-  s->input = append_accessor(m, append_view(m, GltfBuilder::bytes_of(times)), kFloat, TINYGLTF_TYPE_SCALAR, times.size());
-  s->output = append_accessor(m, append_view(m, GltfBuilder::bytes_of(values)), kFloat, TINYGLTF_TYPE_VEC4, times.size());
+  s->input =
+      append_accessor(m, append_view(m, GltfBuilder::bytes_of(times)), kFloat, TINYGLTF_TYPE_SCALAR, times.size());
+  s->output =
+      append_accessor(m, append_view(m, GltfBuilder::bytes_of(values)), kFloat, TINYGLTF_TYPE_VEC4, times.size());
   // The second animated bone and the first constant one lose their channels.
   const int dropped = node_of_bone(m, animated[1]), kept_constant = node_of_bone(m, constant[0]);
   std::vector<tinygltf::AnimationChannel> channels;
@@ -1377,7 +1393,8 @@ TEST(GltfInputs, KeepTimesResamplesBonesWithoutAChannelAndAnimatesAMovedConstant
   const auto& rep = r->report.animations.at(0);
   EXPECT_FALSE(rep.times_from_template);
   EXPECT_EQ(rep.bones_resampled, std::vector<std::uint32_t>{t.clip.bones[animated[1]].hash});
-  EXPECT_NE(std::find(rep.bones_kept.begin(), rep.bones_kept.end(), t.clip.bones[constant[0]].hash), rep.bones_kept.end());
+  EXPECT_NE(std::find(rep.bones_kept.begin(), rep.bones_kept.end(), t.clip.bones[constant[0]].hash),
+            rep.bones_kept.end());
   EXPECT_EQ(rep.constant_to_animated, std::vector<std::uint32_t>{t.clip.bones[constant[1]].hash});
   const mab::Clip back = decoded(r->bytes);
   ASSERT_EQ(back.key_count(), t.clip.key_count() + 1);
@@ -1411,8 +1428,8 @@ tinygltf::AnimationSampler* legacy_sampler(tinygltf::Model& m, const std::string
   return sampler_of(m, node_named(m, name), path);
 }
 
-void set_curve(tinygltf::Model& m, tinygltf::AnimationSampler& s, const std::vector<float>& t, const std::vector<float>& v,
-               int type) {
+void set_curve(tinygltf::Model& m, tinygltf::AnimationSampler& s, const std::vector<float>& t,
+               const std::vector<float>& v, int type) {
   s.input = append_accessor(m, append_view(m, GltfBuilder::bytes_of(t)), kFloat, TINYGLTF_TYPE_SCALAR, t.size());
   s.output = append_accessor(m, append_view(m, GltfBuilder::bytes_of(v)), kFloat, type, t.size());
 }
@@ -1520,7 +1537,8 @@ TEST(GltfInputs, FarCryNodesThatMatchNothing) {
   EXPECT_EQ(r->report.animations.at(0).dropped_channels.size(), 1u);
   EXPECT_EQ(r->bytes, load(mab::test::corpus_dir() / "fc2" / "all_arrays.mab"));
   const auto& a = r->report.animations.at(0);
-  EXPECT_NE(std::find(a.nodes_unmatched.begin(), a.nodes_unmatched.end(), "not_a_bone (rotation)"), a.nodes_unmatched.end());
+  EXPECT_NE(std::find(a.nodes_unmatched.begin(), a.nodes_unmatched.end(), "not_a_bone (rotation)"),
+            a.nodes_unmatched.end());
   EXPECT_FALSE(a.bones_kept.empty());
   tinygltf::Model none = g.m;
   for (auto& n : none.nodes) n.name = "x" + n.name, n.extras = tinygltf::Value();

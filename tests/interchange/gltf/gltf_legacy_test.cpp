@@ -59,7 +59,8 @@ int node_named(const tinygltf::Model& m, const std::string& name) {
 }
 
 // The sampler of `path` on `node` in animation `anim`.
-const tinygltf::AnimationSampler* sampler(const tinygltf::Model& m, std::size_t anim, int node, const std::string& path) {
+const tinygltf::AnimationSampler* sampler(const tinygltf::Model& m, std::size_t anim, int node,
+                                          const std::string& path) {
   for (const auto& ch : m.animations[anim].channels)
     if (ch.target_node == node && ch.target_path == path)
       return &m.animations[anim].samplers[static_cast<std::size_t>(ch.sampler)];
@@ -118,7 +119,9 @@ TEST(GltfLegacy, ExportHoldsTheDecodedTracksAndImportsBackByteForByte) {
       if (l->present[0]) {
         const auto* s = sampler(m, anim, node_named(m, "trajectory"), "translation");
         ASSERT_NE(s, nullptr);
-        EXPECT_EQ(std::memcmp(floats(m, s->output), l->trajectory_translation.data(), 12 * l->trajectory_translation.size()), 0);
+        EXPECT_EQ(
+            std::memcmp(floats(m, s->output), l->trajectory_translation.data(), 12 * l->trajectory_translation.size()),
+            0);
       }
     }
     EXPECT_EQ(rep.channels, expected_channels) << p;
@@ -169,15 +172,15 @@ TEST(GltfLegacy, AnEditedValueComesBackInItsTrackOnly) {
     ASSERT_TRUE(out.ok());
     const auto after = *mab::decode_legacy_clip(*out, 0);
     for (std::size_t f = 0; f < tr.frames.size(); ++f)
-      if (f == 5)
-        EXPECT_EQ(after.translations[0].frames[f], (mab::Vec3{tr.frames[f][0], 7.5f, tr.frames[f][2]}));
-      else
-        EXPECT_EQ(after.translations[0].frames[f], tr.frames[f]) << f;
+      if (f == 5) EXPECT_EQ(after.translations[0].frames[f], (mab::Vec3{tr.frames[f][0], 7.5f, tr.frames[f][2]}));
+      else EXPECT_EQ(after.translations[0].frames[f], tr.frames[f]) << f;
     EXPECT_LE(mab::angular_error_deg(mab::legacy_rotation_at(after.rotations[0], rt.frames[k]), turned),
               a.legacy_encode.max_error_deg + 1e-4);
     EXPECT_GT(mab::angular_error_deg(mab::legacy_rotation_at(after.rotations[0], rt.frames[k]), rt.keys[k]), 29.0);
-    for (std::size_t t = 1; t < before.rotations.size(); ++t) EXPECT_EQ(after.rotations[t].codes, before.rotations[t].codes);
-    for (std::size_t t = 1; t < before.translations.size(); ++t) EXPECT_EQ(after.translations[t].frames, before.translations[t].frames);
+    for (std::size_t t = 1; t < before.rotations.size(); ++t)
+      EXPECT_EQ(after.rotations[t].codes, before.rotations[t].codes);
+    for (std::size_t t = 1; t < before.translations.size(); ++t)
+      EXPECT_EQ(after.translations[t].frames, before.translations[t].frames);
     EXPECT_EQ(after.trajectory_translation, before.trajectory_translation);
   }
 }
@@ -248,7 +251,8 @@ TEST(GltfLegacy, ABoneBothConstantAndKeyedHasAConstantNode) {
     // The constant node turned 30 degrees: only that constant rotation changes.
     auto edited_model = m;
     const float* q = floats(edited_model, cs->output);
-    const mab::Quat turned = mab::quat_mul(mab::quat_normalised({0.0f, 0.0f, 0.2588190f, 0.9659258f}), {q[0], q[1], q[2], q[3]});
+    const mab::Quat turned =
+        mab::quat_mul(mab::quat_normalised({0.0f, 0.0f, 0.2588190f, 0.9659258f}), {q[0], q[1], q[2], q[3]});
     std::memcpy(floats_mut(edited_model, cs->output), &turned, sizeof turned);
     auto edited = mab::gltf::serialize(std::move(edited_model), true);
     ASSERT_TRUE(edited.ok());
@@ -263,7 +267,8 @@ TEST(GltfLegacy, ABoneBothConstantAndKeyedHasAConstantNode) {
         EXPECT_EQ(after.constant_rotations[i].code, before.constant_rotations[i].code) << game << " " << i;
       }
     }
-    for (std::size_t t = 0; t < before.rotations.size(); ++t) EXPECT_EQ(after.rotations[t].codes, before.rotations[t].codes);
+    for (std::size_t t = 0; t < before.rotations.size(); ++t)
+      EXPECT_EQ(after.rotations[t].codes, before.rotations[t].codes);
 
     // The constant node given the keyed track's sampler: it varies, which the file cannot hold.
     auto varying = m;

@@ -56,7 +56,8 @@ TEST(GltfMotion, TranslationsAndRootMotionAreChannels) {
       const auto& a = animation(e.model, b);
       auto channel_of = [&](const std::string& node, const char* path) -> const tinygltf::AnimationChannel* {
         for (const auto& ch : a.channels)
-          if (ch.target_path == path && e.model.nodes[static_cast<std::size_t>(ch.target_node)].name == node) return &ch;
+          if (ch.target_path == path && e.model.nodes[static_cast<std::size_t>(ch.target_node)].name == node)
+            return &ch;
         return nullptr;
       };
       for (const auto& bone : d->clip.bones) {
@@ -68,8 +69,8 @@ TEST(GltfMotion, TranslationsAndRootMotionAreChannels) {
         ASSERT_NE(ch, nullptr) << node_name(bone.hash);
         auto curve = mab::gltf::read_curve(e.model, a, ch->sampler, 3, "sampler");
         ASSERT_TRUE(curve.ok()) << curve.error().message();
-        const std::vector<mab::Vec3> want = bone.translations.empty() ? std::vector<mab::Vec3>{*bone.constant_translation}
-                                                                      : bone.translations;
+        const std::vector<mab::Vec3> want =
+            bone.translations.empty() ? std::vector<mab::Vec3>{*bone.constant_translation} : bone.translations;
         ASSERT_EQ(curve->keys(), want.size());
         for (std::size_t k = 0; k < want.size(); ++k) {
           EXPECT_EQ(curve->times[k], static_cast<float>(d->clip.key_times[k] / d->clip.key_rate));

@@ -106,7 +106,8 @@ TEST(GltfExport, OneNodePerBoneOneAnimationPerBlockRotationsAtTheKeyTimes) {
       // Rotation channels first, one per rotated bone; translations and root motion (docs/motion.md,
       // gltf_motion_test.cpp) after them.
       std::size_t motion = 0;
-      for (const auto& bone : d->clip.bones) motion += !bone.translations.empty() || bone.constant_translation.has_value();
+      for (const auto& bone : d->clip.bones)
+        motion += !bone.translations.empty() || bone.constant_translation.has_value();
       motion += !d->clip.root_motion.rotations.empty();
       motion += !d->clip.root_motion.translations.empty();
       ASSERT_EQ(a.channels.size(), rotated + motion) << name_of(p);
@@ -240,8 +241,8 @@ TEST(GltfImport, JointFrameChangesLikeBlendersComeBackByteForByte) {
     }
     // Root: an extra rotation of the whole rig (as when the armature object is turned).
     const auto extra = axis_angle(0, 0, 1, 30);
-    auto root = mab::gltf::to_double(mab::Quat{static_cast<float>(m.nodes[0].rotation[0]), 0, 0,
-                                               static_cast<float>(m.nodes[0].rotation[3])});
+    auto root = mab::gltf::to_double(
+        mab::Quat{static_cast<float>(m.nodes[0].rotation[0]), 0, 0, static_cast<float>(m.nodes[0].rotation[3])});
     root = mab::gltf::mul(extra, root);
     m.nodes[0].rotation = {root.x, root.y, root.z, root.w};
     for (std::size_t i = 1; i < m.nodes.size(); ++i) {
@@ -269,7 +270,8 @@ TEST(GltfImport, JointFrameChangesLikeBlendersComeBackByteForByte) {
     // Read locally, every bone's rotations disagree with the template: another clip's content.
     auto refused = mab::import_gltf(changed, &c, local);
     ASSERT_FALSE(refused.ok()) << rel;
-    EXPECT_NE(refused.error().message(mab::test::as_flag).find("--allow-other-clip"), std::string::npos) << refused.error().message();
+    EXPECT_NE(refused.error().message(mab::test::as_flag).find("--allow-other-clip"), std::string::npos)
+        << refused.error().message();
     local.allow_other_clip = true;
     auto naive = mab::import_gltf(changed, &c, local);
     ASSERT_TRUE(naive.ok()) << naive.error().message();
@@ -387,8 +389,8 @@ TEST(GltfImport, KeepTimesRoundsTheGltfTimesToTheKeyRate) {
   ASSERT_TRUE(back.ok());
   ASSERT_EQ(back->clip.key_count(), d->clip.key_count());
   for (std::size_t k = 0; k < d->clip.key_count(); ++k)
-    EXPECT_EQ(back->clip.key_times[k], static_cast<std::uint32_t>(std::lround(2.0 * d->clip.key_times[k] +
-                                                                              0.004 * d->clip.key_rate)));
+    EXPECT_EQ(back->clip.key_times[k],
+              static_cast<std::uint32_t>(std::lround(2.0 * d->clip.key_times[k] + 0.004 * d->clip.key_rate)));
   // Same rotations at the (moved) keys.
   expect_same_rotations(d->clip, back->clip, imported->report.max_error_deg + 2e-5, "stretched");
   EXPECT_FALSE(imported->report.animations[0].times_from_template);
@@ -448,8 +450,8 @@ TEST(GltfImport, NewClipOfEveryGameFromAnExport) {
   ASSERT_TRUE(d.ok());
   auto g = mab::export_gltf(c);
   ASSERT_TRUE(g.ok());
-  for (const auto game : {mab::Game::watch_dogs, mab::Game::watch_dogs_2, mab::Game::watch_dogs_legion,
-                          mab::Game::far_cry_5}) {
+  for (const auto game :
+       {mab::Game::watch_dogs, mab::Game::watch_dogs_2, mab::Game::watch_dogs_legion, mab::Game::far_cry_5}) {
     mab::GltfImportOptions o;
     o.game = game;
     auto imported = mab::import_gltf(*g, nullptr, o);
@@ -534,8 +536,8 @@ TEST(GltfImport, KhronosRigsRoundTripWithinTheReportedBound) {
       EXPECT_EQ(out.animations[0].channels.size(), src_rot.size()) << what;
       // The bound the encoder reports, plus float32 precision of the two unit quaternions.
       EXPECT_LE(worst, imported->report.max_error_deg + 2e-5) << what;
-      std::printf("[ rig      ] %s: %zu joint keys, max error %.6f deg (reported bound %.6f)\n", what.c_str(),
-                  compared, worst, imported->report.max_error_deg);
+      std::printf("[ rig      ] %s: %zu joint keys, max error %.6f deg (reported bound %.6f)\n", what.c_str(), compared,
+                  worst, imported->report.max_error_deg);
     }
   }
 }
@@ -591,8 +593,8 @@ TEST(GltfSample, LinearIsSlerpOnTheShortestArc) {
   EXPECT_NEAR(mab::angular_error_deg(quarter, mab::gltf::to_float(axis_angle(0, 0, 1, 22.5))), 0, 1e-4);
   // Clamped outside the keys.
   EXPECT_EQ(mab::gltf::sample_rotation(c, -1), (mab::Quat{0, 0, 0, 1}));
-  EXPECT_NEAR(mab::angular_error_deg(mab::gltf::sample_rotation(c, 5), mab::gltf::to_float(axis_angle(0, 0, 1, 90))),
-              0, 1e-4);
+  EXPECT_NEAR(mab::angular_error_deg(mab::gltf::sample_rotation(c, 5), mab::gltf::to_float(axis_angle(0, 0, 1, 90))), 0,
+              1e-4);
 }
 
 TEST(GltfSample, StepHoldsAndCubicUsesTheTangents) {
@@ -602,8 +604,9 @@ TEST(GltfSample, StepHoldsAndCubicUsesTheTangents) {
   // Cubic with zero tangents: at u = 0.5 the Hermite weights are 1/2 and 1/2.
   auto cubic = curve(mab::gltf::Interpolation::cubic, {0, 2},
                      {0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, s, s, 0, 0, 0, 0});
-  EXPECT_NEAR(mab::angular_error_deg(mab::gltf::sample_rotation(cubic, 1.0), mab::gltf::to_float(axis_angle(0, 0, 1, 45))),
-              0, 1e-4);
+  EXPECT_NEAR(
+      mab::angular_error_deg(mab::gltf::sample_rotation(cubic, 1.0), mab::gltf::to_float(axis_angle(0, 0, 1, 45))), 0,
+      1e-4);
   // Non-zero out-tangent: the curve leaves the first key along it.
   auto bent = cubic;
   bent.values[8 + 2] = 1.0f;  // out-tangent of key 0, z component
@@ -612,8 +615,8 @@ TEST(GltfSample, StepHoldsAndCubicUsesTheTangents) {
 }
 
 TEST(GltfSample, KeysWithinTheSnapAreReturnedExactly) {
-  auto c = curve(mab::gltf::Interpolation::linear, {0.0f, 1.0f, 2.0f},
-                 {0, 0, 0, 1, 0.6f, 0, 0, 0.8f, 0, 0.6f, 0, 0.8f});
+  auto c =
+      curve(mab::gltf::Interpolation::linear, {0.0f, 1.0f, 2.0f}, {0, 0, 0, 1, 0.6f, 0, 0, 0.8f, 0, 0.6f, 0, 0.8f});
   const mab::Quat k1{0.6f, 0, 0, 0.8f};
   EXPECT_EQ(mab::gltf::sample_rotation(c, 1.0 + 1e-5, 1e-4), k1);
   EXPECT_NE(mab::gltf::sample_rotation(c, 1.0 + 1e-3, 1e-4), k1);

@@ -81,8 +81,7 @@ inline void write_sampler(tinygltf::Model& m, tinygltf::Animation& a, int sample
 
 // The sampler of `path` on `node` in animation `anim`, or -1.
 // A new channel of `path` on `node`, keys `k`, in animation `anim`.
-inline void add_channel(tinygltf::Model& m, std::size_t anim, int node, const std::string& path,
-                        const SamplerKeys& k) {
+inline void add_channel(tinygltf::Model& m, std::size_t anim, int node, const std::string& path, const SamplerKeys& k) {
   auto& a = m.animations.at(anim);
   a.samplers.emplace_back();
   tinygltf::AnimationChannel ch;

@@ -95,8 +95,8 @@ TEST(FloatText, UnitQuaternionComponentsDenseSample) {
 }
 
 TEST(FloatText, PutDecimalMatchesToChars) {
-  for (std::uint64_t v : {0ull, 9ull, 10ull, 99ull, 100ull, 999ull, 1000ull, 9999ull, 10000ull, 65535ull,
-                          4294967295ull, 4294967296ull, 18446744073709551615ull}) {
+  for (std::uint64_t v : {0ull, 9ull, 10ull, 99ull, 100ull, 999ull, 1000ull, 9999ull, 10000ull, 65535ull, 4294967295ull,
+                          4294967296ull, 18446744073709551615ull}) {
     char want[32], got[32];
     auto r = std::to_chars(want, want + sizeof want, v);
     char* end = mab::json_out::put_decimal(got, v);

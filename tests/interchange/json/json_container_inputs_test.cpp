@@ -53,13 +53,15 @@ TEST(JsonContainerInputs, ContainersTheVariantCannotHoldAreRefusedAtTheirPath) {
        "/container/blocks/0/header/skeleton_bone_crc"},
       {wd1, [](Json& d) { d["container"]["blocks"][0]["bones"][1]["flags"] = 18446744073709551615ull; },
        "/container/blocks/0/bones/1/flags"},
-      {wd1, [](Json& d) { d["container"]["blocks"][0]["bones"][1]["flags"] = -1; }, "/container/blocks/0/bones/1/flags"},
+      {wd1, [](Json& d) { d["container"]["blocks"][0]["bones"][1]["flags"] = -1; },
+       "/container/blocks/0/bones/1/flags"},
       {wd1, [](Json& d) { d["container"]["header"]["magic_word"] = -5; }, "/container/header/magic_word"},
       {wd1, [](Json& d) { d["container"]["header"]["reserved"] = "e298"; }, "/container/header/reserved"},
       {wd1, [](Json& d) { d["container"]["blocks"][0]["header"]["signature"] = "614e"; },
        "/container/blocks/0/header/signature"},
       // Several 'aNi' blocks are Far Cry 5's alone; chained blocks are legacy clips'.
-      {wd1, [](Json& d) { d["container"]["blocks"].push_back(d["container"]["blocks"][0]); }, "/container/blocks/1/parent"},
+      {wd1, [](Json& d) { d["container"]["blocks"].push_back(d["container"]["blocks"][0]); },
+       "/container/blocks/1/parent"},
       {wd1,
        [](Json& d) {
          d["container"]["blocks"].push_back(d["container"]["blocks"][0]);
@@ -132,10 +134,16 @@ TEST(JsonContainerInputs, CodesThatDisagreeWithTheBytesAreRefused) {
       {[](Json& c) { c["rotations"]["chunks"][0].erase(0); }, "/codes/rotations/chunks/0"},
       {[&](Json& c) { c["rotations"]["chunks"][0][with_signs].erase("signs"); },
        cp + std::to_string(with_signs) + "/signs"},
-      {[&](Json& c) { c["rotations"]["chunks"][0][with_signs]["signs"] = c["rotations"]["chunks"][0][with_signs]["signs"].get<int>() ^ 1; },
+      {[&](Json& c) {
+         c["rotations"]["chunks"][0][with_signs]["signs"] =
+             c["rotations"]["chunks"][0][with_signs]["signs"].get<int>() ^ 1;
+       },
        cp + std::to_string(with_signs) + "/signs"},
       {[&](Json& c) { c["rotations"]["chunks"][0][without]["signs"] = 1; }, cp + std::to_string(without) + "/signs"},
-      {[&](Json& c) { c["rotations"]["chunks"][0][with_signs]["raw"][2][7] = c["rotations"]["chunks"][0][with_signs]["raw"][2][7].get<int>() ^ 1; },
+      {[&](Json& c) {
+         c["rotations"]["chunks"][0][with_signs]["raw"][2][7] =
+             c["rotations"]["chunks"][0][with_signs]["raw"][2][7].get<int>() ^ 1;
+       },
        cp + std::to_string(with_signs) + "/raw/2/7"},
   };
   for (const auto& e : edits) {

@@ -81,8 +81,7 @@ TEST(JsonErrors, EveryDefectNamesItsPath) {
        "/container/blocks/0/segments/1/bytes"},
       {"bytes a number", [](json& j) { j["container"]["blocks"][0]["segments"][1]["bytes"] = 12; }, P,
        "/container/blocks/0/segments/1/bytes"},
-      {"short reserved", [](json& j) { j["container"]["header"]["reserved"] = "00"; }, P,
-       "/container/header/reserved"},
+      {"short reserved", [](json& j) { j["container"]["header"]["reserved"] = "00"; }, P, "/container/header/reserved"},
       {"magic too wide", [](json& j) { j["container"]["header"]["magic_word"] = 0x100000000ull; }, P,
        "/container/header/magic_word"},
       {"negative checksum", [](json& j) { j["container"]["header"]["checksum"] = -1; }, P,
@@ -91,8 +90,11 @@ TEST(JsonErrors, EveryDefectNamesItsPath) {
        "/container/header/checksum"},
       {"signature size", [](json& j) { j["container"]["blocks"][0]["header"]["signature"] = "614e"; }, P,
        "/container/blocks/0/header/signature"},
-      {"data counts size", [](json& j) { j["container"]["blocks"][0]["header"]["data_counts"] = {1, 2, 3}; }, P,
-       "/container/blocks/0/header/data_counts"},
+      {"data counts size",
+       [](json& j) {
+         j["container"]["blocks"][0]["header"]["data_counts"] = {1, 2, 3};
+       },
+       P, "/container/blocks/0/header/data_counts"},
       {"wrong shape", [](json& j) { j["container"]["blocks"][0]["header"]["shape"] = "wdl"; }, P,
        "/container/blocks/0/header/shape"},
       {"wrong layout", [](json& j) { j["container"]["blocks"][0]["layout"] = "legacy"; }, P,
@@ -121,38 +123,47 @@ TEST(JsonErrors, EveryDefectNamesItsPath) {
       {"duration beyond float", [](json& j) { j["clip"]["duration"] = 1e300; }, P, "/clip/duration"},
       {"missing key rate", [](json& j) { j["clip"].erase("key_rate"); }, P, "/clip/key_rate"},
       {"bones an object", [](json& j) { j["clip"]["bones"] = json::object(); }, P, "/clip/bones"},
-      {"three components", [](json& j) { j["clip"]["bones"][0]["keys"][0] = {1, 0, 0}; }, P,
-       "/clip/bones/0/keys/0"},
-      {"component a string", [](json& j) { j["clip"]["bones"][0]["keys"][0][1] = "x"; }, P,
-       "/clip/bones/0/keys/0/1"},
-      {"component null", [](json& j) { j["clip"]["bones"][3]["keys"][6][3] = nullptr; }, P,
-       "/clip/bones/3/keys/6/3"},
+      {"three components",
+       [](json& j) {
+         j["clip"]["bones"][0]["keys"][0] = {1, 0, 0};
+       },
+       P, "/clip/bones/0/keys/0"},
+      {"component a string", [](json& j) { j["clip"]["bones"][0]["keys"][0][1] = "x"; }, P, "/clip/bones/0/keys/0/1"},
+      {"component null", [](json& j) { j["clip"]["bones"][3]["keys"][6][3] = nullptr; }, P, "/clip/bones/3/keys/6/3"},
       {"too few keys", [](json& j) { j["clip"]["bones"][1]["keys"].erase(0); }, P, "/clip/bones/1/keys"},
       {"missing keys", [](json& j) { j["clip"]["bones"][1].erase("keys"); }, P, "/clip/bones/1/keys"},
       {"keys on a constant bone", [](json& j) { j["clip"]["bones"][2]["keys"] = json::array(); }, P,
        "/clip/bones/2/keys"},
       {"missing constant", [](json& j) { j["clip"]["bones"][2].erase("constant"); }, P, "/clip/bones/2/constant"},
-      {"constant on an empty bone", [](json& j) { j["clip"]["bones"][4]["constant"] = {0, 0, 0, 1}; }, P,
-       "/clip/bones/4/constant"},
+      {"constant on an empty bone",
+       [](json& j) {
+         j["clip"]["bones"][4]["constant"] = {0, 0, 0, 1};
+       },
+       P, "/clip/bones/4/constant"},
       {"flags too large", [](json& j) { j["clip"]["bones"][0]["flags"] = 300; }, P, "/clip/bones/0/flags"},
       {"missing hash", [](json& j) { j["clip"]["bones"][0].erase("hash"); }, P, "/clip/bones/0/hash"},
-      {"name disagrees with hash", [](json& j) { j["clip"]["bones"][0]["name"] = "NotRoot"; }, P,
-       "/clip/bones/0/hash"},
+      {"name disagrees with hash", [](json& j) { j["clip"]["bones"][0]["name"] = "NotRoot"; }, P, "/clip/bones/0/hash"},
       {"unknown bone field", [](json& j) { j["clip"]["bones"][0]["rotation"] = 1; }, P, "/clip/bones/0/rotation"},
-      {"edited cflags", [](json& j) {
+      {"edited cflags",
+       [](json& j) {
          auto& v = j["codes"]["rotations"]["chunks"][0][0]["cflags"];
          v = v.get<int>() ^ 1;
-       }, P, "/codes/rotations/chunks/0/0/cflags"},
-      {"edited header word", [](json& j) {
+       },
+       P, "/codes/rotations/chunks/0/0/cflags"},
+      {"edited header word",
+       [](json& j) {
          auto& v = j["codes"]["rotations"]["chunks"][0][1]["headers"][2];
          v = v.get<int>() ^ 1;
-       }, P, "/codes/rotations/chunks/0/1/headers/2"},
+       },
+       P, "/codes/rotations/chunks/0/1/headers/2"},
       {"cflags above 6 bits", [](json& j) { j["codes"]["rotations"]["chunks"][0][0]["cflags"] = 64; }, P,
        "/codes/rotations/chunks/0/0/cflags"},
-      {"nine raw values", [](json& j) { j["codes"]["rotations"]["chunks"][0][0]["raw"][0] = json::array({0, 0, 0, 0, 0, 0, 0, 0, 0}); },
+      {"nine raw values",
+       [](json& j) {
+         j["codes"]["rotations"]["chunks"][0][0]["raw"][0] = json::array({0, 0, 0, 0, 0, 0, 0, 0, 0});
+       },
        P, "/codes/rotations/chunks/0/0/raw/0"},
-      {"short constant code", [](json& j) { j["codes"]["constant_codes"][0] = "ffbf"; }, P,
-       "/codes/constant_codes/0"},
+      {"short constant code", [](json& j) { j["codes"]["constant_codes"][0] = "ffbf"; }, P, "/codes/constant_codes/0"},
       {"edited constant code", [](json& j) { j["codes"]["constant_codes"][0] = "ffbfffbfff3f"; }, P,
        "/codes/constant_codes/0"},
       {"edited tail", [](json& j) { j["codes"]["rotations"]["tail"] = "00"; }, P, "/codes/rotations/tail"},
@@ -242,9 +253,24 @@ TEST(JsonErrors, RandomDamageNeverCrashes) {
     auto d = mab::decode_clip(*c);
     texts.push_back(d ? mab::export_json(*d).value() : mab::export_json(*c).value());
   }
-  const json replacements[] = {nullptr, -1, 0, 1, 65535, 70000, 4294967296ull, 1.5, -0.0, 1e39,
-                               "", "zz", "0xFFFFFFFF", "abc", json::array(), json::object(),
-                               json::array({0, 0, 0, 1}), true};
+  const json replacements[] = {nullptr,
+                               -1,
+                               0,
+                               1,
+                               65535,
+                               70000,
+                               4294967296ull,
+                               1.5,
+                               -0.0,
+                               1e39,
+                               "",
+                               "zz",
+                               "0xFFFFFFFF",
+                               "abc",
+                               json::array(),
+                               json::object(),
+                               json::array({0, 0, 0, 1}),
+                               true};
   std::size_t ok = 0, failed = 0;
   for (const auto& text : texts) {
     const json base = json::parse(text);
@@ -261,8 +287,7 @@ TEST(JsonErrors, RandomDamageNeverCrashes) {
         // An earlier edit may have replaced this node's parent by a scalar.
         try {
           j[json::json_pointer(ptr)] = replacements[rng() % std::size(replacements)];
-        } catch (const nlohmann::json::exception&) {
-        }
+        } catch (const nlohmann::json::exception&) {}
       }
       auto r = mab::import_json_bytes(j.dump());
       (r.ok() ? ok : failed)++;

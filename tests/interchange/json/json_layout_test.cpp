@@ -77,7 +77,8 @@ TEST(JsonLayout, StoredBlockExportIsTheDecodedClipsDocument) {
     auto c = mab::read_container(load(p));
     ASSERT_TRUE(c.ok()) << name_of(p);
     for (std::size_t b = 0; b < std::max<std::size_t>(c->blocks.size(), 1); ++b) {
-      for (const auto& o : {version(3), version(3, true), version(2), version(1), mab::JsonExportOptions{3, false, 2, 0}}) {
+      for (const auto& o :
+           {version(3), version(3, true), version(2), version(1), mab::JsonExportOptions{3, false, 2, 0}}) {
         const auto what = name_of(p) + " block " + std::to_string(b) + " v" + std::to_string(o.version) +
                           (o.codes ? " codes" : "") + " threads " + std::to_string(o.threads);
         mab::JsonExportReport report;
@@ -151,10 +152,18 @@ TEST(JsonLayout, VersionTwoLeavesOutOnlyTheCodes) {
 TEST(JsonLayout, EditedClipsWithAwkwardValuesAreByteIdentical) {
   std::mt19937_64 rng(7);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
-  const float awkward[] = {0.0f, -0.0f, 1e-45f, -1e-38f, 3.4028235e38f, 0.1f, 1.0f / 3.0f, 0.70710677f,
-                           std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity()};
-  const std::string names[] = {"Root", "L Thigh", "quote\"back\\slash", "tab\tnew\nline\x01\x1f", "Kn\xc3\xa9",
-                               std::string(200, 'x')};
+  const float awkward[] = {0.0f,
+                           -0.0f,
+                           1e-45f,
+                           -1e-38f,
+                           3.4028235e38f,
+                           0.1f,
+                           1.0f / 3.0f,
+                           0.70710677f,
+                           std::numeric_limits<float>::quiet_NaN(),
+                           std::numeric_limits<float>::infinity()};
+  const std::string names[] = {
+      "Root", "L Thigh", "quote\"back\\slash", "tab\tnew\nline\x01\x1f", "Kn\xc3\xa9", std::string(200, 'x')};
   std::size_t n = 0;
   for (const auto& p : good_files()) {
     auto c = mab::read_container(load(p));
@@ -170,7 +179,8 @@ TEST(JsonLayout, EditedClipsWithAwkwardValuesAreByteIdentical) {
         auto& b = clip.bones[i];
         b.name = names[(i + static_cast<std::size_t>(round)) % std::size(names)];
         for (auto& q : b.keys)
-          q = rng() % 5 == 0 ? mab::Quat{awkward[rng() % 10], u(rng), -0.0f, u(rng)} : mab::Quat{u(rng), u(rng), u(rng), u(rng)};
+          q = rng() % 5 == 0 ? mab::Quat{awkward[rng() % 10], u(rng), -0.0f, u(rng)}
+                             : mab::Quat{u(rng), u(rng), u(rng), u(rng)};
         b.constant = {u(rng), awkward[rng() % 10], u(rng), 1.0f};
       }
       // A long clip: many keys per bone, so bones span many lines.

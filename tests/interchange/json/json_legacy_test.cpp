@@ -64,10 +64,14 @@ TEST(JsonLegacy, EveryCorpusClipExportsItsTracksAndImportsToTheSameBytes) {
       EXPECT_EQ(imported->bytes, bytes) << p << " block " << b;
       // Streamed, the document is the same text.
       std::string streamed;
-      ASSERT_TRUE(mab::export_json(c, *d, [&](std::string_view piece) {
-                    streamed.append(piece);
-                    return true;
-                  }, mab::JsonExportOptions{2}).ok());
+      ASSERT_TRUE(mab::export_json(
+                      c, *d,
+                      [&](std::string_view piece) {
+                        streamed.append(piece);
+                        return true;
+                      },
+                      mab::JsonExportOptions{2})
+                      .ok());
       EXPECT_EQ(streamed, text) << p;
       ++clips;
     }
@@ -120,7 +124,8 @@ TEST(JsonLegacy, EditsInTheDocumentComeBackInTheFile) {
     for (std::size_t i = 0; i < track["frames"].size(); ++i) {
       const unsigned f = track["frames"][i];
       if (f == 3) continue;
-      if (f > 3 && !inserted) frames.push_back(3), keys.push_back({target.x, target.y, target.z, target.w}), inserted = true;
+      if (f > 3 && !inserted)
+        frames.push_back(3), keys.push_back({target.x, target.y, target.z, target.w}), inserted = true;
       frames.push_back(f), keys.push_back(track["keys"][i]);
     }
     if (!inserted) frames.push_back(3), keys.push_back({target.x, target.y, target.z, target.w});
@@ -140,7 +145,8 @@ TEST(JsonLegacy, EditsInTheDocumentComeBackInTheFile) {
     for (std::size_t other : {std::size_t{0}, std::size_t{2}})
       for (std::size_t slot = 0; slot < 6; ++slot) {
         const auto a = c.blocks[other].section(slot), b = out->blocks[other].section(slot);
-        EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << game << " block " << other << " slot " << slot;
+        EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end()))
+            << game << " block " << other << " slot " << slot;
       }
   }
   // A translation: exact.
@@ -212,13 +218,14 @@ TEST(JsonLegacy, UnsupportedOrMalformedEditsAreRefusedWithTheirPath) {
        "/legacy_clip/translations/0/frames/2"},
       {"string for a float", "/legacy_clip/constant_rotations/1/rotation/3", "one", mab::ErrorCode::parse_error,
        "/legacy_clip/constant_rotations/1/rotation/3"},
-      {"emptied section", "/legacy_clip/translations", json::array(), mab::ErrorCode::invalid_argument,
-       "sections[5]"},
+      {"emptied section", "/legacy_clip/translations", json::array(), mab::ErrorCode::invalid_argument, "sections[5]"},
       {"bone id changed", "/legacy_clip/constant_rotations/3/bone", 160, mab::ErrorCode::parse_error,
        "/legacy_clip/constant_rotations/3/bone"},
-      {"new bone beyond the masks", "/legacy_clip/constant_rotations/3",
+      {"new bone beyond the masks",
+       "/legacy_clip/constant_rotations/3",
        {{"bone", 160}, {"rotation", doc["legacy_clip"]["constant_rotations"][3]["rotation"]}, {"new", true}},
-       mab::ErrorCode::invalid_argument, "constant_rotations"},
+       mab::ErrorCode::invalid_argument,
+       "constant_rotations"},
       {"a clip too", "/clip", json::object(), mab::ErrorCode::parse_error, "/legacy_clip"},
   };
   for (const auto& k : cases) {
@@ -269,7 +276,8 @@ TEST(JsonLegacy, TagRecordsAndEventsAreEditableInTheDocument) {
   const auto d = *mab::decode_legacy_clip(*back, 0), o = *mab::decode_legacy_clip(c, 0);
   EXPECT_EQ((*d.tag_table)[0].names[0].text(), "m249");
   EXPECT_EQ((*d.tag_table)[0].names[0].hash, mab::bone_hash("m249"));
-  EXPECT_EQ(std::bit_cast<std::uint32_t>((*d.tag_table)[0].start), std::bit_cast<std::uint32_t>((*o.tag_table)[0].start));
+  EXPECT_EQ(std::bit_cast<std::uint32_t>((*d.tag_table)[0].start),
+            std::bit_cast<std::uint32_t>((*o.tag_table)[0].start));
   EXPECT_FALSE((*d.tag_table)[1].names[2].plain());
   EXPECT_EQ((*d.tag_table)[1].names[2].bytes[31], 0x7F);
   EXPECT_EQ((*d.events)[1].time, 0.5f);
@@ -288,9 +296,9 @@ TEST(JsonLegacy, TagRecordsAndEventsAreEditableInTheDocument) {
        "/legacy_clip/tag_table/0/names/1/text"},
       {"text and bytes", "/legacy_clip/tag_table/0/names/1/bytes", std::string(64, '0'), mab::ErrorCode::parse_error,
        "/legacy_clip/tag_table/0/names/1"},
-      {"three names", "/legacy_clip/tag_table/0/names", json::array({doc["legacy_clip"]["tag_table"][0]["names"][0],
-                                                                     doc["legacy_clip"]["tag_table"][0]["names"][1],
-                                                                     doc["legacy_clip"]["tag_table"][0]["names"][2]}),
+      {"three names", "/legacy_clip/tag_table/0/names",
+       json::array({doc["legacy_clip"]["tag_table"][0]["names"][0], doc["legacy_clip"]["tag_table"][0]["names"][1],
+                    doc["legacy_clip"]["tag_table"][0]["names"][2]}),
        mab::ErrorCode::parse_error, "/legacy_clip/tag_table/0/names"},
       {"an id out of range", "/legacy_clip/tag_table/0/id", 40000, mab::ErrorCode::parse_error,
        "/legacy_clip/tag_table/0/id"},

@@ -54,23 +54,41 @@ TEST(JsonMotionInputs, MalformedValuesAreParseErrorsAtTheirPath) {
       {kTranslations, [](Json& d) { d["motion"]["translations"][0].erase("bone"); }, pe, "/motion/translations/0/bone"},
       {kTranslations, [](Json& d) { d["motion"]["translations"][0]["bone"] = -1; }, pe, "/motion/translations/0/bone"},
       {kTranslations, [](Json& d) { d["motion"]["translations"][0]["bone"] = 1.5; }, pe, "/motion/translations/0/bone"},
-      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["bone"] = 5000; }, pe, "/motion/translations/0/bone"},
-      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["hash"] = "0x"; }, pe, "/motion/translations/0/hash"},
-      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["hash"] = "12345678"; }, pe, "/motion/translations/0/hash"},
-      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["hash"] = "0y12"; }, pe, "/motion/translations/0/hash"},
-      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["hash"] = "0x12G4"; }, pe, "/motion/translations/0/hash"},
-      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["hash"] = "0x1FFFFFFFF"; }, pe, "/motion/translations/0/hash"},
-      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["hash"] = "0x00000000000000001"; }, pe, "/motion/translations/0/hash"},
-      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["hash"] = true; }, pe, "/motion/translations/0/hash"},
+      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["bone"] = 5000; }, pe,
+       "/motion/translations/0/bone"},
+      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["hash"] = "0x"; }, pe,
+       "/motion/translations/0/hash"},
+      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["hash"] = "12345678"; }, pe,
+       "/motion/translations/0/hash"},
+      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["hash"] = "0y12"; }, pe,
+       "/motion/translations/0/hash"},
+      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["hash"] = "0x12G4"; }, pe,
+       "/motion/translations/0/hash"},
+      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["hash"] = "0x1FFFFFFFF"; }, pe,
+       "/motion/translations/0/hash"},
+      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["hash"] = "0x00000000000000001"; }, pe,
+       "/motion/translations/0/hash"},
+      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["hash"] = true; }, pe,
+       "/motion/translations/0/hash"},
       {kTranslations, [](Json& d) { d["motion"]["translations"][0]["keys"] = 3; }, pe, "/motion/translations/0/keys"},
-      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["keys"][2] = {1, 2}; }, pe, "/motion/translations/0/keys/2"},
-      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["keys"][2] = "x"; }, pe, "/motion/translations/0/keys/2"},
-      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["keys"][2][1] = 1e39; }, pe, "/motion/translations/0/keys/2/1"},
-      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["keys"][2][1] = -1e300; }, pe, "/motion/translations/0/keys/2/1"},
+      {kTranslations,
+       [](Json& d) {
+         d["motion"]["translations"][0]["keys"][2] = {1, 2};
+       },
+       pe, "/motion/translations/0/keys/2"},
+      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["keys"][2] = "x"; }, pe,
+       "/motion/translations/0/keys/2"},
+      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["keys"][2][1] = 1e39; }, pe,
+       "/motion/translations/0/keys/2/1"},
+      {kTranslations, [](Json& d) { d["motion"]["translations"][0]["keys"][2][1] = -1e300; }, pe,
+       "/motion/translations/0/keys/2/1"},
       {kTranslations, [](Json& d) { d["motion"]["translations"].push_back(d["motion"]["translations"][0]); }, pe,
        "/motion/translations/3/bone"},
-      {kRoot, [](Json& d) { d["motion"]["constant_translations"][0]["translation"] = {1, 2, 3, 4}; }, pe,
-       "/motion/constant_translations/0/translation"},
+      {kRoot,
+       [](Json& d) {
+         d["motion"]["constant_translations"][0]["translation"] = {1, 2, 3, 4};
+       },
+       pe, "/motion/constant_translations/0/translation"},
       {kRoot, [](Json& d) { d["motion"]["constant_translations"][0].erase("translation"); }, pe,
        "/motion/constant_translations/0/translation"},
       {kRoot, [](Json& d) { d["motion"]["constant_translations"][0]["unit"] = "m"; }, pe,
@@ -79,12 +97,20 @@ TEST(JsonMotionInputs, MalformedValuesAreParseErrorsAtTheirPath) {
        pe, "/motion/constant_translations/2/bone"},
       {kRoot, [](Json& d) { d["motion"]["constant_translations"][0]["hash"] = "0x00000001"; }, pe,
        "/motion/constant_translations/0/hash"},
-      {kRoot, [](Json& d) { d["motion"]["root_motion"] = {1, 2}; }, pe, "/motion/root_motion"},
+      {kRoot,
+       [](Json& d) {
+         d["motion"]["root_motion"] = {1, 2};
+       },
+       pe, "/motion/root_motion"},
       {kRoot, [](Json& d) { d["motion"]["root_motion"]["scale"] = Json::array(); }, pe, "/motion/root_motion/scale"},
       {kRoot, [](Json& d) { d["motion"]["root_motion"]["rotations"] = 1; }, pe, "/motion/root_motion/rotations"},
-      {kRoot, [](Json& d) { d["motion"]["root_motion"]["rotations"][1][3] = "w"; }, pe, "/motion/root_motion/rotations/1/3"},
-      {kRoot, [](Json& d) { d["motion"]["root_motion"]["translations"][1] = {1, 2, 3, 4, 5}; }, pe,
-       "/motion/root_motion/translations/1"},
+      {kRoot, [](Json& d) { d["motion"]["root_motion"]["rotations"][1][3] = "w"; }, pe,
+       "/motion/root_motion/rotations/1/3"},
+      {kRoot,
+       [](Json& d) {
+         d["motion"]["root_motion"]["translations"][1] = {1, 2, 3, 4, 5};
+       },
+       pe, "/motion/root_motion/translations/1"},
       {kParts, [](Json& d) { d["motion"]["parts"] = "none"; }, pe, "/motion/parts"},
       {kParts, [](Json& d) { d["motion"]["parts"][0]["colour"] = 1; }, pe, "/motion/parts/0/colour"},
       {kParts, [](Json& d) { d["motion"]["parts"][0]["start"] = "0"; }, pe, "/motion/parts/0/start"},
@@ -151,7 +177,8 @@ TEST(JsonMotionInputs, ValuesTheSectionCannotHoldAreRefusedByName) {
       // Sections the file does not have (or keeps opaque) cannot take values.
       {kTranslations,
        [](Json& d) {
-         d["motion"]["constant_translations"] = {{{"bone", 0}, {"hash", d["clip"]["bones"][0]["hash"]}, {"translation", {1, 2, 3}}}};
+         d["motion"]["constant_translations"] = {
+             {{"bone", 0}, {"hash", d["clip"]["bones"][0]["hash"]}, {"translation", {1, 2, 3}}}};
        },
        ErrorCode::invalid_argument, "bones[0].constant_translation"},
       {kParts,
@@ -176,7 +203,16 @@ TEST(JsonMotionInputs, ValuesTheSectionCannotHoldAreRefusedByName) {
            if (b.contains("keys")) b["keys"] = Json::array({b["keys"][0], b["keys"][1]});
        },
        ErrorCode::bad_value, "parts[0]"},
-      {kTranslations, [](Json& d) { d["motion"]["parts"] = d["motion"]["translations"].size() ? Json::array({{{"start", 0}, {"end", 0.1}, {"parent", 1}, {"attachment", 2}, {"type", 1}, {"nested_block", nullptr}}}) : Json(); },
+      {kTranslations,
+       [](Json& d) {
+         d["motion"]["parts"] = d["motion"]["translations"].size() ? Json::array({{{"start", 0},
+                                                                                   {"end", 0.1},
+                                                                                   {"parent", 1},
+                                                                                   {"attachment", 2},
+                                                                                   {"type", 1},
+                                                                                   {"nested_block", nullptr}}})
+                                                                   : Json();
+       },
        ErrorCode::invalid_argument, "parts"},
   };
   for (const auto& c : cases) {

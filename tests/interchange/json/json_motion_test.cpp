@@ -128,8 +128,14 @@ TEST(JsonMotion, MalformedMotionIsAParseErrorNamingItsPath) {
       {[](Json& d) { d["motion"]["translations"][0]["bone"] = 99; }, "/motion/translations/0/bone"},
       {[](Json& d) { d["motion"]["extra"] = 1; }, "/motion/extra"},
       {[](Json& d) { d["motion"]["translations"][1] = d["motion"]["translations"][0]; }, "/motion/translations/1/bone"},
-      {[](Json& d) { d["motion"]["parts"] = Json::array({{{"start", 0}}}); }, "/motion/parts/0/end"},
-      {[](Json& d) { d["motion"]["root_motion"] = {{"rotations", {{1, 2, 3}}}}; }, "/motion/root_motion/rotations/0"},
+      {[](Json& d) {
+         d["motion"]["parts"] = Json::array({{{"start", 0}}});
+       },
+       "/motion/parts/0/end"},
+      {[](Json& d) {
+         d["motion"]["root_motion"] = {{"rotations", {{1, 2, 3}}}};
+       },
+       "/motion/root_motion/rotations/0"},
   };
   for (const auto& c : cases) {
     Json doc = base;

@@ -158,9 +158,8 @@ ojson block_json(const Block& b) {
 ojson container_json(const Container& c) {
   ojson j;
   j["variant"] = c.variant ? std::string(c.variant->short_name) : std::string();
-  j["header"] = {{"magic_word", c.header.magic_word},
-                 {"checksum", c.header.checksum},
-                 {"reserved", hex_bytes(c.header.reserved)}};
+  j["header"] = {
+      {"magic_word", c.header.magic_word}, {"checksum", c.header.checksum}, {"reserved", hex_bytes(c.header.reserved)}};
   j["original_size"] = c.original_size;
   if (c.is_opaque()) {
     j["opaque_body"] = hex_bytes(c.opaque_body);
@@ -236,7 +235,8 @@ ojson motion_json(const DecodedClip& d) {
     ojson list = ojson::array();
     for (std::size_t i = 0; i < c.bones.size(); ++i)
       if (c.bones[i].constant_translation)
-        list.push_back({{"bone", i}, {"hash", hex_u32(c.bones[i].hash)},
+        list.push_back({{"bone", i},
+                        {"hash", hex_u32(c.bones[i].hash)},
                         {"translation", vec3_json(*c.bones[i].constant_translation)}});
     j["constant_translations"] = std::move(list);
   }
@@ -397,9 +397,7 @@ ojson document_head(std::size_t block, std::uint32_t version) {
   return doc;
 }
 
-Error resource_error(const char* what) {
-  return make_error(ErrorCode::invalid_argument, no_offset, "json", what);
-}
+Error resource_error(const char* what) { return make_error(ErrorCode::invalid_argument, no_offset, "json", what); }
 
 }  // namespace
 

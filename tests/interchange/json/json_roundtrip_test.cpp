@@ -56,8 +56,8 @@ TEST(JsonRoundTrip, EveryGoodFileExportsAndImportsToTheSameBytes) {
       // Version 3 (the default, without and with codes), version 2 and version 1 documents.
       for (const auto& [version, codes] :
            {std::pair{3u, false}, std::pair{3u, true}, std::pair{2u, false}, std::pair{1u, false}}) {
-        const std::string what = name_of(p) + " block " + std::to_string(k) + " version " +
-                                 std::to_string(version) + (codes ? " with codes" : "");
+        const std::string what = name_of(p) + " block " + std::to_string(k) + " version " + std::to_string(version) +
+                                 (codes ? " with codes" : "");
         mab::JsonExportOptions o;
         o.version = version;
         o.codes = codes;
@@ -108,9 +108,9 @@ TEST(JsonRoundTrip, FloatsReadBackBitForBit) {
   ASSERT_TRUE(c.ok());
   auto d = mab::decode_clip(std::move(c).value());
   ASSERT_TRUE(d.ok()) << d.error().message();
-  const float odd[] = {1e-45f,  -0.0f,   0.1f,        FLT_MAX,          -FLT_MIN,    1.0f / 3.0f,
-                       -1e-7f,  0.0f,    16777217.0f, 0.74764216f,      2.5e-38f,    -0.70710677f,
-                       1.0f,    -1.0f,   123456.79f,  std::nextafter(1.0f, 0.0f)};
+  const float odd[] = {
+      1e-45f,      -0.0f,       0.1f,     FLT_MAX,      -FLT_MIN, 1.0f / 3.0f, -1e-7f,     0.0f,
+      16777217.0f, 0.74764216f, 2.5e-38f, -0.70710677f, 1.0f,     -1.0f,       123456.79f, std::nextafter(1.0f, 0.0f)};
   std::size_t n = 0;
   for (auto& b : d->clip.bones) {
     for (auto& q : b.keys)
@@ -283,16 +283,15 @@ TEST(JsonEdit, OneQuaternionChangesOnlyItsChunk) {
             EXPECT_EQ(std::int64_t{nt[i + 1]}, std::int64_t{ot[i + 1]} + (i >= chunk ? growth : 0))
                 << what << " chunk end " << i;
             if (i == chunk) continue;
-            EXPECT_TRUE(std::equal(os.begin() + ot[i], os.begin() + ot[i + 1], ns.begin() + nt[i],
-                                   ns.begin() + nt[i + 1]))
+            EXPECT_TRUE(
+                std::equal(os.begin() + ot[i], os.begin() + ot[i + 1], ns.begin() + nt[i], ns.begin() + nt[i + 1]))
                 << what << " chunk " << i;
           }
           EXPECT_TRUE(std::equal(os.begin() + ot[chunks], os.end(), ns.begin() + nt[chunks], ns.end()))
               << what << " tail";
         }
       }
-      EXPECT_EQ(static_cast<std::int64_t>(imported->bytes.size()),
-                static_cast<std::int64_t>(bytes.size()) + growth)
+      EXPECT_EQ(static_cast<std::int64_t>(imported->bytes.size()), static_cast<std::int64_t>(bytes.size()) + growth)
           << what;
 
       // Decoding gives the edit back within the reported error; everything else is exact.

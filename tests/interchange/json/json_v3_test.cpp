@@ -96,9 +96,9 @@ TEST(JsonV3, FarCryEditsLand) {
   auto& b = doc["clip"]["bones"][static_cast<std::size_t>(bone)];
   const std::uint32_t id = b["hash"];
   const std::size_t frame = b["keys"].size() / 2;
-  const mab::Quat turned = mab::quat_normalised(mab::quat_mul(
-      mab::Quat{0.0f, std::sin(0.1f), 0.0f, std::cos(0.1f)},
-      mab::Quat{b["keys"][frame][0], b["keys"][frame][1], b["keys"][frame][2], b["keys"][frame][3]}));
+  const mab::Quat turned = mab::quat_normalised(
+      mab::quat_mul(mab::Quat{0.0f, std::sin(0.1f), 0.0f, std::cos(0.1f)},
+                    mab::Quat{b["keys"][frame][0], b["keys"][frame][1], b["keys"][frame][2], b["keys"][frame][3]}));
   b["keys"][frame] = {turned.x, turned.y, turned.z, turned.w};
   ASSERT_TRUE(doc.contains("legacy") && doc["legacy"].contains("tag_table"));
   doc["legacy"]["tag_table"][0]["start"] = 0.25;
@@ -149,15 +149,17 @@ TEST(JsonV3, FarCryChangesThatCannotBeCarriedAreRefusedByName) {
       {"a name", [&](Json& d) { d["clip"]["bones"][bone]["name"] = "Spine"; }, bp + "/hash"},
       {"a duration off lastFrame's rule", [](Json& d) { d["clip"]["duration"] = 123.5; }, "/clip/duration"},
       {"another key rate", [](Json& d) { d["clip"]["key_rate"] = 60.0; }, "key_rate"},
-      {"part entries", [](Json& d) { d["motion"]["parts"] = Json::array({{{"start", 0}, {"end", 1}, {"parent", 0},
-                                                                             {"attachment", 0}, {"type", 1},
-                                                                             {"nested_block", nullptr}}}); },
+      {"part entries",
+       [](Json& d) {
+         d["motion"]["parts"] = Json::array(
+             {{{"start", 0}, {"end", 1}, {"parent", 0}, {"attachment", 0}, {"type", 1}, {"nested_block", nullptr}}});
+       },
        "/motion/parts"},
       {"codes", [](Json& d) { d["codes"] = Json::object(); }, "/codes"},
       {"a legacy_clip in version 3", [](Json& d) { d["legacy_clip"] = Json::object(); }, "/legacy_clip"},
       // Item 3 of issue 33: a container that contradicts the clip is not silently rewritten.
-      {"the container's duration alone", [](Json& d) {
-         d["container"]["blocks"][0]["header"]["duration_bits"] = 0x42F70000u; }, "/clip/duration"},
+      {"the container's duration alone",
+       [](Json& d) { d["container"]["blocks"][0]["header"]["duration_bits"] = 0x42F70000u; }, "/clip/duration"},
       {"a renamed id given as a name", [&](Json& d) { d["clip"]["bones"][bone]["rename_to"] = "Spine"; },
        bp + "/rename_to"},
   };

@@ -65,8 +65,7 @@ bool write_whole_file(std::string* err, const std::string&, const std::vector<un
 }
 
 // Images are never needed for animation: accepted and left undecoded.
-bool skip_image(tinygltf::Image*, const int, std::string*, std::string*, int, int, const unsigned char*, int,
-                void*) {
+bool skip_image(tinygltf::Image*, const int, std::string*, std::string*, int, int, const unsigned char*, int, void*) {
   return true;
 }
 
@@ -77,12 +76,11 @@ std::string one_line(std::string s) {
   return s;
 }
 
-
 // glTF 4.4 (GLB): checked here so a bad header gets an offset and a field name.
 Status check_glb(std::span<const std::uint8_t> b) {
   if (b.size() < 20)
-    return make_error(ErrorCode::truncated, 0, "GLB header", "a GLB needs 20 bytes of headers, the file has " +
-                                                                 std::to_string(b.size()));
+    return make_error(ErrorCode::truncated, 0, "GLB header",
+                      "a GLB needs 20 bytes of headers, the file has " + std::to_string(b.size()));
   const std::uint32_t version = io::load_u32(b, 4), length = io::load_u32(b, 8);
   const std::uint32_t json_length = io::load_u32(b, 12), json_type = io::load_u32(b, 16);
   if (version != 2)
@@ -98,8 +96,7 @@ Status check_glb(std::span<const std::uint8_t> b) {
                       std::to_string(json_length) + " bytes of JSON do not fit in the file");
   const std::uint64_t bin_at = 20ull + json_length;
   if (bin_at < b.size()) {
-    if (b.size() - bin_at < 8)
-      return make_error(ErrorCode::truncated, bin_at, "GLB chunk 1", "chunk header cut short");
+    if (b.size() - bin_at < 8) return make_error(ErrorCode::truncated, bin_at, "GLB chunk 1", "chunk header cut short");
     const std::uint32_t bin_length = io::load_u32(b, bin_at), bin_type = io::load_u32(b, bin_at + 4);
     if (bin_type != 0x004E4942u)
       return make_error(ErrorCode::bad_value, bin_at + 4, "GLB chunk 1 type", "the second chunk must be BIN");
@@ -145,10 +142,8 @@ Result<tinygltf::Model> parse(std::span<const std::uint8_t> bytes, const fs::pat
     // tinygltf takes the resource folder only as a string prefix; relative URIs are joined to it.
     const std::string base = ctx.root.empty() ? std::string() : ctx.root.string();
     const auto size = static_cast<unsigned>(bytes.size());
-    if (binary)
-      ok = loader.LoadBinaryFromMemory(&model, &err, &warn, bytes.data(), size, base);
-    else
-      ok = loader.LoadASCIIFromString(&model, &err, &warn, reinterpret_cast<const char*>(bytes.data()), size, base);
+    if (binary) ok = loader.LoadBinaryFromMemory(&model, &err, &warn, bytes.data(), size, base);
+    else ok = loader.LoadASCIIFromString(&model, &err, &warn, reinterpret_cast<const char*>(bytes.data()), size, base);
   } catch (const std::bad_alloc&) {
     return make_error(ErrorCode::limit_exceeded, no_offset, "glTF", "out of memory while parsing");
   } catch (const std::exception& e) {
@@ -302,14 +297,16 @@ Result<std::vector<float>> read_floats(const tinygltf::Model& m, int index, unsi
   const tinygltf::Accessor& a = m.accessors[static_cast<std::size_t>(index)];
   if (a.type != type_for_width(width))
     return gltf_error(ErrorCode::bad_value, at + "/type",
-                      "expected " + std::string(width == 1 ? "SCALAR" : width == 3 ? "VEC3" : "VEC4") + " (for " +
-                          field + ")");
+                      "expected " +
+                          std::string(width == 1   ? "SCALAR"
+                                      : width == 3 ? "VEC3"
+                                                   : "VEC4") +
+                          " (for " + field + ")");
   const bool is_float = a.componentType == TINYGLTF_COMPONENT_TYPE_FLOAT;
-  const bool is_norm = normalized_ok && a.normalized &&
-                       (a.componentType == TINYGLTF_COMPONENT_TYPE_BYTE ||
-                        a.componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE ||
-                        a.componentType == TINYGLTF_COMPONENT_TYPE_SHORT ||
-                        a.componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT);
+  const bool is_norm =
+      normalized_ok && a.normalized &&
+      (a.componentType == TINYGLTF_COMPONENT_TYPE_BYTE || a.componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_BYTE ||
+       a.componentType == TINYGLTF_COMPONENT_TYPE_SHORT || a.componentType == TINYGLTF_COMPONENT_TYPE_UNSIGNED_SHORT);
   if (!is_float && !is_norm)
     return gltf_error(ErrorCode::bad_value, at + "/componentType",
                       "component type " + std::to_string(a.componentType) + " is not allowed here (" + field + ")");
@@ -334,8 +331,7 @@ Result<std::vector<float>> read_floats(const tinygltf::Model& m, int index, unsi
                       "bytes " + std::to_string(v.byteOffset) + "+" + std::to_string(v.byteLength) +
                           " are outside its buffer of " + std::to_string(data.size()));
   const std::uint64_t stride = v.byteStride ? v.byteStride : elem;
-  if (stride < elem)
-    return gltf_error(ErrorCode::bad_value, vat + "/byteStride", "stride smaller than one element");
+  if (stride < elem) return gltf_error(ErrorCode::bad_value, vat + "/byteStride", "stride smaller than one element");
   if (a.byteOffset % csize != 0)
     return gltf_error(ErrorCode::bad_value, at + "/byteOffset", "not a multiple of the component size");
   if (count > 0) {

@@ -20,9 +20,9 @@ namespace mab {
 
 namespace {
 
+using gltf::add_linear_channel;
 using gltf::append_floats;
 using gltf::object;
-using gltf::add_linear_channel;
 using gltf::write_continuous_quats;
 
 // Format 3 and common knowledge of Dunia: the engine is Z-up; glTF is Y-up (glTF 3.4). The
@@ -285,8 +285,8 @@ class GltfBuilder {
       if (k > 0 && !(times[k] > times[k - 1]))
         return make_error(ErrorCode::bad_value, no_offset, "KeyTimes",
                           "block " + std::to_string(d.block) + ": key " + std::to_string(k) + " (time " +
-                              std::to_string(clip.key_times[k]) + ") does not come after key " +
-                              std::to_string(k - 1) + " (time " + std::to_string(clip.key_times[k - 1]) +
+                              std::to_string(clip.key_times[k]) + ") does not come after key " + std::to_string(k - 1) +
+                              " (time " + std::to_string(clip.key_times[k - 1]) +
                               "); glTF needs increasing times (glTF 3.11), `mab export -o FILE.json` keeps them");
     }
     return times;
@@ -315,7 +315,8 @@ class GltfBuilder {
       if (!bone.translations.empty()) {
         motion(node, false, vec3_values(bone.translations));
         // Far Cry 2/3 masks may also hold the bone's constant translation: its second node.
-        if (d.legacy && bone.constant_translation) motion(node_for(bone.hash, 1), true, vec3_values({*bone.constant_translation}));
+        if (d.legacy && bone.constant_translation)
+          motion(node_for(bone.hash, 1), true, vec3_values({*bone.constant_translation}));
       } else if (bone.constant_translation) {
         motion(node, true, vec3_values({*bone.constant_translation}));
       }
@@ -438,7 +439,8 @@ class GltfBuilder {
     }
     std::vector<TimeAccessors> inputs(anims_.size());
     for (std::size_t i = 0; i < anims_.size(); ++i) {
-      for (const auto& ch : anims_[i].channels) inputs[i].push_back(ch.constant() ? time_acc[i].first : time_acc[i].all);
+      for (const auto& ch : anims_[i].channels)
+        inputs[i].push_back(ch.constant() ? time_acc[i].first : time_acc[i].all);
       for (const auto& ch : anims_[i].motion) inputs[i].push_back(ch.constant ? time_acc[i].first : time_acc[i].all);
     }
     return inputs;
@@ -493,7 +495,8 @@ class GltfBuilder {
                                   {"parent", tinygltf::Value(hex(p.parent_hash, 8))},
                                   {"attachment", tinygltf::Value(hex(p.attachment_hash, 8))},
                                   {"type", tinygltf::Value(static_cast<int>(p.type))}};
-        if (p.nested_block >= 0) e.emplace("nested_animation", tinygltf::Value("block_" + std::to_string(p.nested_block)));
+        if (p.nested_block >= 0)
+          e.emplace("nested_animation", tinygltf::Value("block_" + std::to_string(p.nested_block)));
         parts.emplace_back(std::move(e));
       }
       extras.emplace("parts", tinygltf::Value(std::move(parts)));
@@ -589,10 +592,8 @@ class GltfBuilder {
   void add_scene() {
     tinygltf::Scene scene;
     scene.name = o_.rig_name;
-    if (o_.skeleton && !o_.skeleton->roots.empty())
-      scene.nodes = o_.skeleton->roots;
-    else
-      scene.nodes = {attach_};
+    if (o_.skeleton && !o_.skeleton->roots.empty()) scene.nodes = o_.skeleton->roots;
+    else scene.nodes = {attach_};
     if (o_.skeleton && std::find(scene.nodes.begin(), scene.nodes.end(), attach_) == scene.nodes.end() &&
         m_.nodes.size() > o_.skeleton->nodes.size() && attach_ == static_cast<int>(o_.skeleton->nodes.size()))
       scene.nodes.push_back(attach_);

@@ -31,11 +31,11 @@ std::vector<std::string> ignored_lines(const Ignored& ig) {
     std::snprintf(buf, sizeof buf, "%.6g", ig.max_translation_offset);
     std::string line = std::to_string(ig.translation) +
                        " translation channel(s) not stored (a new clip holds rotations only); largest offset from "
-                       "the rest position " + buf;
+                       "the rest position " +
+                       buf;
     if (!ig.translation_nodes.empty()) {
       line += ", moved: ";
-      for (std::size_t i = 0; i < ig.translation_nodes.size(); ++i)
-        line += (i ? ", " : "") + ig.translation_nodes[i];
+      for (std::size_t i = 0; i < ig.translation_nodes.size(); ++i) line += (i ? ", " : "") + ig.translation_nodes[i];
     }
     out.push_back(std::move(line));
   }
@@ -43,7 +43,8 @@ std::vector<std::string> ignored_lines(const Ignored& ig) {
     std::snprintf(buf, sizeof buf, "%.6g", ig.max_scale_offset);
     out.push_back(std::to_string(ig.scale) +
                   " scale channel(s) not stored (the format has no scale tracks); largest change from the rest "
-                  "scale " + buf);
+                  "scale " +
+                  buf);
   }
   if (ig.weights) out.push_back(std::to_string(ig.weights) + " morph weight channel(s) not stored (not part of .mab)");
   return out;
@@ -95,7 +96,8 @@ Result<std::vector<std::uint32_t>> rounded_times(const std::vector<const gltf::C
 void new_rotation_track(const Context& ctx, const ClipBone& ob, std::vector<Quat> q, ClipBone& eb,
                         GltfAnimationImport& rep) {
   double worst = 1, spread = 1;
-  for (const auto& x : q) worst = std::min(worst, half_cos(x, Quat{})), spread = std::min(spread, half_cos(x, q.front()));
+  for (const auto& x : q)
+    worst = std::min(worst, half_cos(x, Quat{})), spread = std::min(spread, half_cos(x, q.front()));
   if (worst >= ctx.cos_tol) {
     rep.no_rotation_track.push_back(ob.hash);
     return;
@@ -276,7 +278,8 @@ Result<std::vector<std::uint8_t>> import_animation(const Context& ctx, const Con
       continue;
     }
     const NodeBone id = identify(n, static_cast<std::size_t>(node), &known);
-    if (id.identified && bones.count({id.hash, id.occurrence})) node_of.emplace(std::make_pair(id.hash, id.occurrence), node);
+    if (id.identified && bones.count({id.hash, id.occurrence}))
+      node_of.emplace(std::make_pair(id.hash, id.occurrence), node);
   }
 
   std::vector<std::string> animated;
@@ -398,8 +401,9 @@ Status resolve_rig(const gltf::RigRecord& rig, bool has_template, Context& ctx, 
                           ") and its rotations are relative to that skeleton's rest pose, whose data the file does not "
                           "hold: give the same {opt:skeleton}");
   ctx.skeleton = &*rig.skeleton;
-  notes.push_back("rotations read against the skeleton the file records (" + std::to_string(rig.skeleton->nodes.size()) +
-                  " nodes, digest " + hex(rig.digest, 8) + "), as it was exported with {opt:skeleton}");
+  notes.push_back("rotations read against the skeleton the file records (" +
+                  std::to_string(rig.skeleton->nodes.size()) + " nodes, digest " + hex(rig.digest, 8) +
+                  "), as it was exported with {opt:skeleton}");
   return {};
 }
 
@@ -487,14 +491,17 @@ Result<GltfImport> import_gltf(std::span<const std::uint8_t> bytes, const Contai
         std::string list;
         for (std::size_t i = 0; i < left.size() && i < 4; ++i) list += (i ? ", " : "") + left[i];
         if (left.size() > 4) list += ", ...";
-        return gltf::gltf_error(ErrorCode::invalid_argument, "/animations",
-                                list + " goes into no block of the template (each block takes the one animation "
-                                       "its extras or its name block_N give; the template has " +
-                                    std::to_string(template_file->blocks.size()) +
-                                    " block(s)): pick one with {opt:animation} (and {opt:block}), or pass {opt:ignore_unmatched} "
-                                    "to drop the others on purpose");
+        return gltf::gltf_error(
+            ErrorCode::invalid_argument, "/animations",
+            list +
+                " goes into no block of the template (each block takes the one animation "
+                "its extras or its name block_N give; the template has " +
+                std::to_string(template_file->blocks.size()) +
+                " block(s)): pick one with {opt:animation} (and {opt:block}), or pass {opt:ignore_unmatched} "
+                "to drop the others on purpose");
       }
-      for (const auto& l : left) out.report.notes.push_back(l + " dropped ({opt:ignore_unmatched}): it goes into no block");
+      for (const auto& l : left)
+        out.report.notes.push_back(l + " dropped ({opt:ignore_unmatched}): it goes into no block");
     }
     // Each animation is encoded against the file the previous one produced, read back as a
     // reader would read it (encode_clip checks the blocks come back where they were).

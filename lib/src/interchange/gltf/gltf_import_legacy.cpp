@@ -27,14 +27,16 @@ enum class Fate : std::uint8_t { clip_track, at_rest, constant, keyed, refused }
 struct Track {
   NodeTrack n;
   bool added = false;
-  bool second = false;  // a bone_<id>_constant node (the bone also keyed)
+  bool second = false;   // a bone_<id>_constant node (the bone also keyed)
   std::uint32_t id = 0;  // skeleton id; legacy_trajectory_id: the trajectory
   Fate fate = Fate::clip_track;
   const std::vector<std::vector<gltf::Value>>* poses = nullptr;  // added: its tracks in the bank's clips
 };
 
 gltf::Value vec_value(const Vec3& v) { return {v[0], v[1], v[2], 0}; }
-Vec3 to_vec3(const gltf::Value& v) { return {static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2])}; }
+Vec3 to_vec3(const gltf::Value& v) {
+  return {static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2])};
+}
 
 // The tracks `mab export` writes for `c`, the clip_from_legacy Clip of `l`, on the nodes it
 // names (gltf_names.hpp), rotations first; templates at `frame_s` (every frame, `rate` per
@@ -69,21 +71,24 @@ std::vector<Track> clip_tracks(const Clip& c, const LegacyClip& l, const std::ve
     for (std::size_t i = 0; i < c.bones.size(); ++i) {
       const ClipBone& b = c.bones[i];
       const bool second = !seen.insert(b.hash).second && constant;  // clip_from_legacy: the keyed one first
-      if (constant && b.kind() == BoneKind::constant) add(Target::rotation, i, b.hash, second, std::vector{to_value(b.constant)});
+      if (constant && b.kind() == BoneKind::constant)
+        add(Target::rotation, i, b.hash, second, std::vector{to_value(b.constant)});
       if (constant || b.kind() != BoneKind::animated) continue;
       add(Target::rotation, i, b.hash, false, values(b.keys, to_value));
       for (const auto& tr : l.rotations) {
         if (tr.bone != b.hash) continue;
         auto& k = out.back().n.tmpl;
         k.t.clear(), k.v.clear();
-        for (std::size_t j = 0; j < tr.frames.size(); ++j) k.t.push_back(tr.frames[j] / rate), k.v.push_back(to_value(tr.keys[j]));
+        for (std::size_t j = 0; j < tr.frames.size(); ++j)
+          k.t.push_back(tr.frames[j] / rate), k.v.push_back(to_value(tr.keys[j]));
       }
     }
   if (!c.root_motion.rotations.empty())
     add(Target::root_rotation, 0, legacy_trajectory_id, false, values(c.root_motion.rotations, to_value));
   for (std::size_t i = 0; i < c.bones.size(); ++i)
     if (const auto& b = c.bones[i]; b.constant_translation)
-      add(Target::constant_translation, i, b.hash, !b.translations.empty(), std::vector{vec_value(*b.constant_translation)});
+      add(Target::constant_translation, i, b.hash, !b.translations.empty(),
+          std::vector{vec_value(*b.constant_translation)});
   for (std::size_t i = 0; i < c.bones.size(); ++i)
     if (!c.bones[i].translations.empty())
       add(Target::translation, i, c.bones[i].hash, false, values(c.bones[i].translations, vec_value));
@@ -120,8 +125,7 @@ Bank bank_nodes(const Container& c, const Limits& limits) {
 gltf::Metric rest_metric(const GltfImportOptions& o, bool rotation) {
   constexpr double pi = 3.14159265358979323846;
   const double code_rounding_deg = std::sqrt(3.0) * double{quat48_step} * 180.0 / pi;
-  return rotation ? gltf::Metric::rotation(std::max(o.match_tolerance_deg, code_rounding_deg))
-                  : track_metric(o, false);
+  return rotation ? gltf::Metric::rotation(std::max(o.match_tolerance_deg, code_rounding_deg)) : track_metric(o, false);
 }
 
 // Each track's node, as the 'aNi' import finds bones (identify: the CRC-32 of the name export
@@ -179,9 +183,9 @@ Status check_carried(const Context& ctx, const std::vector<Track>& tracks, const
     std::vector<gltf::TimelineTrack> timeline;
     std::vector<const Track*> of;
     for (const auto& t : tracks)
-      if (t.n.rotation() == rotation && t.n.node >= 0 && (t.fate == Fate::clip_track || t.fate == Fate::constant ||
-                                                           t.fate == Fate::keyed) &&
-          !t.n.verdict.untouched && !t.n.verdict.resampled)
+      if (t.n.rotation() == rotation && t.n.node >= 0 &&
+          (t.fate == Fate::clip_track || t.fate == Fate::constant || t.fate == Fate::keyed) && !t.n.verdict.untouched &&
+          !t.n.verdict.resampled)
         timeline.push_back({&t.n.evidence, &t.n.verdict}), of.push_back(&t);
     const auto p = gltf::plan_timeline(track_metric(ctx.options, rotation), timeline, units, rate, false, snap);
     if (p.uncarried.empty()) continue;
@@ -192,14 +196,14 @@ Status check_carried(const Context& ctx, const std::vector<Track>& tracks, const
     const std::string where = s * rate > static_cast<double>(frames - 1) + 0.05
                                   ? "after the clip's last frame " + std::to_string(frames - 1)
                                   : "between its frames";
-    return make_error(ErrorCode::not_decodable, no_offset, of[u.track]->n.label,
-                      "has a key at " + time_text(s, rate) + ", " + where + ", that its frames do not reproduce (" + buf +
-                          " off" +
-                          (p.uncarried.size() > 1 ? "; " + std::to_string(p.uncarried.size() - 1) + " more" : std::string()) +
-                          "): a Far Cry 2/3 clip stores keys on its frames only. Set the scene frame rate to " +
-                          std::to_string(std::lround(rate)) +
-                          " fps in Blender before importing the .glb (keys then fall on frames), and keep keys within "
-                          "the clip");
+    return make_error(
+        ErrorCode::not_decodable, no_offset, of[u.track]->n.label,
+        "has a key at " + time_text(s, rate) + ", " + where + ", that its frames do not reproduce (" + buf + " off" +
+            (p.uncarried.size() > 1 ? "; " + std::to_string(p.uncarried.size() - 1) + " more" : std::string()) +
+            "): a Far Cry 2/3 clip stores keys on its frames only. Set the scene frame rate to " +
+            std::to_string(std::lround(rate)) +
+            " fps in Blender before importing the .glb (keys then fall on frames), and keep keys within "
+            "the clip");
   }
   return {};
 }
@@ -226,8 +230,9 @@ void plan_added(const Context& ctx, const LegacyClip& o, std::vector<Track>& tra
     // Blender samples a bone the action does not key where the last pose it evaluated left
     // it: held still at a pose of that bone in another clip of the bank, not an edit.
     const bool held = !t.n.file.empty() && still(metric, t.n.file);
-    const bool other_pose = held && std::any_of(t.poses->begin(), t.poses->end(),
-                                                [&](const auto& k) { return gltf::on_path(metric, t.n.file.front(), k); });
+    const bool other_pose = held && std::any_of(t.poses->begin(), t.poses->end(), [&](const auto& k) {
+                              return gltf::on_path(metric, t.n.file.front(), k);
+                            });
     t.fate = Fate::at_rest;
     if (other_pose || !any_changed(v)) {
       ++rep.untracked_at_rest;
@@ -237,15 +242,12 @@ void plan_added(const Context& ctx, const LegacyClip& o, std::vector<Track>& tra
     const char* what = rotation ? "rotation" : "translation";
     const std::string clip = "clip " + std::to_string(rep.block);
     std::string why;
-    if (t.id == legacy_trajectory_id)
-      why = clip + " has no root motion " + what + " section to hold it";
+    if (t.id == legacy_trajectory_id) why = clip + " has no root motion " + what + " section to hold it";
     else if (t.second)
       why = clip + " holds no second (constant) value for bone " + std::to_string(t.id) + ": edit bone_" +
             std::to_string(t.id) + " instead";
-    else if (fixed && o.present[rotation ? 2 : 4])
-      t.fate = Fate::constant;
-    else if (o.present[rotation ? 3 : 5])
-      t.fate = Fate::keyed;
+    else if (fixed && o.present[rotation ? 2 : 4]) t.fate = Fate::constant;
+    else if (o.present[rotation ? 3 : 5]) t.fate = Fate::keyed;
     else
       why = clip + " has no " + (fixed ? "constant or animated " : "animated ") + what +
             " section to hold it (adding a section is not supported)";
@@ -344,8 +346,8 @@ Status apply_to_clip(const Context& ctx, const std::vector<Track>& tracks, Clip&
 
 }  // namespace
 
-Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, const Container& current,
-                                                          std::size_t ai, std::size_t block, GltfAnimationImport& rep,
+Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, const Container& current, std::size_t ai,
+                                                          std::size_t block, GltfAnimationImport& rep,
                                                           Ignored& ignored) {
   const auto& opt = ctx.options;
   rep.animation = ai;
@@ -381,7 +383,8 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
   std::vector<const gltf::Curve*> curves;
   std::size_t matched = 0;
   for (const auto& t : tracks)
-    if (t.n.node >= 0 && !t.added) ++matched, curves.push_back(&(t.n.rotation() ? channels.rotation : channels.translation).at(t.n.node));
+    if (t.n.node >= 0 && !t.added)
+      ++matched, curves.push_back(&(t.n.rotation() ? channels.rotation : channels.translation).at(t.n.node));
   for (const auto* list : {&channels.rotation, &channels.translation})
     for (const auto& [node, c] : *list) animated.push_back(ctx.model.nodes[static_cast<std::size_t>(node)].name);
   MAB_TRY(check_matched(ctx, ai, block, matched, animated, rep));

@@ -44,8 +44,9 @@ const gltf::Curve& curve_of(const Channels& channels, const NodeTrack& t) {
 
 // The values on the edited clip's timeline: at a time of the template, its value there; at an
 // added time, the file's.
-std::vector<gltf::Value> on_timeline(const gltf::Curve& curve, const NodeTrack& t, const std::vector<gltf::Value>& at_block,
-                                     const Clip& orig, const Clip& edited, double snap) {
+std::vector<gltf::Value> on_timeline(const gltf::Curve& curve, const NodeTrack& t,
+                                     const std::vector<gltf::Value>& at_block, const Clip& orig, const Clip& edited,
+                                     double snap) {
   std::unordered_map<std::uint32_t, std::size_t> tmpl_key;
   for (std::size_t k = 0; k < orig.key_count(); ++k) tmpl_key.emplace(orig.key_times[k], k);
   std::vector<gltf::Value> out;
@@ -91,8 +92,8 @@ double offset_from_rest(const tinygltf::Node& n, const gltf::Curve& c) {
 
 // The tracks judged: refused when resampled edits or keys between the key times cannot land;
 // changed ones written into `edited`, what the layout cannot hold into `refused`.
-Status apply_motion(const Context& ctx, const Channels& channels, std::vector<NodeTrack>& tracks, const Clip& orig, Clip& edited,
-                    GltfAnimationImport& rep, std::vector<std::string>& refused) {
+Status apply_motion(const Context& ctx, const Channels& channels, std::vector<NodeTrack>& tracks, const Clip& orig,
+                    Clip& edited, GltfAnimationImport& rep, std::vector<std::string>& refused) {
   const double rate = orig.key_rate;
   const double snap = time_snap(rate, false);
   const double tol = ctx.options.match_tolerance_units;
@@ -121,9 +122,11 @@ Status apply_motion(const Context& ctx, const Channels& channels, std::vector<No
     }
     if (t.target == Target::constant_translation) {
       const auto metric = gltf::Metric::translation(tol);
-      if (!std::all_of(values.begin(), values.end(), [&](const gltf::Value& v) { return metric.near(v, values.front()); })) {
-        refused.push_back(t.label + " (now moves, but the block stores one constant translation for this bone, "
-                                    "format 10.2)");
+      if (!std::all_of(values.begin(), values.end(),
+                       [&](const gltf::Value& v) { return metric.near(v, values.front()); })) {
+        refused.push_back(t.label +
+                          " (now moves, but the block stores one constant translation for this bone, "
+                          "format 10.2)");
         continue;
       }
       edited.bones[t.bone].constant_translation = to_vec3(values.front());
@@ -160,7 +163,8 @@ Status read_motion(const Context& ctx, const Channels& channels, const std::unor
   std::map<std::pair<std::uint32_t, unsigned>, std::size_t> bone_of;
   {
     std::unordered_map<std::uint32_t, unsigned> seen;
-    for (std::size_t i = 0; i < orig.bones.size(); ++i) bone_of.emplace(std::make_pair(orig.bones[i].hash, seen[orig.bones[i].hash]++), i);
+    for (std::size_t i = 0; i < orig.bones.size(); ++i)
+      bone_of.emplace(std::make_pair(orig.bones[i].hash, seen[orig.bones[i].hash]++), i);
   }
   const double tol = ctx.options.match_tolerance_units;
   std::vector<NodeTrack> tracks;
@@ -195,8 +199,7 @@ Status read_motion(const Context& ctx, const Channels& channels, const std::unor
       t.label = "root motion translation";
       set_template(t, block_s, orig.root_motion.translations, vec_value);
     } else {
-      if (offset_from_rest(n, curve) > tol * 10)
-        refused.push_back("root motion translation (the block stores none)");
+      if (offset_from_rest(n, curve) > tol * 10) refused.push_back("root motion translation (the block stores none)");
       continue;
     }
     tracks.push_back(std::move(t));

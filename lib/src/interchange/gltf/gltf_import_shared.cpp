@@ -164,7 +164,8 @@ gltf::RefRig flat_rig(const Clip& clip, const BoneNodes& node_of) {
   std::unordered_map<std::uint32_t, unsigned> seen;
   for (std::size_t i = 0; i < clip.bones.size(); ++i) {
     const auto it = node_of.find({clip.bones[i].hash, seen[clip.bones[i].hash]++});
-    rig.nodes.push_back({0, gltf::QuatD{}, gltf::zup_to_yup, static_cast<int>(i), it == node_of.end() ? -1 : it->second});
+    rig.nodes.push_back(
+        {0, gltf::QuatD{}, gltf::zup_to_yup, static_cast<int>(i), it == node_of.end() ? -1 : it->second});
   }
   return rig;
 }
@@ -226,10 +227,9 @@ bool rest_relative(const GltfImportOptions& o, bool has_template) {
          (o.rotations == GltfRotations::automatic && (has_template || o.skeleton));
 }
 
-Result<std::vector<std::vector<Quat>>> reconstruct(const Context& ctx, const gltf::Curves& rotation,
-                                                    const Clip& clip, const BoneNodes& node_of,
-                                                    const std::vector<double>& seconds, double snap, bool has_template,
-                                                    const TemplateRotation& tmpl) {
+Result<std::vector<std::vector<Quat>>> reconstruct(const Context& ctx, const gltf::Curves& rotation, const Clip& clip,
+                                                   const BoneNodes& node_of, const std::vector<double>& seconds,
+                                                   double snap, bool has_template, const TemplateRotation& tmpl) {
   std::vector<std::vector<Quat>> samples(clip.bones.size());
   if (!rest_relative(ctx.options, has_template)) {
     std::unordered_map<std::uint32_t, unsigned> seen;
@@ -246,8 +246,7 @@ Result<std::vector<std::vector<Quat>>> reconstruct(const Context& ctx, const glt
   if (!file)
     return gltf::gltf_error(ErrorCode::bad_value, "/nodes",
                             "the children links are not a tree (a node with two parents, a cycle, or a bad index)");
-  const gltf::RefRig rig =
-      ctx.skeleton ? skeleton_rig(*ctx.skeleton, clip, node_of) : flat_rig(clip, node_of);
+  const gltf::RefRig rig = ctx.skeleton ? skeleton_rig(*ctx.skeleton, clip, node_of) : flat_rig(clip, node_of);
   for (const auto& n : rig.nodes)
     if (n.bone >= 0 && n.file_node >= 0) samples[static_cast<std::size_t>(n.bone)].resize(seconds.size());
   // Where the file puts the rig: the node holding its bones there (an armature) against the
@@ -271,11 +270,14 @@ Result<std::vector<std::vector<Quat>>> reconstruct(const Context& ctx, const glt
       std::vector<int> up;
       for (int x = ra; x >= 0; x = rig.nodes[static_cast<std::size_t>(x)].parent) up.push_back(x);
       int y = r;
-      while (y >= 0 && std::find(up.begin(), up.end(), y) == up.end()) y = rig.nodes[static_cast<std::size_t>(y)].parent;
+      while (y >= 0 && std::find(up.begin(), up.end(), y) == up.end())
+        y = rig.nodes[static_cast<std::size_t>(y)].parent;
       ra = y;
     }
-    if (ra >= 0 && rig.nodes[static_cast<std::size_t>(ra)].file_node >= 0) ra = rig.nodes[static_cast<std::size_t>(ra)].parent;
-    if (fa >= 0 && ra >= 0) g = gltf::mul(file->rest_world(fa), gltf::conj(rig.nodes[static_cast<std::size_t>(ra)].rest_world));
+    if (ra >= 0 && rig.nodes[static_cast<std::size_t>(ra)].file_node >= 0)
+      ra = rig.nodes[static_cast<std::size_t>(ra)].parent;
+    if (fa >= 0 && ra >= 0)
+      g = gltf::mul(file->rest_world(fa), gltf::conj(rig.nodes[static_cast<std::size_t>(ra)].rest_world));
   }
   const gltf::QuatD g_inv = gltf::conj(g);
   // W(r) = G^-1 (W'(f) W'_rest(f)^-1) G W_rest(r): the constant right-hand factor per node.
@@ -291,7 +293,8 @@ Result<std::vector<std::vector<Quat>>> reconstruct(const Context& ctx, const glt
       const gltf::QuatD parent = n.parent >= 0 ? w[static_cast<std::size_t>(n.parent)] : gltf::QuatD{};
       if (n.file_node >= 0) {
         w[r] = gltf::mul(gltf::mul(g_inv, fw[static_cast<std::size_t>(n.file_node)]), post[r]);
-        if (n.bone >= 0) samples[static_cast<std::size_t>(n.bone)][k] = gltf::to_float(gltf::mul(gltf::conj(parent), w[r]));
+        if (n.bone >= 0)
+          samples[static_cast<std::size_t>(n.bone)][k] = gltf::to_float(gltf::mul(gltf::conj(parent), w[r]));
       } else if (n.bone >= 0 && clip.bones[static_cast<std::size_t>(n.bone)].kind() != BoneKind::none) {
         w[r] = gltf::mul(parent, gltf::to_double(tmpl(static_cast<std::size_t>(n.bone), k)));
       } else {
@@ -362,10 +365,8 @@ std::string time_text(double seconds, double fps) {
   const double frame = seconds * fps;
   if (fps > 0 && std::abs(frame - std::round(frame)) <= 0.05)
     std::snprintf(buf, sizeof buf, "%.3f s (frame %.0f at %g fps)", seconds, std::round(frame), fps);
-  else if (fps > 0)
-    std::snprintf(buf, sizeof buf, "%.3f s (frame %.2f at %g fps)", seconds, frame, fps);
-  else
-    std::snprintf(buf, sizeof buf, "%.3f s", seconds);
+  else if (fps > 0) std::snprintf(buf, sizeof buf, "%.3f s (frame %.2f at %g fps)", seconds, frame, fps);
+  else std::snprintf(buf, sizeof buf, "%.3f s", seconds);
   return buf;
 }
 
@@ -406,14 +407,17 @@ Status check_resample(const Context& ctx, const std::vector<ResampleFinding>& tr
   std::snprintf(rate, sizeof rate, "%g fps", fps);
   return make_error(
       ErrorCode::not_decodable, no_offset, "animation",
-      std::string(head) + " (Blender's \"Always Sample Animations\" at a scene of that rate), a grid that misses the "
-          "clip's key times (" + rate_text + "): " + std::to_string(kept) +
+      std::string(head) +
+          " (Blender's \"Always Sample Animations\" at a scene of that rate), a grid that misses the "
+          "clip's key times (" +
+          rate_text + "): " + std::to_string(kept) +
           " track(s) match the template at every sample and are kept exactly, but " + std::to_string(bad) +
           " edited key(s) fall between samples, which cannot give their values: read from the samples they "
-          "would move " + mid + " (estimated; worst: " +
-          worst_track->track + " at " + time_text(t, fps) +
-          "). Untick \"Always Sample Animations\" in Blender's glTF export, or set the scene frame rate to " +
-          rate + " before importing the .glb into Blender; {opt:accept_resample} reads those keys from the samples as they are");
+          "would move " +
+          mid + " (estimated; worst: " + worst_track->track + " at " + time_text(t, fps) +
+          "). Untick \"Always Sample Animations\" in Blender's glTF export, or set the scene frame rate to " + rate +
+          " before importing the .glb into Blender; {opt:accept_resample} reads those keys from the samples as they "
+          "are");
 }
 
 Status check_matched(const Context& ctx, std::size_t ai, std::size_t block, std::size_t matched,
@@ -427,12 +431,13 @@ Status check_matched(const Context& ctx, std::size_t ai, std::size_t block, std:
   std::string examples;
   for (std::size_t i = 0; i < nodes.size() && i < 3; ++i) examples += (i ? ", \"" : " (\"") + nodes[i] + "\"";
   if (!examples.empty()) examples += nodes.size() > 3 ? ", ...)" : ")";
-  return make_error(ErrorCode::not_found, no_offset, "animation",
-                    what + " moves no bone of the template's block " + std::to_string(block) + ": none of its " +
-                        std::to_string(nodes.size()) + " animated node(s)" + examples +
-                        " is a bone (bones are found by the mabkit hash in a node's extras, the CRC-32 of its name or "
-                        "a bone_0xHASH name). Check {opt:template}; export with {opt:names} so names survive; {opt:allow_no_op} "
-                        "writes the template as it is");
+  return make_error(
+      ErrorCode::not_found, no_offset, "animation",
+      what + " moves no bone of the template's block " + std::to_string(block) + ": none of its " +
+          std::to_string(nodes.size()) + " animated node(s)" + examples +
+          " is a bone (bones are found by the mabkit hash in a node's extras, the CRC-32 of its name or "
+          "a bone_0xHASH name). Check {opt:template}; export with {opt:names} so names survive; {opt:allow_no_op} "
+          "writes the template as it is");
 }
 
 namespace {
@@ -445,8 +450,8 @@ std::string seconds_text(double s) {
 
 }  // namespace
 
-Status check_same_clip(const Context& ctx, std::size_t ai, std::size_t block, const std::vector<const gltf::Curve*>& curves,
-                       const ClipSpan& span) {
+Status check_same_clip(const Context& ctx, std::size_t ai, std::size_t block,
+                       const std::vector<const gltf::Curve*>& curves, const ClipSpan& span) {
   if (ctx.options.allow_other_clip) return {};
   const tinygltf::Animation& a = ctx.model.animations[ai];
   const std::string what = "animation " + std::to_string(ai) + " \"" + a.name + "\"";
@@ -475,11 +480,12 @@ Status check_same_clip(const Context& ctx, std::size_t ai, std::size_t block, co
   const double margin = std::max(0.25 * length, 0.1);
   if (hi >= span.last_s - margin && lo <= span.first_s + margin && hi <= span.first_s + 2 * length + margin) return {};
   return make_error(ErrorCode::invalid_argument, no_offset, "animation",
-                    what + " has keys from " + seconds_text(lo) + " to " + seconds_text(hi) + ", but the template's block " +
-                        std::to_string(block) + " has keys from " + seconds_text(span.first_s) + " to " +
-                        seconds_text(span.last_s) +
+                    what + " has keys from " + seconds_text(lo) + " to " + seconds_text(hi) +
+                        ", but the template's block " + std::to_string(block) + " has keys from " +
+                        seconds_text(span.first_s) + " to " + seconds_text(span.last_s) +
                         ": it looks like another clip's animation. If the clip was shortened or moved in time on "
-                        "purpose, {opt:keep_times} takes the glTF's own key times" + tail);
+                        "purpose, {opt:keep_times} takes the glTF's own key times" +
+                        tail);
 }
 
 namespace {
@@ -515,8 +521,8 @@ Status account_unmatched(const Context& ctx, const Channels& channels, const std
   std::vector<int> moved;
   std::vector<std::string> own;
   auto known = [&](int node) { return rotated.count(node) || translated.count(node); };
-  for (const auto& [curves, path] : {std::pair{&channels.rotation, 'r'}, std::pair{&channels.translation, 't'},
-                                     std::pair{&channels.scale, 's'}})
+  for (const auto& [curves, path] :
+       {std::pair{&channels.rotation, 'r'}, std::pair{&channels.translation, 't'}, std::pair{&channels.scale, 's'}})
     for (const auto& [node, c] : *curves) {
       if (!moves(ctx, m.nodes[static_cast<std::size_t>(node)], c, path)) continue;
       if (!known(node)) {
@@ -557,7 +563,8 @@ TrackAgreement agreement_of(std::string track, const gltf::TrackEvidence& e, boo
   return a;
 }
 
-Status check_same_content(const Context& ctx, const GltfAnimationImport& rep, const std::vector<TrackAgreement>& tracks) {
+Status check_same_content(const Context& ctx, const GltfAnimationImport& rep,
+                          const std::vector<TrackAgreement>& tracks) {
   if (ctx.options.allow_other_clip || tracks.empty()) return {};
   std::size_t agree = 0;
   for (const auto& t : tracks) agree += t.untouched || (t.keys > 0 && 4 * t.matched >= t.keys);
@@ -569,14 +576,15 @@ Status check_same_content(const Context& ctx, const GltfAnimationImport& rep, co
   std::string list;
   for (std::size_t i = 0; i < names.size(); ++i) list += (i ? ", " : "") + names[i];
   if (tracks.size() > names.size()) list += ", ...";
-  return make_error(ErrorCode::invalid_argument, no_offset, "animation",
-                    "animation " + std::to_string(rep.animation) + " \"" + rep.animation_name + "\" keeps the keys of " +
-                        std::to_string(agree) + " of the " + std::to_string(tracks.size()) +
-                        " animated track(s) of the template's block " + std::to_string(rep.block) + " (" +
-                        std::to_string(matched) + " of " + std::to_string(keys) + " keys within 2 degrees; " +
-                        list + "): an edit changes some bones and keeps the others, so this is another clip's "
-                        "animation (or this clip reversed or retimed). Check {opt:template}; {opt:allow_other_clip} imports "
-                        "it anyway");
+  return make_error(
+      ErrorCode::invalid_argument, no_offset, "animation",
+      "animation " + std::to_string(rep.animation) + " \"" + rep.animation_name + "\" keeps the keys of " +
+          std::to_string(agree) + " of the " + std::to_string(tracks.size()) +
+          " animated track(s) of the template's block " + std::to_string(rep.block) + " (" + std::to_string(matched) +
+          " of " + std::to_string(keys) + " keys within 2 degrees; " + list +
+          "): an edit changes some bones and keeps the others, so this is another clip's "
+          "animation (or this clip reversed or retimed). Check {opt:template}; {opt:allow_other_clip} imports "
+          "it anyway");
 }
 
 namespace {
@@ -584,7 +592,8 @@ namespace {
 // A node of `among` above `node` in the file's tree, or -1.
 int ancestor_among(const std::vector<int>& parent, int node, const std::vector<bool>& among) {
   std::size_t steps = 0;
-  for (int p = parent[static_cast<std::size_t>(node)]; p >= 0 && steps++ <= parent.size(); p = parent[static_cast<std::size_t>(p)])
+  for (int p = parent[static_cast<std::size_t>(node)]; p >= 0 && steps++ <= parent.size();
+       p = parent[static_cast<std::size_t>(p)])
     if (among[static_cast<std::size_t>(p)]) return p;
   return -1;
 }
@@ -599,7 +608,8 @@ bool skeleton_nests_bones(const GltfSkeleton& sk, const BoneNodes& node_of) {
   std::unordered_set<std::uint32_t> hashes;
   for (const auto& [key, node] : node_of) hashes.insert(key.first);
   std::vector<bool> bone(sk.nodes.size());
-  for (std::size_t i = 0; i < sk.nodes.size(); ++i) bone[i] = !sk.nodes[i].name.empty() && hashes.count(sk.nodes[i].hash);
+  for (std::size_t i = 0; i < sk.nodes.size(); ++i)
+    bone[i] = !sk.nodes[i].name.empty() && hashes.count(sk.nodes[i].hash);
   std::vector<int> parent(sk.nodes.size());
   for (std::size_t i = 0; i < sk.nodes.size(); ++i) parent[i] = sk.nodes[i].parent;
   for (std::size_t i = 0; i < sk.nodes.size(); ++i)
@@ -634,17 +644,19 @@ Status check_rig_shape(const Context& ctx, const BoneNodes& node_of) {
     }
   }
   if (!ctx.skeleton && !evidence.empty())
-    return make_error(ErrorCode::invalid_argument, no_offset, "skeleton",
-                      "the file's bones are not the flat rig mab export writes without {opt:skeleton} (" + evidence +
-                          "): it was exported with {opt:skeleton}, and its rotations are relative to that skeleton's rest "
-                          "pose. Give the same {opt:skeleton} again (Blender keeps mab export's record of it only when "
-                          "\"Custom Properties\" is ticked in its glTF export), or {opt:rotations} local to take the "
-                          "rotations as written");
+    return make_error(
+        ErrorCode::invalid_argument, no_offset, "skeleton",
+        "the file's bones are not the flat rig mab export writes without {opt:skeleton} (" + evidence +
+            "): it was exported with {opt:skeleton}, and its rotations are relative to that skeleton's rest "
+            "pose. Give the same {opt:skeleton} again (Blender keeps mab export's record of it only when "
+            "\"Custom Properties\" is ticked in its glTF export), or {opt:rotations} local to take the "
+            "rotations as written");
   if (ctx.skeleton && evidence.empty() && skeleton_nests_bones(*ctx.skeleton, node_of))
-    return make_error(ErrorCode::invalid_argument, no_offset, "skeleton",
-                      "the file holds the flat rig mab export writes without {opt:skeleton} (every bone under the rig "
-                      "root, at its origin), not the {opt:skeleton}'s hierarchy: it was exported without {opt:skeleton}; "
-                      "import it without");
+    return make_error(
+        ErrorCode::invalid_argument, no_offset, "skeleton",
+        "the file holds the flat rig mab export writes without {opt:skeleton} (every bone under the rig "
+        "root, at its origin), not the {opt:skeleton}'s hierarchy: it was exported without {opt:skeleton}; "
+        "import it without");
   return {};
 }
 

@@ -56,9 +56,7 @@ Result<Channels> read_channels(const tinygltf::Model& m, std::size_t ai, Ignored
 // interpolated next to it. At the template's times: 5% of a tick, float noise from tools that
 // keep times in frames. At the glTF's own times (rounded to ticks): half a tick, so each key
 // keeps its value and only its time moves onto the grid.
-inline double time_snap(double rate, bool own_times) noexcept {
-  return rate > 0 ? (own_times ? 0.5 : 0.05) / rate : 0;
-}
+inline double time_snap(double rate, bool own_times) noexcept { return rate > 0 ? (own_times ? 0.5 : 0.05) / rate : 0; }
 
 // Template keys as a curve (LINEAR), to resample a bone without a channel onto new times.
 gltf::Curve template_curve(const Clip& clip, const ClipBone& b);
@@ -89,10 +87,9 @@ bool rest_relative(const GltfImportOptions& o, bool has_template);
 using TemplateRotation = std::function<Quat(std::size_t bone, std::size_t k)>;
 
 // samples[bone][k]: the rotation of each bone that has a channel, at each time (docs/gltf.md).
-Result<std::vector<std::vector<Quat>>> reconstruct(const Context& ctx, const gltf::Curves& rotation,
-                                                    const Clip& clip, const BoneNodes& node_of,
-                                                    const std::vector<double>& seconds, double snap, bool has_template,
-                                                    const TemplateRotation& tmpl);
+Result<std::vector<std::vector<Quat>>> reconstruct(const Context& ctx, const gltf::Curves& rotation, const Clip& clip,
+                                                   const BoneNodes& node_of, const std::vector<double>& seconds,
+                                                   double snap, bool has_template, const TemplateRotation& tmpl);
 
 // --- Reading tracks against their template (gltf_timeline.hpp) ---
 
@@ -152,8 +149,8 @@ struct ClipSpan {
   float duration = 0;
   const char* rate_field = "key_rate";  // its name in the animation's extras
 };
-Status check_same_clip(const Context& ctx, std::size_t ai, std::size_t block, const std::vector<const gltf::Curve*>& curves,
-                       const ClipSpan& span);
+Status check_same_clip(const Context& ctx, std::size_t ai, std::size_t block,
+                       const std::vector<const gltf::Curve*>& curves, const ClipSpan& span);
 
 // The content of the animation against the block's decode (docs/gltf.md, "What import
 // refuses"): a modder edits some bones and leaves the others' keys as they were; when fewer
@@ -165,7 +162,8 @@ struct TrackAgreement {
   std::size_t matched = 0, keys = 0;  // keys at the block's times as in the template, of all
   bool untouched = false;
 };
-Status check_same_content(const Context& ctx, const GltfAnimationImport& rep, const std::vector<TrackAgreement>& tracks);
+Status check_same_content(const Context& ctx, const GltfAnimationImport& rep,
+                          const std::vector<TrackAgreement>& tracks);
 // A rotation track's agreement: its block keys within 2 degrees of the template's (coarse, so
 // files of low precision, such as normalised-integer outputs, still count as the clip).
 TrackAgreement agreement_of(std::string track, const gltf::TrackEvidence& e, bool untouched);
@@ -195,9 +193,9 @@ struct NodeTrack {
   std::string label;
   std::string node_name;  // the node export writes it on (a rest-relative read's stand-in bone)
   Target target = Target::translation;
-  std::size_t bone = 0;  // into the clip's bones (bone targets)
-  int node = -1;         // the file node whose channel plays it; -1: none
-  gltf::Keys tmpl;       // the template at its own times
+  std::size_t bone = 0;                 // into the clip's bones (bone targets)
+  int node = -1;                        // the file node whose channel plays it; -1: none
+  gltf::Keys tmpl;                      // the template at its own times
   std::vector<gltf::Value> block_tmpl;  // the template at each block time, bit for bit
   std::vector<gltf::Value> file;        // the file at each evaluation time
   gltf::TrackEvidence evidence;         // spans into the members above and the TrackTimes
@@ -233,8 +231,8 @@ Status read_motion(const Context& ctx, const Channels& channels, const std::unor
                    const Clip& orig, Clip& edited, GltfAnimationImport& rep, std::vector<std::string>& refused);
 
 // One animation into a Far Cry 2/3 clip (gltf_import_legacy.cpp).
-Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, const Container& current,
-                                                          std::size_t ai, std::size_t block, GltfAnimationImport& rep,
+Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, const Container& current, std::size_t ai,
+                                                          std::size_t block, GltfAnimationImport& rep,
                                                           Ignored& ignored);
 
 }  // namespace mab::gltf_in

@@ -21,13 +21,13 @@ namespace {
 constexpr std::size_t max_evaluations = std::size_t{1} << 23;
 
 struct BlockEvidence {
-  std::vector<double> times;                  // every time the file is evaluated at
-  std::vector<double> block_s;                // the template's key times, in seconds
-  std::vector<std::size_t> block;             // their index in `times`
+  std::vector<double> times;                   // every time the file is evaluated at
+  std::vector<double> block_s;                 // the template's key times, in seconds
+  std::vector<std::size_t> block;              // their index in `times`
   std::vector<std::vector<gltf::Value>> held;  // per constant bone: its value at every block time
-  std::vector<gltf::Keys> tmpl;               // per bone: its template keys (none: empty)
+  std::vector<gltf::Keys> tmpl;                // per bone: its template keys (none: empty)
   std::vector<std::vector<gltf::Value>> file;  // per bone with a channel: its rotation at `times`
-  std::vector<gltf::TrackEvidence> evidence;  // per bone; tmpl == nullptr without a channel
+  std::vector<gltf::TrackEvidence> evidence;   // per bone; tmpl == nullptr without a channel
 };
 
 // A bone without a rotation track is held at its rest pose (identity on export's rigs): a
@@ -71,7 +71,8 @@ Status gather(const Context& ctx, const Channels& channels, const Clip& orig, co
     ++tracks;
     node_key_times(channels.rotation, parent ? &*parent : nullptr, it->second, keys[i], checks[i]);
     // Channels mostly share one time accessor: its times go in once.
-    if (last >= 0 && keys[i] == keys[static_cast<std::size_t>(last)] && checks[i] == checks[static_cast<std::size_t>(last)])
+    if (last >= 0 && keys[i] == keys[static_cast<std::size_t>(last)] &&
+        checks[i] == checks[static_cast<std::size_t>(last)])
       continue;
     last = static_cast<int>(i);
     all.insert(all.end(), keys[i].begin(), keys[i].end());
@@ -82,7 +83,9 @@ Status gather(const Context& ctx, const Channels& channels, const Clip& orig, co
     return make_error(ErrorCode::limit_exceeded, no_offset, "animation",
                       std::to_string(tracks) + " bones at " + std::to_string(ev.times.size()) +
                           " distinct key times are more evaluations than the import allows");
-  const TemplateRotation tmpl = [&](std::size_t i, std::size_t k) { return to_quat(ev.tmpl[i].at(metric, ev.times[k])); };
+  const TemplateRotation tmpl = [&](std::size_t i, std::size_t k) {
+    return to_quat(ev.tmpl[i].at(metric, ev.times[k]));
+  };
   MAB_ASSIGN(auto samples, reconstruct(ctx, channels.rotation, orig, node_of, ev.times, snap, true, tmpl));
   ev.file.resize(n);
   ev.evidence.resize(n);
@@ -167,16 +170,17 @@ Result<gltf::TimelinePlan> plan(const Context& ctx, const Clip& orig, const Bloc
   const std::string where = name(u) + " has a key at " + time_text(ev.times[u.at], fps) + " that moves it " + dist +
                             " away from what the clip plays there";
   std::string why = u.why == gltf::Uncarried::Why::collides
-                        ? ", but that time rounds onto key time " + std::to_string(u.unit) + " (" + rate_text(orig, fps) +
-                              "), which already holds a key"
+                        ? ", but that time rounds onto key time " + std::to_string(u.unit) + " (" +
+                              rate_text(orig, fps) + "), which already holds a key"
                         : ", beyond the last key time the format stores (65535 units)";
-  return make_error(ErrorCode::not_decodable, no_offset, "animation",
-                    where + why + (p.uncarried.size() > 1 ? " (and " + std::to_string(p.uncarried.size() - 1) +
-                                                                " more such key(s))"
-                                                          : std::string()) +
-                        ": a .mab cannot hold it. Set the scene frame rate to " + std::to_string(std::lround(fps)) +
-                        " fps in Blender before importing the .glb (keys then fall on whole frames), or pass "
-                        "{opt:template_times} to sample at the template's key times only");
+  return make_error(
+      ErrorCode::not_decodable, no_offset, "animation",
+      where + why +
+          (p.uncarried.size() > 1 ? " (and " + std::to_string(p.uncarried.size() - 1) + " more such key(s))"
+                                  : std::string()) +
+          ": a .mab cannot hold it. Set the scene frame rate to " + std::to_string(std::lround(fps)) +
+          " fps in Blender before importing the .glb (keys then fall on whole frames), or pass "
+          "{opt:template_times} to sample at the template's key times only");
 }
 
 // The edited clip: the timeline with the added times, every bone's rotations on it.
@@ -197,7 +201,8 @@ void assemble(const Clip& orig, const BlockEvidence& ev, const std::vector<gltf:
   for (const auto& a : p.added) units.push_back(a.unit);
   std::sort(units.begin(), units.end());
   edited.key_times = units;
-  if (!units.empty() && units.back() / rate > edited.duration) edited.duration = static_cast<float>(units.back() / rate);
+  if (!units.empty() && units.back() / rate > edited.duration)
+    edited.duration = static_cast<float>(units.back() / rate);
   gltf::TrackVerdict kept;  // a bone without a channel: the template, interpolated at added times
   kept.untouched = true;
   for (std::size_t i = 0; i < orig.bones.size(); ++i) {
@@ -243,7 +248,8 @@ void assemble(const Clip& orig, const BlockEvidence& ev, const std::vector<gltf:
     if (ob.kind() == BoneKind::none) {
       if (!changed || values.empty()) continue;
       // A new track (the encoder lays it out, as the Python module's state does).
-      const bool still = std::all_of(values.begin(), values.end(), [&](const gltf::Value& x) { return metric.near(x, values.front()); });
+      const bool still = std::all_of(values.begin(), values.end(),
+                                     [&](const gltf::Value& x) { return metric.near(x, values.front()); });
       rep.rotation_added.push_back(ob.hash);
       if (still || orig.key_times.empty()) {
         eb.set_kind(BoneKind::constant);
@@ -255,7 +261,8 @@ void assemble(const Clip& orig, const BlockEvidence& ev, const std::vector<gltf:
       eb.set_bit_depth(16);  // re-picked against max_error_deg by the encoder
     } else if (ob.kind() == BoneKind::constant) {
       if (!changed || values.empty()) continue;
-      const bool still = std::all_of(values.begin(), values.end(), [&](const gltf::Value& x) { return metric.near(x, values.front()); });
+      const bool still = std::all_of(values.begin(), values.end(),
+                                     [&](const gltf::Value& x) { return metric.near(x, values.front()); });
       if (still) {
         eb.constant = to_quat(values.front());
         continue;
@@ -295,8 +302,8 @@ Status read_on_template_times(const Context& ctx, const Channels& channels, cons
     std::vector<TrackAgreement> agreement;
     for (std::size_t i = 0; i < verdicts.size(); ++i)
       if (ev.evidence[i].tmpl && orig.bones[i].kind() == BoneKind::animated)
-        agreement.push_back(agreement_of(label(orig.bones[i].hash, orig.bones[i].name), ev.evidence[i],
-                                         verdicts[i].untouched));
+        agreement.push_back(
+            agreement_of(label(orig.bones[i].hash, orig.bones[i].name), ev.evidence[i], verdicts[i].untouched));
     MAB_TRY(check_same_content(ctx, rep, agreement));
   }
   const double fps = gltf::whole_frame_rate(orig.key_times, rate);

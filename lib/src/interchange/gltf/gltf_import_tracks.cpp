@@ -32,7 +32,9 @@ Status read_rotations(const Context& ctx, const Channels& channels, double snap,
     of.push_back(i);
   }
   const gltf::Metric rot = track_metric(ctx.options, true);
-  const TemplateRotation tmpl = [&](std::size_t b, std::size_t k) { return to_quat(tracks[of[b]]->tmpl.at(rot, tt.times[k])); };
+  const TemplateRotation tmpl = [&](std::size_t b, std::size_t k) {
+    return to_quat(tracks[of[b]]->tmpl.at(rot, tt.times[k]));
+  };
   MAB_ASSIGN(auto samples, reconstruct(ctx, channels.rotation, pseudo, node_of, tt.times, snap, true, tmpl));
   for (std::size_t b = 0; b < of.size(); ++b)
     for (const auto& q : samples[b]) tracks[of[b]]->file.push_back(to_value(q));

@@ -11,8 +11,8 @@
 
 namespace mab::gltf {
 
-std::string generated_bone_name(std::uint32_t hash);       // "bone_0xB6C65665"
-std::string duplicate_suffix(unsigned occurrence);         // ".dup1": second bone with one hash
+std::string generated_bone_name(std::uint32_t hash);  // "bone_0xB6C65665"
+std::string duplicate_suffix(unsigned occurrence);    // ".dup1": second bone with one hash
 
 // Far Cry 2/3 name bones by skeleton id (format 13): node "bone_<id>", found again by the
 // CRC-32 of that name. A bone in both rotation masks (or both translation masks) of a clip has

@@ -15,12 +15,9 @@ Result<Curve> read_curve(const tinygltf::Model& m, const tinygltf::Animation& an
   const tinygltf::AnimationSampler& s = anim.samplers[static_cast<std::size_t>(sampler)];
   Curve c;
   c.width = width;
-  if (s.interpolation == "LINEAR" || s.interpolation.empty())
-    c.interpolation = Interpolation::linear;
-  else if (s.interpolation == "STEP")
-    c.interpolation = Interpolation::step;
-  else if (s.interpolation == "CUBICSPLINE")
-    c.interpolation = Interpolation::cubic;
+  if (s.interpolation == "LINEAR" || s.interpolation.empty()) c.interpolation = Interpolation::linear;
+  else if (s.interpolation == "STEP") c.interpolation = Interpolation::step;
+  else if (s.interpolation == "CUBICSPLINE") c.interpolation = Interpolation::cubic;
   else
     return gltf_error(ErrorCode::bad_value, at + "/interpolation",
                       "unknown interpolation \"" + s.interpolation + "\" (LINEAR, STEP or CUBICSPLINE)");
@@ -30,8 +27,8 @@ Result<Curve> read_curve(const tinygltf::Model& m, const tinygltf::Animation& an
   for (std::size_t k = 0; k < c.times.size(); ++k) {
     const float t = c.times[k];
     if (!std::isfinite(t) || t < 0)
-      return gltf_error(ErrorCode::bad_value, at + "/input", "key " + std::to_string(k) + " has time " +
-                                                                 std::to_string(t) + " (times are finite and >= 0)");
+      return gltf_error(ErrorCode::bad_value, at + "/input",
+                        "key " + std::to_string(k) + " has time " + std::to_string(t) + " (times are finite and >= 0)");
     if (k > 0 && t < c.times[k - 1])
       return gltf_error(ErrorCode::bad_value, at + "/input",
                         "key times decrease at key " + std::to_string(k) + " (glTF 3.11: they increase)");
@@ -59,8 +56,7 @@ Where locate(const Curve& c, double t) noexcept {
   const auto& ts = c.times;
   if (t <= ts.front()) return {0, 0};
   if (t >= ts.back()) return {ts.size() - 1, 0};
-  const auto it = std::upper_bound(ts.begin(), ts.end(), static_cast<float>(t),
-                                   [](float a, float b) { return a < b; });
+  const auto it = std::upper_bound(ts.begin(), ts.end(), static_cast<float>(t), [](float a, float b) { return a < b; });
   std::size_t k = static_cast<std::size_t>(it - ts.begin());
   k = k == 0 ? 0 : k - 1;
   // The comparison above was in float; refine in double.
@@ -95,8 +91,8 @@ void hermite(const Curve& c, std::size_t k, double u, double* out) noexcept {
   const unsigned w = c.width;
   const double td = double{c.times[k + 1]} - c.times[k];
   const float* v0 = c.values.data() + (3 * k + 1) * w;
-  const float* b0 = c.values.data() + (3 * k + 2) * w;        // out-tangent of k
-  const float* a1 = c.values.data() + (3 * (k + 1)) * w;      // in-tangent of k + 1
+  const float* b0 = c.values.data() + (3 * k + 2) * w;    // out-tangent of k
+  const float* a1 = c.values.data() + (3 * (k + 1)) * w;  // in-tangent of k + 1
   const float* v1 = c.values.data() + (3 * (k + 1) + 1) * w;
   const double u2 = u * u, u3 = u2 * u;
   const double h00 = 2 * u3 - 3 * u2 + 1, h10 = u3 - 2 * u2 + u, h01 = -2 * u3 + 3 * u2, h11 = u3 - u2;
@@ -109,13 +105,12 @@ Quat sample_rotation(const Curve& c, double t, double snap) noexcept {
   if (c.keys() == 0 || c.width != 4) return Quat{};
   if (const std::size_t n = nearest_key(c, t, snap); n < c.keys()) return normalised(quat_at(c.key(n)));
   const Where w = locate(c, t);
-  if (w.u == 0 || w.k + 1 >= c.keys() || c.interpolation == Interpolation::step)
-    return normalised(quat_at(c.key(w.k)));
+  if (w.u == 0 || w.k + 1 >= c.keys() || c.interpolation == Interpolation::step) return normalised(quat_at(c.key(w.k)));
   if (c.interpolation == Interpolation::linear) return quat_slerp(quat_at(c.key(w.k)), quat_at(c.key(w.k + 1)), w.u);
   double v[4];
   hermite(c, w.k, w.u, v);
-  return normalised({static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2]),
-                     static_cast<float>(v[3])});
+  return normalised(
+      {static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2]), static_cast<float>(v[3])});
 }
 
 std::array<double, 3> sample_vec3(const Curve& c, double t, double snap) noexcept {

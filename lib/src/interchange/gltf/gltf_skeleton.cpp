@@ -129,7 +129,8 @@ std::optional<GltfSkeleton> recorded_skeleton(const tinygltf::Value& r) {
     std::size_t steps = 0;  // a cycle never reaches a root
     for (int p = sk.nodes[i].parent; p >= 0; p = sk.nodes[static_cast<std::size_t>(p)].parent)
       if (++steps > n) return std::nullopt;
-    if (sk.nodes[i].parent >= 0) sk.nodes[static_cast<std::size_t>(sk.nodes[i].parent)].children.push_back(static_cast<int>(i));
+    if (sk.nodes[i].parent >= 0)
+      sk.nodes[static_cast<std::size_t>(sk.nodes[i].parent)].children.push_back(static_cast<int>(i));
     else sk.roots.push_back(static_cast<int>(i));
   }
   if (r.Has("skin_root") && whole(r.Get("skin_root"), 0, static_cast<double>(n) - 1))
@@ -138,7 +139,8 @@ std::optional<GltfSkeleton> recorded_skeleton(const tinygltf::Value& r) {
     std::vector<int> roots;
     for (std::size_t i = 0; i < r.Get("roots").ArrayLen(); ++i) {
       const auto& v = r.Get("roots").Get(static_cast<int>(i));
-      if (!whole(v, 0, static_cast<double>(n) - 1) || sk.nodes[static_cast<std::size_t>(v.GetNumberAsDouble())].parent >= 0)
+      if (!whole(v, 0, static_cast<double>(n) - 1) ||
+          sk.nodes[static_cast<std::size_t>(v.GetNumberAsDouble())].parent >= 0)
         return std::nullopt;
       roots.push_back(static_cast<int>(v.GetNumberAsDouble()));
     }

@@ -36,7 +36,8 @@ Value slerp(const Value& a, Value b, double u) noexcept {
 
 Value nlerp(const Value& a, Value b, double u) noexcept {
   if (dot4(a, b) < 0) b = {-b[0], -b[1], -b[2], -b[3]};
-  return unit4({a[0] + (b[0] - a[0]) * u, a[1] + (b[1] - a[1]) * u, a[2] + (b[2] - a[2]) * u, a[3] + (b[3] - a[3]) * u});
+  return unit4(
+      {a[0] + (b[0] - a[0]) * u, a[1] + (b[1] - a[1]) * u, a[2] + (b[2] - a[2]) * u, a[3] + (b[3] - a[3]) * u});
 }
 
 // Segment of `t` holding s: keys k and k + 1 and the parameter; k + 1 == size: at or past
@@ -58,7 +59,8 @@ Where locate(const std::vector<double>& t, double s) noexcept {
 
 // Index in sorted `times` (indices `idx` into it) of an entry within `snap` of s, or npos.
 std::size_t find_near(std::span<const double> times, const std::vector<std::size_t>& idx, double s, double snap) {
-  const auto it = std::lower_bound(idx.begin(), idx.end(), s - snap, [&](std::size_t i, double v) { return times[i] < v; });
+  const auto it =
+      std::lower_bound(idx.begin(), idx.end(), s - snap, [&](std::size_t i, double v) { return times[i] < v; });
   return it != idx.end() && times[*it] <= s + snap ? static_cast<std::size_t>(it - idx.begin()) : idx.size();
 }
 
@@ -134,8 +136,7 @@ namespace {
 
 // Where between a and b a rotation v lies (its projection onto their plane): the parameter of
 // nlerp and that of slerp, or nothing when it is not between them.
-std::optional<std::pair<double, double>> rotation_between(const Value& a, const Value& b,
-                                                           const Value& v) {
+std::optional<std::pair<double, double>> rotation_between(const Value& a, const Value& b, const Value& v) {
   const double aa = dot4(a, a), bb = dot4(b, b), ab = dot4(a, b), va = dot4(v, a), vb = dot4(v, b);
   const double det = aa * bb - ab * ab;
   if (!(det > 1e-12)) return std::nullopt;
@@ -331,7 +332,8 @@ TimelinePlan plan_timeline(const Metric& m, std::span<const TimelineTrack> track
     // Worst first, one new time per gap between the output's times this round: a key there
     // changes the interpolation of that gap alone, and may explain the others in it (Blender's
     // frames next to a key set on a new frame).
-    std::sort(needed.begin(), needed.end(), [](const Uncarried& a, const Uncarried& b) { return a.distance > b.distance; });
+    std::sort(needed.begin(), needed.end(),
+              [](const Uncarried& a, const Uncarried& b) { return a.distance > b.distance; });
     std::vector<std::size_t> gaps_used;
     std::vector<AddedTime> fresh;
     std::vector<Uncarried> stuck;
@@ -369,7 +371,8 @@ TimelinePlan plan_timeline(const Metric& m, std::span<const TimelineTrack> track
       break;
     }
     plan.added.insert(plan.added.end(), fresh.begin(), fresh.end());
-    std::sort(plan.added.begin(), plan.added.end(), [](const AddedTime& a, const AddedTime& b) { return a.unit < b.unit; });
+    std::sort(plan.added.begin(), plan.added.end(),
+              [](const AddedTime& a, const AddedTime& b) { return a.unit < b.unit; });
   }
   return plan;
 }

@@ -72,7 +72,7 @@ std::optional<Grid> uniform_grid(std::span<const double> times) noexcept;
 // What a file gives for one track of a block. Times are indices into `times`, every time the
 // file was evaluated at (seconds, increasing).
 struct TrackEvidence {
-  const Keys* tmpl = nullptr;          // the template's keys, at its own times
+  const Keys* tmpl = nullptr;  // the template's keys, at its own times
   std::span<const double> times;
   std::span<const Value> file;         // the file's value at each of `times`
   std::span<const std::size_t> block;  // the block's output key times (the template's; FC2/3: every frame)
@@ -107,8 +107,8 @@ struct TimelineTrack {
   const TrackVerdict* verdict = nullptr;
 };
 struct AddedTime {
-  std::uint32_t unit = 0;   // key units
-  std::size_t source = 0;   // the file time it stands for (index into `times`)
+  std::uint32_t unit = 0;  // key units
+  std::size_t source = 0;  // the file time it stands for (index into `times`)
 };
 struct Uncarried {
   std::size_t track = 0;  // index into the tracks given
@@ -118,9 +118,9 @@ struct Uncarried {
   std::uint32_t unit = 0;  // collides: the key time it would round to
 };
 struct TimelinePlan {
-  std::vector<AddedTime> added;       // increasing units
-  std::vector<Uncarried> uncarried;   // one per track and time, worst first
-  double max_shift_s = 0;             // largest move of an added key onto the key grid
+  std::vector<AddedTime> added;      // increasing units
+  std::vector<Uncarried> uncarried;  // one per track and time, worst first
+  double max_shift_s = 0;            // largest move of an added key onto the key grid
 };
 // Every key (and check point) of `tracks` that the output's keys do not explain gets a key
 // time of its own, rounded to the key grid, until all are explained (`add`), or is listed

@@ -20,11 +20,25 @@ constexpr char digit_pairs[] =
     "8081828384858687888990919293949596979899";
 
 unsigned digit_count(std::uint64_t v) noexcept {
-  static constexpr std::uint64_t powers[] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
-                                             10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
-                                             100000000000ull, 1000000000000ull, 10000000000000ull,
-                                             100000000000000ull, 1000000000000000ull, 10000000000000000ull,
-                                             100000000000000000ull, 1000000000000000000ull,
+  static constexpr std::uint64_t powers[] = {1ull,
+                                             10ull,
+                                             100ull,
+                                             1000ull,
+                                             10000ull,
+                                             100000ull,
+                                             1000000ull,
+                                             10000000ull,
+                                             100000000ull,
+                                             1000000000ull,
+                                             10000000000ull,
+                                             100000000000ull,
+                                             1000000000000ull,
+                                             10000000000000ull,
+                                             100000000000000ull,
+                                             1000000000000000ull,
+                                             10000000000000000ull,
+                                             100000000000000000ull,
+                                             1000000000000000000ull,
                                              10000000000000000000ull};
   // floor(log10(v)) from the bit width (1233 / 4096 ~ log10(2)), then one correction.
   const auto guess = static_cast<unsigned>((std::bit_width(v | 1) * 1233) >> 12);
@@ -125,12 +139,9 @@ char* shortest_float(char* out, float f, bool point_zero) noexcept {
   const int abs_exp = sci_exp < 0 ? -sci_exp : sci_exp;
   const int sci_len = n + (n > 1 ? 1 : 0) + 2 + (abs_exp >= 100 ? 3 : 2);
   int fixed_len;
-  if (e >= 0)
-    fixed_len = n + e;
-  else if (n + e > 0)
-    fixed_len = n + 1;
-  else
-    fixed_len = 2 - e;
+  if (e >= 0) fixed_len = n + e;
+  else if (n + e > 0) fixed_len = n + 1;
+  else fixed_len = 2 - e;
   if (fixed_len <= sci_len) {
     if (e >= 0) {
       // An integer: of the texts this long the exact one is nearest, which the shortest

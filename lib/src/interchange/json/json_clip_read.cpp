@@ -39,7 +39,6 @@ Status read_bone_id(const Val& jb, const Path& p, ParsedBoneId& id) {
   return {};
 }
 
-
 }  // namespace
 
 Result<ParsedClip> read_clip(const Val& j, const Path& path, const Limits& limits) {
@@ -107,13 +106,14 @@ Result<ParsedClip> read_clip(const Val& j, const Path& path, const Limits& limit
         break;
       }
       case BoneKind::animated: {
-        if (constant) return perr(at(p, "constant"), "an animated bone (flags & 0x30 == 0x10) has keys, not a constant");
+        if (constant)
+          return perr(at(p, "constant"), "an animated bone (flags & 0x30 == 0x10) has keys, not a constant");
         if (!keys) return perr(at(p, "keys"), "missing field (flags & 0x30 == 0x10: animated bone)");
         const Path kp = at(p, "keys");
         if (!keys->is_array()) return perr(kp, "expected an array, found " + describe(*keys));
         if (keys->size() != clip.key_times.size())
-          return perr(kp, std::to_string(keys->size()) + " keys, but key_times holds " +
-                              std::to_string(clip.key_times.size()));
+          return perr(
+              kp, std::to_string(keys->size()) + " keys, but key_times holds " + std::to_string(clip.key_times.size()));
         bone.keys.resize(keys->size());
         MAB_TRY(each(*keys, [&](std::size_t k, const Val& q) -> Status {
           MAB_ASSIGN(bone.keys[k], read_quat(q, at(kp, k)));
@@ -123,8 +123,9 @@ Result<ParsedClip> read_clip(const Val& j, const Path& path, const Limits& limit
       }
       case BoneKind::none:
         if (constant || keys)
-          return perr(at(p, constant ? "constant" : "keys"), "a bone without rotation (flags & 0x30 is neither "
-                                                             "0x30 nor 0x10) has no constant or keys");
+          return perr(at(p, constant ? "constant" : "keys"),
+                      "a bone without rotation (flags & 0x30 is neither "
+                      "0x30 nor 0x10) has no constant or keys");
         break;
     }
     return {};
@@ -203,8 +204,8 @@ Status check_codes(const ParsedCodes& codes, const DecodedClip& original) {
   const std::string chp = "/codes/rotations/chunks";
   const auto& chunks = original.rotations.chunks;
   if (codes.chunks.size() != chunks.size())
-    return perr(chp, std::to_string(codes.chunks.size()) + " chunks, the container holds " +
-                         std::to_string(chunks.size()));
+    return perr(chp,
+                std::to_string(codes.chunks.size()) + " chunks, the container holds " + std::to_string(chunks.size()));
   const auto key_count = static_cast<std::uint32_t>(original.clip.key_count());
   for (std::size_t c = 0; c < chunks.size(); ++c) {
     const std::string p = at(chp, c);
@@ -229,8 +230,8 @@ Status check_codes(const ParsedCodes& codes, const DecodedClip& original) {
         const std::size_t stored = theirs.is_constant(comp) ? 0 : keys;
         if (mine.raw[comp].size() != stored)
           return perr(vp, "expected " + std::to_string(stored) + " values (" +
-                              (stored ? "one per key of the chunk" : "a constant component stores none") +
-                              "), found " + std::to_string(mine.raw[comp].size()));
+                              (stored ? "one per key of the chunk" : "a constant component stores none") + "), found " +
+                              std::to_string(mine.raw[comp].size()));
         for (std::size_t f = 0; f < stored; ++f)
           if (mine.raw[comp][f] != theirs.raw[comp][f]) return perr(at(vp, f), mismatch);
       }

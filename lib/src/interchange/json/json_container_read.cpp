@@ -18,9 +18,7 @@ AniShape shape_for(Game g) {
   return g == Game::watch_dogs ? AniShape::wd1 : g == Game::far_cry_5 ? AniShape::fc5 : AniShape::wdl;
 }
 
-std::string_view shape_name(AniShape s) {
-  return s == AniShape::wd1 ? "wd1" : s == AniShape::fc5 ? "fc5" : "wdl";
-}
+std::string_view shape_name(AniShape s) { return s == AniShape::wd1 ? "wd1" : s == AniShape::fc5 ? "fc5" : "wdl"; }
 
 // Reads a header's members by its field table (container/header_fields.hpp: the same list the
 // binary reader and writer and the JSON export use), in file order, each checked against its
@@ -79,11 +77,11 @@ Result<AniHeader> read_ani_header(const Val& j, const Path& path, const VariantI
     return perr(at(path, "shape"), "variant " + std::string(variant.short_name) + " has the \"" +
                                        std::string(shape_name(h.shape)) + "\" shape, not \"" + shape_text + "\"");
   MAB_TRY(visit(h, JsonFields(j, path, [&](const container::FieldInfo& f) -> Status {
-    // WD1's CRC is a u32 in the file (width 4): a larger value would not write back.
-    if (f.width != 0 && f.key == "skeleton_bone_crc" && h.skeleton_bone_crc > 0xFFFFFFFFu)
-      return perr(at(path, f.key), "Watch Dogs stores a 32-bit value here");
-    return {};
-  })));
+                  // WD1's CRC is a u32 in the file (width 4): a larger value would not write back.
+                  if (f.width != 0 && f.key == "skeleton_bone_crc" && h.skeleton_bone_crc > 0xFFFFFFFFu)
+                    return perr(at(path, f.key), "Watch Dogs stores a 32-bit value here");
+                  return {};
+                })));
   return h;
 }
 
@@ -101,12 +99,12 @@ Result<LegacyHeader> read_legacy_header(const Val& j, const Path& path, const Va
   LegacyHeader h;
   const std::uint32_t want_words = variant.game == Game::far_cry_2 ? 5 : 9;  // FC3 and Blood Dragon: 9
   MAB_TRY(visit(h, JsonFields(j, path, [&](const container::FieldInfo& f) -> Status {
-    // mask_words sizes the masks that follow: checked before they are read.
-    if (f.key == "mask_words" && h.mask_words != want_words)
-      return perr(at(path, "mask_words"), std::string(variant.short_name) + " clips have " +
-                                              std::to_string(want_words) + "-word masks");
-    return {};
-  })));
+                  // mask_words sizes the masks that follow: checked before they are read.
+                  if (f.key == "mask_words" && h.mask_words != want_words)
+                    return perr(at(path, "mask_words"), std::string(variant.short_name) + " clips have " +
+                                                            std::to_string(want_words) + "-word masks");
+                  return {};
+                })));
   return h;
 }
 
@@ -118,17 +116,16 @@ Result<SizeRule> read_size_rule(const Val& j, const Path& path) {
   return perr(path, "expected \"file_minus_16\", \"block_extent\" or \"verbatim\", found \"" + s + "\"");
 }
 
-Result<Block> read_block(const Val& j, const Path& path, const VariantInfo& variant,
-                         const Limits& limits, std::uint64_t& budget) {
-  MAB_TRY(check_object(j, path,
-                       {"original_base", "layout", "header", "bones", "segments", "slot_segment", "size_rule",
-                        "parent"}));
+Result<Block> read_block(const Val& j, const Path& path, const VariantInfo& variant, const Limits& limits,
+                         std::uint64_t& budget) {
+  MAB_TRY(check_object(
+      j, path, {"original_base", "layout", "header", "bones", "segments", "slot_segment", "size_rule", "parent"}));
   Block b;
   MAB_ASSIGN(b.original_base, read_u_field<std::uint64_t>(j, path, "original_base"));
   MAB_ASSIGN(const Val layout, need(j, path, "layout"));
   MAB_ASSIGN(const std::string layout_text, read_string(layout, at(path, "layout")));
-  const std::string want = variant.layout == LayoutKind::ani   ? "ani"
-                           : variant.layout == LayoutKind::fc4 ? "fc4"
+  const std::string want = variant.layout == LayoutKind::ani      ? "ani"
+                           : variant.layout == LayoutKind::fc4    ? "fc4"
                            : variant.layout == LayoutKind::legacy ? "legacy"
                                                                   : "opaque";
   if (layout_text != want)
@@ -227,12 +224,10 @@ Status check_links(const Container& c, const Path& where) {
     const Block& b = c.blocks[k];
     const std::string p = at(at(path, k), "parent");
     if (b.parent >= static_cast<int>(k)) return perr(p, "a chained clip comes after the clip that holds it");
-    if (b.parent >= 0 && c.variant->layout != LayoutKind::legacy)
-      return perr(p, "only legacy clips are chained");
+    if (b.parent >= 0 && c.variant->layout != LayoutKind::legacy) return perr(p, "only legacy clips are chained");
     if (b.parent < 0 && c.variant->layout == LayoutKind::legacy && k > 0)
       return perr(p, "a legacy file has one top-level clip; later blocks are chained clips");
-    if (b.parent < 0 && k > 0 && c.variant->layout == LayoutKind::ani &&
-        shape_for(c.variant->game) != AniShape::fc5)
+    if (b.parent < 0 && k > 0 && c.variant->layout == LayoutKind::ani && shape_for(c.variant->game) != AniShape::fc5)
       return perr(p, "only Far Cry 5 files hold several 'aNi' blocks");
   }
   for (std::size_t k = 0; k < n; ++k) {
@@ -245,16 +240,15 @@ Status check_links(const Container& c, const Path& where) {
       if (static_cast<std::size_t>(child) <= k || static_cast<std::size_t>(child) >= n)
         return perr(p, "block " + std::to_string(child) + " is not a later block");
       if (c.blocks[static_cast<std::size_t>(child)].parent != static_cast<int>(k))
-        return perr(p, "block " + std::to_string(child) + " does not name block " + std::to_string(k) +
-                           " as its parent");
+        return perr(p,
+                    "block " + std::to_string(child) + " does not name block " + std::to_string(k) + " as its parent");
       ++links[static_cast<std::size_t>(child)];
     }
   }
   for (std::size_t k = 0; k < n; ++k) {
     if (c.blocks[k].parent >= 0 && links[k] != 1)
-      return perr(at(at(path, k), "parent"),
-                  "block " + std::to_string(c.blocks[k].parent) + " links to this block " +
-                      std::to_string(links[k]) + " times; exactly once is needed");
+      return perr(at(at(path, k), "parent"), "block " + std::to_string(c.blocks[k].parent) + " links to this block " +
+                                                 std::to_string(links[k]) + " times; exactly once is needed");
   }
   return {};
 }
@@ -294,8 +288,7 @@ Result<Container> read_container_json(const Val& j, const Path& path, const Limi
   if (blocks->empty()) return perr(bp, "a container with no block is written as \"opaque_body\"");
   if (c.variant->layout == LayoutKind::opaque)
     return perr(bp, "variant " + name + " has no public layout: its body is \"opaque_body\"");
-  if (c.variant->layout == LayoutKind::fc4 && blocks->size() != 1)
-    return perr(bp, "a Far Cry 4 file holds one block");
+  if (c.variant->layout == LayoutKind::fc4 && blocks->size() != 1) return perr(bp, "a Far Cry 4 file holds one block");
   MAB_TRY(each(*blocks, [&](std::size_t k, const Val& jb) -> Status {
     MAB_ASSIGN(Block b, read_block(jb, at(bp, k), *c.variant, limits, budget));
     c.blocks.push_back(std::move(b));

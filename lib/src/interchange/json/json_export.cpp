@@ -21,11 +21,11 @@ namespace mab {
 
 namespace {
 
-using json_out::Writer;
 using json_out::hex_u32;
 using json_out::list;
 using json_out::quat;
 using json_out::vec3;
+using json_out::Writer;
 
 void hex_bytes(Writer& w, std::span<const std::uint8_t> bytes) { w.hex_string(bytes.data(), bytes.size()); }
 
@@ -196,10 +196,8 @@ bool bone(Writer& w, const ClipBone& b, std::size_t index, const StoredKeys* sto
   bool ok = true;
   w.object([&] {
     w.key("hash");
-    if (ids)
-      w.uint(b.hash);
-    else
-      hex_u32(w, b.hash);
+    if (ids) w.uint(b.hash);
+    else hex_u32(w, b.hash);
     if (!b.name.empty()) {
       w.key("name");
       ok = w.string(b.name);
@@ -221,16 +219,13 @@ bool bone(Writer& w, const ClipBone& b, std::size_t index, const StoredKeys* sto
 void json_clip(Writer& w, const Clip& clip, unsigned threads, const StoredKeys* stored, bool ids = false) {
   w.object([&] {
     w.key("key_rate");
-    if (std::isfinite(clip.key_rate))
-      w.number(clip.key_rate);
-    else
-      w.null_value();
+    if (std::isfinite(clip.key_rate)) w.number(clip.key_rate);
+    else w.null_value();
     w.key("duration"), w.float_value(clip.duration);
     w.key("key_times"), w.uint_array(clip.key_times);
     w.key("bones");
-    w.parallel_array(clip.bones.size(), threads, [&](Writer& bw, std::size_t i) {
-      bone(bw, clip.bones[i], i, stored, ids);
-    });
+    w.parallel_array(clip.bones.size(), threads,
+                     [&](Writer& bw, std::size_t i) { bone(bw, clip.bones[i], i, stored, ids); });
   });
 }
 
@@ -285,20 +280,16 @@ void legacy_tags_and_events(Writer& w, const LegacyClip& c) {
         w.key("bytes_4"), hex_bytes(w, r.bytes_4);
         w.key("clip_offset"), w.sint(r.clip_offset);
         w.key("clip_block");
-        if (r.clip_block >= 0)
-          w.uint(static_cast<std::uint64_t>(r.clip_block));
-        else
-          w.null_value();
+        if (r.clip_block >= 0) w.uint(static_cast<std::uint64_t>(r.clip_block));
+        else w.null_value();
         w.key("start"), w.float_value(r.start);
         w.key("end"), w.float_value(r.end);
         w.key("names"), w.array([&] {
           for (const auto& n : r.names)
             w.object([&] {
               w.key("hash"), hex_u32(w, n.hash);
-              if (n.plain())
-                w.key("text"), w.string(n.text());
-              else
-                w.key("bytes"), hex_bytes(w, n.bytes);
+              if (n.plain()) w.key("text"), w.string(n.text());
+              else w.key("bytes"), hex_bytes(w, n.bytes);
             });
         });
         w.key("pointer_slot"), w.uint(r.pointer_slot);
@@ -328,7 +319,8 @@ void legacy_clip(Writer& w, const LegacyClip& c) {
   w.object([&] {
     w.key("last_frame"), w.uint(c.last_frame);
     w.key("frame_rate"), w.float_value(c.frame_rate);
-    if (c.present[0]) w.key("trajectory_translation"), list(w, c.trajectory_translation, [&](const Vec3& v) { vec3(w, v); });
+    if (c.present[0])
+      w.key("trajectory_translation"), list(w, c.trajectory_translation, [&](const Vec3& v) { vec3(w, v); });
     if (c.present[1]) w.key("trajectory_rotation"), list(w, c.trajectory_rotation, [&](const Quat& q) { quat(w, q); });
     w.key("constant_rotations"), list(w, c.constant_rotations, [&](const LegacyConstantRotation& r) {
       w.object([&] {
@@ -385,10 +377,7 @@ Status check_version(const JsonExportOptions& options) {
   return {};
 }
 
-Error resource_error(const char* what) {
-  return make_error(ErrorCode::invalid_argument, no_offset, "json", what);
-}
-
+Error resource_error(const char* what) { return make_error(ErrorCode::invalid_argument, no_offset, "json", what); }
 
 // One document: `body` writes the members of its top-level object. Into `out`, or through
 // `sink` (then `out` is the reused buffer of `reserve` bytes); a refusing sink or a failed
@@ -432,7 +421,8 @@ bool names_are_utf8(const Clip& clip) {
 Status write_clip_document(const Container& container, std::size_t block_index, const Clip& edited,
                            const BlockEvidence* motion, const decode::ClipParts* original, const StoredKeys* stored,
                            const JsonExportOptions& options, std::string& out, const json_out::Sink* sink) {
-  if (!names_are_utf8(edited)) return make_error(ErrorCode::bad_value, no_offset, "json", "a bone name is not valid UTF-8");
+  if (!names_are_utf8(edited))
+    return make_error(ErrorCode::bad_value, no_offset, "json", "a bone name is not valid UTF-8");
   std::size_t keys = 0;
   for (const auto& b : edited.bones)
     keys += stored != nullptr && b.kind() == BoneKind::animated ? edited.key_count() : b.keys.size();
@@ -555,9 +545,9 @@ Status write_block_document(const Container& c, std::size_t block, const JsonExp
   r = {};
   const bool opaque_zero = c.blocks.empty() && block == 0;
   if (block >= c.blocks.size() && !opaque_zero)
-    return make_error(ErrorCode::invalid_argument, no_offset, "block",
-                      "block " + std::to_string(block) + " does not exist (the file has " +
-                          std::to_string(c.blocks.size()) + ")");
+    return make_error(
+        ErrorCode::invalid_argument, no_offset, "block",
+        "block " + std::to_string(block) + " does not exist (the file has " + std::to_string(c.blocks.size()) + ")");
   MAB_TRY(check_version(options));
   if (!opaque_zero && c.blocks[block].legacy() != nullptr) {
     auto legacy = decode_legacy_clip(c, block);

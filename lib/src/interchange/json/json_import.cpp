@@ -66,8 +66,7 @@ Error text_error(std::string_view text, simdjson::error_code code) {
     (void)parsed;
   } catch (const nlohmann::json::parse_error& e) {
     return syntax_error(e);
-  } catch (const std::exception&) {
-  }
+  } catch (const std::exception&) {}
   return perr("json text", simdjson::error_message(code));
 }
 
@@ -94,19 +93,21 @@ Result<ParsedDocument> parse_document(std::string_view text, const Limits& limit
   MAB_ASSIGN(const Val format, need(root, top, "format"));
   if (!format.is_string() || format.string() != json_format_name)
     return perr(at(top, "format"), "expected \"" + std::string(json_format_name) + "\", found " + describe(format) +
-                               ": not a mabkit clip document");
+                                       ": not a mabkit clip document");
   MAB_ASSIGN(const Val version, need(root, top, "version"));
   MAB_ASSIGN(const std::uint64_t v, read_uint(version, at(top, "version"), std::numeric_limits<std::uint64_t>::max()));
   if (v < json_format_oldest_version || v > json_format_version)
     return make_error(ErrorCode::unsupported_version, no_offset, at(top, "version").str(),
                       "document version " + std::to_string(v) + "; this mabkit reads versions " +
                           std::to_string(json_format_oldest_version) + " to " + std::to_string(json_format_version));
-  MAB_TRY(check_object(root, top, {"format", "version", "block", "clip", "codes", "legacy_clip", "container", "clip_absent",
-                                   "motion", "legacy"}));
+  MAB_TRY(check_object(
+      root, top,
+      {"format", "version", "block", "clip", "codes", "legacy_clip", "container", "clip_absent", "motion", "legacy"}));
   // Version 3 holds both families' tracks in "clip" (docs/json-format.md, "Versions").
   if (v >= 3 && maybe(root, "legacy_clip"))
-    return perr(at(top, "legacy_clip"), "a version 3 document holds Far Cry 2/3 tracks in \"clip\"; \"legacy_clip\" is "
-                                        "read in version 1 and 2 documents only");
+    return perr(at(top, "legacy_clip"),
+                "a version 3 document holds Far Cry 2/3 tracks in \"clip\"; \"legacy_clip\" is "
+                "read in version 1 and 2 documents only");
   if (v < 3 && maybe(root, "legacy"))
     return perr(at(top, "legacy"), "unknown field in a version " + std::to_string(v) + " document (version 3 has it)");
   ParsedDocument doc;
@@ -123,7 +124,7 @@ Result<ParsedDocument> parse_document(std::string_view text, const Limits& limit
   if (const auto clip = maybe(root, "clip")) {
     if (doc.block >= doc.container.blocks.size())
       return perr(at(top, "block"), "block " + std::to_string(doc.block) + " does not exist (the container has " +
-                                std::to_string(doc.container.blocks.size()) + ")");
+                                        std::to_string(doc.container.blocks.size()) + ")");
     MAB_ASSIGN(doc.clip, read_clip(*clip, at(top, "clip"), limits));
     doc.legacy_block = v >= 3 && doc.container.blocks[doc.block].legacy() != nullptr;
   }
@@ -139,7 +140,8 @@ Result<ParsedDocument> parse_document(std::string_view text, const Limits& limit
     MAB_ASSIGN(doc.codes, read_codes(*codes, at(top, "codes"), limits));
   }
   if (const auto motion = maybe(root, "motion")) {
-    if (!doc.clip) return perr(at(top, "motion"), "motion belongs to a decoded clip; a document without \"clip\" has none");
+    if (!doc.clip)
+      return perr(at(top, "motion"), "motion belongs to a decoded clip; a document without \"clip\" has none");
     MAB_ASSIGN(doc.motion, interchange::parse_motion(*motion, at(top, "motion"), limits));
   }
   if (const auto legacy = maybe(root, "legacy_clip")) {
@@ -206,11 +208,12 @@ Status check_flags(const ClipBone& b, const ClipBone& o, const std::string& path
   const unsigned changed = (b.flags ^ o.flags) & fixed;
   if (changed == 0) return {};
   char text[96];
-  std::snprintf(text, sizeof text, "%u (0x%02X) changes bit(s) 0x%02X of the file's flags 0x%02X for this bone", b.flags,
-                b.flags, changed, o.flags);
+  std::snprintf(text, sizeof text, "%u (0x%02X) changes bit(s) 0x%02X of the file's flags 0x%02X for this bone",
+                b.flags, b.flags, changed, o.flags);
   if (ids)
-    return perr(path, std::string(text) + ": Far Cry 2/3 keys are 6-byte quaternions (format 13), only the rotation "
-                                          "kind (flags & 0x30, with keys or a constant to match) is editable");
+    return perr(path, std::string(text) +
+                          ": Far Cry 2/3 keys are 6-byte quaternions (format 13), only the rotation "
+                          "kind (flags & 0x30, with keys or a constant to match) is editable");
   return perr(path, std::string(text) +
                         ": editable are the bit depth of an animated bone (flags & 0x0F) and the rotation kind "
                         "(flags & 0x30, with keys or a constant to match); the other bits are the file's");
@@ -242,9 +245,11 @@ Status check_identity(const ParsedClip& parsed, const Clip& original, bool ids) 
       return perr(hp, "bone " + hex(b.hash, 8) + " appears more often in the document than in the file");
     if (o < 0) {
       std::string detail = hex(b.hash, 8) + " is not a bone of the file";
-      if (i < original.bones.size()) detail += " (its bone " + std::to_string(i) + " is " + hex(original.bones[i].hash, 8) + ")";
-      return perr(hp, detail + ": to rename a bone keep its hash and add \"rename_to\" (or use {opt:rename_bone}); "
-                               "to add a bone, mark it \"new\": true");
+      if (i < original.bones.size())
+        detail += " (its bone " + std::to_string(i) + " is " + hex(original.bones[i].hash, 8) + ")";
+      return perr(hp, detail +
+                          ": to rename a bone keep its hash and add \"rename_to\" (or use {opt:rename_bone}); "
+                          "to add a bone, mark it \"new\": true");
     }
     used[static_cast<std::size_t>(o)] = true;
     MAB_TRY(check_flags(b, original.bones[static_cast<std::size_t>(o)], at(p, "flags"), ids));
@@ -363,8 +368,9 @@ Status check_template(const Container& doc, std::size_t block, const Container& 
       why.push_back("block " + std::to_string(block) + " animates other bones (its masks differ)");
     const auto da = duration_bits(a), dt = duration_bits(t);
     if (da != dt)
-      why.push_back("block " + std::to_string(block) + " lasts " + std::to_string(std::bit_cast<float>(da.value_or(0))) +
-                    " s, the template's " + std::to_string(std::bit_cast<float>(dt.value_or(0))) + " s");
+      why.push_back("block " + std::to_string(block) + " lasts " +
+                    std::to_string(std::bit_cast<float>(da.value_or(0))) + " s, the template's " +
+                    std::to_string(std::bit_cast<float>(dt.value_or(0))) + " s");
     if (a.ani() && t.ani() && a.ani()->last_frame != t.ani()->last_frame)
       why.push_back("block " + std::to_string(block) + " has last key " + std::to_string(a.ani()->last_frame) +
                     ", the template's " + std::to_string(t.ani()->last_frame));
@@ -408,8 +414,9 @@ Status check_same_clip(const Clip& clip, const Clip& original) {
   for (const ClipBone& ob : original.bones) any_rotation = any_rotation || ob.kind() != BoneKind::none;
   if (!any_rotation) return {};
   char text[200];
-  std::snprintf(text, sizeof text, "the file holds %zu keys over %g s, the clip %zu keys over %g s", original.key_count(),
-                static_cast<double>(original.duration), clip.key_count(), static_cast<double>(clip.duration));
+  std::snprintf(text, sizeof text, "the file holds %zu keys over %g s, the clip %zu keys over %g s",
+                original.key_count(), static_cast<double>(original.duration), clip.key_count(),
+                static_cast<double>(clip.duration));
   return perr("/clip", std::string("none of the clip's rotations, key times or duration are its file's (") + text +
                            "): it looks like another clip's, pasted into this document; nothing written "
                            "({opt:allow_other_clip} writes it)");
@@ -478,7 +485,9 @@ Result<LegacyDocument> import_legacy_json(std::string_view text, const Limits& l
 
 static_assert(PaddedJson::padding >= simdjson::SIMDJSON_PADDING);
 
-PaddedJson::PaddedJson(std::vector<std::uint8_t> text) : bytes_(std::move(text)) { bytes_.resize(bytes_.size() + padding); }
+PaddedJson::PaddedJson(std::vector<std::uint8_t> text) : bytes_(std::move(text)) {
+  bytes_.resize(bytes_.size() + padding);
+}
 
 Result<PaddedJson> PaddedJson::read_file(const std::filesystem::path& path, const Limits& limits) {
   PaddedJson out;
@@ -504,8 +513,7 @@ Result<JsonImport> import_json_bytes(std::string_view text, const Limits& limits
   return with_original(doc, std::move(out));
 }
 
-Result<JsonImport> import_json_bytes(const PaddedJson& text, const Limits& limits,
-                                     const JsonImportOptions& options) {
+Result<JsonImport> import_json_bytes(const PaddedJson& text, const Limits& limits, const JsonImportOptions& options) {
   MAB_ASSIGN(const ParsedDocument doc, parse_document_safely(text.text(), limits, true));
   MAB_ASSIGN(JsonImport out, import_document(doc, limits, options));
   return with_original(doc, std::move(out));

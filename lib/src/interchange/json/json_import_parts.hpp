@@ -64,7 +64,7 @@ Status check_codes(const ParsedCodes& codes, const DecodedClip& original);
 // A translation component written null (a NaN or infinity, which JSON cannot hold) stands
 // for the stored value at the same place: resolved against the original decode on import.
 struct LegacyNull {
-  std::size_t slot = 0;   // 0 trajectory, 4 constant translations, 5 translations
+  std::size_t slot = 0;    // 0 trajectory, 4 constant translations, 5 translations
   std::uint32_t bone = 0;  // slots 4 and 5
   std::size_t frame = 0;
   unsigned component = 0;

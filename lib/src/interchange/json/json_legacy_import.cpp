@@ -85,8 +85,9 @@ Status read_legacy_tags_and_events(const Val& j, const Path& path, ParsedLegacy&
     c.tag_table.emplace();
     MAB_TRY(read_list(j, path, "tag_table", legacy_max_frames, *c.tag_table,
                       [&](const Path& p, const Val& v, LegacyTagRecord& r) -> Status {
-                        MAB_TRY(check_object(v, p, {"kind", "byte_1", "id", "bytes_4", "clip_offset", "clip_block",
-                                                    "start", "end", "names", "pointer_slot"}));
+                        MAB_TRY(check_object(v, p,
+                                             {"kind", "byte_1", "id", "bytes_4", "clip_offset", "clip_block", "start",
+                                              "end", "names", "pointer_slot"}));
                         MAB_ASSIGN(r.kind, read_u_field<std::uint8_t>(v, p, "kind"));
                         MAB_ASSIGN(r.byte_1, read_u_field<std::uint8_t>(v, p, "byte_1"));
                         MAB_ASSIGN(const Val id, need(v, p, "id"));
@@ -137,14 +138,13 @@ Status read_legacy_tags_and_events(const Val& j, const Path& path, ParsedLegacy&
   return {};
 }
 
-
 }  // namespace
 
 Result<ParsedLegacy> read_legacy_clip(const Val& j, const Path& path) {
-  MAB_TRY(check_object(j, path,
-                       {"last_frame", "frame_rate", "trajectory_translation", "trajectory_rotation",
-                        "constant_rotations", "rotations", "constant_translations", "translations", "tag_table",
-                        "tag_table_note", "events", "events_note"}));
+  MAB_TRY(check_object(
+      j, path,
+      {"last_frame", "frame_rate", "trajectory_translation", "trajectory_rotation", "constant_rotations", "rotations",
+       "constant_translations", "translations", "tag_table", "tag_table_note", "events", "events_note"}));
   ParsedLegacy out;
   LegacyClip& c = out.clip;
   MAB_ASSIGN(c.last_frame, read_u_field<std::uint16_t>(j, path, "last_frame"));
@@ -274,8 +274,8 @@ Status check_legacy_identity(const ParsedLegacy& parsed, const LegacyClip& origi
       return perr(p + "/new", "bone " + std::to_string(bone) + " has a " + (list < 2 ? "rotation" : "translation") +
                                   " in the file; \"new\" is for a bone without one");
     if (!is_new && !has)
-      return perr(p + "/bone", "the file has no " + std::string(list < 2 ? "rotation" : "translation") +
-                                   " for bone " + std::to_string(bone) +
+      return perr(p + "/bone", "the file has no " + std::string(list < 2 ? "rotation" : "translation") + " for bone " +
+                                   std::to_string(bone) +
                                    ": a changed id would move the track to another bone; mark a track for a bone "
                                    "without one \"new\": true");
     return {};
@@ -288,7 +288,6 @@ Status check_legacy_identity(const ParsedLegacy& parsed, const LegacyClip& origi
   for (std::size_t i = 0; i < c.translations.size(); ++i) MAB_TRY(check(3, "translations", i, c.translations[i].bone));
   return {};
 }
-
 
 }  // namespace
 
@@ -307,7 +306,8 @@ Result<LegacyClip> resolve_legacy(const ParsedLegacy& parsed, const LegacyClip& 
   c.duration = original.duration;
   c.headers = original.headers;
   c.trajectory_rotation_codes = original.trajectory_rotation_codes;
-  if (parsed.frame_rate && std::bit_cast<std::uint32_t>(*parsed.frame_rate) != std::bit_cast<std::uint32_t>(original.frame_rate) &&
+  if (parsed.frame_rate &&
+      std::bit_cast<std::uint32_t>(*parsed.frame_rate) != std::bit_cast<std::uint32_t>(original.frame_rate) &&
       !(std::isnan(*parsed.frame_rate) && std::isnan(original.frame_rate)))
     return perr("/legacy_clip/frame_rate", "the rate is stored in each array header; changing it is not supported");
   c.frame_rate = original.frame_rate;

@@ -5,7 +5,6 @@
 
 #include "encode/encode_common.hpp"
 
-
 #include <cmath>
 #include <limits>
 
@@ -23,7 +22,8 @@ Status check_bone(const Clip& clip, std::size_t bone, std::uint32_t hash, const 
   if (clip.bones[bone].hash != hash) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "0x%08X, but clip bone %zu has 0x%08X", hash, bone, clip.bones[bone].hash);
-    return perr(path + "/hash", std::string("the hash is ") + buf + " (re-ordered bones need their motion entries updated)");
+    return perr(path + "/hash",
+                std::string("the hash is ") + buf + " (re-ordered bones need their motion entries updated)");
   }
   return {};
 }
@@ -86,7 +86,7 @@ Result<std::vector<Entry>> read_bone_entries(const Val& a, const Path& path, con
 }
 
 Result<std::vector<ParsedMotion::Track>> read_translations(const Val& a, const Path& path, const Limits& limits,
-                                                          std::vector<ParsedMotion::Null>& nulls) {
+                                                           std::vector<ParsedMotion::Null>& nulls) {
   return read_bone_entries<ParsedMotion::Track>(
       a, path, limits, {"bone", "hash", "keys"}, [&](const Val& t, const Path& p, ParsedMotion::Track& tr) -> Status {
         MAB_ASSIGN(const Val keys, need_array(t, p, "keys", limits.max_keys));
@@ -96,8 +96,8 @@ Result<std::vector<ParsedMotion::Track>> read_translations(const Val& a, const P
 }
 
 Result<std::vector<ParsedMotion::Constant>> read_constant_translations(const Val& a, const Path& path,
-                                                                      const Limits& limits,
-                                                                      std::vector<ParsedMotion::Null>& nulls) {
+                                                                       const Limits& limits,
+                                                                       std::vector<ParsedMotion::Null>& nulls) {
   return read_bone_entries<ParsedMotion::Constant>(
       a, path, limits, {"bone", "hash", "translation"},
       [&](const Val& t, const Path& p, ParsedMotion::Constant& ct) -> Status {
@@ -237,10 +237,8 @@ void write_motion(Writer& w, const Clip& c, const BlockEvidence& e) {
           w.key("attachment"), hex_u32(w, p.attachment_hash);
           w.key("type"), w.uint(p.type);
           w.key("nested_block");
-          if (p.nested_block >= 0)
-            w.uint(static_cast<std::uint64_t>(p.nested_block));
-          else
-            w.null_value();
+          if (p.nested_block >= 0) w.uint(static_cast<std::uint64_t>(p.nested_block));
+          else w.null_value();
         });
       });
     }
@@ -251,7 +249,8 @@ Result<ParsedMotion> parse_motion(const Val& j, const Path& top, const Limits& l
   MAB_TRY(check_object(j, top, {"evidence", "translations", "constant_translations", "root_motion", "parts"}));
   ParsedMotion out;
   if (const auto evidence = maybe(j, "evidence"); evidence && !evidence->is_object())
-    return perr(at(top, "evidence"), "expected an object (informational, ignored on import), found " + describe(*evidence));
+    return perr(at(top, "evidence"),
+                "expected an object (informational, ignored on import), found " + describe(*evidence));
   if (maybe(j, "translations")) {
     MAB_ASSIGN(const Val a, need_array(j, top, "translations", limits.max_bones));
     MAB_ASSIGN(out.translations, read_translations(a, at(top, "translations"), limits, out.nulls));
@@ -283,8 +282,9 @@ Status apply_motion(Clip& edited, const ParsedMotion& m, const Clip& original) {
   auto keys_kept = [&](const char* what) -> Status {
     if (edited.key_count() == original.key_count()) return {};
     return make_error(ErrorCode::parse_error, no_offset, "/clip/key_times",
-                      std::to_string(edited.key_count()) + " keys, the file has " + std::to_string(original.key_count()) +
-                          ", and its " + what + " hold one value per key: give them in \"motion\" (export the file "
+                      std::to_string(edited.key_count()) + " keys, the file has " +
+                          std::to_string(original.key_count()) + ", and its " + what +
+                          " hold one value per key: give them in \"motion\" (export the file "
                           "again with this mabkit to get them)");
   };
   if (m.translations) {
@@ -304,7 +304,8 @@ Status apply_motion(Clip& edited, const ParsedMotion& m, const Clip& original) {
     if (any) MAB_TRY(keys_kept("translations"));
     for (std::size_t i = 0; i < edited.bones.size(); ++i) {
       const int o = encode::original_index(original, i, edited.bones[i]);
-      edited.bones[i].translations = o >= 0 ? original.bones[static_cast<std::size_t>(o)].translations : std::vector<Vec3>{};
+      edited.bones[i].translations =
+          o >= 0 ? original.bones[static_cast<std::size_t>(o)].translations : std::vector<Vec3>{};
     }
   }
   if (m.constant_translations) {
@@ -332,6 +333,8 @@ Status apply_motion(Clip& edited, const ParsedMotion& m, const Clip& original) {
   return resolve_nulls(edited, m, original);
 }
 
-Status carry_original_motion(Clip& edited, const Clip& original) { return apply_motion(edited, ParsedMotion{}, original); }
+Status carry_original_motion(Clip& edited, const Clip& original) {
+  return apply_motion(edited, ParsedMotion{}, original);
+}
 
 }  // namespace mab::interchange

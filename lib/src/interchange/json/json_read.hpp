@@ -46,10 +46,8 @@ struct Path {
     std::string out = parent ? parent->str() : std::string();
     if (!parent && key.empty() && !is_index) return out;
     out += '/';
-    if (is_index)
-      out += std::to_string(index);
-    else
-      out += key;
+    if (is_index) out += std::to_string(index);
+    else out += key;
     return out;
   }
 };
@@ -256,8 +254,7 @@ inline Result<std::string> read_string(const Val& j, const Path& path) {
 inline Result<std::vector<std::uint8_t>> read_hex(const Val& j, const Path& path, std::uint64_t& budget) {
   if (!j.is_string()) return perr(path, "expected a hex string, found " + describe(j));
   const std::string_view s = j.string();
-  if (s.size() % 2 != 0)
-    return perr(path, "odd number of hex digits (" + std::to_string(s.size()) + ")");
+  if (s.size() % 2 != 0) return perr(path, "odd number of hex digits (" + std::to_string(s.size()) + ")");
   const std::uint64_t n = s.size() / 2;
   if (n > budget)
     return make_error(ErrorCode::limit_exceeded, no_offset, path.str(), "byte strings exceed the file size limit");
@@ -314,8 +311,7 @@ Status read_u_array(const Val& obj, const Path& path, std::string_view key, std:
 }
 
 template <class T>
-Status read_u_vector(const Val& obj, const Path& path, std::string_view key, std::size_t size,
-                     std::vector<T>& out) {
+Status read_u_vector(const Val& obj, const Path& path, std::string_view key, std::size_t size, std::vector<T>& out) {
   out.resize(size);
   return read_u_elements(obj, path, key, size, out);
 }
