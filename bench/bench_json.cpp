@@ -16,6 +16,16 @@ namespace {
 using bench::fastest;
 using bench::must;
 
+// The exports run on one thread and on all (threads = 0), timed by the wall clock.
+void on_one_thread_and_all(benchmark::internal::Benchmark* b) {
+  b->ArgName("threads")
+      ->Arg(1)
+      ->Arg(0)
+      ->Unit(benchmark::kMillisecond)
+      ->UseRealTime()
+      ->ComputeStatistics("min", fastest);
+}
+
 struct Fixture {
   std::vector<std::uint8_t> mab;
   mab::Container container;
@@ -73,13 +83,7 @@ void BM_ExportJson(benchmark::State& state) {
   }
   bytes_per_iteration(state, f.text.size());
 }
-BENCHMARK(BM_ExportJson)
-    ->ArgName("threads")
-    ->Arg(1)
-    ->Arg(0)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->ComputeStatistics("min", fastest);
+BENCHMARK(BM_ExportJson)->Apply(on_one_thread_and_all);
 
 // The version 1 document (codes included) from a decoded clip, as `mab export` wrote it before
 // version 2: decode_clip, then export_json (which decodes the container again for the codes).
@@ -95,13 +99,7 @@ void BM_ExportJsonV1FromDecodedClip(benchmark::State& state) {
   }
   bytes_per_iteration(state, f.text_v1.size());
 }
-BENCHMARK(BM_ExportJsonV1FromDecodedClip)
-    ->ArgName("threads")
-    ->Arg(1)
-    ->Arg(0)
-    ->Unit(benchmark::kMillisecond)
-    ->UseRealTime()
-    ->ComputeStatistics("min", fastest);
+BENCHMARK(BM_ExportJsonV1FromDecodedClip)->Apply(on_one_thread_and_all);
 
 // `mab import clip.json` before writing: parse, rebuild, decode, encode (every chunk reused).
 void import_benchmark(benchmark::State& state, const std::string& text) {
