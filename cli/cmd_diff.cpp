@@ -80,7 +80,7 @@ std::optional<Side> load(const std::string& path, std::size_t block) {
 }
 
 std::string bone_label(std::uint32_t id, bool legacy) {
-  return legacy ? "bone_" + std::to_string(id) : mab::cli::hex(id, 8);
+  return legacy ? mab::skeleton_bone_name(id) : mab::cli::hex(id, 8);
 }
 
 std::string row_label(const mab::BoneDiff& bd, bool legacy) {

@@ -4,6 +4,7 @@
 #include "common.hpp"
 
 #include <mab/edit.hpp>
+#include <mab/edit_policy.hpp>
 #include <mab/file_io.hpp>
 #include <mab/legacy.hpp>
 #include <mab/legacy_bridge.hpp>
@@ -265,17 +266,6 @@ struct LegacyEdit {
   std::optional<double> reduce;  // --reduce: the encoder re-keys every track within it
 };
 
-// What this format cannot carry, refused by name before anything is done.
-std::optional<std::string> legacy_refusal(const std::string& op) {
-  if (op == "--bits" || op == "--requantise")
-    return "Far Cry 2/3 keys are 6-byte quaternions (format 13): there is no bit depth to set or re-pick; --reduce "
-           "DEG re-keys every track within DEG degrees";
-  if (op == "--resample")
-    return "Far Cry 2/3 clips store every frame at the clip's frame rate (format 13), which mab edit keeps (no source "
-           "shows the engine playing another rate): --speed changes the timing, --reduce thins the stored keys";
-  return std::nullopt;
-}
-
 // --copy-track FROM.mab BONE from another Far Cry 2/3 clip (bone ids of one skeleton).
 int legacy_copy_track(const Op& op, LegacyEdit& e, mab::edit::Notes& notes, std::vector<fs::path>& inputs) {
   auto fb = mab::read_file(op.args[0]);
@@ -294,34 +284,11 @@ int legacy_copy_track(const Op& op, LegacyEdit& e, mab::edit::Notes& notes, std:
   return st ? mab::cli::exit_ok : fail(op, mab::cli::message(st.error()));
 }
 
-// --rename-bone BONE NEW and --add-bone ID QUAT: skeleton ids, no names.
-mab::Status legacy_rename(mab::Clip& clip, std::uint32_t from, std::uint32_t to) {
-  if (clip.find_bone(to) >= 0)
-    return mab::make_error(mab::ErrorCode::invalid_argument, mab::no_offset, "rename-bone",
-                           "the clip already has bone_" + std::to_string(to));
-  for (auto& b : clip.bones)
-    if (b.hash == from) {
-      if (!b.renamed_from) b.renamed_from = b.hash;
-      b.hash = to;
-    }
-  return {};
-}
-
-mab::Status legacy_add(mab::Clip& clip, std::uint32_t id, const mab::Quat& q) {
-  if (clip.find_bone(id) >= 0)
-    return mab::make_error(mab::ErrorCode::invalid_argument, mab::no_offset, "add-bone",
-                           "the clip already has bone_" + std::to_string(id));
-  mab::ClipBone b;
-  b.hash = id;
-  b.set_kind(mab::BoneKind::constant);
-  b.constant = mab::quat_normalised(q);
-  clip.bones.push_back(std::move(b));
-  return {};
-}
-
 // One operation on a Far Cry 2/3 clip: the aNi operation on the bridged Clip, bones by id.
 int apply_legacy(const Op& op, LegacyEdit& e, mab::edit::Notes& notes, std::vector<fs::path>& inputs) {
-  if (const auto why = legacy_refusal(op.name)) return fail(op, *why);
+  // What this format cannot carry, refused by name before anything is done.
+  if (const auto why = mab::legacy_edit_refusal(std::string_view(op.name).substr(2)))
+    return fail(op, mab::cli::spelled(*why));
   mab::Clip& clip = e.clip;
   ArgReader args{op};
   auto need_id = [&](std::size_t i) -> std::optional<std::uint32_t> {
@@ -362,13 +329,13 @@ int apply_legacy(const Op& op, LegacyEdit& e, mab::edit::Notes& notes, std::vect
     if (!b) return fail(op, mab::cli::spelled(b.error().detail));
     const auto to = need_id(1);
     if (!to) return args.status;
-    st = legacy_rename(clip, clip.bones[*b].hash, *to);
+    st = mab::rename_skeleton_bone(clip, clip.bones[*b].hash, *to);
   } else if (op.name == "--add-bone") {
     const auto id = need_id(0);
     if (!id) return args.status;
     const auto q = args.quat(1);
     if (!q) return args.status;
-    st = legacy_add(clip, *id, *q);
+    st = mab::add_skeleton_bone(clip, *id, *q);
   } else if (op.name == "--reduce") {
     const auto d = args.number(0);
     if (!d) return args.status;

@@ -2,6 +2,7 @@
 #include "command.hpp"
 
 #include <mab/bone_hash.hpp>
+#include <mab/text.hpp>
 
 #include <cstdio>
 #include <memory>
@@ -15,7 +16,7 @@ struct Options {
 };
 
 int run(const Options& o) {
-  for (const auto& n : o.names) std::printf("0x%08X  %s\n", mab::bone_hash(n), n.c_str());
+  for (const auto& n : o.names) std::printf("%s  %s\n", mab::hex(mab::bone_hash(n), 8).c_str(), n.c_str());
   return 0;
 }
 

@@ -34,12 +34,6 @@ std::vector<std::filesystem::path> collect_inputs(const std::vector<std::string>
   return out;
 }
 
-std::string flag_spelling(std::string_view name) {
-  std::string flag = "--";
-  for (const char ch : name) flag += ch == '_' ? '-' : ch;
-  return flag;
-}
-
 std::string message(const Error& e) { return e.message(flag_spelling); }
 
 std::string spelled(std::string_view text) { return spell_options(text, flag_spelling); }

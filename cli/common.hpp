@@ -9,6 +9,8 @@
 #include <mab/text.hpp>
 #include <mab/validate.hpp>
 
+#include "flag_spelling.hpp"
+
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
@@ -29,8 +31,7 @@ std::vector<std::filesystem::path> collect_inputs(const std::vector<std::string>
                                                   std::vector<std::string>& missing);
 
 // The library names options {opt:NAME} in snake_case (mab/error.hpp); the CLI spells them as
-// its flags: max_error -> --max-error.
-std::string flag_spelling(std::string_view name);
+// its flags (flag_spelling.hpp: max_error -> --max-error).
 // An error's one line, and any library text (a note, a report line), with flags spelled.
 std::string message(const Error& e);
 std::string spelled(std::string_view text);

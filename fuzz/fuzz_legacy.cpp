@@ -4,11 +4,14 @@
 // with one keyed track turned, to a file that parses, decodes, and reads back within the
 // reported error. Tag tables and event chains (slots 6, 7) decode inside their sections or
 // carry a note, and an edit of their fields reads back in a file of the same size; a record
-// that reached a clip still reaches it after a track edit moved the clips; a trim reads back
-// at its new length. Aborts on any disagreement (sanitizers catch the rest).
+// that reached a clip still reaches it after a track edit moved the clips; a trim (the one
+// Clip's, as `mab edit --trim`) reads back at its new length. Aborts on any disagreement
+// (sanitizers catch the rest).
 #include "harness_util.hpp"
 
+#include <mab/edit.hpp>
 #include <mab/legacy.hpp>
+#include <mab/legacy_bridge.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -79,22 +82,31 @@ void check_tag_edit(const mab::Container& c, std::size_t b, const Clip* d, const
   }
 }
 
+// A trim by one frame at each end, as `mab edit --trim` does it (edit::trim on the one Clip, then
+// legacy_from_clip), writes a clip of that length that reads back.
 void check_trim(const mab::Container& c, std::size_t b, const Clip* d, const mab::Limits& limits) {
-  // A trim by one frame at each end writes a clip of that length that reads back.
-  if (d->last_frame >= 2 && d->frame_rate > 0) {
-    auto t = mab::trim_legacy_clip(*d, 1, d->last_frame - 1u);
-    if (t) {
-      auto te = mab::encode_legacy_clip(c, b, *t);
-      fuzz::check(te.ok(), "a trimmed clip does not encode");
-      const auto tb = mab::write_container(*te);
-      if (tb) {
-        auto tc = mab::read_container(*tb, limits);
-        fuzz::check(tc.ok(), "a trimmed bank does not read back");
-        auto td = mab::decode_legacy_clip(*tc, b, limits);
-        fuzz::check(td.ok() && td->last_frame == d->last_frame - 2u, "a trimmed clip does not decode at its length");
-      }
-    }
+  if (d->last_frame < 2 || !(d->frame_rate > 0)) return;
+  mab::Clip clip = mab::clip_from_legacy(*d);
+  const double rate = clip.key_rate;
+  const mab::LegacyTimeMap moved = mab::legacy_trim_map(clip, 1 / rate);
+  if (!mab::edit::trim(clip, 1 / rate, (d->last_frame - 1u) / rate)) return;
+  auto t = mab::legacy_from_clip(*d, clip, moved);
+  if (!t) return;
+  auto te = mab::encode_legacy_clip(c, b, *t);
+  // A clip of constant sections alone has no frames to cut (docs/legacy.md, "Trims"): the trim
+  // must be refused, never written as if it landed.
+  const bool timed = d->present[0] || d->present[1] || d->present[3] || d->present[5];
+  if (!timed) {
+    fuzz::check(!te.ok() || t->last_frame == d->last_frame, "a trim of a clip without timed sections was not refused");
+    return;
   }
+  fuzz::check(te.ok(), "a trimmed clip does not encode");
+  const auto tb = mab::write_container(*te);
+  if (!tb) return;
+  auto tc = mab::read_container(*tb, limits);
+  fuzz::check(tc.ok(), "a trimmed bank does not read back");
+  auto td = mab::decode_legacy_clip(*tc, b, limits);
+  fuzz::check(td.ok() && td->last_frame == d->last_frame - 2u, "a trimmed clip does not decode at its length");
 }
 
 // One keyed track turned: the bank reads back, tag records keep their clips, and the track reads

@@ -4,7 +4,9 @@
 #include "arrays.hpp"
 #include "handle.hpp"
 
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
+#include <mab/edit_policy.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/edit.hpp>
 #include <mab/file_io.hpp>
 #include <mab/text.hpp>

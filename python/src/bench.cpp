@@ -3,7 +3,7 @@
 #include "errors.hpp"
 #include "handle.hpp"
 
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
 
 #include <pybind11/stl.h>
 

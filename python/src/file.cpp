@@ -4,7 +4,8 @@
 #include "arrays.hpp"
 #include "handle.hpp"
 
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
+#include <mab/text.hpp>
 #include <mab/file_io.hpp>
 #include <mab/legacy.hpp>
 #include <mab/validate.hpp>
@@ -179,9 +180,7 @@ py::dict file_info(const FileHandle& f) {
   evidence.append("game " + std::string(v.game_name) + " (" + std::string(v.short_name) + ")");
   evidence.append("layout " + std::string(mab::to_string(v.layout)) + ", " + std::string(mab::to_string(v.confidence)));
   evidence.append("evidence " + std::string(v.evidence));
-  char checksum[64];
-  std::snprintf(checksum, sizeof checksum, "header checksum 0x%08X (algorithm unknown, format 14)", c.header.checksum);
-  evidence.append(std::string(checksum));
+  evidence.append("header checksum " + mab::hex(c.header.checksum, 8) + " (algorithm unknown, format 14)");
   if (c.is_opaque()) evidence.append("body kept opaque: " + c.opaque_reason);
   d["evidence"] = evidence;
   return d;

@@ -124,7 +124,7 @@ py::dict decode_legacy(const FileHandle& f, std::size_t block) {
   const mab::LegacyClip c = take(mab::decode_legacy_clip(f.c(), block));
   mab::Clip clip = mab::clip_from_legacy(c);
   // Skeleton ids, named as `mab edit` and `mab diff` name them.
-  for (auto& b : clip.bones) b.name = "bone_" + std::to_string(b.hash);
+  for (auto& b : clip.bones) b.name = mab::skeleton_bone_name(b.hash);
   py::dict st = clip_state(clip, rotation_buffer(clip));
   st["family"] = "legacy";
   st["evidence"] = py::dict();
@@ -146,14 +146,9 @@ std::size_t legacy_bone_arg(const mab::Clip& c, py::handle a) {
 // which the Python Clip applies to its event nodes (mab edit's LegacyTimeMap).
 py::tuple edit_legacy(const py::dict& state, const std::string& op, const py::tuple& args) {
   mab::Clip c = clip_from_state(state);
-  if (op == "set_bits")
-    raise(mab::ErrorCode::invalid_argument, "nbits",
-          "Far Cry 2/3 keys are 6-byte quaternions (format 13): there is no bit depth to set; reduce(max_deg) "
-          "re-keys every track within max_deg degrees");
-  if (op == "resample")
-    raise(mab::ErrorCode::invalid_argument, "fps",
-          "Far Cry 2/3 clips store every frame at the clip's frame rate (format 13), which is kept: speed() changes "
-          "the timing, reduce() thins the stored keys");
+  // The operations' Python names, as the library names them (set_bits sets "bits").
+  if (const auto why = mab::legacy_edit_refusal(op == "set_bits" ? "bits" : op))
+    raise(mab::ErrorCode::invalid_argument, op == "set_bits" ? "nbits" : "fps", mab::spell_options(*why));
   auto number = [&](std::size_t i) { return i < args.size() ? args[i].cast<double>() : 0.0; };
   std::optional<mab::LegacyTimeMap> moved;
   if (op == "speed") moved = mab::legacy_speed_map(number(0));
@@ -162,15 +157,8 @@ py::tuple edit_legacy(const py::dict& state, const std::string& op, const py::tu
   py::object result = py::none();
   if (op == "add_bone") {
     const std::uint32_t id = take(mab::parse_legacy_bone(args.size() > 0 ? args[0].cast<std::string>() : ""));
-    if (c.find_bone(id) >= 0)
-      raise(mab::ErrorCode::invalid_argument, "name", "the clip already has bone_" + std::to_string(id));
-    mab::ClipBone b;
-    b.hash = id;
-    b.name = "bone_" + std::to_string(id);
-    b.set_kind(mab::BoneKind::constant);
     if (args.size() < 2) raise(mab::ErrorCode::invalid_argument, "quat", "add_bone needs a bone and a rotation");
-    b.constant = mab::quat_normalised(quat_arg(args[1]));
-    c.bones.push_back(std::move(b));
+    take(mab::add_skeleton_bone(c, id, quat_arg(args[1])));
     result = py::cast(std::vector<std::string>{});
   } else {
     result = apply_edit(c, op, args, legacy_bone_arg);

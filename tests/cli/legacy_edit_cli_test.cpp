@@ -6,6 +6,7 @@
 
 #include "support/cli_run.hpp"
 #include "support/corpus.hpp"
+#include "support/legacy_trim.hpp"
 
 #include <gtest/gtest.h>
 
@@ -145,8 +146,8 @@ TEST(LegacyEditCli, TrimEqualsTrimLegacyClipAndTheBankFollows) {
     ASSERT_EQ(r.status, 0) << r.out;
     const auto a = decode(in), b = decode(out);
     ASSERT_EQ(a.frame_rate, 30.0f);
-    mab::LegacyTrimReport tr;
-    auto want = mab::trim_legacy_clip(a, 3, 15, &tr);
+    mab::test::LegacyTrimReport tr;
+    auto want = mab::test::trim_legacy_clip(a, 3, 15, &tr);
     ASSERT_TRUE(want.ok());
     EXPECT_EQ(b.last_frame, want->last_frame);
     EXPECT_EQ(std::bit_cast<std::uint32_t>(b.duration), std::bit_cast<std::uint32_t>(want->duration));
@@ -187,7 +188,7 @@ TEST(LegacyEditCli, TrimEqualsTrimLegacyClipAndTheBankFollows) {
         EXPECT_TRUE(same_sections(ca.blocks[0], cc.blocks[0], slot)) << slot;
       }
     for (std::size_t slot = 0; slot < 9; ++slot) EXPECT_TRUE(same_sections(ca.blocks[2], cc.blocks[2], slot)) << slot;
-    auto want1 = mab::trim_legacy_clip(decode(in, 1), 3, 9);
+    auto want1 = mab::test::trim_legacy_clip(decode(in, 1), 3, 9);
     ASSERT_TRUE(want1.ok());
     const auto b1 = decode(out1, 1);
     EXPECT_EQ(b1.last_frame, want1->last_frame);

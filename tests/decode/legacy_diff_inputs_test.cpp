@@ -2,7 +2,6 @@
 // clip_from_legacy Clips, legacy_bridge.hpp): each clip is read between its own keys (the slerp
 // by frame distance, held before the first key), so a key one clip lacks shows as the difference
 // from the other's interpolation there, and nothing else does.
-#include <mab/codec_file.hpp>
 #include <mab/edit.hpp>
 #include <mab/legacy.hpp>
 #include <mab/legacy_bridge.hpp>

@@ -4,6 +4,7 @@
 #include <mab/legacy.hpp>
 
 #include "support/corpus.hpp"
+#include "support/legacy_trim.hpp"
 
 #include <gtest/gtest.h>
 
@@ -607,7 +608,7 @@ TEST(EncodeLegacy, ARecordThatReachesNoClipIsKeptAndReported) {
   EXPECT_EQ((*r.tag_table)[1].clip_block, 2);
 }
 
-// A trim (trim_legacy_clip, then encode_legacy_clip): every timed section holds the new range,
+// A trim (the tests' oracle trim_legacy_clip, support/legacy_trim.hpp, then encode_legacy_clip): every timed section holds the new range,
 // values cut bit for bit, keyed tracks within the reported error of the original at the same
 // moment, constant sections and their stored headers as they were, the duration by the clip's
 // own rule, events moved with the frames.
@@ -618,8 +619,8 @@ TEST(EncodeLegacy, ATrimCutsEveryTimedSectionAndKeepsTheRest) {
     const auto c = load_container(mab::test::corpus_dir() / name);
     const auto d = *mab::decode_legacy_clip(c, 0);
     const std::uint32_t first = 3, last = d.last_frame - 2u;
-    mab::LegacyTrimReport trep;
-    auto t = mab::trim_legacy_clip(d, first, last, &trep);
+    mab::test::LegacyTrimReport trep;
+    auto t = mab::test::trim_legacy_clip(d, first, last, &trep);
     ASSERT_TRUE(t.ok()) << t.error().message();
     EXPECT_EQ(trep.duration_rule, "lastFrame / rate");  // the generator's rule
     mab::LegacyEncodeReport rep;
@@ -674,8 +675,8 @@ TEST(EncodeLegacy, ATrimCutsEveryTimedSectionAndKeepsTheRest) {
   // Out of range, empty, or nothing timed.
   const auto c = load_container(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
   const auto d = *mab::decode_legacy_clip(c, 0);
-  EXPECT_EQ(mab::trim_legacy_clip(d, 5, 4).error().code, mab::ErrorCode::invalid_argument);
-  EXPECT_EQ(mab::trim_legacy_clip(d, 0, d.last_frame + 1u).error().code, mab::ErrorCode::invalid_argument);
+  EXPECT_EQ(mab::test::trim_legacy_clip(d, 5, 4).error().code, mab::ErrorCode::invalid_argument);
+  EXPECT_EQ(mab::test::trim_legacy_clip(d, 0, d.last_frame + 1u).error().code, mab::ErrorCode::invalid_argument);
   const auto bank = load_container(mab::test::corpus_dir() / "fc2" / "retail_bank.mab");
-  EXPECT_EQ(mab::trim_legacy_clip(*mab::decode_legacy_clip(bank, 2), 0, 0).error().field, "last_frame");
+  EXPECT_EQ(mab::test::trim_legacy_clip(*mab::decode_legacy_clip(bank, 2), 0, 0).error().field, "last_frame");
 }

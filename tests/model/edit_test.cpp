@@ -3,6 +3,7 @@
 #include <mab/convert.hpp>
 #include <mab/edit.hpp>
 #include <mab/gltf.hpp>
+#include <mab/requantise.hpp>
 #include <mab/validate.hpp>
 
 #include "support/cli_run.hpp"

@@ -10,7 +10,8 @@
 // touches; what cannot land is refused with the reason.
 #pragma once
 
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/edit.hpp>
 #include <mab/legacy.hpp>
 #include <mab/variant.hpp>

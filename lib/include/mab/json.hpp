@@ -8,7 +8,9 @@
 // document gives the input bytes back and an edited key changes only its chunk.
 #pragma once
 
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
+#include <mab/edit_policy.hpp>
+#include <mab/encode_clip.hpp>
 #include <mab/file_io.hpp>
 #include <mab/legacy.hpp>
 #include <mab/legacy_bridge.hpp>

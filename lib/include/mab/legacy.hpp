@@ -171,25 +171,6 @@ Quat legacy_rotation_at(const LegacyRotationTrack& track, std::uint32_t frame) n
 // The trajectory (root motion) where a list of skeleton bone ids names it (the glTF import's).
 inline constexpr std::uint32_t legacy_trajectory_id = 0xFFFFFFFFu;
 
-struct LegacyTrimReport {
-  // How the header duration was set: "lastFrame / rate" or "(lastFrame + 1) / rate" (the rule
-  // the clip held exactly), else "duration minus the removed frames".
-  std::string duration_rule;
-  std::size_t events_shifted = 0;
-  // Events whose shifted time falls outside [0, new duration]: kept (a node cannot be removed).
-  std::size_t events_outside = 0;
-  std::size_t tag_records_kept = 0;  // their start and end are the scene's, not changed
-};
-
-// Keeps frames first..last of `clip` (a trim), shifted to start at frame 0: trajectory and
-// translations are cut; a keyed track keeps its stored keys inside the range and gets keys at
-// both new ends from legacy_rotation_at; constant values stay; lastFrame becomes last - first
-// and the duration follows (LegacyTrimReport); event times move by -first / rate. Encode the
-// result with encode_legacy_clip. invalid_argument for an empty or out-of-range span, or a
-// clip without timed sections.
-Result<LegacyClip> trim_legacy_clip(const LegacyClip& clip, std::uint32_t first, std::uint32_t last,
-                                    LegacyTrimReport* report = nullptr);
-
 struct LegacyEncodeOptions {
   // An edited keyed track (docs/legacy.md, "Writing") keeps its group starts (frames 0, 8, 16
   // ...), the keys it lists (or, given at every frame as samples, the original's keys), and
@@ -258,8 +239,8 @@ struct LegacyEncodeReport {
 // records and nodes (same count and layout); their edited fields are written in place, and a
 // clip offset is not editable. Empty, the sections are kept. When the block changes size, the
 // tag records of the bank whose clip offsets reach a clip start follow their clips (see
-// LegacyEncodeReport). The header rate and chained clips are kept. A new last_frame (see
-// trim_legacy_clip) rewrites every timed section at that length, and a new duration is written
+// LegacyEncodeReport). The header rate and chained clips are kept. A new last_frame (a trim:
+// edit::trim on its clip_from_legacy Clip, then legacy_from_clip) rewrites every timed section at that length, and a new duration is written
 // to the header. Not supported (invalid_argument): adding a section the block lacks or
 // emptying one it has.
 Result<Container> encode_legacy_clip(const Container& original, std::size_t block, const LegacyClip& edited,

@@ -11,6 +11,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <string_view>
 
 namespace mab {
@@ -57,16 +59,29 @@ struct LegacyBridgeReport {
 // the format stores every frame at a fixed rate. A keyed track whose samples equal the original
 // track's rotation at every frame (the original's own, or the one renamed_from names) is that
 // track, stored keys and codes; any other is given at every frame (samples) for the sparse key
-// writer. A changed lastFrame sets the duration by the clip's own rule (trim_legacy_clip's).
+// writer. A changed lastFrame sets the duration by the clip's own rule (docs/legacy.md, "Trims").
 // invalid_argument naming the field for what the format cannot hold (a key rate other than the
 // frame rate, more than 65536 frames, two bones of one id in one slot).
 Result<LegacyClip> legacy_from_clip(const LegacyClip& original, const Clip& edited, const LegacyTimeMap& time = {},
                                     LegacyBridgeReport* report = nullptr);
 
-// A Far Cry 2/3 bone as `mab edit` and `mab diff` name it: "bone_12" or "12" (a skeleton id, no
-// names in this format). invalid_argument otherwise.
+// A Far Cry 2/3 bone's name, the one spelling `mab edit`, `mab diff`, glTF nodes and Python use:
+// "bone_12" (a skeleton id: the format holds no names, format 13).
+std::string skeleton_bone_name(std::uint32_t id);
+// That name, or the bare id "12", read back; invalid_argument otherwise.
 Result<std::uint32_t> parse_legacy_bone(std::string_view text);
 // The first bone of a clip_from_legacy Clip with that id; not_found naming it otherwise.
 Result<std::size_t> find_legacy_bone(const Clip& clip, std::string_view text);
+
+// The edit operations (edit.hpp) a Far Cry 2/3 clip cannot carry, by their option names
+// ("bits", "requantise", "resample"): why, naming what to use instead ({opt:NAME}, error.hpp);
+// nullopt for an operation that carries over. `mab edit` and Python refuse them by this text.
+std::optional<std::string> legacy_edit_refusal(std::string_view operation);
+// A new constant bone of skeleton id `id` (Far Cry 2/3 bones have no names to add by), named by
+// skeleton_bone_name; invalid_argument when the clip has the id.
+Status add_skeleton_bone(Clip& clip, std::uint32_t id, const Quat& rotation);
+// Every bone of id `from` takes id `to`, remembering in renamed_from which stored track it is
+// (legacy_from_clip keeps that track's keys); invalid_argument when the clip has `to`.
+Status rename_skeleton_bone(Clip& clip, std::uint32_t from, std::uint32_t to);
 
 }  // namespace mab

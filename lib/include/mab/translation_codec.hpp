@@ -3,7 +3,7 @@
 // translations, with the re-quantiser for edited translations.
 //
 // The public decoder reads one bone (format 10.1 [code]); how several bones share the table and
-// the stream is a hypothesis the caller chooses (codec_file.hpp). This codec only reads and
+// the stream is a hypothesis the caller chooses (decode_clip.hpp). This codec only reads and
 // writes one stream for a given list of table entries, refusing anything it would not write.
 #pragma once
 

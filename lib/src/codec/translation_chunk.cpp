@@ -1,5 +1,6 @@
 // JointTranslations chunk codec (format 10.1; decisions 1, 6, 8).
 #include <mab/bits.hpp>
+#include <mab/text.hpp>
 #include <mab/translation_codec.hpp>
 
 #include "translation_chunk.hpp"
@@ -34,13 +35,7 @@ Status check_entries(std::span<const TranslationEntry> entries) {
     if (n < 1 || n > 16)
       return make_error(
           ErrorCode::bad_value, no_offset, "TranslationTable[" + std::to_string(b) + "]",
-          "interpolant bits " + std::to_string(n) + " outside 1..16 (entry 0x" +
-              [&] {
-                char buf[16];
-                std::snprintf(buf, sizeof buf, "%08x", entries[b].raw);
-                return std::string(buf);
-              }() +
-              ")");
+          "interpolant bits " + std::to_string(n) + " outside 1..16 (entry " + hex(entries[b].raw, 8) + ")");
   }
   return {};
 }

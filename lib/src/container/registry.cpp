@@ -1,5 +1,6 @@
 // Variant registry keyed by magic (format 2).
 #include <mab/variant.hpp>
+#include <mab/text.hpp>
 
 #include "io/bytes.hpp"
 
@@ -62,13 +63,9 @@ Result<const VariantInfo*> detect_variant(std::span<const std::uint8_t> file) {
   }
   for (const auto& v : k_variants)
     if (v.magic_bytes == 1 && v.magic == file[0]) return &v;
-  char buf[96];
-  if (file.size() >= 4) {
-    std::snprintf(buf, sizeof buf, "unknown magic: u32 0x%08X, first byte 0x%02X",
-                  static_cast<unsigned>(io::load_u32(file, 0)), static_cast<unsigned>(file[0]));
-  } else {
-    std::snprintf(buf, sizeof buf, "unknown magic: first byte 0x%02X", static_cast<unsigned>(file[0]));
-  }
+  const std::string buf =
+      file.size() >= 4 ? "unknown magic: u32 " + hex(io::load_u32(file, 0), 8) + ", first byte " + hex(file[0], 2)
+                       : "unknown magic: first byte " + hex(file[0], 2);
   return make_error(ErrorCode::unsupported_version, 0, "magic", buf);
 }
 

@@ -2,6 +2,7 @@
 // the masks and the section sizes before it is used, so a hostile file gives not_decodable or
 // truncated, never a large allocation.
 #include <mab/legacy.hpp>
+#include <mab/text.hpp>
 
 #include "container/legacy_tag_record.hpp"
 #include "io/bytes.hpp"
@@ -65,10 +66,11 @@ Status read_rate(const Section& s, LegacyArrayHeader& h, bool f32_rate) {
     // FC3 (format 13, [guess]): an f32 frame rate.
     std::memcpy(&h.frame_rate, &h.rate_bits, sizeof h.frame_rate);
     if (!std::isfinite(h.frame_rate) || h.frame_rate < 1.0f || h.frame_rate > 1000.0f) {
-      char text[96];
-      std::snprintf(text, sizeof text, "rate field 0x%08X (f32 %g) is not a frame rate in [1, 1000]", h.rate_bits,
-                    static_cast<double>(h.frame_rate));
-      return inconsistent(s, 4, std::string(text) + " (the FC3 reading of format 13 does not fit)");
+      char value[32];
+      std::snprintf(value, sizeof value, "%g", static_cast<double>(h.frame_rate));
+      return inconsistent(s, 4,
+                          "rate field " + hex(h.rate_bits, 8) + " (f32 " + value +
+                              ") is not a frame rate in [1, 1000] (the FC3 reading of format 13 does not fit)");
     }
   } else {
     // FC2: u16 fps, u16 0.

@@ -3,7 +3,7 @@
 
 #include <mab/edit.hpp>
 
-#include "encode/legacy_duration.hpp"
+#include "model/legacy_duration.hpp"
 
 #include <algorithm>
 #include <array>
@@ -17,6 +17,8 @@
 namespace mab {
 
 namespace {
+
+bool same_bits(float a, float b) { return std::bit_cast<std::uint32_t>(a) == std::bit_cast<std::uint32_t>(b); }
 
 Error bad(const char* field, std::string detail) {
   return make_error(ErrorCode::invalid_argument, no_offset, field, std::move(detail));
@@ -90,7 +92,7 @@ Status sort_unique(std::vector<T>& items, const char* field) {
   std::stable_sort(items.begin(), items.end(), [](const T& a, const T& b) { return a.bone < b.bone; });
   for (std::size_t i = 1; i < items.size(); ++i)
     if (items[i].bone == items[i - 1].bone)
-      return bad(field, "bone_" + std::to_string(items[i].bone) + " holds two of these (one per bone in this section)");
+      return bad(field, skeleton_bone_name(items[i].bone) + " holds two of these (one per bone in this section)");
   return {};
 }
 
@@ -131,6 +133,25 @@ void move_events(LegacyClip& out, const LegacyTimeMap& time, LegacyBridgeReport&
 }
 
 }  // namespace
+
+// The duration keeps the clip's own rule where it held one exactly (JB-DOC: duration x rate
+// never exceeds lastFrame + 1).
+float legacy_duration_for(const LegacyClip& clip, std::uint16_t new_last, std::string* rule) {
+  const double rate = clip.frame_rate;
+  auto say = [&](const char* r) {
+    if (rule != nullptr) *rule = r;
+  };
+  if (same_bits(clip.duration, static_cast<float>(clip.last_frame / rate))) {
+    say("lastFrame / rate");
+    return static_cast<float>(new_last / rate);
+  }
+  if (same_bits(clip.duration, static_cast<float>((clip.last_frame + 1.0) / rate))) {
+    say("(lastFrame + 1) / rate");
+    return static_cast<float>((new_last + 1.0) / rate);
+  }
+  say("duration minus the removed frames");
+  return static_cast<float>(std::max(0.0, clip.duration - (clip.last_frame - new_last) / rate));
+}
 
 Clip clip_from_legacy(const LegacyClip& legacy) {
   Clip c;
@@ -202,7 +223,7 @@ Result<LegacyClip> legacy_from_clip(const LegacyClip& original, const Clip& edit
   MAB_TRY(dense.check());
   LegacyClip out = original;
   out.last_frame = static_cast<std::uint16_t>(dense.key_times.back());
-  // Frames at a fixed rate: the duration follows lastFrame (trim_legacy_clip's rule), not the
+  // Frames at a fixed rate: the duration follows lastFrame (the clip's own rule, legacy_duration.hpp), not the
   // seconds an operation computed (a speed change's duration / factor, rounded to frames).
   std::string rule;
   out.duration = legacy_duration_for(original, out.last_frame, &rule);
@@ -231,6 +252,8 @@ LegacyTimeMap legacy_reverse_map(const Clip& before) noexcept {
   return {-1.0, (first + last) / before.key_rate};
 }
 
+std::string skeleton_bone_name(std::uint32_t id) { return "bone_" + std::to_string(id); }
+
 Result<std::uint32_t> parse_legacy_bone(std::string_view text) {
   std::string_view digits = text;
   if (digits.substr(0, 5) == "bone_") digits.remove_prefix(5);
@@ -243,11 +266,43 @@ Result<std::uint32_t> parse_legacy_bone(std::string_view text) {
   return id;
 }
 
+std::optional<std::string> legacy_edit_refusal(std::string_view operation) {
+  if (operation == "bits" || operation == "requantise")
+    return "Far Cry 2/3 keys are 6-byte quaternions (format 13): there is no bit depth to set or re-pick; {opt:reduce} "
+           "re-keys every track within a bound in degrees";
+  if (operation == "resample")
+    return "Far Cry 2/3 clips store every frame at the clip's frame rate (format 13), which is kept (no source shows "
+           "the engine playing another rate): {opt:speed} changes the timing, {opt:reduce} thins the stored keys";
+  return std::nullopt;
+}
+
+Status add_skeleton_bone(Clip& clip, std::uint32_t id, const Quat& rotation) {
+  if (clip.find_bone(id) >= 0) return bad("add_bone", "the clip already has " + skeleton_bone_name(id));
+  ClipBone b;
+  b.hash = id;
+  b.name = skeleton_bone_name(id);
+  b.set_kind(BoneKind::constant);
+  b.constant = quat_normalised(rotation);
+  clip.bones.push_back(std::move(b));
+  return {};
+}
+
+Status rename_skeleton_bone(Clip& clip, std::uint32_t from, std::uint32_t to) {
+  if (clip.find_bone(to) >= 0) return bad("rename_bone", "the clip already has " + skeleton_bone_name(to));
+  for (auto& b : clip.bones)
+    if (b.hash == from) {
+      if (!b.renamed_from) b.renamed_from = b.hash;
+      b.hash = to;
+      b.name = skeleton_bone_name(to);
+    }
+  return {};
+}
+
 Result<std::size_t> find_legacy_bone(const Clip& clip, std::string_view text) {
   MAB_ASSIGN(const std::uint32_t id, parse_legacy_bone(text));
   for (std::size_t i = 0; i < clip.bones.size(); ++i)
     if (clip.bones[i].hash == id) return i;
-  return make_error(ErrorCode::not_found, no_offset, "bone", "no bone_" + std::to_string(id) + " in the clip");
+  return make_error(ErrorCode::not_found, no_offset, "bone", "no " + skeleton_bone_name(id) + " in the clip");
 }
 
 }  // namespace mab

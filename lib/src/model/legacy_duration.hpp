@@ -1,5 +1,6 @@
 // Internal: the header duration of a Far Cry 2/3 clip given a new lastFrame (a trim, a speed
-// change), shared by trim_legacy_clip and legacy_from_clip.
+// change): legacy_from_clip's (implemented in legacy_bridge.cpp); the tests' trim oracle
+// (tests/support/legacy_trim.hpp) uses it too.
 #pragma once
 
 #include <mab/legacy.hpp>

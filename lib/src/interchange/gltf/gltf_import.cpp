@@ -2,6 +2,7 @@
 // the rig, the refusals of no-op imports), the glTF's own key times (--keep-times) and new
 // clips; the template's key times are gltf_import_template.cpp's, Far Cry 2/3 clips
 // gltf_import_legacy.cpp's.
+#include <mab/edit_policy.hpp>
 #include <mab/gltf.hpp>
 #include <mab/text.hpp>
 

@@ -3,6 +3,8 @@
 
 #include "interchange/gltf/gltf_document.hpp"
 
+#include <mab/legacy_bridge.hpp>
+
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,7 +20,7 @@ std::string duplicate_suffix(unsigned occurrence);    // ".dup1": second bone wi
 // CRC-32 of that name. A bone in both rotation masks (or both translation masks) of a clip has
 // two stored values: the keyed track drives bone_<id>, the constant one "bone_<id>_constant",
 // so both are seen, edited and written back (glTF 3.11: one channel per node and path).
-inline std::string legacy_node_name(std::uint32_t bone) { return "bone_" + std::to_string(bone); }
+inline std::string legacy_node_name(std::uint32_t bone) { return skeleton_bone_name(bone); }
 inline std::string legacy_constant_node_name(std::uint32_t bone) { return legacy_node_name(bone) + "_constant"; }
 // Root motion's node ('aNi' format 10.3, Far Cry 2/3 slots 0 and 1).
 inline constexpr std::string_view trajectory_node_name = "trajectory";

@@ -3,6 +3,7 @@
 #include "interchange/json/json_import_parts.hpp"
 
 #include <mab/edit.hpp>
+#include <mab/text.hpp>
 
 #include "encode/encode_common.hpp"
 
@@ -86,9 +87,8 @@ Result<ParsedClip> read_clip(const Val& j, const Path& path, const Limits& limit
       MAB_ASSIGN(bone.hash, read_u<std::uint32_t>(*hash, at(p, "hash")));
       // Decision 11: a hash is the CRC-32 of its name; a disagreement is a typo in one.
       if (name && !bone.name.empty() && bone_hash(bone.name) != bone.hash) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "0x%08X", bone_hash(bone.name));
-        return perr(at(p, "hash"), "does not match the name \"" + bone.name + "\", whose hash is " + buf);
+        return perr(at(p, "hash"),
+                    "does not match the name \"" + bone.name + "\", whose hash is " + hex(bone_hash(bone.name), 8));
       }
     } else if (name && !bone.name.empty()) {
       bone.hash = bone_hash(bone.name);

@@ -1,6 +1,7 @@
 // .mab -> "mabkit-clip" JSON (docs/json-format.md), written in one pass by json_out::Writer.
 // Fields come in the order the format documents; the layout rules are the writer's.
 #include <mab/json.hpp>
+#include <mab/text.hpp>
 
 #include <mab/legacy_bridge.hpp>
 
@@ -29,11 +30,7 @@ using json_out::Writer;
 
 void hex_bytes(Writer& w, std::span<const std::uint8_t> bytes) { w.hex_string(bytes.data(), bytes.size()); }
 
-void hex_u64(Writer& w, std::uint64_t v) {
-  char buf[24];
-  std::snprintf(buf, sizeof buf, "0x%016llX", static_cast<unsigned long long>(v));
-  w.string(buf);
-}
+void hex_u64(Writer& w, std::uint64_t v) { w.string(hex(v, 16)); }
 
 std::string_view shape_name(AniShape s) {
   switch (s) {

@@ -207,9 +207,8 @@ Status check_flags(const ClipBone& b, const ClipBone& o, const std::string& path
   if ((b.kind() == o.kind() && b.kind() != BoneKind::animated) || ids) fixed |= 0x0F;
   const unsigned changed = (b.flags ^ o.flags) & fixed;
   if (changed == 0) return {};
-  char text[96];
-  std::snprintf(text, sizeof text, "%u (0x%02X) changes bit(s) 0x%02X of the file's flags 0x%02X for this bone",
-                b.flags, b.flags, changed, o.flags);
+  const std::string text = std::to_string(b.flags) + " (" + hex(b.flags, 2) + ") changes bit(s) " + hex(changed, 2) +
+                           " of the file's flags " + hex(o.flags, 2) + " for this bone";
   if (ids)
     return perr(path, std::string(text) +
                           ": Far Cry 2/3 keys are 6-byte quaternions (format 13), only the rotation "

@@ -4,7 +4,7 @@
 // parses the document, calls them and encodes the result.
 #pragma once
 
-#include <mab/codec_file.hpp>
+#include <mab/decode_clip.hpp>
 #include <mab/container.hpp>
 #include <mab/legacy.hpp>
 #include <mab/legacy_bridge.hpp>

@@ -296,10 +296,10 @@ Status check_legacy_identity(const ParsedLegacy& parsed, const LegacyClip& origi
 // header, not editable yet).
 Result<LegacyClip> resolve_legacy(const ParsedLegacy& parsed, const LegacyClip& original) {
   // A trim also moves the duration, events and keys at the new ends: the library's
-  // trim_legacy_clip does it whole; a document only edits values.
+  // `mab edit --trim` does it whole; a document only edits values.
   if (parsed.clip.last_frame != original.last_frame)
     return make_error(ErrorCode::invalid_argument, no_offset, "last_frame",
-                      "a document cannot change last_frame (a trim); the library's trim_legacy_clip does trims");
+                      "a document cannot change last_frame (a trim); a trim is an edit of its own ({opt:trim})");
   MAB_TRY(check_legacy_identity(parsed, original));
   LegacyClip c = parsed.clip;
   c.block = original.block;

@@ -2,6 +2,7 @@
 // The "motion" member is read from the document's one simdjson parse with the document
 // reader's helpers (json_read.hpp), so its errors name paths and types the same way.
 #include "interchange/json/json_motion.hpp"
+#include <mab/text.hpp>
 
 #include "encode/encode_common.hpp"
 
@@ -20,10 +21,9 @@ Status check_bone(const Clip& clip, std::size_t bone, std::uint32_t hash, const 
     return perr(path + "/bone", "bone " + std::to_string(bone) + " does not exist (the clip has " +
                                     std::to_string(clip.bones.size()) + ")");
   if (clip.bones[bone].hash != hash) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "0x%08X, but clip bone %zu has 0x%08X", hash, bone, clip.bones[bone].hash);
-    return perr(path + "/hash",
-                std::string("the hash is ") + buf + " (re-ordered bones need their motion entries updated)");
+    return perr(path + "/hash", "the hash is " + hex(hash, 8) + ", but clip bone " + std::to_string(bone) + " has " +
+                                    hex(clip.bones[bone].hash, 8) +
+                                    " (re-ordered bones need their motion entries updated)");
   }
   return {};
 }

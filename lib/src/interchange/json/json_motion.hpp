@@ -2,7 +2,8 @@
 // docs/json-format.md "motion"), kept apart from the rotation clip's reader and writer.
 #pragma once
 
-#include <mab/codec_file.hpp>
+#include <mab/clip.hpp>
+#include <mab/evidence.hpp>
 
 #include "interchange/json/json_read.hpp"
 #include "interchange/json/json_writer.hpp"
