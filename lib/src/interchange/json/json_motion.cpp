@@ -10,36 +10,8 @@
 
 namespace mab::interchange {
 
-namespace {
-
-using namespace json_out;  // Writer and the value helpers both document writers share
 using namespace json_in;
 
-Status check_bone(const Clip& clip, std::size_t bone, std::uint32_t hash, const std::string& path) {
-  if (bone >= clip.bones.size())
-    return perr(path + "/bone", "bone " + std::to_string(bone) + " does not exist (the clip has " +
-                                    std::to_string(clip.bones.size()) + ")");
-  if (clip.bones[bone].hash != hash) {
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "0x%08X, but clip bone %zu has 0x%08X", hash, bone, clip.bones[bone].hash);
-    return perr(path + "/hash",
-                std::string("the hash is ") + buf + " (re-ordered bones need their motion entries updated)");
-  }
-  return {};
-}
-
-// An entry's "bone" (index) and "hash", the pair apply_motion checks against the clip.
-Status read_bone_ref(const Val& t, const Path& p, const Limits& limits, std::size_t& bone, std::uint32_t& hash) {
-  MAB_ASSIGN(const Val b, need(t, p, "bone"));
-  MAB_ASSIGN(const std::uint64_t index, read_uint(b, at(p, "bone"), limits.max_bones));
-  MAB_ASSIGN(const Val h, need(t, p, "hash"));
-  MAB_ASSIGN(const std::uint64_t value, read_uint(h, at(p, "hash"), 0xFFFFFFFFu));
-  bone = static_cast<std::size_t>(index);
-  hash = static_cast<std::uint32_t>(value);
-  return {};
-}
-
-// [x, y, z], a null component recorded in `nulls` as `where` (ParsedMotion::Null).
 Result<Vec3> read_vec3(const Val& v, const Path& p, std::vector<ParsedMotion::Null>& nulls, ParsedMotion::Null where) {
   MAB_TRY(check_size(v, p, 3));
   Vec3 out{};
@@ -64,6 +36,34 @@ Result<std::vector<Vec3>> read_vec3s(const Val& a, const Path& path, std::vector
     return {};
   }));
   return out;
+}
+
+namespace {
+
+using namespace json_out;  // Writer and the value helpers both document writers share
+
+Status check_bone(const Clip& clip, std::size_t bone, std::uint32_t hash, const std::string& path) {
+  if (bone >= clip.bones.size())
+    return perr(path + "/bone", "bone " + std::to_string(bone) + " does not exist (the clip has " +
+                                    std::to_string(clip.bones.size()) + ")");
+  if (clip.bones[bone].hash != hash) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "0x%08X, but clip bone %zu has 0x%08X", hash, bone, clip.bones[bone].hash);
+    return perr(path + "/hash",
+                std::string("the hash is ") + buf + " (re-ordered bones need their motion entries updated)");
+  }
+  return {};
+}
+
+// An entry's "bone" (index) and "hash", the pair apply_motion checks against the clip.
+Status read_bone_ref(const Val& t, const Path& p, const Limits& limits, std::size_t& bone, std::uint32_t& hash) {
+  MAB_ASSIGN(const Val b, need(t, p, "bone"));
+  MAB_ASSIGN(const std::uint64_t index, read_uint(b, at(p, "bone"), limits.max_bones));
+  MAB_ASSIGN(const Val h, need(t, p, "hash"));
+  MAB_ASSIGN(const std::uint64_t value, read_uint(h, at(p, "hash"), 0xFFFFFFFFu));
+  bone = static_cast<std::size_t>(index);
+  hash = static_cast<std::uint32_t>(value);
+  return {};
 }
 
 // A "translations" or "constant_translations" list: each entry's members, its bone reference,
