@@ -29,8 +29,8 @@ inline constexpr std::string_view json_format_name = "mabkit-clip";
 // Version 3 carries both families' tracks in "clip" (and "motion"): a Far Cry 2/3 block as the
 // Clip of clip_from_legacy (legacy_bridge.hpp), its tag records and events under "legacy".
 // Version 2 documents held a Far Cry 2/3 block as "legacy_clip" and leave out the "codes" view
-// unless asked for it; version 1 always carries it. Import reads all three; export writes any
-// (version 1 documents byte for byte as before).
+// unless asked for it; version 1 always carries it. Import reads all three, a "legacy_clip" as
+// the Clip a version 3 document states; export writes any (version 1 byte for byte as before).
 inline constexpr std::uint32_t json_format_version = 3;
 inline constexpr std::uint32_t json_format_oldest_version = 1;
 
@@ -106,8 +106,8 @@ Result<DecodedClip> import_json(std::string_view text, const Limits& limits = de
 
 // A Far Cry 2/3 document (version 3 "clip" of a legacy block, or a version 1/2 "legacy_clip"):
 // the original container (as the written file reads back) and the document's tracks as
-// encode_legacy_clip takes them (version 3: legacy_from_clip of its Clip, with its "legacy"
-// records), nulls resolved. not_decodable for any other document.
+// encode_legacy_clip takes them: legacy_from_clip of its Clip (a "legacy_clip" read as one,
+// nulls resolved), with its records. not_decodable for any other document.
 struct LegacyDocument {
   Container container;
   LegacyClip clip;
@@ -138,7 +138,7 @@ struct JsonImport {
   EncodeReport report;              // of encode_clip when clip_encoded
   bool legacy_encoded = false;      // a Far Cry 2/3 document, written by encode_legacy_clip
   LegacyEncodeReport legacy_report;
-  LegacyBridgeReport bridge;      // version 3 Far Cry 2/3: what legacy_from_clip kept and edited
+  LegacyBridgeReport bridge;      // Far Cry 2/3: what legacy_from_clip kept and edited
   std::size_t original_size = 0;  // of the file the document's container stands for
   bool identical = false;         // `bytes` are that file's, byte for byte
   // That file's bytes: `mab import` finds the file by them, which only --in-place replaces.
@@ -162,8 +162,8 @@ struct JsonImportOptions {
 
 // The bytes a document stands for: encode_clip(original, document's clip) when it has a
 // clip; for a Far Cry 2/3 block encode_legacy_clip(original, block, legacy_from_clip(original,
-// document's clip)) (version 3, the route of `mab edit`) or of its "legacy_clip" (versions 1
-// and 2), the bound the sparse key writer's; write_container otherwise. The clip's bones must be the file's
+// document's clip)), the route of `mab edit` (a version 1/2 "legacy_clip" read as that clip),
+// the bound the sparse key writer's; write_container otherwise. The clip's bones must be the file's
 // (docs/json-format.md "Bone identity"). Bytes that would not read back (and write back
 // unchanged) are refused, so a hand-edited container cannot produce an unreadable file.
 Result<JsonImport> import_json_bytes(std::string_view text, const Limits& limits = default_limits,

@@ -1,5 +1,6 @@
 // JointTranslations chunk codec (format 10.1; decisions 1, 6, 8).
 #include <mab/bits.hpp>
+
 #include <mab/text.hpp>
 #include <mab/translation_codec.hpp>
 

@@ -1,5 +1,6 @@
 // Variant registry keyed by magic (format 2).
 #include <mab/variant.hpp>
+
 #include <mab/text.hpp>
 
 #include "io/bytes.hpp"

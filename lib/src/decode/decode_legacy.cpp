@@ -2,6 +2,7 @@
 // the masks and the section sizes before it is used, so a hostile file gives not_decodable or
 // truncated, never a large allocation.
 #include <mab/legacy.hpp>
+
 #include <mab/text.hpp>
 
 #include "container/legacy_tag_record.hpp"

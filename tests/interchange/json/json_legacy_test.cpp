@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -219,6 +220,14 @@ TEST(JsonLegacy, UnsupportedOrMalformedEditsAreRefusedWithTheirPath) {
       {"string for a float", "/legacy_clip/constant_rotations/1/rotation/3", "one", mab::ErrorCode::parse_error,
        "/legacy_clip/constant_rotations/1/rotation/3"},
       {"emptied section", "/legacy_clip/translations", json::array(), mab::ErrorCode::invalid_argument, "sections[5]"},
+      // Read as the Clip of every frame (clip_from_legacy), these would be sampled otherwise than
+      // written, or lose a value: refused instead.
+      {"frames out of order", "/legacy_clip/rotations/0/frames/1", 0, mab::ErrorCode::invalid_argument, "rotations"},
+      {"a translation track emptied", "/legacy_clip/translations/1/frames", json::array(),
+       mab::ErrorCode::invalid_argument, "translations"},
+      {"a bone listed twice", "/legacy_clip/constant_rotations/1/bone",
+       doc["legacy_clip"]["constant_rotations"][0]["bone"], mab::ErrorCode::parse_error,
+       "/legacy_clip/constant_rotations/1/bone"},
       {"bone id changed", "/legacy_clip/constant_rotations/3/bone", 160, mab::ErrorCode::parse_error,
        "/legacy_clip/constant_rotations/3/bone"},
       {"new bone beyond the masks",
@@ -247,6 +256,57 @@ TEST(JsonLegacy, UnsupportedOrMalformedEditsAreRefusedWithTheirPath) {
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.error().field, "/block");
   }
+}
+
+// Versions 1 and 2 import through the version 3 route (issue 33 item 3): every Far Cry 2, 3 and
+// Blood Dragon block that decodes comes back byte for byte from either, every keyed track kept;
+// an edit in a version 1 document lands as in version 2; the lists may come in any order.
+TEST(JsonLegacy, VersionOneAndTwoDocumentsOfEveryFarCryBlockImport) {
+  std::size_t clips = 0;
+  for (const auto& p : mab::test::good_files()) {
+    const auto bytes = mab::test::load(p);
+    const auto c = load_container(p);
+    for (std::size_t b = 0; b < c.blocks.size(); ++b) {
+      if (c.blocks[b].legacy() == nullptr) continue;
+      const auto d = mab::decode_legacy_clip(c, b);
+      if (!d) continue;
+      for (const std::uint32_t v : {1u, 2u}) {
+        auto text = mab::export_json(c, *d, mab::JsonExportOptions{v});
+        ASSERT_TRUE(text.ok()) << text.error().message();
+        auto imported = mab::import_json_bytes(*text);
+        ASSERT_TRUE(imported.ok()) << p << " block " << b << " v" << v << ": " << imported.error().message();
+        EXPECT_EQ(imported->bytes, bytes) << p << " block " << b << " v" << v;
+        EXPECT_EQ(imported->bridge.tracks_edited, 0u) << p << " block " << b << " v" << v;
+        EXPECT_EQ(imported->bridge.tracks_kept, d->rotations.size()) << p << " block " << b << " v" << v;
+      }
+      ++clips;
+    }
+  }
+  EXPECT_GE(clips, 30u);
+
+  const auto path = mab::test::corpus_dir() / "fc2" / "all_arrays.mab";
+  const auto c = load_container(path);
+  const auto d = mab::decode_legacy_clip(c, 0);
+  ASSERT_TRUE(d.ok());
+  json v1 = json::parse(*mab::export_json(c, *d, mab::JsonExportOptions{1}));
+  ASSERT_EQ(v1["version"], 1);
+  v1["legacy_clip"]["constant_translations"][0]["translation"] = {0.5, 0.25, -8.0};
+  auto edited = import(v1);
+  ASSERT_TRUE(edited.ok()) << edited.error().message();
+  auto back = mab::decode_legacy_clip(*mab::read_container(edited->bytes), 0);
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(back->constant_translations[0].translation, (mab::Vec3{0.5f, 0.25f, -8.0f}));
+
+  // Every list reversed: the same tracks, the same file.
+  json reversed = json::parse(document(c, 0));
+  for (const char* list : {"constant_rotations", "rotations", "constant_translations", "translations"}) {
+    auto& l = reversed["legacy_clip"][list];
+    ASSERT_GE(l.size(), 2u) << list;
+    std::reverse(l.begin(), l.end());
+  }
+  auto same = import(reversed);
+  ASSERT_TRUE(same.ok()) << same.error().message();
+  EXPECT_EQ(same->bytes, mab::test::load(path));
 }
 
 // Tag records and event nodes in the document ("tag_table", "events"): the fields given come

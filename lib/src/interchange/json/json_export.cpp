@@ -1,9 +1,9 @@
 // .mab -> "mabkit-clip" JSON (docs/json-format.md), written in one pass by json_out::Writer.
 // Fields come in the order the format documents; the layout rules are the writer's.
 #include <mab/json.hpp>
-#include <mab/text.hpp>
 
 #include <mab/legacy_bridge.hpp>
+#include <mab/text.hpp>
 
 #include "container/header_fields.hpp"
 #include "decode/clip_parts.hpp"

@@ -39,12 +39,12 @@ struct ParsedDocument {
   std::size_t block = 0;
   std::optional<ParsedClip> clip;
   std::optional<ParsedCodes> codes;
-  std::optional<ParsedLegacy> legacy;
   std::optional<interchange::ParsedMotion> motion;  // docs/motion.md, json_motion.hpp
-  // Version 3, a Far Cry 2/3 block: its "clip" goes through legacy_from_clip; its "legacy"
-  // member (tag records, events), when present, is `records`.
+  // A Far Cry 2/3 block: its Clip (version 3 "clip"; versions 1 and 2: `legacy`'s tracks) goes
+  // through legacy_from_document. `legacy`: a version 1/2 "legacy_clip" (tracks and records)
+  // or a version 3 "legacy" (records alone).
   bool legacy_block = false;
-  std::optional<ParsedLegacy> records;
+  std::optional<ParsedLegacy> legacy;
 };
 
 Error syntax_error(const nlohmann::json::parse_error& e) {
@@ -131,7 +131,7 @@ Result<ParsedDocument> parse_document(std::string_view text, const Limits& limit
   if (const auto records = maybe(root, "legacy")) {
     if (!doc.legacy_block)
       return perr(at(top, "legacy"), "the records of a Far Cry 2/3 clip; a document without one's \"clip\" has none");
-    MAB_ASSIGN(doc.records, read_legacy_records(*records, at(top, "legacy")));
+    MAB_ASSIGN(doc.legacy, read_legacy_records(*records, at(top, "legacy")));
   }
   if (const auto codes = maybe(root, "codes")) {
     if (!doc.clip) return perr(at(top, "codes"), "codes describe a decoded clip; a document without \"clip\" has none");
@@ -148,6 +148,7 @@ Result<ParsedDocument> parse_document(std::string_view text, const Limits& limit
     if (doc.block >= doc.container.blocks.size() || doc.container.blocks[doc.block].legacy() == nullptr)
       return perr(at(top, "block"), "block " + std::to_string(doc.block) + " is not a legacy (Far Cry 2/3) clip");
     MAB_ASSIGN(doc.legacy, read_legacy_clip(*legacy, at(top, "legacy_clip")));
+    doc.legacy_block = true;
   }
   return doc;
 }
@@ -180,18 +181,6 @@ Result<DecodedClip> decode_original(const ParsedDocument& doc, const Limits& lim
   MAB_ASSIGN(DecodedClip original, decode_clip(std::move(reread), doc.block, limits));
   if (doc.codes) MAB_TRY(check_codes(*doc.codes, original));
   return original;
-}
-
-// The same for a legacy block: the written container read back, and its decode.
-struct LegacyOriginal {
-  Container container;
-  LegacyClip clip;
-};
-
-Result<LegacyOriginal> decode_legacy_original(const ParsedDocument& doc, const Limits& limits) {
-  MAB_ASSIGN(Container reread, reread_container(doc, limits));
-  MAB_ASSIGN(LegacyClip clip, decode_legacy_clip(reread, doc.block, limits));
-  return LegacyOriginal{std::move(reread), std::move(clip)};
 }
 
 // --- bone identity (decision 24, docs/json-format.md "Bone identity") ---
@@ -303,8 +292,8 @@ Result<Clip> edited_clip(const ParsedDocument& doc, const Clip& original) {
 
 Result<DecodedClip> import_json(std::string_view text, const Limits& limits) {
   MAB_ASSIGN(const ParsedDocument doc, parse_document_safely(text, limits));
-  if (doc.legacy || doc.legacy_block)
-    return make_error(ErrorCode::not_decodable, no_offset, doc.legacy ? "/legacy_clip" : "/clip",
+  if (doc.legacy_block)
+    return make_error(ErrorCode::not_decodable, no_offset, doc.clip ? "/clip" : "/legacy_clip",
                       "a Far Cry 2/3 clip: read it with import_legacy_json");
   if (!doc.clip)
     return make_error(ErrorCode::not_decodable, no_offset, "/clip",
@@ -421,41 +410,32 @@ Status check_same_clip(const Clip& clip, const Clip& original) {
                            "({opt:allow_other_clip} writes it)");
 }
 
-// The original decode and the edited tracks of a Far Cry 2/3 document: version 3's Clip onto it
-// by legacy_from_clip (its bones checked as an 'aNi' clip's, decision 24), or version 1/2's
-// "legacy_clip". `check_other`: refuse another clip's document (check_same_clip).
-struct LegacyEdit {
-  LegacyOriginal original;
-  LegacyClip edited;
-};
-
-Result<LegacyEdit> legacy_edit(const ParsedDocument& doc, const Limits& limits, bool check_other,
-                               LegacyBridgeReport* report) {
-  MAB_ASSIGN(LegacyOriginal original, decode_legacy_original(doc, limits));
-  if (doc.legacy) {
-    MAB_ASSIGN(LegacyClip edited, resolve_legacy(*doc.legacy, original.clip));
-    return LegacyEdit{std::move(original), std::move(edited)};
-  }
-  const Clip before = clip_from_legacy(original.clip);
-  MAB_ASSIGN(const Clip clip, edited_clip(doc, before));
+// The container as the written file reads back and the edited tracks of a Far Cry 2/3 document:
+// its Clip onto the original decode by legacy_from_clip, version 3's bones checked as an 'aNi'
+// clip's (decision 24), version 1/2's "legacy_clip" read as that Clip (clip_from_legacy_member).
+// `check_other`: refuse another clip's document (check_same_clip).
+Result<LegacyDocument> legacy_edit(const ParsedDocument& doc, const Limits& limits, bool check_other,
+                                   LegacyBridgeReport* report) {
+  MAB_ASSIGN(Container reread, reread_container(doc, limits));
+  MAB_ASSIGN(const LegacyClip original, decode_legacy_clip(reread, doc.block, limits));
+  const Clip before = clip_from_legacy(original);
+  MAB_ASSIGN(const Clip clip,
+             doc.clip ? edited_clip(doc, before) : clip_from_legacy_member(*doc.legacy, original, before));
   if (check_other) MAB_TRY(check_same_clip(clip, before));
-  MAB_ASSIGN(LegacyClip edited, legacy_from_document(original.clip, clip, doc.clip->duration_given,
-                                                     doc.records ? &*doc.records : nullptr, report));
-  return LegacyEdit{std::move(original), std::move(edited)};
+  MAB_ASSIGN(LegacyClip edited, legacy_from_document(original, clip, doc.clip && doc.clip->duration_given,
+                                                     doc.legacy ? &*doc.legacy : nullptr, report));
+  return LegacyDocument{std::move(reread), std::move(edited)};
 }
 
 Result<JsonImport> import_document(const ParsedDocument& doc, const Limits& limits, const JsonImportOptions& options) {
   JsonImport out;
   if (options.template_file && !options.allow_other_clip)
     MAB_TRY(check_template(doc.container, doc.block, *options.template_file));
-  if (doc.legacy || doc.legacy_block) {
-    MAB_ASSIGN(const LegacyEdit e, legacy_edit(doc, limits, !options.allow_other_clip, &out.bridge));
-    const LegacyOriginal& original = e.original;
-    const LegacyClip& edited = e.edited;
+  if (doc.legacy_block) {
+    MAB_ASSIGN(const LegacyDocument e, legacy_edit(doc, limits, !options.allow_other_clip, &out.bridge));
     LegacyEncodeOptions lo = legacy_edit_policy(options.encode.max_error_deg);
     lo.refuse_above_max_error = options.encode.refuse_above_max_error;
-    MAB_ASSIGN(const Container written,
-               encode_legacy_clip(original.container, doc.block, edited, lo, &out.legacy_report));
+    MAB_ASSIGN(const Container written, encode_legacy_clip(e.container, doc.block, e.clip, lo, &out.legacy_report));
     MAB_ASSIGN(out.bytes, write_container(written));
     out.legacy_encoded = true;
   } else if (!doc.clip) {
@@ -475,11 +455,10 @@ Result<JsonImport> import_document(const ParsedDocument& doc, const Limits& limi
 
 Result<LegacyDocument> import_legacy_json(std::string_view text, const Limits& limits) {
   MAB_ASSIGN(const ParsedDocument doc, parse_document_safely(text, limits));
-  if (!doc.legacy && !doc.legacy_block)
+  if (!doc.legacy_block)
     return make_error(ErrorCode::not_decodable, no_offset, doc.clip ? "/clip" : "/legacy_clip",
                       "the document holds no Far Cry 2/3 clip");
-  MAB_ASSIGN(LegacyEdit e, legacy_edit(doc, limits, false, nullptr));
-  return LegacyDocument{std::move(e.original.container), std::move(e.edited)};
+  return legacy_edit(doc, limits, false, nullptr);
 }
 
 static_assert(PaddedJson::padding >= simdjson::SIMDJSON_PADDING);

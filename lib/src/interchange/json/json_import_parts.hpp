@@ -9,6 +9,7 @@
 #include <mab/legacy.hpp>
 #include <mab/legacy_bridge.hpp>
 
+#include "interchange/json/json_motion.hpp"
 #include "interchange/json/json_read.hpp"
 
 #include <array>
@@ -61,16 +62,6 @@ Status check_codes(const ParsedCodes& codes, const DecodedClip& original);
 
 // --- legacy clip (format 13; json_legacy_import.cpp) ---
 
-// A translation component written null (a NaN or infinity, which JSON cannot hold) stands
-// for the stored value at the same place: resolved against the original decode on import.
-struct LegacyNull {
-  std::size_t slot = 0;    // 0 trajectory, 4 constant translations, 5 translations
-  std::uint32_t bone = 0;  // slots 4 and 5
-  std::size_t frame = 0;
-  unsigned component = 0;
-  std::string path;
-};
-
 // A tag record's start or end, or an event's time, written null (not finite): the stored one.
 struct LegacyTimeNull {
   bool event = false;
@@ -80,9 +71,12 @@ struct LegacyTimeNull {
 };
 
 struct ParsedLegacy {
+  std::string path;  // of the member read ("/legacy_clip", "/legacy"), for errors
   LegacyClip clip;
   std::optional<float> frame_rate;  // null: the stored rate
-  std::vector<LegacyNull> nulls;
+  // Translation components written null (a NaN or infinity, which JSON cannot hold): the stored
+  // value at the same place, as in "motion" (lists: 0 translations, 1 constant, 2 trajectory).
+  std::vector<ParsedMotion::Null> nulls;
   std::vector<LegacyTimeNull> time_nulls;
   std::vector<std::optional<std::uint64_t>> clip_blocks;  // per tag record, informational
   // Entries marked "new": true (a track for a bone the clip has none of that kind for), per
@@ -90,20 +84,22 @@ struct ParsedLegacy {
   std::array<std::vector<std::size_t>, 4> new_tracks;
 };
 
+// Versions 1 and 2: the "legacy_clip" member, its tracks and records.
 Result<ParsedLegacy> read_legacy_clip(const Val& j, const Path& path);
 
-// The edited clip: nulls and a null rate replaced by the original's values. A null where
-// the original has nothing to keep is an error; so is a changed rate (stored in every array
-// header, not editable yet).
-Result<LegacyClip> resolve_legacy(const ParsedLegacy& parsed, const LegacyClip& original);
+// Versions 1 and 2: the "legacy_clip" tracks as the Clip a version 3 document states, checked
+// against the original decode and its nulls resolved, for legacy_from_document.
+// `before`: clip_from_legacy(original).
+Result<Clip> clip_from_legacy_member(const ParsedLegacy& parsed, const LegacyClip& original, const Clip& before);
 
 // Version 3: the "legacy" member, a Far Cry 2/3 block's own records (slots 6 and 7) beside its
 // Clip; ParsedLegacy::clip holds only tag_table and events.
 Result<ParsedLegacy> read_legacy_records(const Val& j, const Path& path);
 
-// Version 3: the document's Clip (its bones checked like an 'aNi' clip's) onto the original
-// decode by legacy_from_clip, as `mab edit` does, then the "legacy" records when given. What
-// the Clip may hold and the format cannot is refused by name (docs/json-format.md).
+// The one import route of a Far Cry 2/3 document, every version: its Clip (version 3: its bones
+// checked like an 'aNi' clip's; versions 1 and 2: clip_from_legacy_member) onto the original
+// decode by legacy_from_clip, as `mab edit` does, then the records (`records`, when given).
+// What the Clip may hold and the format cannot is refused by name (docs/json-format.md).
 // `duration_given`: the document's duration was not null.
 Result<LegacyClip> legacy_from_document(const LegacyClip& original, const Clip& edited, bool duration_given,
                                         const ParsedLegacy* records, LegacyBridgeReport* report);

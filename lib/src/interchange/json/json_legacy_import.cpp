@@ -1,5 +1,6 @@
-// The "legacy_clip" member of a mabkit-clip document (Far Cry 2/3, format 13; docs/json-format.md):
-// read, then resolved against the original decode (nulls, identity, what a document cannot edit).
+// The "legacy_clip" member of a version 1 or 2 mabkit-clip document (Far Cry 2/3, format 13;
+// docs/json-format.md) and the "legacy" records of version 3: read, then checked against the
+// original decode (identity, what a document cannot edit) and imported as version 3 is.
 #include "interchange/json/json_import_parts.hpp"
 
 #include <algorithm>
@@ -19,21 +20,6 @@ Status read_new_track(const Val& v, const Path& p, std::vector<std::size_t>& out
   if (!fresh->is_bool()) return perr(at(p, "new"), "expected true or false, found " + describe(*fresh));
   if (fresh->boolean()) out.push_back(p.index);
   return {};
-}
-
-Result<Vec3> read_vec3(const Val& j, const Path& path, std::size_t slot, std::uint32_t bone, std::size_t frame,
-                       std::vector<LegacyNull>& nulls) {
-  MAB_TRY(check_size(j, path, 3));
-  Vec3 v{};
-  MAB_TRY(each(j, [&](std::size_t i, const Val& c) -> Status {
-    if (c.is_null()) {
-      nulls.push_back({slot, bone, frame, static_cast<unsigned>(i), at(path, i).str()});
-      return {};
-    }
-    MAB_ASSIGN(v[i], read_float(c, at(path, i)));
-    return {};
-  }));
-  return v;
 }
 
 // Array lengths: a section holds at most one entry per bone a mask can name (9 words for
@@ -146,6 +132,7 @@ Result<ParsedLegacy> read_legacy_clip(const Val& j, const Path& path) {
       {"last_frame", "frame_rate", "trajectory_translation", "trajectory_rotation", "constant_rotations", "rotations",
        "constant_translations", "translations", "tag_table", "tag_table_note", "events", "events_note"}));
   ParsedLegacy out;
+  out.path = path.str();
   LegacyClip& c = out.clip;
   MAB_ASSIGN(c.last_frame, read_u_field<std::uint16_t>(j, path, "last_frame"));
   MAB_ASSIGN(const Val rate, need(j, path, "frame_rate"));
@@ -153,15 +140,11 @@ Result<ParsedLegacy> read_legacy_clip(const Val& j, const Path& path) {
     MAB_ASSIGN(out.frame_rate, read_float(rate, at(path, "frame_rate")));
   }
   if (maybe(j, "trajectory_translation")) {
-    c.present[0] = true;
-    MAB_TRY(read_list(j, path, "trajectory_translation", legacy_max_frames, c.trajectory_translation,
-                      [&](const Path& p, const Val& v, Vec3& t) -> Status {
-                        MAB_ASSIGN(t, read_vec3(v, p, 0, 0, p.index, out.nulls));
-                        return {};
-                      }));
+    MAB_ASSIGN(const Val t, need(j, path, "trajectory_translation"));
+    MAB_TRY(check_array(t, at(path, "trajectory_translation"), legacy_max_frames));
+    MAB_ASSIGN(c.trajectory_translation, read_vec3s(t, at(path, "trajectory_translation"), out.nulls, 2, 0));
   }
   if (maybe(j, "trajectory_rotation")) {
-    c.present[1] = true;
     MAB_TRY(read_list(j, path, "trajectory_rotation", legacy_max_frames, c.trajectory_rotation,
                       [&](const Path& p, const Val& v, Quat& q) -> Status {
                         MAB_ASSIGN(q, read_quat(v, p));
@@ -203,7 +186,7 @@ Result<ParsedLegacy> read_legacy_clip(const Val& j, const Path& path) {
                       MAB_TRY(read_new_track(v, p, out.new_tracks[2]));
                       MAB_ASSIGN(t.bone, read_u_field<std::uint32_t>(v, p, "bone"));
                       MAB_ASSIGN(const Val x, need(v, p, "translation"));
-                      MAB_ASSIGN(t.translation, read_vec3(x, at(p, "translation"), 4, t.bone, 0, out.nulls));
+                      MAB_ASSIGN(t.translation, read_vec3(x, at(p, "translation"), out.nulls, {1, p.index, 0, 0, {}}));
                       return {};
                     }));
   MAB_TRY(read_list(j, path, "translations", legacy_max_bones, c.translations,
@@ -211,11 +194,10 @@ Result<ParsedLegacy> read_legacy_clip(const Val& j, const Path& path) {
                       MAB_TRY(check_object(v, p, {"bone", "frames", "new"}));
                       MAB_TRY(read_new_track(v, p, out.new_tracks[3]));
                       MAB_ASSIGN(t.bone, read_u_field<std::uint32_t>(v, p, "bone"));
-                      return read_list(v, p, "frames", legacy_max_frames, t.frames,
-                                       [&](const Path& fp, const Val& f, Vec3& x) -> Status {
-                                         MAB_ASSIGN(x, read_vec3(f, fp, 5, t.bone, fp.index, out.nulls));
-                                         return {};
-                                       });
+                      MAB_ASSIGN(const Val f, need(v, p, "frames"));
+                      MAB_TRY(check_array(f, at(p, "frames"), legacy_max_frames));
+                      MAB_ASSIGN(t.frames, read_vec3s(f, at(p, "frames"), out.nulls, 0, p.index));
+                      return {};
                     }));
   MAB_TRY(read_legacy_tags_and_events(j, path, out));
   return out;
@@ -225,8 +207,7 @@ namespace {
 
 // Nulls in tag and event times take the stored values; clip_block is informational (where
 // clip_offset lands) and must be the decoded one.
-Status resolve_legacy_tags_and_events(const ParsedLegacy& parsed, const LegacyClip& original, LegacyClip& c,
-                                      const std::string& prefix) {
+Status resolve_legacy_tags_and_events(const ParsedLegacy& parsed, const LegacyClip& original, LegacyClip& c) {
   for (const auto& n : parsed.time_nulls) {
     if (n.event) {
       if (!original.events || n.index >= original.events->size())
@@ -244,7 +225,7 @@ Status resolve_legacy_tags_and_events(const ParsedLegacy& parsed, const LegacyCl
       const int want = (*original.tag_table)[i].clip_block;
       const auto& got = parsed.clip_blocks[i];
       if (got.has_value() != (want >= 0) || (got && *got != static_cast<std::uint64_t>(want)))
-        return perr(prefix + "/tag_table/" + std::to_string(i) + "/clip_block",
+        return perr(parsed.path + "/tag_table/" + std::to_string(i) + "/clip_block",
                     "informational: the block clip_offset reaches (" +
                         (want >= 0 ? std::to_string(want) : std::string("none")) + "), not editable");
       (*c.tag_table)[i].clip_block = want;
@@ -256,20 +237,25 @@ Status resolve_legacy_tags_and_events(const ParsedLegacy& parsed, const LegacyCl
 // A track's bone id is its identity, as a hash is in "clip" (decision 24): an id the clip has
 // no rotation (or translation) for would move the track to another bone, so it is refused
 // unless marked "new"; rotations may move between the constant and keyed lists (and
-// translations between theirs), which is an edit of the bone's kind.
+// translations between theirs), which is an edit of the bone's kind. An id twice in one list
+// would be one bone of the Clip (clip_from_legacy), one of its values lost: refused too.
 Status check_legacy_identity(const ParsedLegacy& parsed, const LegacyClip& original) {
   std::vector<std::uint32_t> rotated, translated;
   for (const auto& r : original.constant_rotations) rotated.push_back(r.bone);
   for (const auto& r : original.rotations) rotated.push_back(r.bone);
   for (const auto& t : original.constant_translations) translated.push_back(t.bone);
   for (const auto& t : original.translations) translated.push_back(t.bone);
+  std::array<std::vector<std::uint32_t>, 4> listed;
   const LegacyClip& c = parsed.clip;
   const auto check = [&](std::size_t list, const char* name, std::size_t i, std::uint32_t bone) -> Status {
     const auto& known = list < 2 ? rotated : translated;
     const bool has = std::find(known.begin(), known.end(), bone) != known.end();
     const auto& fresh = parsed.new_tracks[list];
     const bool is_new = std::find(fresh.begin(), fresh.end(), i) != fresh.end();
-    const std::string p = "/legacy_clip/" + std::string(name) + "/" + std::to_string(i);
+    const std::string p = parsed.path + "/" + name + "/" + std::to_string(i);
+    if (std::find(listed[list].begin(), listed[list].end(), bone) != listed[list].end())
+      return perr(p + "/bone", "bone " + std::to_string(bone) + " is listed twice (one entry per bone)");
+    listed[list].push_back(bone);
     if (is_new && has)
       return perr(p + "/new", "bone " + std::to_string(bone) + " has a " + (list < 2 ? "rotation" : "translation") +
                                   " in the file; \"new\" is for a bone without one");
@@ -289,56 +275,72 @@ Status check_legacy_identity(const ParsedLegacy& parsed, const LegacyClip& origi
   return {};
 }
 
+// clip_from_legacy reads a keyed track at every frame (legacy_rotation_at) and a translation
+// track per frame: a track it would read otherwise than written (keys out of order or past
+// lastFrame, another count of values) is refused as encode_legacy_clip refuses it, not sampled.
+Status check_legacy_tracks(const LegacyClip& c) {
+  const std::size_t frames = std::size_t{c.last_frame} + 1;
+  const auto bad = [](const char* field, std::string detail) {
+    return make_error(ErrorCode::invalid_argument, no_offset, field, std::move(detail));
+  };
+  for (const auto& t : c.rotations)
+    if (t.keys.empty() ||
+        std::adjacent_find(t.frames.begin(), t.frames.end(), std::greater_equal<>()) != t.frames.end() ||
+        t.frames.back() > c.last_frame)
+      return bad("rotations", "bone " + std::to_string(t.bone) +
+                                  ": a track needs keys at strictly ascending frames up to lastFrame " +
+                                  std::to_string(c.last_frame) + ", one key per frame listed");
+  for (const auto& t : c.translations)
+    if (t.frames.size() != frames)
+      return bad("translations", "bone " + std::to_string(t.bone) + ": needs lastFrame + 1 values per track");
+  if (!c.trajectory_translation.empty() && c.trajectory_translation.size() != frames)
+    return bad("trajectory_translation", "needs lastFrame + 1 values");
+  if (!c.trajectory_rotation.empty() && c.trajectory_rotation.size() != frames)
+    return bad("trajectory_rotation", "needs lastFrame + 1 values");
+  return {};
+}
+
 }  // namespace
 
-// The edited clip: nulls and a null rate replaced by the original's values. A null where
-// the original has nothing to keep is an error; so is a changed rate (stored in every array
-// header, not editable yet).
-Result<LegacyClip> resolve_legacy(const ParsedLegacy& parsed, const LegacyClip& original) {
-  // A trim also moves the duration, events and keys at the new ends: the library's
-  // `mab edit --trim` does it whole; a document only edits values.
+// Versions 1 and 2 import as version 3 does (issue 33 item 3, one importer): the "legacy_clip"
+// tracks, nulls and a null rate replaced by the original's values, become the Clip a version 3
+// document states (clip_from_legacy), which legacy_from_document writes back. What that dialect
+// cannot say is refused first, with its paths: a changed last_frame (a trim also moves the
+// duration, events and the keys at the new ends: `mab edit --trim` does it whole), a changed rate
+// (stored in every array header), a moved track id, a null with nothing to keep.
+Result<Clip> clip_from_legacy_member(const ParsedLegacy& parsed, const LegacyClip& original, const Clip& before) {
   if (parsed.clip.last_frame != original.last_frame)
     return make_error(ErrorCode::invalid_argument, no_offset, "last_frame",
                       "a document cannot change last_frame (a trim); a trim is an edit of its own ({opt:trim})");
   MAB_TRY(check_legacy_identity(parsed, original));
-  LegacyClip c = parsed.clip;
-  c.block = original.block;
-  c.duration = original.duration;
-  c.headers = original.headers;
-  c.trajectory_rotation_codes = original.trajectory_rotation_codes;
   if (parsed.frame_rate &&
       std::bit_cast<std::uint32_t>(*parsed.frame_rate) != std::bit_cast<std::uint32_t>(original.frame_rate) &&
       !(std::isnan(*parsed.frame_rate) && std::isnan(original.frame_rate)))
-    return perr("/legacy_clip/frame_rate", "the rate is stored in each array header; changing it is not supported");
+    return perr(parsed.path + "/frame_rate", "the rate is stored in each array header; changing it is not supported");
+  LegacyClip c = parsed.clip;
   c.frame_rate = original.frame_rate;
-  for (const auto& n : parsed.nulls) {
-    const Vec3* from = nullptr;
-    Vec3* to = nullptr;
-    if (n.slot == 0) {
-      if (n.frame < original.trajectory_translation.size()) from = &original.trajectory_translation[n.frame];
-      to = &c.trajectory_translation[n.frame];
-    } else if (n.slot == 4) {
-      for (const auto& t : original.constant_translations)
-        if (t.bone == n.bone) from = &t.translation;
-      for (auto& t : c.constant_translations)
-        if (t.bone == n.bone) to = &t.translation;
-    } else {
-      for (const auto& t : original.translations)
-        if (t.bone == n.bone && n.frame < t.frames.size()) from = &t.frames[n.frame];
-      for (auto& t : c.translations)
-        if (t.bone == n.bone && n.frame < t.frames.size()) to = &t.frames[n.frame];
-    }
-    if (from == nullptr || to == nullptr)
-      return perr(n.path, "null stands for the stored value, and the original has none here");
-    (*to)[n.component] = (*from)[n.component];
-  }
-  MAB_TRY(resolve_legacy_tags_and_events(parsed, original, c, "/legacy_clip"));
-  return c;
+  c.duration = original.duration;
+  MAB_TRY(check_legacy_tracks(c));
+  Clip clip = clip_from_legacy(c);
+  // Its translations as a version 3 "motion" states them, entry for entry, so that a null takes
+  // the stored value as there (same bone, same frame, bit for bit; apply_motion).
+  ParsedMotion m;
+  m.translations.emplace();
+  m.constant_translations.emplace();
+  m.root_motion = clip.root_motion;
+  m.nulls = parsed.nulls;
+  const auto index_of = [&](std::uint32_t id) { return static_cast<std::size_t>(clip.find_bone(id)); };
+  for (const auto& t : c.translations) m.translations->push_back({index_of(t.bone), t.bone, {}, t.frames});
+  for (const auto& t : c.constant_translations)
+    m.constant_translations->push_back({index_of(t.bone), t.bone, {}, t.translation});
+  MAB_TRY(apply_motion(clip, m, before));
+  return clip;
 }
 
 Result<ParsedLegacy> read_legacy_records(const Val& j, const Path& path) {
   MAB_TRY(check_object(j, path, {"tag_table", "tag_table_note", "events", "events_note"}));
   ParsedLegacy out;
+  out.path = path.str();
   MAB_TRY(read_legacy_tags_and_events(j, path, out));
   return out;
 }
@@ -362,7 +364,7 @@ Result<LegacyClip> legacy_from_document(const LegacyClip& original, const Clip& 
   if (records == nullptr) return c;
   if (records->clip.tag_table) c.tag_table = records->clip.tag_table;
   if (records->clip.events) c.events = records->clip.events;
-  MAB_TRY(resolve_legacy_tags_and_events(*records, original, c, "/legacy"));
+  MAB_TRY(resolve_legacy_tags_and_events(*records, original, c));
   return c;
 }
 }  // namespace mab::interchange::json_in

@@ -2,6 +2,7 @@
 // The "motion" member is read from the document's one simdjson parse with the document
 // reader's helpers (json_read.hpp), so its errors name paths and types the same way.
 #include "interchange/json/json_motion.hpp"
+
 #include <mab/text.hpp>
 
 #include "encode/encode_common.hpp"
@@ -11,35 +12,8 @@
 
 namespace mab::interchange {
 
-namespace {
-
-using namespace json_out;  // Writer and the value helpers both document writers share
 using namespace json_in;
 
-Status check_bone(const Clip& clip, std::size_t bone, std::uint32_t hash, const std::string& path) {
-  if (bone >= clip.bones.size())
-    return perr(path + "/bone", "bone " + std::to_string(bone) + " does not exist (the clip has " +
-                                    std::to_string(clip.bones.size()) + ")");
-  if (clip.bones[bone].hash != hash) {
-    return perr(path + "/hash", "the hash is " + hex(hash, 8) + ", but clip bone " + std::to_string(bone) + " has " +
-                                    hex(clip.bones[bone].hash, 8) +
-                                    " (re-ordered bones need their motion entries updated)");
-  }
-  return {};
-}
-
-// An entry's "bone" (index) and "hash", the pair apply_motion checks against the clip.
-Status read_bone_ref(const Val& t, const Path& p, const Limits& limits, std::size_t& bone, std::uint32_t& hash) {
-  MAB_ASSIGN(const Val b, need(t, p, "bone"));
-  MAB_ASSIGN(const std::uint64_t index, read_uint(b, at(p, "bone"), limits.max_bones));
-  MAB_ASSIGN(const Val h, need(t, p, "hash"));
-  MAB_ASSIGN(const std::uint64_t value, read_uint(h, at(p, "hash"), 0xFFFFFFFFu));
-  bone = static_cast<std::size_t>(index);
-  hash = static_cast<std::uint32_t>(value);
-  return {};
-}
-
-// [x, y, z], a null component recorded in `nulls` as `where` (ParsedMotion::Null).
 Result<Vec3> read_vec3(const Val& v, const Path& p, std::vector<ParsedMotion::Null>& nulls, ParsedMotion::Null where) {
   MAB_TRY(check_size(v, p, 3));
   Vec3 out{};
@@ -64,6 +38,33 @@ Result<std::vector<Vec3>> read_vec3s(const Val& a, const Path& path, std::vector
     return {};
   }));
   return out;
+}
+
+namespace {
+
+using namespace json_out;  // Writer and the value helpers both document writers share
+
+Status check_bone(const Clip& clip, std::size_t bone, std::uint32_t hash, const std::string& path) {
+  if (bone >= clip.bones.size())
+    return perr(path + "/bone", "bone " + std::to_string(bone) + " does not exist (the clip has " +
+                                    std::to_string(clip.bones.size()) + ")");
+  if (clip.bones[bone].hash != hash) {
+    return perr(path + "/hash", "the hash is " + hex(hash, 8) + ", but clip bone " + std::to_string(bone) + " has " +
+                                    hex(clip.bones[bone].hash, 8) +
+                                    " (re-ordered bones need their motion entries updated)");
+  }
+  return {};
+}
+
+// An entry's "bone" (index) and "hash", the pair apply_motion checks against the clip.
+Status read_bone_ref(const Val& t, const Path& p, const Limits& limits, std::size_t& bone, std::uint32_t& hash) {
+  MAB_ASSIGN(const Val b, need(t, p, "bone"));
+  MAB_ASSIGN(const std::uint64_t index, read_uint(b, at(p, "bone"), limits.max_bones));
+  MAB_ASSIGN(const Val h, need(t, p, "hash"));
+  MAB_ASSIGN(const std::uint64_t value, read_uint(h, at(p, "hash"), 0xFFFFFFFFu));
+  bone = static_cast<std::size_t>(index);
+  hash = static_cast<std::uint32_t>(value);
+  return {};
 }
 
 // A "translations" or "constant_translations" list: each entry's members, its bone reference,

@@ -52,6 +52,14 @@ struct ParsedMotion {
   std::vector<Null> nulls;
 };
 
+// [x, y, z] at `p`, a null component recorded in `nulls` as `where` with its component and path;
+// read_vec3s: an array of them, the nulls' key their index. A Far Cry 2/3 "legacy_clip" (version
+// 1, 2) reads its translations with them: its nulls then resolve as this member's do.
+Result<Vec3> read_vec3(const json_in::Val& v, const json_in::Path& p, std::vector<ParsedMotion::Null>& nulls,
+                       ParsedMotion::Null where);
+Result<std::vector<Vec3>> read_vec3s(const json_in::Val& a, const json_in::Path& path,
+                                     std::vector<ParsedMotion::Null>& nulls, unsigned list, std::size_t entry);
+
 // The document's "motion" value `j` at `path` (json_read.hpp). parse_error naming the JSON path
 // ("/motion/translations/0/keys/3/1") for anything malformed; counts above `limits` are
 // limit_exceeded before allocation.
