@@ -3,8 +3,9 @@
 // judged on a fixed grid of every frame and written back into the Clip (gltf_import_tracks.cpp,
 // gltf_timeline.hpp); legacy_from_clip maps it back for encode_legacy_clip, which keeps
 // untouched tracks' stored keys and codes. What is Far Cry 2/3's own, given to the shared path
-// as data: the naming (gltf_names.hpp) and stored frames, bank nodes a clip has no track for
-// (their rest, and which section can hold an edit on them), untimed constant sections.
+// as data: the naming (gltf_names.hpp) and stored frames, the bank's nodes (every clip's, as
+// export writes them; the rounding their rest is judged with, which section can hold an edit on
+// a node the clip has no track for), untimed constant sections.
 #include "interchange/gltf/gltf_import_shared.hpp"
 
 #include "interchange/gltf/gltf_names.hpp"
@@ -13,8 +14,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <unordered_map>
-#include <unordered_set>
 
 namespace mab::gltf_in {
 
@@ -43,24 +42,13 @@ TrackNaming fc_naming(const LegacyClip& l, double rate) {
   return n;
 }
 
-// The nodes `mab export` writes for the bank (every clip that decodes): name -> a track of it
-// (its id and node kind) and, per channel, its values in every clip that has one.
-struct BankNode {
-  NodeTrack track;
-  std::vector<std::vector<gltf::Value>> rotations, translations;
-};
-using Bank = std::unordered_map<std::string, BankNode>;
-
-Bank bank_nodes(const Container& c, const Limits& limits) {
-  Bank out;
+// The nodes `mab export` writes for the bank: those of every clip that decodes.
+FileNodes bank_nodes(const Container& c, const Limits& limits) {
+  FileNodes out;
   for (std::size_t b = 0; b < c.blocks.size(); ++b)
     if (c.blocks[b].legacy() != nullptr)
       if (const auto l = decode_legacy_clip(c, b, limits))
-        for (auto& t : clip_node_tracks(clip_from_legacy(*l), fc_naming(*l, 1.0), {})) {
-          auto& n = out[t.node_name];
-          (t.rotation() ? n.rotations : n.translations).push_back(t.tmpl.v);
-          n.track = std::move(t);
-        }
+        add_file_nodes(out, clip_from_legacy(*l), fc_naming(*l, 1.0));
   return out;
 }
 
@@ -74,55 +62,19 @@ gltf::Metric rest_metric(const GltfImportOptions& o, bool rotation) {
   return rotation ? gltf::Metric::rotation(std::max(o.match_tolerance_deg, code_rounding_deg)) : track_metric(o, false);
 }
 
-// Each track's node, as the 'aNi' import finds bones (identify: the CRC-32 of the name export
-// gives); a node of the bank the clip has no track for becomes an `added` track at its rest
-// (the first node of that name); what matches neither is listed.
-void match_nodes(const Context& ctx, const Channels& channels, const Bank& bank, std::vector<NodeTrack>& tracks,
-                 std::size_t frames, GltfAnimationImport& rep) {
-  std::unordered_set<std::string> added[2];  // per channel kind: the names added
-  match_track_nodes(
-      ctx, channels, tracks,
-      [&](int node, bool rotation, bool named) {
-        const auto& name = ctx.model.nodes[static_cast<std::size_t>(node)].name;
-        // A bank node this clip has no track for (Blender samples every bone of the armature).
-        const auto b = bank.find(name);
-        if (b == bank.end() || named || !added[rotation].insert(name).second) return false;
-        NodeTrack t = b->second.track;
-        t.added = true, t.node = node;
-        t.target = t.root()   ? (rotation ? Target::root_rotation : Target::root_translation)
-                   : rotation ? Target::rotation
-                   : t.second ? Target::constant_translation
-                              : Target::translation;
-        t.label = name + (rotation ? " rotation" : " translation");
-        t.tmpl = {{0.0}, {rotation ? gltf::Value{0, 0, 0, 1} : gltf::Value{0, 0, 0, 0}}};
-        t.block_tmpl.assign(frames, t.tmpl.v.front());
-        tracks.push_back(std::move(t));
-        return true;
-      },
-      rep);
-}
-
 // Channels on bank nodes the clip has no track for: at rest (unedited) they change nothing; an
 // edit lands where the clip has the section to hold it (a constant when it does not vary, else
 // a keyed or animated track; encode_legacy_clip cannot add a section), else it is listed in
 // `refused` (--ignore-unmatched drops it).
-void plan_added(const Context& ctx, const LegacyClip& o, const Bank& bank, std::vector<NodeTrack>& tracks,
+void plan_added(const Context& ctx, const LegacyClip& o, const FileNodes& bank, std::vector<NodeTrack>& tracks,
                 GltfAnimationImport& rep, std::vector<std::string>& refused) {
   for (auto& t : tracks) {
     if (!t.added || t.node < 0) continue;
     const auto& v = t.verdict;
     const bool rotation = t.rotation();
     const gltf::Metric metric = rest_metric(ctx.options, rotation);
-    // Blender samples a bone the action does not key where the last pose it evaluated left
-    // it: held still at a pose of that bone in another clip of the bank, not an edit.
-    const bool held = !t.file.empty() && still(metric, t.file);
-    const BankNode& node = bank.at(t.node_name);
-    const auto& poses = rotation ? node.rotations : node.translations;
-    const bool other_pose = held && std::any_of(poses.begin(), poses.end(), [&](const auto& k) {
-                              return gltf::on_path(metric, t.file.front(), k);
-                            });
     t.fate = Fate::at_rest;
-    if (other_pose || !any_changed(v)) {
+    if (added_unedited(metric, t, bank)) {
       ++rep.untracked_at_rest;
       continue;
     }
@@ -178,8 +130,8 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
   Clip clip = clip_from_legacy(o);  // the one editable model (legacy_bridge.hpp)
   const TrackNaming naming = fc_naming(o, rate);
   std::vector<NodeTrack> tracks = clip_node_tracks(clip, naming, tt.block_s);
-  const Bank bank = bank_nodes(current, opt.limits);
-  match_nodes(ctx, channels, bank, tracks, tt.block_s.size(), rep);
+  const FileNodes bank = bank_nodes(current, opt.limits);
+  match_file_nodes(ctx, channels, bank, tracks, tt.block_s.size(), rep);
   std::vector<std::string> animated;
   std::vector<const gltf::Curve*> curves;
   std::size_t matched = 0;

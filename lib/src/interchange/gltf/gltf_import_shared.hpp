@@ -17,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -264,6 +265,27 @@ std::vector<NodeTrack> clip_node_tracks(const Clip& clip, const TrackNaming& nam
 // else it is listed in rep.nodes_unmatched.
 void match_track_nodes(const Context& ctx, const Channels& channels, std::vector<NodeTrack>& tracks,
                        const std::function<bool(int node, bool rotation, bool named)>& other, GltfAnimationImport& rep);
+
+// The nodes `mab export` writes for a whole file, every clip's tracks on one node per name (a
+// Far Cry 2/3 bank: Blender then writes every bone of the armature into every action): name ->
+// a track of it and, per channel, its values in every clip that has one.
+struct FileNode {
+  NodeTrack track;
+  std::vector<std::vector<gltf::Value>> rotations, translations;
+};
+using FileNodes = std::unordered_map<std::string, FileNode>;
+void add_file_nodes(FileNodes& nodes, const Clip& clip, const TrackNaming& naming);
+
+// match_track_nodes, a channel on a node of `nodes` this clip has no track for becoming an
+// `added` track (the first node of that name) at its rest (identity rotation, zero
+// translation) at `frames` block times.
+void match_file_nodes(const Context& ctx, const Channels& channels, const FileNodes& nodes,
+                      std::vector<NodeTrack>& tracks, std::size_t frames, GltfAnimationImport& rep);
+
+// Whether an added track's channel is no edit: at its rest within `metric`, or held still at a
+// pose its node has in another clip (a key, or between two keys as a tool interpolates them):
+// Blender samples a bone the action does not key where the last pose it evaluated left it.
+bool added_unedited(const gltf::Metric& metric, const NodeTrack& t, const FileNodes& nodes);
 
 // A clip read as tracks on a fixed grid: its block times `tt.block_s`, `rate` per second, none
 // can be added (a Far Cry 2/3 clip's frames). Every track with a node is evaluated (rotations

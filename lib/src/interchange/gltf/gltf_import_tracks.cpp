@@ -262,6 +262,47 @@ void match_track_nodes(const Context& ctx, const Channels& channels, std::vector
   }
 }
 
+void add_file_nodes(FileNodes& nodes, const Clip& clip, const TrackNaming& naming) {
+  for (auto& t : clip_node_tracks(clip, naming, {})) {
+    auto& n = nodes[t.node_name];
+    (t.rotation() ? n.rotations : n.translations).push_back(t.tmpl.v);
+    n.track = std::move(t);
+  }
+}
+
+void match_file_nodes(const Context& ctx, const Channels& channels, const FileNodes& nodes,
+                      std::vector<NodeTrack>& tracks, std::size_t frames, GltfAnimationImport& rep) {
+  std::unordered_set<std::string> added[2];  // per channel kind: the names added
+  match_track_nodes(
+      ctx, channels, tracks,
+      [&](int node, bool rotation, bool named) {
+        const auto& name = ctx.model.nodes[static_cast<std::size_t>(node)].name;
+        const auto b = nodes.find(name);
+        if (b == nodes.end() || named || !added[rotation].insert(name).second) return false;
+        NodeTrack t = b->second.track;
+        t.added = true, t.node = node;
+        t.target = t.root()   ? (rotation ? Target::root_rotation : Target::root_translation)
+                   : rotation ? Target::rotation
+                   : t.second ? Target::constant_translation
+                              : Target::translation;
+        t.label = name + (rotation ? " rotation" : " translation");
+        t.tmpl = {{0.0}, {rotation ? gltf::Value{0, 0, 0, 1} : gltf::Value{0, 0, 0, 0}}};
+        t.block_tmpl.assign(frames, t.tmpl.v.front());
+        tracks.push_back(std::move(t));
+        return true;
+      },
+      rep);
+}
+
+bool added_unedited(const gltf::Metric& metric, const NodeTrack& t, const FileNodes& nodes) {
+  const bool held = !t.file.empty() && still(metric, t.file);
+  const FileNode& node = nodes.at(t.node_name);
+  const auto& poses = t.rotation() ? node.rotations : node.translations;
+  return (held && std::any_of(poses.begin(), poses.end(),
+                              [&](const auto& k) { return gltf::on_path(metric, t.file.front(), k); })) ||
+         !any_changed(t.verdict);
+}
+
 Status judge_on_fixed_grid(const Context& ctx, const Channels& channels, const Clip& clip, const FixedGrid& grid,
                            TrackTimes& tt, std::vector<NodeTrack>& tracks, GltfAnimationImport& rep) {
   const auto& opt = ctx.options;
