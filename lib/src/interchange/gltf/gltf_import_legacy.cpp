@@ -132,16 +132,8 @@ Result<std::vector<std::uint8_t>> import_legacy_animation(const Context& ctx, co
   std::vector<NodeTrack> tracks = clip_node_tracks(clip, naming, tt.block_s);
   const FileNodes bank = bank_nodes(current, opt.limits);
   match_file_nodes(ctx, channels, bank, tracks, tt.block_s.size(), rep);
-  std::vector<std::string> animated;
-  std::vector<const gltf::Curve*> curves;
-  std::size_t matched = 0;
-  for (const auto& t : tracks)
-    if (t.node >= 0 && !t.added)
-      ++matched, curves.push_back(&(t.rotation() ? channels.rotation : channels.translation).at(t.node));
-  for (const auto* list : {&channels.rotation, &channels.translation})
-    for (const auto& [node, c] : *list) animated.push_back(ctx.model.nodes[static_cast<std::size_t>(node)].name);
-  MAB_TRY(check_matched(ctx, ai, block, matched, animated, rep));
-  if (matched == 0) return write_container(current);  // allow_no_op: nothing to import
+  MAB_ASSIGN(const auto curves, matched_curves(ctx, ai, block, channels, tracks, rep));
+  if (curves.empty()) return write_container(current);  // allow_no_op: nothing to import
   // The key range export writes: a keyed track's last stored frame, not the clip's last frame.
   double last_s = 0;
   for (const auto& t : o.rotations)

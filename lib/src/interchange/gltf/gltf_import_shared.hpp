@@ -287,6 +287,12 @@ void match_file_nodes(const Context& ctx, const Channels& channels, const FileNo
 // Blender samples a bone the action does not key where the last pose it evaluated left it.
 bool added_unedited(const gltf::Metric& metric, const NodeTrack& t, const FileNodes& nodes);
 
+// The curves of the tracks of the clip a node plays (added ones aside), after check_matched
+// over every rotation and translation channel; none: nothing matched (allow_no_op).
+Result<std::vector<const gltf::Curve*>> matched_curves(const Context& ctx, std::size_t ai, std::size_t block,
+                                                       const Channels& channels, const std::vector<NodeTrack>& tracks,
+                                                       GltfAnimationImport& rep);
+
 // A clip read as tracks on a fixed grid: its block times `tt.block_s`, `rate` per second, none
 // can be added (a Far Cry 2/3 clip's frames). Every track with a node is evaluated (rotations
 // rest-relative) and judged against its template, an added one against its rest with `rest`;

@@ -303,6 +303,20 @@ bool added_unedited(const gltf::Metric& metric, const NodeTrack& t, const FileNo
          !any_changed(t.verdict);
 }
 
+Result<std::vector<const gltf::Curve*>> matched_curves(const Context& ctx, std::size_t ai, std::size_t block,
+                                                       const Channels& channels, const std::vector<NodeTrack>& tracks,
+                                                       GltfAnimationImport& rep) {
+  std::vector<std::string> animated;
+  std::vector<const gltf::Curve*> curves;
+  for (const auto& t : tracks)
+    if (t.node >= 0 && !t.added)
+      curves.push_back(&(t.rotation() ? channels.rotation : channels.translation).at(t.node));
+  for (const auto* list : {&channels.rotation, &channels.translation})
+    for (const auto& [node, c] : *list) animated.push_back(ctx.model.nodes[static_cast<std::size_t>(node)].name);
+  MAB_TRY(check_matched(ctx, ai, block, curves.size(), animated, rep));
+  return curves;
+}
+
 Status judge_on_fixed_grid(const Context& ctx, const Channels& channels, const Clip& clip, const FixedGrid& grid,
                            TrackTimes& tt, std::vector<NodeTrack>& tracks, GltfAnimationImport& rep) {
   const auto& opt = ctx.options;
