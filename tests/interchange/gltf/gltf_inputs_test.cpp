@@ -1515,6 +1515,45 @@ TEST(GltfInputs, FarCryTranslationEditsOfABoneWithTwoValues) {
   EXPECT_NE(r.error().message().find("between its frames"), std::string::npos) << r.error().message();
 }
 
+// The frame grid gains no key times (the shared import's fixed grid, judge_on_fixed_grid): a
+// key within 5% of a frame is that frame's (a tool's float noise in times), and its edit lands
+// there exactly, the other frames kept; a fifth of a frame away it sits between frames, which
+// cannot reproduce it, and is refused.
+TEST(GltfInputs, FarCryKeyNearAFrameIsThatFrame) {
+  const LegacyGltf g = legacy_gltf("fc2/all_arrays.mab");
+  const auto& tr = g.clip.translations.at(0);
+  const std::string node = "bone_" + std::to_string(tr.bone);
+  for (const double off : {0.02, 0.2}) {
+    tinygltf::Model m = g.m;
+    auto* s = legacy_sampler(m, node, "translation");
+    ASSERT_NE(s, nullptr);
+    auto t = floats_of(m, s->input);
+    auto v = floats_of(m, s->output);
+    ASSERT_GE(t.size(), 4u);
+    t[2] += static_cast<float>(off / g.clip.frame_rate);
+    v[3 * 2] += 0.5f;  // frame 2, x
+    set_curve(m, *s, t, v, TINYGLTF_TYPE_VEC3);
+    const auto r = mab::import_gltf(serialize(m, true), &g.c);
+    if (off > 0.05) {
+      ASSERT_FALSE(r.ok());
+      EXPECT_EQ(r.error().code, mab::ErrorCode::not_decodable) << r.error().message();
+      EXPECT_NE(r.error().message().find(node + " translation"), std::string::npos) << r.error().message();
+      EXPECT_NE(r.error().message().find("between its frames"), std::string::npos) << r.error().message();
+      continue;
+    }
+    ASSERT_TRUE(r.ok()) << r.error().message();
+    EXPECT_EQ(r->report.animations.at(0).tracks_changed, std::vector<std::string>{node + " translation"});
+    const auto after = *mab::decode_legacy_clip(*mab::read_container(r->bytes), 0);
+    ASSERT_EQ(after.translations.size(), g.clip.translations.size());
+    ASSERT_EQ(after.translations[0].frames.size(), tr.frames.size());
+    for (std::size_t f = 0; f < tr.frames.size(); ++f) {
+      mab::Vec3 expected = tr.frames[f];
+      if (f == 2) expected[0] = v[3 * 2];
+      EXPECT_EQ(after.translations[0].frames[f], expected) << f;
+    }
+  }
+}
+
 // A node no track of the clip has, moving, is refused by name (issue 31: it may hold an edit);
 // with ignore_unmatched it is listed as dropped and its bone kept; a glTF whose nodes match
 // nothing is refused, or written as the template is with allow_no_op; --reduce does not apply.

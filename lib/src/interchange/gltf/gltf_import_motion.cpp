@@ -19,12 +19,6 @@ namespace mab::gltf_in {
 
 namespace {
 
-gltf::Value vec_value(const Vec3& v) { return {v[0], v[1], v[2], 0}; }
-
-Vec3 to_vec3(const gltf::Value& v) {
-  return {static_cast<float>(v[0]), static_cast<float>(v[1]), static_cast<float>(v[2])};
-}
-
 // The template's values of a track at the block's times.
 template <class T, class Conv>
 void set_template(NodeTrack& t, const std::vector<double>& block_s, const std::vector<T>& values, Conv conv) {
@@ -33,10 +27,7 @@ void set_template(NodeTrack& t, const std::vector<double>& block_s, const std::v
   t.block_tmpl = t.tmpl.v;
 }
 
-bool changed(const NodeTrack& t) {
-  return !t.verdict.untouched &&
-         std::any_of(t.verdict.changed.begin(), t.verdict.changed.end(), [](char c) { return c != 0; });
-}
+bool changed(const NodeTrack& t) { return !t.verdict.untouched && any_changed(t.verdict); }
 
 const gltf::Curve& curve_of(const Channels& channels, const NodeTrack& t) {
   return (t.rotation() ? channels.rotation : channels.translation).at(t.node);

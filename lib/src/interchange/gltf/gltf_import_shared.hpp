@@ -1,6 +1,6 @@
 // Internal: what the glTF import paths share (gltf_import.cpp: the entry point, the glTF's own
 // key times and new clips; gltf_import_template.cpp: 'aNi' blocks at the template's key times;
-// gltf_import_legacy.cpp: Far Cry 2/3 clips, judged as the others through
+// gltf_import_legacy.cpp: Far Cry 2/3 clips, every track judged and written through
 // gltf_import_tracks.cpp). How nodes name bones, the channels of one
 // animation, the rigs rotations are read against (docs/gltf.md, "How import reads rotations
 // back") and the rotations themselves.
@@ -15,7 +15,9 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -189,6 +191,11 @@ Status account_unmatched(const Context& ctx, const Channels& channels, const std
 // bone's kind), translations, constant translation, or root motion.
 enum class Target : std::uint8_t { rotation, translation, constant_translation, root_rotation, root_translation };
 
+// What becomes of a track: the template's own (judged against it), or, for a channel on a node
+// the template names but this clip has no track for (`added`, judged against its rest), what
+// its caller planned: nothing (at rest), a new constant, a new keyed track, or refused.
+enum class Fate : std::uint8_t { clip_track, at_rest, constant, keyed, refused };
+
 struct NodeTrack {
   std::string label;
   std::string node_name;  // the node export writes it on (a rest-relative read's stand-in bone)
@@ -200,7 +207,12 @@ struct NodeTrack {
   std::vector<gltf::Value> file;        // the file at each evaluation time
   gltf::TrackEvidence evidence;         // spans into the members above and the TrackTimes
   gltf::TrackVerdict verdict;
+  std::uint32_t hash = 0;  // the bone's (ClipBone::hash); root motion: none
+  bool second = false;     // a bone's second, constant value beside its keys (TrackNaming)
+  bool added = false;      // a node without a track in this clip, at its rest (Fate)
+  Fate fate = Fate::clip_track;
   bool rotation() const noexcept { return target == Target::rotation || target == Target::root_rotation; }
+  bool root() const noexcept { return target == Target::root_rotation || target == Target::root_translation; }
 };
 
 struct TrackTimes {
@@ -222,6 +234,87 @@ gltf::Metric track_metric(const GltfImportOptions& o, bool rotation) noexcept;
 // A changed track's values at the block's times: the template's components where the file
 // agrees within `tol` (a translation moved along one axis keeps the other two's bits).
 std::vector<gltf::Value> keep_template_components(const NodeTrack& t, double tol);
+
+gltf::Value vec_value(const Vec3& v) noexcept;
+Vec3 to_vec3(const gltf::Value& v) noexcept;
+bool any_changed(const gltf::TrackVerdict& v) noexcept;                // a value at some block time
+bool still(const gltf::Metric& m, const std::vector<gltf::Value>& v);  // every value near the first
+
+// --- Every track of a clip on the nodes its template names (gltf_import_tracks.cpp) ---
+
+// How a template names its tracks' nodes and times its keyed rotations, as `mab export` wrote
+// them (Far Cry 2/3, format 13: gltf_names.hpp's bone_<id>, its stored frames).
+struct TrackNaming {
+  // A bone's node; `second`: a bone's constant value beside its keys, on a node of its own.
+  std::function<std::string(std::uint32_t hash, bool second)> node;
+  std::string root;  // root motion's node
+  // A keyed rotation's own keys, when the template stores fewer than one per block time (the
+  // keys export writes, that a tool interpolates between); nullopt: one per block time.
+  std::function<std::optional<gltf::Keys>(std::uint32_t hash)> stored_keys;
+};
+
+// The tracks of `clip` on the nodes `naming` gives, at the block's times `block_s`: rotations
+// (constants first, a bone's second value on its second node), root rotation, constant
+// translations, translations, root translation.
+std::vector<NodeTrack> clip_node_tracks(const Clip& clip, const TrackNaming& naming,
+                                        const std::vector<double>& block_s);
+
+// Each rotation and translation channel's node to the track of `tracks` whose node it names
+// (identify, first occurrence), one node a track; a channel no track takes goes to `other`
+// (node, rotation, whether a track has that name), which may append a track for it (true),
+// else it is listed in rep.nodes_unmatched.
+void match_track_nodes(const Context& ctx, const Channels& channels, std::vector<NodeTrack>& tracks,
+                       const std::function<bool(int node, bool rotation, bool named)>& other, GltfAnimationImport& rep);
+
+// The nodes `mab export` writes for a whole file, every clip's tracks on one node per name (a
+// Far Cry 2/3 bank: Blender then writes every bone of the armature into every action): name ->
+// a track of it and, per channel, its values in every clip that has one.
+struct FileNode {
+  NodeTrack track;
+  std::vector<std::vector<gltf::Value>> rotations, translations;
+};
+using FileNodes = std::unordered_map<std::string, FileNode>;
+void add_file_nodes(FileNodes& nodes, const Clip& clip, const TrackNaming& naming);
+
+// match_track_nodes, a channel on a node of `nodes` this clip has no track for becoming an
+// `added` track (the first node of that name) at its rest (identity rotation, zero
+// translation) at `frames` block times.
+void match_file_nodes(const Context& ctx, const Channels& channels, const FileNodes& nodes,
+                      std::vector<NodeTrack>& tracks, std::size_t frames, GltfAnimationImport& rep);
+
+// Whether an added track's channel is no edit: at its rest within `metric`, or held still at a
+// pose its node has in another clip (a key, or between two keys as a tool interpolates them):
+// Blender samples a bone the action does not key where the last pose it evaluated left it.
+bool added_unedited(const gltf::Metric& metric, const NodeTrack& t, const FileNodes& nodes);
+
+// The curves of the tracks of the clip a node plays (added ones aside), after check_matched
+// over every rotation and translation channel; none: nothing matched (allow_no_op).
+Result<std::vector<const gltf::Curve*>> matched_curves(const Context& ctx, std::size_t ai, std::size_t block,
+                                                       const Channels& channels, const std::vector<NodeTrack>& tracks,
+                                                       GltfAnimationImport& rep);
+
+// A clip read as tracks on a fixed grid: its block times `tt.block_s`, `rate` per second, none
+// can be added (a Far Cry 2/3 clip's frames). Every track with a node is evaluated (rotations
+// rest-relative) and judged against its template, an added one against its rest with `rest`;
+// `plan` gives added tracks their fate and lists what it refuses; then what the shared path
+// checks: the same clip's content, resampled edits, keys no block time reproduces (refused,
+// `holder` saying what stores keys on the grid only) and every channel accounted for.
+struct FixedGrid {
+  double rate = 0;
+  std::string holder;
+  std::function<gltf::Metric(bool rotation)> rest;
+  std::function<void(std::vector<NodeTrack>&, std::vector<std::string>& refused)> plan;
+};
+Status judge_on_fixed_grid(const Context& ctx, const Channels& channels, const Clip& clip, const FixedGrid& grid,
+                           TrackTimes& tt, std::vector<NodeTrack>& tracks, GltfAnimationImport& rep);
+
+// The judged tracks into `clip` (the template's, its bones per `bone`): a track left alone keeps
+// the template's values (so its codes), an edited one takes the file's at every block time
+// (the template's components where they match); a constant that now moves becomes a keyed
+// track, an added track lands as its fate says, a second (constant) value made to vary is
+// refused. rep counts the tracks (the per-frame counts of a Far Cry 2/3 report).
+Status apply_node_tracks(const Context& ctx, const std::vector<NodeTrack>& tracks, const TrackNaming& naming,
+                         Clip& clip, GltfAnimationImport& rep);
 
 // Translations and root motion of an 'aNi' block (gltf_import_motion.cpp): every translation
 // channel of a `handled` node (the one read per bone, and `trajectory`), judged
