@@ -256,19 +256,6 @@ std::string_view section_name(const Block& block, std::size_t slot) noexcept {
                                             "Markup",
                                             "unknown10",
                                             "unknown11"};
-  // FC5: the WD order without the KeyTimes slot (format 8.2, a reconciliation).
-  static constexpr std::string_view fc5[] = {"TranslationTable",
-                                             "DisplacementOrientations",
-                                             "DisplacementTranslations",
-                                             "JointConstantRotations",
-                                             "JointConstantTranslations",
-                                             "JointRotations",
-                                             "JointTranslations",
-                                             "unknown7",
-                                             "unknown8",
-                                             "unknown9",
-                                             "unknown10",
-                                             "unknown11"};
   static constexpr std::string_view fc4[] = {"JointConstantRotations",
                                              "unknown1",
                                              "KeyTimes",
@@ -287,7 +274,13 @@ std::string_view section_name(const Block& block, std::size_t slot) noexcept {
   auto pick = [&](auto& table) -> std::string_view {
     return slot < std::size(table) ? table[slot] : std::string_view("unknown");
   };
-  if (const auto* a = block.ani()) return a->shape == AniShape::fc5 ? pick(fc5) : pick(wd);
+  if (const auto* a = block.ani()) {
+    if (a->shape != AniShape::fc5) return pick(wd);
+    // FC5: the WD order without the KeyTimes slot (format 8.2, a reconciliation); slots 7 on keep
+    // the unknownN names.
+    static constexpr std::string_view fc5_unknown[] = {"unknown7", "unknown8", "unknown9", "unknown10", "unknown11"};
+    return slot < 7 ? wd[slot + 1] : slot < 12 ? fc5_unknown[slot - 7] : std::string_view("unknown");
+  }
   if (block.fc4()) return pick(fc4);
   return pick(legacy);
 }
