@@ -286,6 +286,65 @@ TEST(GltfChannelsCli, TranslationAndRootMotionEditsLand) {
   EXPECT_EQ(after.bones.at(0).translations, before.bones.at(0).translations);
 }
 
+// Translations an 'aNi' block cannot hold (docs/motion.md): a bone without a translation moved
+// away from its rest, and a bone's constant translation (format 10.2) made to move, are refused
+// by name, nothing written; an unedited export of the constants' file still comes back exactly.
+TEST(GltfChannelsCli, TranslationsTheBlockCannotHoldAreRefusedByName) {
+  const auto dir = temp_dir();
+  std::string err;
+  // A bone of a clip without translations given one that moves a unit along x.
+  const auto plain_clip = k_corpus / "wd2" / "long_k40.mab";
+  ASSERT_TRUE(decoded(plain_clip).bones.at(1).translations.empty());
+  const auto added = changed_export(dir, plain_clip, "added", [](tinygltf::Model& m) {
+    mab::test::drop_extras(m);
+    const int root = m.scenes.at(0).nodes.at(0);
+    const int node = m.nodes.at(static_cast<std::size_t>(root)).children.at(0);
+    ASSERT_LT(mab::test::sampler_of(m, 0, node, "translation"), 0);
+    const auto& n = m.nodes.at(static_cast<std::size_t>(node));
+    std::vector<float> rest{0, 0, 0};
+    for (std::size_t i = 0; i < n.translation.size() && i < 3; ++i) rest[i] = static_cast<float>(n.translation[i]);
+    mab::test::SamplerKeys k;
+    k.width = 3;
+    k.t = {0.0f, 0.5f};
+    k.v = {rest[0], rest[1], rest[2], rest[0] + 1.0f, rest[1], rest[2]};
+    mab::test::add_channel(m, 0, node, "translation", k);
+  });
+  const auto out = dir / "refused.mab";
+  auto r = run("import " + added.string() + " --template " + plain_clip.string() + " -o " + out.string(), &err);
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(err.find("stores no translation for this bone"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(out));
+
+  // A constant translation (one key in the export) given a second key a unit away.
+  const auto constants = k_corpus / "wdl" / "translations_flag80_constants40.mab";
+  const auto unedited =
+      changed_export(dir, constants, "constants_plain", [](tinygltf::Model& m) { mab::test::drop_extras(m); });
+  r = run("import " + unedited.string() + " --template " + constants.string() + " -o " + out.string(), &err);
+  ASSERT_EQ(r.status, 0) << err;
+  EXPECT_EQ(load(out), load(constants));
+  fs::remove(out);
+  bool moved = false;
+  const auto moving = changed_export(dir, constants, "constants_moving", [&moved](tinygltf::Model& m) {
+    mab::test::drop_extras(m);
+    auto& a = m.animations.at(0);
+    for (const auto& ch : a.channels) {
+      if (ch.target_path != "translation") continue;
+      auto k = mab::test::read_sampler(m, a, ch.sampler, 3);
+      if (k.t.size() != 1) continue;
+      k.t.push_back(k.t[0] + 0.5f);
+      k.v.insert(k.v.end(), {k.v[0] + 1.0f, k.v[1], k.v[2]});
+      mab::test::write_sampler(m, a, ch.sampler, k);
+      moved = true;
+      break;
+    }
+  });
+  ASSERT_TRUE(moved) << "no constant translation channel in the export";
+  r = run("import " + moving.string() + " --template " + constants.string() + " -o " + out.string(), &err);
+  EXPECT_EQ(r.status, 1) << r.out;
+  EXPECT_NE(err.find("stores one constant translation"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 // Item 1: scale keys are refused by name; --ignore-unmatched drops them.
 TEST(GltfChannelsCli, ScaleKeysAreRefusedByName) {
   const auto dir = temp_dir();
