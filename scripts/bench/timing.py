@@ -22,8 +22,18 @@ class Job:
         self.walls, self.cpus, self.faults = [], [], []
 
 
+def clear_output(cmd):
+    """Removes the file a command writes with -o, untimed: mab refuses to replace a file that
+    holds the document's original clip without --in-place (docs/cli.md, "Outputs"), which the
+    same import's output of the round before is; each run writes a new file, as a user's does."""
+    for i, a in enumerate(cmd[:-1]):
+        if a == "-o" and os.path.isfile(cmd[i + 1]):
+            os.remove(cmd[i + 1])
+
+
 def run_once(cmd):
     """(wall ms, CPU ms, minor faults, exit code) of one run, output discarded."""
+    clear_output(cmd)
     t = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, ru = os.wait4(p.pid, 0)
@@ -34,6 +44,7 @@ def run_once(cmd):
 def prepare(cmds, ok=lambda cmd, status: status == 0):
     """Runs each command once, untimed (inputs, warm caches); exits on a failure."""
     for cmd in cmds:
+        clear_output(cmd)
         if not ok(cmd, subprocess.call(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)):
             sys.exit("%s failed" % " ".join(cmd))
 
