@@ -142,6 +142,9 @@ struct LegacyClip {
   // Array headers as stored, per slot 0..5 (count 0 and absent when the slot is empty).
   std::array<bool, 6> present{};
   std::array<LegacyArrayHeader, 6> headers{};
+  // A section of frames (slots 0, 1, 3, 5) is present: without one the clip has no lastFrame of
+  // its own, so there is nothing a trim can cut (docs/legacy.md, "Trims").
+  bool timed() const noexcept { return present[0] || present[1] || present[3] || present[5]; }
   // Slots 6 and 7 as data where their bytes are consistent. A section that is absent, or
   // present but inconsistent, leaves these empty; `tag_table_note` / `events_note` then say
   // why for a present one. The container keeps the bytes either way.

@@ -426,8 +426,7 @@ Status check_edit(const Container& original, std::size_t block, const LegacyClip
   MAB_TRY(ascending_bones(edited.constant_translations, words, "constant_translations"));
   MAB_TRY(ascending_bones(edited.translations, words, "translations"));
   // A new lastFrame (a trim) rewrites every timed section at that length.
-  if (edited.last_frame != before.last_frame && !before.present[0] && !before.present[1] && !before.present[3] &&
-      !before.present[5])
+  if (edited.last_frame != before.last_frame && !before.timed())
     return make_error(ErrorCode::invalid_argument, no_offset, "last_frame",
                       "the clip has no timed section (slots 0, 1, 3, 5): there is no lastFrame to change");
   const std::uint16_t last = edited.last_frame;
