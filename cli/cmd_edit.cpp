@@ -13,6 +13,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -128,21 +129,6 @@ int fail(const Op& op, const std::string& why, int status = mab::cli::exit_refus
   return status;
 }
 
-// --copy-track FROM.mab BONE.
-int copy_track(const Op& op, mab::Clip& clip, mab::edit::Notes& notes, std::vector<fs::path>& inputs) {
-  auto fb = mab::read_file(op.args[0]);
-  if (!fb) return fail(op, mab::cli::message(fb.error()), mab::cli::exit_status(fb.error()));
-  auto fc = mab::read_container(*fb);
-  if (!fc) return fail(op, mab::cli::message(fc.error()));
-  auto fd = mab::decode_clip(std::move(fc).value());
-  if (!fd) return fail(op, mab::cli::message(fd.error()));
-  auto b = mab::find_bone(fd->clip, op.args[1]);
-  if (!b) return fail(op, "the source clip: " + mab::cli::spelled(b.error().detail));
-  const mab::Status st = mab::edit::copy_track(clip, fd->clip, fd->clip.bones[*b].hash, &notes);
-  inputs.push_back(op.args[0]);
-  return st ? mab::cli::exit_ok : fail(op, mab::cli::message(st.error()));
-}
-
 // --reduce FLOAT, with its lines of the report.
 int reduce(const Op& op, double bound, mab::Clip& clip, mab::edit::Notes& notes) {
   auto r = mab::edit::reduce(clip, bound);
@@ -162,8 +148,8 @@ int reduce(const Op& op, double bound, mab::Clip& clip, mab::edit::Notes& notes)
   return mab::cli::exit_ok;
 }
 
-// An operation's number and quaternion arguments, for apply and apply_legacy: a bad one is
-// reported (exit_usage), and `status` then holds the status to return.
+// An operation's number and quaternion arguments: a bad one is reported (exit_usage), and
+// `status` then holds the status to return.
 struct ArgReader {
   const Op& op;
   int status = mab::cli::exit_ok;
@@ -181,28 +167,99 @@ struct ArgReader {
   }
 };
 
+// The clip the operations edit, of either family (issue 33: one dispatch). A Far Cry 2/3 clip
+// (docs/legacy.md, "Editing with mab edit") is its clip_from_legacy Clip: bones are skeleton ids,
+// its event nodes follow `time`, and --reduce is left to the sparse key writer; an 'aNi' clip's
+// --requantise and error policy go in `eo`.
+struct EditState {
+  mab::Clip clip;
+  bool far_cry = false;
+  mab::EncodeOptions eo;
+  mab::LegacyTimeMap time;       // how the timing operations moved time (event nodes follow)
+  std::optional<double> reduce;  // Far Cry 2/3 --reduce: the encoder re-keys every track within it
+};
+
+// The first block's clip of another file, as the edited clip's family reads it.
+std::optional<mab::Clip> source_clip(const Op& op, bool far_cry, int& status) {
+  auto fb = mab::read_file(op.args[0]);
+  if (!fb) return status = fail(op, mab::cli::message(fb.error()), mab::cli::exit_status(fb.error())), std::nullopt;
+  auto fc = mab::read_container(*fb);
+  if (!fc) return status = fail(op, mab::cli::message(fc.error())), std::nullopt;
+  if (!far_cry) {
+    auto fd = mab::decode_clip(std::move(fc).value());
+    if (!fd) return status = fail(op, mab::cli::message(fd.error())), std::nullopt;
+    return std::move(fd->clip);
+  }
+  if (fc->blocks.empty() || fc->blocks[0].legacy() == nullptr)
+    return status = fail(op,
+                         "the source is not a Far Cry 2/3 clip: bones here are skeleton ids, there CRC-32 "
+                         "hashes of names"),
+           std::nullopt;
+  auto fd = mab::decode_legacy_clip(*fc, 0);
+  if (!fd) return status = fail(op, mab::cli::message(fd.error())), std::nullopt;
+  return mab::clip_from_legacy(*fd);
+}
+
+// --copy-track FROM.mab BONE.
+int copy_track(const Op& op, EditState& s, mab::edit::Notes& notes, std::vector<fs::path>& inputs) {
+  int status = mab::cli::exit_refused;
+  const auto from = source_clip(op, s.far_cry, status);
+  if (!from) return status;
+  auto b = s.far_cry ? mab::find_legacy_bone(*from, op.args[1]) : mab::find_bone(*from, op.args[1]);
+  if (!b) return fail(op, "the source clip: " + mab::cli::spelled(b.error().detail));
+  const mab::Status st = mab::edit::copy_track(s.clip, *from, from->bones[*b].hash, &notes);
+  inputs.push_back(op.args[0]);
+  return st ? mab::cli::exit_ok : fail(op, mab::cli::message(st.error()));
+}
+
+// --rename-bone and --add-bone: a Far Cry 2/3 bone is a skeleton id, an 'aNi' bone a name's hash.
+mab::Status name_bone(const Op& op, EditState& s, ArgReader& args, std::size_t bone) {
+  auto id = [&](std::size_t i) -> std::optional<std::uint32_t> {
+    auto r = mab::parse_legacy_bone(op.args.at(i));
+    if (!r) args.status = fail(op, mab::cli::spelled(r.error().detail), mab::cli::exit_usage);
+    return r ? std::optional<std::uint32_t>(*r) : std::nullopt;
+  };
+  if (op.name == "--rename-bone") {
+    if (!s.far_cry) return mab::edit::rename_bone(s.clip, bone, op.args[1]);
+    const auto to = id(1);
+    return to ? mab::rename_skeleton_bone(s.clip, s.clip.bones[bone].hash, *to) : mab::Status{};
+  }
+  const auto to = s.far_cry ? id(0) : std::optional<std::uint32_t>(0);
+  const auto q = to ? args.quat(1) : std::nullopt;
+  if (!q) return {};
+  return s.far_cry ? mab::add_skeleton_bone(s.clip, *to, *q) : mab::edit::add_bone(s.clip, op.args[0], *q);
+}
+
 // One operation on the clip: exit_ok, or the status after saying why it failed.
-int apply(const Op& op, mab::Clip& clip, mab::EncodeOptions& eo, mab::edit::Notes& notes,
-          std::vector<fs::path>& inputs) {
+int apply(const Op& op, EditState& s, mab::edit::Notes& notes, std::vector<fs::path>& inputs) {
+  // What a Far Cry 2/3 clip cannot carry, refused by name before anything is done.
+  if (const auto why = s.far_cry ? mab::legacy_edit_refusal(std::string_view(op.name).substr(2)) : std::nullopt)
+    return fail(op, mab::cli::spelled(*why));
+  mab::Clip& clip = s.clip;
   ArgReader args{op};
   auto need_bone = [&](std::size_t i) -> std::optional<std::size_t> {
-    auto b = mab::find_bone(clip, op.args.at(i));
+    auto b = s.far_cry ? mab::find_legacy_bone(clip, op.args.at(i)) : mab::find_bone(clip, op.args.at(i));
     if (!b) {
       args.status = fail(op, mab::cli::spelled(b.error().detail));
       return std::nullopt;
     }
     return *b;
   };
+  // How a timing operation moves time (new = old * scale + offset), read before it runs.
+  std::optional<mab::LegacyTimeMap> moved;
   mab::Status st;
   if (op.name == "--speed") {
     const auto f = args.number(0);
     if (!f) return args.status;
+    moved = mab::legacy_speed_map(*f);
     st = mab::edit::speed(clip, *f, &notes);
   } else if (op.name == "--trim") {
     const auto a = args.number(0), b = args.number(1);
     if (!a || !b) return args.status;
+    moved = mab::legacy_trim_map(clip, *a);
     st = mab::edit::trim(clip, *a, *b, &notes);
   } else if (op.name == "--reverse") {
+    moved = mab::legacy_reverse_map(clip);
     st = mab::edit::reverse(clip);
   } else if (op.name == "--loop-fix") {
     st = mab::edit::loop_fix(clip);
@@ -210,22 +267,21 @@ int apply(const Op& op, mab::Clip& clip, mab::EncodeOptions& eo, mab::edit::Note
     const auto f = args.number(0);
     if (!f) return args.status;
     st = mab::edit::resample(clip, *f, &notes);
-  } else if (op.name == "--rotate-bone" || op.name == "--set-constant") {
+  } else if (op.name == "--rotate-bone" || op.name == "--set-constant" || op.name == "--remove-bone") {
     const auto b = need_bone(0);
     if (!b) return args.status;
-    const auto q = args.quat(1);
-    if (!q) return args.status;
-    st = op.name == "--rotate-bone" ? mab::edit::rotate_bone(clip, *b, *q) : mab::edit::set_constant(clip, *b, *q);
+    std::optional<mab::Quat> q;
+    if (op.name != "--remove-bone" && !(q = args.quat(1))) return args.status;
+    st = op.name == "--rotate-bone"    ? mab::edit::rotate_bone(clip, *b, *q)
+         : op.name == "--set-constant" ? mab::edit::set_constant(clip, *b, *q)
+                                       : mab::edit::remove_bone(clip, *b);
   } else if (op.name == "--copy-track") {
-    return copy_track(op, clip, notes, inputs);
-  } else if (op.name == "--remove-bone") {
-    const auto b = need_bone(0);
+    return copy_track(op, s, notes, inputs);
+  } else if (op.name == "--rename-bone" || op.name == "--add-bone") {
+    const auto b = op.name == "--rename-bone" ? need_bone(0) : std::optional<std::size_t>(0);
     if (!b) return args.status;
-    st = mab::edit::remove_bone(clip, *b);
-  } else if (op.name == "--add-bone") {
-    const auto q = args.quat(1);
-    if (!q) return args.status;
-    st = mab::edit::add_bone(clip, op.args[0], *q);
+    st = name_bone(op, s, args, *b);
+    if (args.status != mab::cli::exit_ok) return args.status;
   } else if (op.name == "--bits") {
     const auto b = need_bone(0);
     if (!b) return args.status;
@@ -234,18 +290,18 @@ int apply(const Op& op, mab::Clip& clip, mab::EncodeOptions& eo, mab::edit::Note
     if (*n != std::floor(*n) || *n < 1 || *n > 16)
       return fail(op, "a bit depth is a whole number 1..16", mab::cli::exit_usage);
     st = mab::edit::set_bits(clip, *b, static_cast<unsigned>(*n));
-  } else if (op.name == "--rename-bone") {
-    const auto b = need_bone(0);
-    if (!b) return args.status;
-    st = mab::edit::rename_bone(clip, *b, op.args[1]);
   } else if (op.name == "--requantise") {
-    eo.requantise_all = true;
+    s.eo.requantise_all = true;
   } else if (op.name == "--reduce") {
-    const auto e = args.number(0);
-    if (!e) return args.status;
-    return reduce(op, *e, clip, notes);
+    const auto d = args.number(0);
+    if (!d) return args.status;
+    if (!s.far_cry) return reduce(op, *d, clip, notes);
+    if (!(*d > 0)) return fail(op, "the tolerance must be a number of degrees > 0", mab::cli::exit_usage);
+    s.reduce = *d;
   }
-  return st ? mab::cli::exit_ok : fail(op, mab::cli::message(st.error()));
+  if (!st) return fail(op, mab::cli::message(st.error()));
+  if (moved) s.time = s.time.then(*moved);
+  return mab::cli::exit_ok;
 }
 
 // The written file read back: structural errors are warned about (see `mab info`).
@@ -257,95 +313,8 @@ void warn_structural(const std::vector<std::uint8_t>& bytes) {
   }
 }
 
-// Far Cry 2/3 (docs/legacy.md, "Editing with mab edit"): the clip as the editable Clip
-// (legacy_bridge.hpp), the same operations, then encode_legacy_clip.
-struct LegacyEdit {
-  mab::LegacyClip original;
-  mab::Clip clip;
-  mab::LegacyTimeMap time;       // how the timing operations moved time (event nodes follow)
-  std::optional<double> reduce;  // --reduce: the encoder re-keys every track within it
-};
-
-// --copy-track FROM.mab BONE from another Far Cry 2/3 clip (bone ids of one skeleton).
-int legacy_copy_track(const Op& op, LegacyEdit& e, mab::edit::Notes& notes, std::vector<fs::path>& inputs) {
-  auto fb = mab::read_file(op.args[0]);
-  if (!fb) return fail(op, mab::cli::message(fb.error()), mab::cli::exit_status(fb.error()));
-  auto fc = mab::read_container(*fb);
-  if (!fc) return fail(op, mab::cli::message(fc.error()));
-  if (fc->blocks.empty() || fc->blocks[0].legacy() == nullptr)
-    return fail(op, "the source is not a Far Cry 2/3 clip: bones here are skeleton ids, there CRC-32 hashes of names");
-  auto fd = mab::decode_legacy_clip(*fc, 0);
-  if (!fd) return fail(op, mab::cli::message(fd.error()));
-  const mab::Clip from = mab::clip_from_legacy(*fd);
-  auto b = mab::find_legacy_bone(from, op.args[1]);
-  if (!b) return fail(op, "the source clip: " + mab::cli::spelled(b.error().detail));
-  const mab::Status st = mab::edit::copy_track(e.clip, from, from.bones[*b].hash, &notes);
-  inputs.push_back(op.args[0]);
-  return st ? mab::cli::exit_ok : fail(op, mab::cli::message(st.error()));
-}
-
-// One operation on a Far Cry 2/3 clip: the aNi operation on the bridged Clip, bones by id.
-int apply_legacy(const Op& op, LegacyEdit& e, mab::edit::Notes& notes, std::vector<fs::path>& inputs) {
-  // What this format cannot carry, refused by name before anything is done.
-  if (const auto why = mab::legacy_edit_refusal(std::string_view(op.name).substr(2)))
-    return fail(op, mab::cli::spelled(*why));
-  mab::Clip& clip = e.clip;
-  ArgReader args{op};
-  auto need_id = [&](std::size_t i) -> std::optional<std::uint32_t> {
-    auto id = mab::parse_legacy_bone(op.args.at(i));
-    if (!id) args.status = fail(op, mab::cli::spelled(id.error().detail), mab::cli::exit_usage);
-    return id ? std::optional<std::uint32_t>(*id) : std::nullopt;
-  };
-  mab::Status st;
-  if (op.name == "--speed") {
-    const auto f = args.number(0);
-    if (!f) return args.status;
-    st = mab::edit::speed(clip, *f, &notes);
-    if (st) e.time = e.time.then(mab::legacy_speed_map(*f));
-  } else if (op.name == "--trim") {
-    const auto a = args.number(0), b = args.number(1);
-    if (!a || !b) return args.status;
-    const mab::LegacyTimeMap moved = mab::legacy_trim_map(clip, *a);
-    st = mab::edit::trim(clip, *a, *b, &notes);
-    if (st) e.time = e.time.then(moved);
-  } else if (op.name == "--reverse") {
-    const mab::LegacyTimeMap moved = mab::legacy_reverse_map(clip);
-    st = mab::edit::reverse(clip);
-    if (st) e.time = e.time.then(moved);
-  } else if (op.name == "--loop-fix") {
-    st = mab::edit::loop_fix(clip);
-  } else if (op.name == "--rotate-bone" || op.name == "--set-constant" || op.name == "--remove-bone") {
-    auto b = mab::find_legacy_bone(clip, op.args.at(0));
-    if (!b) return fail(op, mab::cli::spelled(b.error().detail));
-    std::optional<mab::Quat> q;
-    if (op.name != "--remove-bone" && !(q = args.quat(1))) return args.status;
-    st = op.name == "--rotate-bone"    ? mab::edit::rotate_bone(clip, *b, *q)
-         : op.name == "--set-constant" ? mab::edit::set_constant(clip, *b, *q)
-                                       : mab::edit::remove_bone(clip, *b);
-  } else if (op.name == "--copy-track") {
-    return legacy_copy_track(op, e, notes, inputs);
-  } else if (op.name == "--rename-bone") {
-    auto b = mab::find_legacy_bone(clip, op.args.at(0));
-    if (!b) return fail(op, mab::cli::spelled(b.error().detail));
-    const auto to = need_id(1);
-    if (!to) return args.status;
-    st = mab::rename_skeleton_bone(clip, clip.bones[*b].hash, *to);
-  } else if (op.name == "--add-bone") {
-    const auto id = need_id(0);
-    if (!id) return args.status;
-    const auto q = args.quat(1);
-    if (!q) return args.status;
-    st = mab::add_skeleton_bone(clip, *id, *q);
-  } else if (op.name == "--reduce") {
-    const auto d = args.number(0);
-    if (!d) return args.status;
-    if (!(*d > 0)) return fail(op, "the tolerance must be a number of degrees > 0", mab::cli::exit_usage);
-    e.reduce = *d;
-  }
-  return st ? mab::cli::exit_ok : fail(op, mab::cli::message(st.error()));
-}
-
-void print_bridge_report(const mab::LegacyBridgeReport& br, const LegacyEdit& e, const mab::LegacyEncodeReport& rep) {
+void print_bridge_report(const mab::LegacyBridgeReport& br, std::optional<double> reduce,
+                         const mab::LegacyEncodeReport& rep) {
   std::printf("  keyed tracks      %zu unchanged (stored keys kept), %zu edited (sparse key writer)\n", br.tracks_kept,
               br.tracks_edited);
   if (br.resampled_to_frames)
@@ -356,44 +325,48 @@ void print_bridge_report(const mab::LegacyBridgeReport& br, const LegacyEdit& e,
         "  events            %zu node time(s) moved with the clip's time; %zu outside the new duration (kept: a "
         "node cannot be removed)\n",
         br.events_moved, br.events_outside);
-  if (e.reduce)
+  if (reduce)
     std::printf("  --reduce %g        every keyed track re-keyed: %zu stored keys -> %zu, within %.6f degrees\n",
-                *e.reduce, rep.keys_before, rep.keys_after, rep.max_error_deg);
+                *reduce, rep.keys_before, rep.keys_after, rep.max_error_deg);
 }
 
-int run_legacy(const Options& o, mab::Container container, std::size_t block) {
-  auto d = mab::decode_legacy_clip(container, block);
-  if (!d) {
-    std::fprintf(stderr, "mab: edit: %s: %s\n", o.file.c_str(), mab::cli::message(d.error()).c_str());
-    return mab::cli::exit_refused;
-  }
-  LegacyEdit e{*d, mab::clip_from_legacy(*d), {}, std::nullopt};
-  mab::edit::Notes notes;
-  std::vector<fs::path> inputs{o.file};
-  for (const Op& op : o.plan)
-    if (const int st = apply_legacy(op, e, notes, inputs); st != mab::cli::exit_ok) return st;
-  mab::LegacyBridgeReport br;
-  auto lc = mab::legacy_from_clip(e.original, e.clip, e.time, &br);
+// The edited clip written: the file's bytes, and how to print its family's report once written.
+struct Written {
+  std::vector<std::uint8_t> bytes;
+  std::function<void()> report;
+};
+
+mab::Result<Written> encode_ani(const mab::DecodedClip& original, const EditState& s) {
+  auto rep = std::make_shared<mab::EncodeReport>();
+  MAB_ASSIGN(auto bytes, mab::encode_clip(original, s.clip, s.eo, rep.get()));
+  return Written{std::move(bytes),
+                 [rep] { mab::cli::print_encode_report(*rep, "(re-quantised keys against the edited rotations)"); }};
+}
+
+// legacy_from_clip, then encode_legacy_clip under the one error policy (decision 21).
+mab::Result<Written> encode_far_cry(const mab::Container& c, std::size_t block, const mab::LegacyClip& original,
+                                    const EditState& s, const Options& o) {
+  auto br = std::make_shared<mab::LegacyBridgeReport>();
+  MAB_ASSIGN(const mab::LegacyClip lc, mab::legacy_from_clip(original, s.clip, s.time, br.get()));
   mab::LegacyEncodeOptions eo = mab::legacy_edit_policy(o.max_error.value_or(mab::default_max_error_deg));
-  eo.reduce_deg = e.reduce;
-  mab::LegacyEncodeReport rep;
-  auto out = lc ? mab::encode_legacy_clip(container, block, *lc, eo, &rep) : mab::Result<mab::Container>(lc.error());
-  auto bytes = out ? mab::write_container(*out) : mab::Result<std::vector<std::uint8_t>>(out.error());
-  if (!bytes) {
-    const std::string why = mab::cli::message(bytes.error());
-    std::fprintf(stderr, "mab: edit: %s: %s%s\n", o.file.c_str(), why.c_str(),
-                 why.find("nothing written") == std::string::npos ? "; nothing written" : "");
-    return mab::cli::exit_refused;
-  }
-  int status = mab::cli::exit_usage;
-  const auto origin = mab::cli::mab_origin(o.file, *bytes);
-  if (!mab::cli::write_output("edit", status, inputs, o.output, o.in_place, *bytes)) return status;
-  mab::cli::print_mab_written(o.output, *bytes, origin);
-  for (const auto& n : notes) std::printf("  %s\n", mab::cli::spelled(n).c_str());
-  print_bridge_report(br, e, rep);
-  mab::cli::print_legacy_encode_report(rep, eo.reduce_deg.value_or(eo.max_error_deg), "edit");
-  warn_structural(*bytes);
-  return mab::cli::exit_ok;
+  eo.reduce_deg = s.reduce;
+  auto rep = std::make_shared<mab::LegacyEncodeReport>();
+  MAB_ASSIGN(const mab::Container out, mab::encode_legacy_clip(c, block, lc, eo, rep.get()));
+  MAB_ASSIGN(auto bytes, mab::write_container(out));
+  const double bound = eo.reduce_deg.value_or(eo.max_error_deg);
+  return Written{std::move(bytes), [br, rep, reduce = s.reduce, bound] {
+                   print_bridge_report(*br, reduce, *rep);
+                   mab::cli::print_legacy_encode_report(*rep, bound, "edit");
+                 }};
+}
+
+// A clip that does not decode, or an edit the encoder refuses (an error policy's refusal says
+// "nothing written" already, in mab import's words).
+int refused(const Options& o, const mab::Error& e, bool encoding) {
+  const std::string why = mab::cli::message(e);
+  const bool say = encoding && why.find("nothing written") == std::string::npos;
+  std::fprintf(stderr, "mab: edit: %s: %s%s\n", o.file.c_str(), why.c_str(), say ? "; nothing written" : "");
+  return mab::cli::exit_refused;
 }
 
 int run(const Options& o) {
@@ -408,34 +381,35 @@ int run(const Options& o) {
   auto c = mab::cli::load_container("edit", status, o.file);
   if (!c) return status;
   const std::size_t block = o.block.value_or(0);
-  if (block < c->blocks.size() && c->blocks[block].legacy() != nullptr) return run_legacy(o, std::move(*c), block);
-  auto d = mab::decode_clip(std::move(c).value(), block);
-  if (!d) {
-    std::fprintf(stderr, "mab: edit: %s: %s\n", o.file.c_str(), mab::cli::message(d.error()).c_str());
-    return mab::cli::exit_refused;
+  EditState s;
+  s.far_cry = block < c->blocks.size() && c->blocks[block].legacy() != nullptr;
+  std::optional<mab::LegacyClip> far_cry;
+  std::optional<mab::DecodedClip> ani;
+  if (s.far_cry) {
+    auto d = mab::decode_legacy_clip(*c, block);
+    if (!d) return refused(o, d.error(), false);
+    far_cry = std::move(*d);
+    s.clip = mab::clip_from_legacy(*far_cry);
+  } else {
+    auto d = mab::decode_clip(std::move(c).value(), block);
+    if (!d) return refused(o, d.error(), false);
+    ani = std::move(*d);
+    s.clip = ani->clip;
+    // The error policy mab import shares (decision 21).
+    s.eo = mab::edit_policy(o.max_error.value_or(mab::default_max_error_deg), o.max_translation_error);
   }
-  mab::Clip clip = d->clip;
-  // The error policy mab import shares (decision 21).
-  mab::EncodeOptions eo = mab::edit_policy(o.max_error.value_or(mab::default_max_error_deg), o.max_translation_error);
   mab::edit::Notes notes;
   std::vector<fs::path> inputs{o.file};
   for (const Op& op : o.plan)
-    if (const int st = apply(op, clip, eo, notes, inputs); st != mab::cli::exit_ok) return st;
-  mab::EncodeReport rep;
-  auto out = mab::encode_clip(*d, clip, eo, &rep);
-  if (!out) {
-    // The error policy's refusal (edit_policy) says it already, in mab import's words.
-    const std::string why = mab::cli::message(out.error());
-    std::fprintf(stderr, "mab: edit: %s: %s%s\n", o.file.c_str(), why.c_str(),
-                 why.find("nothing written") == std::string::npos ? "; nothing written" : "");
-    return mab::cli::exit_refused;
-  }
-  const auto origin = mab::cli::mab_origin(o.file, *out);
-  if (!mab::cli::write_output("edit", status, inputs, o.output, o.in_place, *out)) return status;
-  mab::cli::print_mab_written(o.output, *out, origin);
+    if (const int st = apply(op, s, notes, inputs); st != mab::cli::exit_ok) return st;
+  auto w = far_cry ? encode_far_cry(*c, block, *far_cry, s, o) : encode_ani(*ani, s);
+  if (!w) return refused(o, w.error(), true);
+  const auto origin = mab::cli::mab_origin(o.file, w->bytes);
+  if (!mab::cli::write_output("edit", status, inputs, o.output, o.in_place, w->bytes)) return status;
+  mab::cli::print_mab_written(o.output, w->bytes, origin);
   for (const auto& n : notes) std::printf("  %s\n", mab::cli::spelled(n).c_str());
-  mab::cli::print_encode_report(rep, "(re-quantised keys against the edited rotations)");
-  warn_structural(*out);
+  w->report();
+  warn_structural(w->bytes);
   return mab::cli::exit_ok;
 }
 
