@@ -165,6 +165,12 @@ struct ArgReader {
                     mab::cli::exit_usage);
     return q;
   }
+  // A Far Cry 2/3 bone to name: a skeleton id (bone_12 or 12), as the format holds no names.
+  std::optional<std::uint32_t> skeleton_id(std::size_t i) {
+    auto id = mab::parse_legacy_bone(op.args.at(i));
+    if (!id) status = fail(op, mab::cli::spelled(id.error().detail), mab::cli::exit_usage);
+    return id ? std::optional<std::uint32_t>(*id) : std::nullopt;
+  }
 };
 
 // The clip the operations edit, of either family (issue 33: one dispatch). A Far Cry 2/3 clip
@@ -210,24 +216,6 @@ int copy_track(const Op& op, EditState& s, mab::edit::Notes& notes, std::vector<
   const mab::Status st = mab::edit::copy_track(s.clip, *from, from->bones[*b].hash, &notes);
   inputs.push_back(op.args[0]);
   return st ? mab::cli::exit_ok : fail(op, mab::cli::message(st.error()));
-}
-
-// --rename-bone and --add-bone: a Far Cry 2/3 bone is a skeleton id, an 'aNi' bone a name's hash.
-mab::Status name_bone(const Op& op, EditState& s, ArgReader& args, std::size_t bone) {
-  auto id = [&](std::size_t i) -> std::optional<std::uint32_t> {
-    auto r = mab::parse_legacy_bone(op.args.at(i));
-    if (!r) args.status = fail(op, mab::cli::spelled(r.error().detail), mab::cli::exit_usage);
-    return r ? std::optional<std::uint32_t>(*r) : std::nullopt;
-  };
-  if (op.name == "--rename-bone") {
-    if (!s.far_cry) return mab::edit::rename_bone(s.clip, bone, op.args[1]);
-    const auto to = id(1);
-    return to ? mab::rename_skeleton_bone(s.clip, s.clip.bones[bone].hash, *to) : mab::Status{};
-  }
-  const auto to = s.far_cry ? id(0) : std::optional<std::uint32_t>(0);
-  const auto q = to ? args.quat(1) : std::nullopt;
-  if (!q) return {};
-  return s.far_cry ? mab::add_skeleton_bone(s.clip, *to, *q) : mab::edit::add_bone(s.clip, op.args[0], *q);
 }
 
 // One operation on the clip: exit_ok, or the status after saying why it failed.
@@ -277,11 +265,22 @@ int apply(const Op& op, EditState& s, mab::edit::Notes& notes, std::vector<fs::p
                                        : mab::edit::remove_bone(clip, *b);
   } else if (op.name == "--copy-track") {
     return copy_track(op, s, notes, inputs);
-  } else if (op.name == "--rename-bone" || op.name == "--add-bone") {
-    const auto b = op.name == "--rename-bone" ? need_bone(0) : std::optional<std::size_t>(0);
+  } else if (op.name == "--rename-bone") {
+    const auto b = need_bone(0);
     if (!b) return args.status;
-    st = name_bone(op, s, args, *b);
-    if (args.status != mab::cli::exit_ok) return args.status;
+    if (!s.far_cry) {
+      st = mab::edit::rename_bone(clip, *b, op.args[1]);
+    } else {
+      const auto to = args.skeleton_id(1);
+      if (!to) return args.status;
+      st = mab::rename_skeleton_bone(clip, clip.bones[*b].hash, *to);
+    }
+  } else if (op.name == "--add-bone") {
+    const auto id = s.far_cry ? args.skeleton_id(0) : std::optional<std::uint32_t>(0);
+    if (!id) return args.status;
+    const auto q = args.quat(1);
+    if (!q) return args.status;
+    st = s.far_cry ? mab::add_skeleton_bone(clip, *id, *q) : mab::edit::add_bone(clip, op.args[0], *q);
   } else if (op.name == "--bits") {
     const auto b = need_bone(0);
     if (!b) return args.status;
