@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -139,10 +138,9 @@ Result<ParsedLegacy> read_legacy_clip(const Val& j, const Path& path) {
   if (!rate.is_null()) {
     MAB_ASSIGN(out.frame_rate, read_float(rate, at(path, "frame_rate")));
   }
-  if (maybe(j, "trajectory_translation")) {
-    MAB_ASSIGN(const Val t, need(j, path, "trajectory_translation"));
-    MAB_TRY(check_array(t, at(path, "trajectory_translation"), legacy_max_frames));
-    MAB_ASSIGN(c.trajectory_translation, read_vec3s(t, at(path, "trajectory_translation"), out.nulls, 2, 0));
+  if (const auto t = maybe(j, "trajectory_translation")) {
+    MAB_TRY(check_array(*t, at(path, "trajectory_translation"), legacy_max_frames));
+    MAB_ASSIGN(c.trajectory_translation, read_vec3s(*t, at(path, "trajectory_translation"), out.nulls, 2, 0));
   }
   if (maybe(j, "trajectory_rotation")) {
     MAB_TRY(read_list(j, path, "trajectory_rotation", legacy_max_frames, c.trajectory_rotation,
@@ -313,9 +311,10 @@ Result<Clip> clip_from_legacy_member(const ParsedLegacy& parsed, const LegacyCli
     return make_error(ErrorCode::invalid_argument, no_offset, "last_frame",
                       "a document cannot change last_frame (a trim); a trim is an edit of its own ({opt:trim})");
   MAB_TRY(check_legacy_identity(parsed, original));
+  // A rate given is finite (read_float refuses the rest; a NaN rate is exported as null), so its
+  // bits decide.
   if (parsed.frame_rate &&
-      std::bit_cast<std::uint32_t>(*parsed.frame_rate) != std::bit_cast<std::uint32_t>(original.frame_rate) &&
-      !(std::isnan(*parsed.frame_rate) && std::isnan(original.frame_rate)))
+      std::bit_cast<std::uint32_t>(*parsed.frame_rate) != std::bit_cast<std::uint32_t>(original.frame_rate))
     return perr(parsed.path + "/frame_rate", "the rate is stored in each array header; changing it is not supported");
   LegacyClip c = parsed.clip;
   c.frame_rate = original.frame_rate;
