@@ -149,6 +149,53 @@ TEST(GltfMotionImport, ARootMotionKeyBetweenTheKeyTimesIsRefused) {
       << r.error().message();
 }
 
+// The same key between two key times with every key time left as it was: the track changes
+// nowhere the block keys it, but the file still moves the root there, so the import is refused
+// as above rather than written as the template (an edit dropped with exit 0).
+TEST(GltfMotionImport, ARootMotionKeyBetweenUnchangedKeyTimesIsRefused) {
+  const auto c = load_container(k_root);
+  auto m = exported(c);
+  auto tr = keys_of(m, "trajectory", "translation");
+  ASSERT_EQ(tr.t.size(), 9u);
+  auto between = mab::test::lerp_at(tr, 10.0 / 120.0);
+  between[2] += 1.0f;
+  tr.t.insert(tr.t.begin() + 3, 10.0f / 120.0f);
+  tr.v.insert(tr.v.begin() + 9, between.begin(), between.end());
+  set_keys(m, "trajectory", "translation", tr);
+  auto r = import(m, c);
+  ASSERT_FALSE(r.ok()) << "the key at tick 10 was dropped";
+  EXPECT_EQ(r.error().code, mab::ErrorCode::not_decodable) << r.error().message();
+  EXPECT_EQ(r.error().field, "animation");
+  EXPECT_NE(r.error().detail.find("root motion translation has a key at 0.083 s"), std::string::npos)
+      << r.error().message();
+}
+
+// A bone's translation track edited only between two key times: refused the same way.
+TEST(GltfMotionImport, ABoneTranslationKeyBetweenUnchangedKeyTimesIsRefused) {
+  const auto c = load_container(mab::test::corpus_dir() / "wd1" / "translations_flag40.mab");
+  const auto before = clip_of(c);
+  std::size_t bone = before.bones.size();
+  for (std::size_t b = 0; b < before.bones.size() && bone == before.bones.size(); ++b)
+    if (!before.bones[b].translations.empty()) bone = b;
+  ASSERT_LT(bone, before.bones.size());
+  ASSERT_GE(before.key_times.size(), 3u);
+  auto m = exported(c);
+  const std::string node = bone_node(before.bones[bone].hash);
+  auto k = keys_of(m, node, "translation");
+  ASSERT_EQ(k.t.size(), before.key_times.size());
+  // Halfway between the first two key times, one unit off the line between them.
+  const double mid = (before.key_times[0] + before.key_times[1]) / 2.0 / before.key_rate;
+  auto between = mab::test::lerp_at(k, mid);
+  between[0] += 1.0f;
+  k.t.insert(k.t.begin() + 1, static_cast<float>(mid));
+  k.v.insert(k.v.begin() + 3, between.begin(), between.end());
+  set_keys(m, node, "translation", k);
+  auto r = import(m, c);
+  ASSERT_FALSE(r.ok()) << "the key between the first two key times was dropped";
+  EXPECT_EQ(r.error().field, "animation");
+  EXPECT_NE(r.error().detail.find("translation has a key at"), std::string::npos) << r.error().message();
+}
+
 // A constant translation (format 10.2: one value for the clip) moved as a whole is still one
 // value: it lands, as the f32 the file gives (constant translations are written bit for bit,
 // docs/motion.md).

@@ -27,8 +27,6 @@ void set_template(NodeTrack& t, const std::vector<double>& block_s, const std::v
   t.block_tmpl = t.tmpl.v;
 }
 
-bool changed(const NodeTrack& t) { return !t.verdict.untouched && any_changed(t.verdict); }
-
 const gltf::Curve& curve_of(const Channels& channels, const NodeTrack& t) {
   return (t.rotation() ? channels.rotation : channels.translation).at(t.node);
 }
@@ -100,10 +98,11 @@ Status apply_motion(const Context& ctx, const Channels& channels, std::vector<No
   const bool same_timeline = edited.key_times == orig.key_times;
   for (auto& t : tracks) {
     rep.translations_matched += t.rotation() ? 0 : t.verdict.matched;
-    if (!changed(t)) continue;
-    rep.translations_changed += t.rotation() ? 0 : t.verdict.values.size() - t.verdict.matched;
+    if (t.verdict.untouched) continue;
     const auto at_block = keep_template_components(t, tol);
     const auto values = same_timeline ? at_block : on_timeline(curve_of(channels, t), t, at_block, orig, edited, snap);
+    // Judged before asking whether a key time changed: a key between the key times, its
+    // neighbours left as they were, is an edit too, and skipping the track would drop it.
     if (const double s = uncarried(ctx, t, values, edited); s >= 0) {
       return make_error(ErrorCode::not_decodable, no_offset, "animation",
                         t.label + " has a key at " + time_text(s, gltf::whole_frame_rate(orig.key_times, rate)) +
@@ -111,6 +110,8 @@ Status apply_motion(const Context& ctx, const Channels& channels, std::vector<No
                             "key lands on a key time of the clip only. Key it on the clip's frames (set the scene "
                             "frame rate mab export printed before importing into Blender)");
     }
+    if (!any_changed(t.verdict)) continue;
+    rep.translations_changed += t.rotation() ? 0 : t.verdict.values.size() - t.verdict.matched;
     if (t.target == Target::constant_translation) {
       const auto metric = gltf::Metric::translation(tol);
       if (!std::all_of(values.begin(), values.end(),
