@@ -66,11 +66,24 @@ def main():
 
     root = os.path.realpath(a.root) + '/'
     files = {}
+    # A file compiled under two path spellings (some objects from a ccache with CCACHE_BASEDIR,
+    # others without) is two entries, each counting only its own objects' code: no summary is
+    # the whole file, so the figures cannot be trusted. Said, and the guard fails.
+    spellings = {}
     for data in json.load(open(a.json))['data']:
         for f in data['files']:
             name = os.path.realpath(f['filename'])
             if name.startswith(root):
-                files[name[len(root):]] = f['summary']
+                rel = name[len(root):]
+                spellings.setdefault(rel, []).append(f['summary'])
+                if rel not in files or f['summary']['lines']['count'] > files[rel]['lines']['count']:
+                    files[rel] = f['summary']
+    split = sorted(n for n, v in spellings.items() if len(v) > 1)
+    for n in split:
+        print('coverage: %s is compiled under %d path spellings (%s lines counted apart): the build mixed '
+              'objects compiled with and without CCACHE_BASEDIR; the larger is shown. Rebuild the coverage '
+              'tree from scratch, or with one CCACHE_BASEDIR, for figures of the whole file'
+              % (n, len(spellings[n]), ' + '.join(str(s['lines']['count']) for s in spellings[n])), file=sys.stderr)
 
     doc_path = os.path.join(a.root, a.doc)
     doc_text = open(doc_path).read() if os.path.exists(doc_path) else ''
@@ -112,6 +125,10 @@ def main():
     if unmeasured:
         print('coverage: FAIL: %d lib/src source(s) have no coverage data (the profile does not match '
               'the tree): %s' % (len(unmeasured), ' '.join(unmeasured[:10]) + (' ...' if len(unmeasured) > 10 else '')))
+        status = 1
+    if split and a.check:
+        print('coverage: FAIL: %d file(s) measured in parts (path spellings above): the totals are not the '
+              "tree's" % len(split))
         status = 1
     if below:
         print('coverage: %d lib/src file(s) under %.0f%% lines or %.0f%% branches and not named in '
