@@ -160,6 +160,17 @@ py::tuple edit_legacy(const py::dict& state, const std::string& op, const py::tu
     if (args.size() < 2) raise(mab::ErrorCode::invalid_argument, "quat", "add_bone needs a bone and a rotation");
     take(mab::add_skeleton_bone(c, id, quat_arg(args[1])));
     result = py::cast(std::vector<std::string>{});
+  } else if ((op == "rotate_bone" || op == "set_constant" || op == "remove_bone") && args.size() > 0 &&
+             py::isinstance<py::str>(args[0])) {
+    // By skeleton id: the whole bone, its keyed track and its constant both (legacy_bridge.hpp);
+    // an index names one of the two.
+    const std::uint32_t id = take(mab::parse_legacy_bone(args[0].cast<std::string>()));
+    if (op != "remove_bone" && args.size() < 2)
+      raise(mab::ErrorCode::invalid_argument, "quat", op + " needs a rotation");
+    take(op == "rotate_bone"    ? mab::rotate_skeleton_bone(c, id, quat_arg(args[1]))
+         : op == "set_constant" ? mab::set_skeleton_constant(c, id, quat_arg(args[1]))
+                                : mab::remove_skeleton_bone(c, id));
+    result = py::cast(std::vector<std::string>{});
   } else {
     result = apply_edit(c, op, args, legacy_bone_arg);
   }

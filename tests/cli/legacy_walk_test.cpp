@@ -1,0 +1,105 @@
+// Far Cry 2/3 clips through `mab edit` and a glTF import as a modder walks them, where the walk
+// found an edit that did not land or a refusal that did not say why (docs/edit.md, "Far Cry 2/3
+// clips"; docs/gltf.md, "Far Cry 2 and 3").
+#include <mab/legacy.hpp>
+
+#include "support/cli_run.hpp"
+#include "support/corpus.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <optional>
+#include <set>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+mab::LegacyClip decode(const fs::path& p) {
+  auto d = mab::decode_legacy_clip(mab::test::load_container(p), 0);
+  EXPECT_TRUE(d.ok()) << p;
+  return d ? std::move(d).value() : mab::LegacyClip{};
+}
+
+std::optional<std::uint32_t> keyed_and_constant(const mab::LegacyClip& c) {
+  std::set<std::uint32_t> keyed;
+  for (const auto& t : c.rotations) keyed.insert(t.bone);
+  for (const auto& k : c.constant_rotations)
+    if (keyed.count(k.bone) != 0) return k.bone;
+  return std::nullopt;
+}
+
+const mab::LegacyRotationTrack* track(const mab::LegacyClip& c, std::uint32_t bone) {
+  for (const auto& t : c.rotations)
+    if (t.bone == bone) return &t;
+  return nullptr;
+}
+
+const mab::LegacyConstantRotation* constant(const mab::LegacyClip& c, std::uint32_t bone) {
+  for (const auto& k : c.constant_rotations)
+    if (k.bone == bone) return &k;
+  return nullptr;
+}
+
+mab::Quat turn(double ax, double ay, double az, double deg) {
+  const double h = deg * 3.14159265358979323846 / 360.0;
+  return {static_cast<float>(ax * std::sin(h)), static_cast<float>(ay * std::sin(h)),
+          static_cast<float>(az * std::sin(h)), static_cast<float>(std::cos(h))};
+}
+
+// By skeleton id on a bone both keyed and constant (slots 3 and 2; docs/legacy.md: "two bones of
+// its id" in the editable Clip). docs/edit.md: --rotate-bone turns "every rotation of BONE
+// (constant or keys)", --remove-bone drops the bone, --set-constant makes BONE hold QUAT "for the
+// whole clip".
+// DISABLED: a bug of cli/cmd_edit.cpp (apply_legacy), outside this change's files. It finds BONE
+// with find_legacy_bone, the first Clip bone of the id (the keyed one), and runs the 'aNi'
+// operation on that bone alone: --rotate-bone leaves the constant rotation unturned and
+// --remove-bone leaves it in the file, both with exit 0; --set-constant is refused ("bone_107
+// holds two of these"), naming nothing the user can do. The fix: call the library's
+// mab::rotate_skeleton_bone, mab::set_skeleton_constant and mab::remove_skeleton_bone
+// (legacy_bridge.hpp, which the Python module uses) with parse_legacy_bone's id.
+TEST(LegacyEditCli, DISABLED_ABoneKeyedAndConstantIsEditedWhole) {
+  const auto dir = mab::test::test_temp_dir("mab_legacy_edit_walk");
+  for (const char* game : {"fc2", "fc3"}) {
+    const auto in = mab::test::corpus_dir() / game / "many_tracks.mab";
+    const auto a = decode(in);
+    const auto found = keyed_and_constant(a);
+    ASSERT_TRUE(found.has_value()) << game << ": the corpus clip holds a bone keyed and constant both";
+    const std::uint32_t id = *found;
+    const std::string bone = "bone_" + std::to_string(id);
+    const auto out = dir / (std::string(game) + ".mab");
+    std::string err;
+
+    auto r = mab::test::run_mab_split(
+        "edit " + in.string() + " -o " + out.string() + " --rotate-bone " + bone + " 0,0,1@20", &err);
+    ASSERT_EQ(r.status, 0) << game << "\n" << r.out << err;
+    auto b = decode(out);
+    const mab::Quat q = turn(0, 0, 1, 20);
+    ASSERT_TRUE(track(b, id) && constant(b, id)) << game;
+    for (std::uint32_t f = 0; f <= a.last_frame; ++f)
+      EXPECT_LE(mab::angular_error_deg(mab::legacy_rotation_at(*track(b, id), f),
+                                       mab::quat_mul(q, mab::legacy_rotation_at(*track(a, id), f))),
+                0.01)
+          << game << " frame " << f;
+    // One 6-byte code: within its rounding (docs/legacy.md, decision 20's bound).
+    EXPECT_LE(mab::angular_error_deg(constant(b, id)->rotation, mab::quat_mul(q, constant(a, id)->rotation)), 0.008)
+        << game << ": the constant rotation of " << bone << " was left unturned";
+
+    r = mab::test::run_mab_split("edit " + in.string() + " -o " + out.string() + " --remove-bone " + bone, &err);
+    ASSERT_EQ(r.status, 0) << game << "\n" << r.out << err;
+    b = decode(out);
+    EXPECT_EQ(track(b, id), nullptr) << game;
+    EXPECT_EQ(constant(b, id), nullptr) << game << ": the constant rotation of " << bone << " stayed";
+
+    r = mab::test::run_mab_split(
+        "edit " + in.string() + " -o " + out.string() + " --set-constant " + bone + " 1,0,0@30", &err);
+    ASSERT_EQ(r.status, 0) << game << "\n" << r.out << err;
+    b = decode(out);
+    EXPECT_EQ(track(b, id), nullptr) << game;
+    ASSERT_NE(constant(b, id), nullptr) << game;
+    EXPECT_LE(mab::angular_error_deg(constant(b, id)->rotation, turn(1, 0, 0, 30)), 0.008) << game;
+  }
+}
+
+}  // namespace
