@@ -82,3 +82,42 @@ def test_a_bone_keyed_and_constant_is_removed_or_set_whole(rel):
     (b,) = columns(after, bone)
     assert after.kinds[b] == "constant"
     assert angle_deg(after.rotations[0, b], held) <= 0.008
+
+
+# The header duration follows lastFrame by the clip's rule (docs/legacy.md, "Trims"): a duration
+# set by hand was dropped with no error; it now lands when it is that value and raises otherwise,
+# as a JSON document's /clip/duration (docs/json-format.md).
+def test_a_duration_set_by_hand_lands_or_raises():
+    clip = decode("fc2/retail_bank.mab")
+    clip.duration = 1.0
+    with pytest.raises(mabkit.MabError) as e:
+        clip.encode()
+    assert e.value.code == "invalid_argument" and e.value.field == "duration"
+    assert "trim" in str(e.value)
+
+    clip = decode("fc2/retail_bank.mab")
+    clip.trim(0.1, 0.4)                       # frames 3..12: lastFrame 9
+    data, _ = clip.encode()                   # the operation's own duration: no error
+    assert mabkit.read(data).blocks[0].decode().duration == pytest.approx(9 / 30)
+    clip.duration = float(np.float32(9 / 30))  # the value the frames give, set by hand: lands
+    data, _ = clip.encode()
+    assert np.float32(mabkit.read(data).blocks[0].decode().duration) == np.float32(9 / 30)
+
+
+# clip_block is decoded from clip_offset (docs/legacy.md, "Tag table"): a changed one was
+# ignored with no error; JSON refuses it, and so does the module now.
+def test_a_tag_records_clip_block_is_not_editable():
+    clip = decode("fc2/retail_bank.mab")
+    clip.tags[0].clip_block = 2
+    with pytest.raises(mabkit.MabError) as e:
+        clip.encode()
+    assert e.value.code == "invalid_argument" and e.value.field == "tags[0].clip_block"
+
+
+# A name slot is ASCII (JB-DOC): another character raised UnicodeEncodeError, not MabError.
+def test_a_tag_name_that_is_not_ascii_raises_mab_error():
+    clip = decode("fc2/retail_bank.mab")
+    clip.tags[1].names[0] = "ak\u00e9"
+    with pytest.raises(mabkit.MabError) as e:
+        clip.encode()
+    assert e.value.code == "bad_value" and e.value.field == "tags[1].names[0]"
