@@ -102,4 +102,35 @@ TEST(LegacyEditCli, DISABLED_ABoneKeyedAndConstantIsEditedWhole) {
   }
 }
 
+// An edit that needs a section the clip lacks (a constant rotation on a clip of keyed tracks
+// alone) or that empties one is refused naming the section as `mab info` lists it; the
+// message said "sections[2]: the block has no such section", which named no section a user sees.
+TEST(LegacyEditCli, ASectionTheEditNeedsIsNamed) {
+  const auto dir = mab::test::test_temp_dir("mab_legacy_edit_walk");
+  const auto in = mab::test::corpus_dir() / "fc2" / "chain_3.mab";
+  const auto c = mab::test::load_container(in);
+  ASSERT_EQ(c.blocks.size(), 3u);
+  const auto& last = c.blocks[2];
+  ASSERT_TRUE(last.section(2).empty() && !last.section(3).empty()) << "clip 2: keyed rotations, no constant ones";
+  auto d = mab::decode_legacy_clip(c, 2);
+  ASSERT_TRUE(d.ok());
+  const std::string keyed = "bone_" + std::to_string(d->rotations[0].bone);
+  struct Case {
+    std::string ops, section;
+  };
+  std::string remove_all;
+  for (const auto& t : d->rotations) remove_all += " --remove-bone bone_" + std::to_string(t.bone);
+  for (const Case& k :
+       {Case{"--set-constant " + keyed + " 0,0,1@10", "ConstantRotations"},
+        Case{"--add-bone bone_1 0,0,1@10", "ConstantRotations"}, Case{remove_all, "KeyframedRotations"}}) {
+    const auto out = dir / "refused.mab";
+    std::string err;
+    auto r = mab::test::run_mab_split("edit " + in.string() + " --block 2 -o " + out.string() + " " + k.ops, &err);
+    EXPECT_EQ(r.status, 1) << k.ops << "\n" << r.out << err;
+    EXPECT_NE(err.find(k.section), std::string::npos) << k.ops << "\n" << err;
+    EXPECT_NE(err.find("nothing written"), std::string::npos) << k.ops << "\n" << err;
+    EXPECT_FALSE(fs::exists(out)) << k.ops;
+  }
+}
+
 }  // namespace
