@@ -7,6 +7,7 @@
 #include "support/corpus.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <optional>
@@ -131,6 +132,38 @@ TEST(LegacyEditCli, ASectionTheEditNeedsIsNamed) {
     EXPECT_NE(err.find("nothing written"), std::string::npos) << k.ops << "\n" << err;
     EXPECT_FALSE(fs::exists(out)) << k.ops;
   }
+}
+
+// A channel whose keys all sit on frames but whose interpolation is STEP (Blender's "Constant")
+// holds between frames what a clip's slerp between frames cannot play: refused, rightly, but the
+// message said "has a key at 0.250 s (frame 7.50)", where the file has none, and told the user
+// to change the scene's frame rate, which was right. It names the interpolation and its fix.
+TEST(LegacyGltfCli, AStepChannelIsRefusedNamingItsInterpolation) {
+  const auto dir = mab::test::test_temp_dir("mab_legacy_walk_gltf");
+  const auto in = mab::test::corpus_dir() / "fc2" / "all_arrays.mab";
+  const auto gltf = dir / "clip.gltf", edited = dir / "step.gltf", out = dir / "out.mab";
+  std::string err;
+  ASSERT_EQ(mab::test::run_mab_split("export " + in.string() + " -o " + gltf.string(), &err).status, 0) << err;
+  auto doc = nlohmann::json::parse(mab::test::read_text(gltf));
+  auto& anim = doc["animations"][0];
+  bool stepped = false;
+  for (const auto& ch : anim["channels"]) {
+    const auto& node = doc["nodes"][ch["target"]["node"].get<std::size_t>()];
+    if (node["name"] == "bone_21" && ch["target"]["path"] == "rotation") {
+      anim["samplers"][ch["sampler"].get<std::size_t>()]["interpolation"] = "STEP";
+      stepped = true;
+    }
+  }
+  ASSERT_TRUE(stepped) << "bone_21 is a keyed track of all_arrays";
+  mab::test::write_text(edited, doc.dump());
+  auto r = mab::test::run_mab_split("import " + edited.string() + " --template " + in.string() + " -o " + out.string(),
+                                    &err);
+  EXPECT_EQ(r.status, 1) << r.out << err;
+  EXPECT_NE(err.find("bone_21"), std::string::npos) << err;
+  EXPECT_NE(err.find("STEP"), std::string::npos) << err;
+  EXPECT_NE(err.find("Linear"), std::string::npos) << err;
+  EXPECT_EQ(err.find("has a key at"), std::string::npos) << err;
+  EXPECT_FALSE(fs::exists(out));
 }
 
 }  // namespace
