@@ -176,6 +176,7 @@ class Clip:
         self._reduce_deg: Optional[float] = None
         _legacy.legacy_fields(self, state)
         self._set_state(state)
+        self._op_duration = self.duration  # the duration as decoded or as the last operation left it
         return self
 
     def _set_state(self, state: Dict[str, Any]) -> None:
@@ -260,6 +261,7 @@ class Clip:
             if moved is not None:
                 _legacy.move_events(self.events, *moved)
         self._set_state(state)
+        self._op_duration = self.duration
         return result
 
     def insert_key(self, time: int) -> int:
@@ -384,7 +386,7 @@ class Clip:
         """A deep copy (arrays copied)."""
         other = object.__new__(Clip)
         other.file, other.block, other.evidence = self.file, self.block, dict(self.evidence)
-        other.family, other._reduce_deg = self.family, self._reduce_deg
+        other.family, other._reduce_deg, other._op_duration = self.family, self._reduce_deg, self._op_duration
         other.tags, other.events = copy.deepcopy(self.tags), copy.deepcopy(self.events)
         other.tag_table_note, other.events_note = self.tag_table_note, self.events_note
         st = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in self._state().items()}

@@ -25,8 +25,14 @@ class Tag:
     pointer_slot: int = 0
     _name_hashes: List[int] = field(default_factory=list, repr=False)
     _name_bytes: List[bytes] = field(default_factory=list, repr=False)
+    _clip_block_read: int = field(default=-1, repr=False)
 
-    def _state(self) -> Dict[str, Any]:
+    def _state(self, index: int = 0) -> Dict[str, Any]:
+        from ._errors import MabError
+        if self.clip_block != self._clip_block_read:
+            # Decoded from clip_offset, which follows its clip (docs/legacy.md): as JSON refuses it.
+            raise MabError(f"informational: the block clip_offset reaches ({self._clip_block_read}), not editable",
+                           code="invalid_argument", field=f"tags[{index}].clip_block")
         hashes, raw = [], []
         for k, text in enumerate(self.names):
             stored = self._name_bytes[k]
@@ -34,11 +40,14 @@ class Tag:
                 hashes.append(self._name_hashes[k])
                 raw.append(stored)
                 continue
-            b = text.encode("ascii")
-            if len(b) > 31:
-                from ._errors import MabError
-                raise MabError(f"tag name {text!r} is longer than 31 bytes", code="bad_value", code_value=10,
-                               field=f"tags.names[{k}]")
+            try:
+                b = text.encode("ascii")
+            except UnicodeEncodeError:
+                b = b""
+            if len(b) > 31 or len(b) != len(text):
+                raise MabError(f"tag name {text!r} is not ASCII text of at most 31 bytes (a name slot holds 32 "
+                               "NUL-padded bytes, JB-DOC)", code="bad_value", code_value=10,
+                               field=f"tags[{index}].names[{k}]")
             hashes.append(_mabkit.hash(text) if text else 0)  # JB-DOC: "" gives 0
             raw.append(b.ljust(32, b"\0"))
         return {"kind": self.kind, "byte_1": self.byte_1, "id": self.id, "bytes_4": self.bytes_4,
@@ -62,7 +71,8 @@ def _tag(d: Dict[str, Any]) -> Tag:
     return Tag(kind=d["kind"], id=d["id"], start=d["start"], end=d["end"], names=names,
                clip_offset=d["clip_offset"], clip_block=d["clip_block"], byte_1=d["byte_1"],
                bytes_4=d["bytes_4"], pointer_slot=d["pointer_slot"],
-               _name_hashes=list(d["name_hashes"]), _name_bytes=list(d["name_bytes"]))
+               _name_hashes=list(d["name_hashes"]), _name_bytes=list(d["name_bytes"]),
+               _clip_block_read=d["clip_block"])
 
 
 def legacy_fields(clip: Any, st: Dict[str, Any]) -> None:
@@ -82,6 +92,9 @@ def move_events(events: Optional[List[Event]], scale: float, offset: float) -> N
 
 
 def encode_legacy(clip: Any, tmpl: Any, blk: int, max_error: float, verify: bool) -> Tuple[bytes, Dict[str, Any]]:
-    tags = None if clip.tags is None else [t._state() for t in clip.tags]
+    tags = None if clip.tags is None else [t._state(i) for i, t in enumerate(clip.tags)]
     events = None if clip.events is None else [asdict(e) for e in clip.events]
-    return _mabkit.encode_legacy(tmpl._handle, blk, clip._state(), tags, events, max_error, clip._reduce_deg, verify)
+    # A duration set by hand since the last operation is checked against the one the frames give.
+    given = np.float32(clip.duration).tobytes() != np.float32(clip._op_duration).tobytes()
+    return _mabkit.encode_legacy(tmpl._handle, blk, clip._state(), tags, events, max_error, clip._reduce_deg, verify,
+                                 given)

@@ -13,6 +13,7 @@
 #include <pybind11/stl.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace mabpy {
@@ -160,6 +161,17 @@ py::tuple edit_legacy(const py::dict& state, const std::string& op, const py::tu
     if (args.size() < 2) raise(mab::ErrorCode::invalid_argument, "quat", "add_bone needs a bone and a rotation");
     take(mab::add_skeleton_bone(c, id, quat_arg(args[1])));
     result = py::cast(std::vector<std::string>{});
+  } else if ((op == "rotate_bone" || op == "set_constant" || op == "remove_bone") && args.size() > 0 &&
+             py::isinstance<py::str>(args[0])) {
+    // By skeleton id: the whole bone, its keyed track and its constant both (legacy_bridge.hpp);
+    // an index names one of the two.
+    const std::uint32_t id = take(mab::parse_legacy_bone(args[0].cast<std::string>()));
+    if (op != "remove_bone" && args.size() < 2)
+      raise(mab::ErrorCode::invalid_argument, "quat", op + " needs a rotation");
+    take(op == "rotate_bone"    ? mab::rotate_skeleton_bone(c, id, quat_arg(args[1]))
+         : op == "set_constant" ? mab::set_skeleton_constant(c, id, quat_arg(args[1]))
+                                : mab::remove_skeleton_bone(c, id));
+    result = py::cast(std::vector<std::string>{});
   } else {
     result = apply_edit(c, op, args, legacy_bone_arg);
   }
@@ -244,12 +256,21 @@ py::dict legacy_report(const mab::LegacyEncodeReport& rep, const mab::LegacyBrid
 // mab edit's Far Cry 2/3 route: legacy_from_clip, then encode_legacy_clip under the library's
 // one error policy (mab::legacy_edit_policy); `reduce` is `mab edit --reduce DEG`.
 py::tuple encode_legacy(const FileHandle& tmpl, std::size_t block, const py::dict& state, py::object tags,
-                        py::object events, double max_error, std::optional<double> reduce, bool verify) {
+                        py::object events, double max_error, std::optional<double> reduce, bool verify,
+                        bool duration_given) {
   legacy_block(tmpl, block);
   const mab::LegacyClip before = take(mab::decode_legacy_clip(tmpl.c(), block));
   const mab::Clip edited = clip_from_state(state);
   mab::LegacyBridgeReport br;
   const mab::LegacyClip lc = legacy_of(before, edited, tags, events, &br);
+  // The header duration follows lastFrame by the clip's own rule (legacy_from_clip), so one set
+  // by hand lands only when it is that value: refused otherwise, as a JSON document's is
+  // (docs/json-format.md, "Far Cry 2 and 3 in version 3").
+  if (duration_given && std::bit_cast<std::uint32_t>(edited.duration) != std::bit_cast<std::uint32_t>(lc.duration))
+    raise(mab::ErrorCode::invalid_argument, "duration",
+          "a Far Cry 2/3 clip's duration follows its last frame (" + std::to_string(lc.last_frame) + " at " +
+              std::to_string(lc.frame_rate) + " per second): it is " + std::to_string(lc.duration) + " s, not " +
+              std::to_string(edited.duration) + "; trim() or speed() change the frames, and the duration with them");
   mab::LegacyEncodeOptions eo = mab::legacy_edit_policy(checked_max_error(max_error));
   if (reduce && (!(*reduce > 0) || !std::isfinite(*reduce)))
     raise(mab::ErrorCode::invalid_argument, "max_deg", "the tolerance must be a number of degrees > 0");

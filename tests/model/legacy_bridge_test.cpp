@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace {
 
 using mab::test::legacy_files;
@@ -117,6 +119,66 @@ TEST(LegacyBridge, BonesAreSkeletonIds) {
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.error().detail.find("skeleton id"), std::string::npos) << bad;
   }
+}
+
+// By skeleton id, --rotate-bone, --set-constant and --remove-bone act on the whole bone: both
+// Clip bones of an id keyed and constant (docs/edit.md: "every rotation of BONE (constant or
+// keys)"); set_constant keeps the bone's translations. A bone of translations alone has no
+// rotation to turn.
+TEST(LegacyBridge, OperationsBySkeletonIdEditTheWholeBone) {
+  const auto c = load_container(mab::test::corpus_dir() / "fc2" / "all_arrays.mab");
+  auto d = mab::decode_legacy_clip(c, 0);
+  ASSERT_TRUE(d.ok());
+  auto both = *d;  // the first keyed bone given a constant rotation and a constant translation too
+  const std::uint32_t id = both.rotations[0].bone;
+  const mab::Quat held = mab::decode_quat48(mab::encode_quat48(mab::Quat{0.0f, 0.6f, 0.0f, 0.8f}));
+  both.constant_rotations.push_back({id, mab::encode_quat48(held), held});
+  both.constant_translations.push_back({id, mab::Vec3{1.0f, 2.0f, 3.0f}});
+  auto by_id = [](auto& v) {
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.bone < b.bone; });
+  };
+  by_id(both.constant_rotations);
+  by_id(both.constant_translations);
+  const mab::Clip clip = mab::clip_from_legacy(both);
+  auto of_id = [&](const mab::Clip& k) {
+    std::vector<const mab::ClipBone*> out;
+    for (const auto& b : k.bones)
+      if (b.hash == id) out.push_back(&b);
+    return out;
+  };
+  ASSERT_EQ(of_id(clip).size(), 2u);
+  const mab::Quat q{0.0f, 0.0f, 0.25881905f, 0.96592583f};  // 30 degrees about z
+
+  mab::Clip turned = clip;
+  ASSERT_TRUE(mab::rotate_skeleton_bone(turned, id, q).ok());
+  const auto t = of_id(turned), o = of_id(clip);
+  ASSERT_EQ(t.size(), 2u);
+  for (std::size_t k = 0; k < o[0]->keys.size(); ++k)
+    EXPECT_LE(mab::angular_error_deg(t[0]->keys[k], mab::quat_mul(q, o[0]->keys[k])), 1e-4) << k;
+  EXPECT_LE(mab::angular_error_deg(t[1]->constant, mab::quat_mul(q, o[1]->constant)), 1e-4);
+
+  mab::Clip set = clip;
+  ASSERT_TRUE(mab::set_skeleton_constant(set, id, q).ok());
+  ASSERT_EQ(of_id(set).size(), 1u);
+  EXPECT_EQ(of_id(set)[0]->kind(), mab::BoneKind::constant);
+  EXPECT_EQ(of_id(set)[0]->constant_translation, (mab::Vec3{1.0f, 2.0f, 3.0f}));
+  auto back = mab::legacy_from_clip(both, set);
+  ASSERT_TRUE(back.ok()) << back.error().message();
+  EXPECT_EQ(back->rotations.size(), both.rotations.size() - 1);
+  EXPECT_EQ(back->constant_translations.size(), both.constant_translations.size());
+
+  mab::Clip removed = clip;
+  ASSERT_TRUE(mab::remove_skeleton_bone(removed, id).ok());
+  EXPECT_TRUE(of_id(removed).empty());
+  EXPECT_EQ(removed.bones.size(), clip.bones.size() - 2);
+
+  mab::Clip none = clip;
+  EXPECT_EQ(mab::rotate_skeleton_bone(none, 999, q).error().code, mab::ErrorCode::not_found);
+  std::uint32_t translated_only = 0;
+  for (const auto& b : clip.bones)
+    if (b.kind() == mab::BoneKind::none) translated_only = b.hash;
+  ASSERT_NE(translated_only, 0u);
+  EXPECT_EQ(mab::rotate_skeleton_bone(none, translated_only, q).error().code, mab::ErrorCode::invalid_argument);
 }
 
 }  // namespace

@@ -80,6 +80,14 @@ std::optional<std::string> legacy_edit_refusal(std::string_view operation);
 // A new constant bone of skeleton id `id` (Far Cry 2/3 bones have no names to add by), named by
 // skeleton_bone_name; invalid_argument when the clip has the id.
 Status add_skeleton_bone(Clip& clip, std::uint32_t id, const Quat& rotation);
+// --rotate-bone, --set-constant and --remove-bone by skeleton id: a bone both keyed and constant
+// is two bones of the Clip (clip_from_legacy), and every rotation of the bone (docs/edit.md) is
+// both: rotate turns both; set_constant leaves the bone one constant rotation (its other one
+// goes, its translations stay); remove drops both. not_found naming the id when the clip has
+// none; rotate's invalid_argument when no bone of the id has a rotation.
+Status rotate_skeleton_bone(Clip& clip, std::uint32_t id, const Quat& rotation);
+Status set_skeleton_constant(Clip& clip, std::uint32_t id, const Quat& rotation);
+Status remove_skeleton_bone(Clip& clip, std::uint32_t id);
 // Every bone of id `from` takes id `to`, remembering in renamed_from which stored track it is
 // (legacy_from_clip keeps that track's keys); invalid_argument when the clip has `to`.
 Status rename_skeleton_bone(Clip& clip, std::uint32_t from, std::uint32_t to);

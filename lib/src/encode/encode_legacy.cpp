@@ -439,11 +439,16 @@ Status check_edit(const Container& original, std::size_t block, const LegacyClip
          !edited.rotations.empty() || kept_empty(3),
          !edited.constant_translations.empty() || kept_empty(4),
          !edited.translations.empty() || kept_empty(5)};
+  // Named as `mab info` lists the sections, so the user sees which of the clip's tracks needs it.
   for (std::size_t slot = 0; slot < 6; ++slot)
-    if (has[slot] != before.present[slot])
+    if (has[slot] != before.present[slot]) {
+      const std::string name(section_name(original.blocks[block], slot));
       return make_error(ErrorCode::invalid_argument, no_offset, original.blocks[block].slot_field_name(slot),
-                        has[slot] ? "the block has no such section: adding one is not supported yet"
-                                  : "emptying a section is not supported yet");
+                        has[slot] ? "the block has no " + name + " section (slot " + std::to_string(slot) +
+                                        ") to hold the edit: adding one is not supported yet"
+                                  : "emptying the " + name + " section (slot " + std::to_string(slot) +
+                                        ") is not supported yet: the edit leaves it no track");
+    }
   if (has[0] && edited.trajectory_translation.size() != frames)
     return make_error(ErrorCode::invalid_argument, no_offset, "trajectory_translation", "needs lastFrame + 1 values");
   if (has[1] && (edited.trajectory_rotation.size() != frames))

@@ -298,6 +298,50 @@ Status rename_skeleton_bone(Clip& clip, std::uint32_t from, std::uint32_t to) {
   return {};
 }
 
+namespace {
+
+// The bones of `id`, ascending: one, or a keyed and a constant one (clip_from_legacy).
+Result<std::vector<std::size_t>> bones_of_id(const Clip& clip, std::uint32_t id) {
+  std::vector<std::size_t> at;
+  for (std::size_t i = 0; i < clip.bones.size(); ++i)
+    if (clip.bones[i].hash == id) at.push_back(i);
+  if (at.empty())
+    return make_error(ErrorCode::not_found, no_offset, "bone", "no " + skeleton_bone_name(id) + " in the clip");
+  return at;
+}
+
+}  // namespace
+
+Status rotate_skeleton_bone(Clip& clip, std::uint32_t id, const Quat& rotation) {
+  MAB_ASSIGN(const auto at, bones_of_id(clip, id));
+  bool turned = false;
+  for (const std::size_t i : at)
+    if (clip.bones[i].kind() != BoneKind::none) {
+      MAB_TRY(edit::rotate_bone(clip, i, rotation));
+      turned = true;
+    }
+  return turned ? Status{} : edit::rotate_bone(clip, at.front(), rotation);  // its "no rotation to turn"
+}
+
+Status set_skeleton_constant(Clip& clip, std::uint32_t id, const Quat& rotation) {
+  MAB_ASSIGN(const auto at, bones_of_id(clip, id));
+  MAB_TRY(edit::set_constant(clip, at.front(), rotation));
+  for (std::size_t k = at.size(); k-- > 1;) {
+    ClipBone& first = clip.bones[at.front()];
+    ClipBone& other = clip.bones[at[k]];
+    if (first.translations.empty()) first.translations = std::move(other.translations);
+    if (!first.constant_translation) first.constant_translation = other.constant_translation;
+    MAB_TRY(clip.remove_bone(at[k]));
+  }
+  return {};
+}
+
+Status remove_skeleton_bone(Clip& clip, std::uint32_t id) {
+  MAB_ASSIGN(const auto at, bones_of_id(clip, id));
+  for (std::size_t k = at.size(); k-- > 0;) MAB_TRY(clip.remove_bone(at[k]));
+  return {};
+}
+
 Result<std::size_t> find_legacy_bone(const Clip& clip, std::string_view text) {
   MAB_ASSIGN(const std::uint32_t id, parse_legacy_bone(text));
   for (std::size_t i = 0; i < clip.bones.size(); ++i)

@@ -74,8 +74,8 @@ bool count_track(const NodeTrack& t, GltfAnimationImport& rep) {
 
 // Keys of edited tracks that no block time holds (between them, after the last): refused, as
 // the grid gains no key times (an 'aNi' block's timeline does, gltf_import_template.cpp).
-Status check_off_grid(const Context& ctx, const std::vector<NodeTrack>& tracks, const TrackTimes& tt, double rate,
-                      double snap, const std::string& holder) {
+Status check_off_grid(const Context& ctx, const Channels& channels, const std::vector<NodeTrack>& tracks,
+                      const TrackTimes& tt, double rate, double snap, const std::string& holder) {
   const std::size_t frames = tt.block_s.size();
   std::vector<std::uint32_t> units(frames);
   for (std::size_t f = 0; f < frames; ++f) units[f] = static_cast<std::uint32_t>(f);
@@ -97,14 +97,28 @@ Status check_off_grid(const Context& ctx, const std::vector<NodeTrack>& tracks, 
     const std::string where = s * rate > static_cast<double>(frames - 1) + 0.05
                                   ? "after the clip's last frame " + std::to_string(frames - 1)
                                   : "between its frames";
-    return make_error(
-        ErrorCode::not_decodable, no_offset, of[u.track]->label,
-        "has a key at " + time_text(s, rate) + ", " + where + ", that its frames do not reproduce (" + buf + " off" +
-            (p.uncarried.size() > 1 ? "; " + std::to_string(p.uncarried.size() - 1) + " more" : std::string()) +
-            "): " + holder + " stores keys on its frames only. Set the scene frame rate to " +
-            std::to_string(std::lround(rate)) +
-            " fps in Blender before importing the .glb (keys then fall on frames), and keep keys within "
-            "the clip");
+    const std::string more =
+        p.uncarried.size() > 1 ? "; " + std::to_string(p.uncarried.size() - 1) + " more" : std::string();
+    // Between the keys of a STEP or CUBICSPLINE channel (a check point, node_key_times): its keys
+    // may all be on frames, and the curve between them is what the frames' slerp cannot play.
+    const auto& curves = rotation ? channels.rotation : channels.translation;
+    if (const auto c = curves.find(of[u.track]->node);
+        c != curves.end() && c->second.interpolation != gltf::Interpolation::linear &&
+        std::none_of(c->second.times.begin(), c->second.times.end(), [&](float k) { return std::fabs(k - s) <= snap; }))
+      return make_error(ErrorCode::not_decodable, no_offset, of[u.track]->label,
+                        std::string("is ") +
+                            (c->second.interpolation == gltf::Interpolation::step ? "STEP" : "CUBICSPLINE") +
+                            " interpolated: between its keys, at " + time_text(s, rate) + ", it is " + buf +
+                            " from what " + holder + " plays there (a slerp between frames" + more +
+                            "). Make its keys linear (Blender: Key > Interpolation Mode > Linear) or key every "
+                            "frame");
+    return make_error(ErrorCode::not_decodable, no_offset, of[u.track]->label,
+                      "has a key at " + time_text(s, rate) + ", " + where + ", that its frames do not reproduce (" +
+                          buf + " off" + more + "): " + holder +
+                          " stores keys on its frames only. Set the scene frame rate to " +
+                          std::to_string(std::lround(rate)) +
+                          " fps in Blender before importing the .glb (keys then fall on frames), and keep keys "
+                          "within the clip");
   }
   return {};
 }
@@ -342,7 +356,7 @@ Status judge_on_fixed_grid(const Context& ctx, const Channels& channels, const C
   MAB_TRY(check_same_content(ctx, rep, agreement));
   MAB_TRY(check_resample(ctx, findings, "frames at " + std::to_string(std::lround(grid.rate)) + " per second",
                          grid.rate, rep));
-  MAB_TRY(check_off_grid(ctx, tracks, tt, grid.rate, snap, grid.holder));
+  MAB_TRY(check_off_grid(ctx, channels, tracks, tt, grid.rate, snap, grid.holder));
   std::unordered_set<int> rotated, translated;
   for (const auto& t : tracks)
     if (t.node >= 0) (t.rotation() ? rotated : translated).insert(t.node);

@@ -260,10 +260,15 @@ Status apply_renames(const ParsedClip& parsed, Clip& clip, bool ids) {
     b.hash = to->hash;
     b.name = to->name;
   }
+  // A Far Cry 2/3 bone both keyed and constant is two entries of one id (docs/json-format.md,
+  // "Far Cry 2 and 3 in version 3"): both renamed from that id to one new id are still one bone.
+  auto one_bone = [&](std::size_t i, std::size_t j) {
+    return ids && parsed.ids[j].rename_to && clip.bones[i].renamed_from == clip.bones[j].renamed_from;
+  };
   for (std::size_t i = 0; i < clip.bones.size(); ++i) {
     if (!parsed.ids[i].rename_to) continue;
     for (std::size_t j = 0; j < clip.bones.size(); ++j)
-      if (j != i && clip.bones[j].hash == clip.bones[i].hash)
+      if (j != i && clip.bones[j].hash == clip.bones[i].hash && !one_bone(i, j))
         return perr(at(at(std::string("/clip/bones"), i), "rename_to"),
                     "bone " + std::to_string(j) + " of the document has hash " + hex(clip.bones[i].hash, 8) + " too");
   }
