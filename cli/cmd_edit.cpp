@@ -260,9 +260,18 @@ int apply(const Op& op, EditState& s, mab::edit::Notes& notes, std::vector<fs::p
     if (!b) return args.status;
     std::optional<mab::Quat> q;
     if (op.name != "--remove-bone" && !(q = args.quat(1))) return args.status;
-    st = op.name == "--rotate-bone"    ? mab::edit::rotate_bone(clip, *b, *q)
-         : op.name == "--set-constant" ? mab::edit::set_constant(clip, *b, *q)
-                                       : mab::edit::remove_bone(clip, *b);
+    if (s.far_cry) {
+      // The whole bone: a Far Cry 2/3 bone both keyed and constant is two bones of the Clip
+      // (legacy_bridge.hpp), and docs/edit.md's operations act on every rotation of BONE.
+      const std::uint32_t id = clip.bones[*b].hash;
+      st = op.name == "--rotate-bone"    ? mab::rotate_skeleton_bone(clip, id, *q)
+           : op.name == "--set-constant" ? mab::set_skeleton_constant(clip, id, *q)
+                                         : mab::remove_skeleton_bone(clip, id);
+    } else {
+      st = op.name == "--rotate-bone"    ? mab::edit::rotate_bone(clip, *b, *q)
+           : op.name == "--set-constant" ? mab::edit::set_constant(clip, *b, *q)
+                                         : mab::edit::remove_bone(clip, *b);
+    }
   } else if (op.name == "--copy-track") {
     return copy_track(op, s, notes, inputs);
   } else if (op.name == "--rename-bone") {

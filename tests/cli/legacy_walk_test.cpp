@@ -53,14 +53,10 @@ mab::Quat turn(double ax, double ay, double az, double deg) {
 // its id" in the editable Clip). docs/edit.md: --rotate-bone turns "every rotation of BONE
 // (constant or keys)", --remove-bone drops the bone, --set-constant makes BONE hold QUAT "for the
 // whole clip".
-// DISABLED: a bug of cli/cmd_edit.cpp (apply_legacy), outside this change's files. It finds BONE
-// with find_legacy_bone, the first Clip bone of the id (the keyed one), and runs the 'aNi'
-// operation on that bone alone: --rotate-bone leaves the constant rotation unturned and
-// --remove-bone leaves it in the file, both with exit 0; --set-constant is refused ("bone_107
-// holds two of these"), naming nothing the user can do. The fix: call the library's
-// mab::rotate_skeleton_bone, mab::set_skeleton_constant and mab::remove_skeleton_bone
-// (legacy_bridge.hpp, which the Python module uses) with parse_legacy_bone's id.
-TEST(LegacyEditCli, DISABLED_ABoneKeyedAndConstantIsEditedWhole) {
+// mab edit ran the 'aNi' operation on the first Clip bone of the id alone: --rotate-bone left the
+// constant rotation unturned and --remove-bone left it in the file, both with exit 0, and
+// --set-constant was refused ("bone_107 holds two of these").
+TEST(LegacyEditCli, ABoneKeyedAndConstantIsEditedWhole) {
   const auto dir = mab::test::test_temp_dir("mab_legacy_edit_walk");
   for (const char* game : {"fc2", "fc3"}) {
     const auto in = mab::test::corpus_dir() / game / "many_tracks.mab";
