@@ -301,8 +301,7 @@ TEST(GltfChannelsCli, TranslationsTheBlockCannotHoldAreRefusedByName) {
     const int node = m.nodes.at(static_cast<std::size_t>(root)).children.at(0);
     ASSERT_LT(mab::test::sampler_of(m, 0, node, "translation"), 0);
     const auto& n = m.nodes.at(static_cast<std::size_t>(node));
-    std::vector<float> rest{0, 0, 0};
-    for (std::size_t i = 0; i < n.translation.size() && i < 3; ++i) rest[i] = static_cast<float>(n.translation[i]);
+    const std::vector<float> rest = mab::test::rest_translation(n);
     mab::test::SamplerKeys k;
     k.width = 3;
     k.t = {0.0f, 0.5f};

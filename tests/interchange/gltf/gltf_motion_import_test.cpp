@@ -126,48 +126,37 @@ TEST(GltfMotionImport, RootMotionEditsOnATimelineThatGainedAKeyTime) {
             a.tracks_changed.end());
 }
 
-// An edited root-motion track with a key between two key times, and no rotation key there to
-// give the block that time: the key cannot land (the block keys root motion on its key times
-// only), so the import is refused, naming the track and the time, nothing written.
-TEST(GltfMotionImport, ARootMotionKeyBetweenTheKeyTimesIsRefused) {
+// The trajectory's translation of k_root with a key at tick 10, between the key times 8 and 12
+// and one unit off the line between them; with `edit_key_time`, the key at tick 20 moved too.
+mab::Result<mab::GltfImport> root_key_between(bool edit_key_time) {
   const auto c = load_container(k_root);
   auto m = exported(c);
   auto tr = keys_of(m, "trajectory", "translation");
-  ASSERT_EQ(tr.t.size(), 9u);
-  tr.v[3 * 5 + 2] += 0.5f;
+  EXPECT_EQ(tr.t.size(), 9u);
+  if (edit_key_time) tr.v[3 * 5 + 2] += 0.5f;
   auto between = mab::test::lerp_at(tr, 10.0 / 120.0);
   between[2] += 1.0f;
   tr.t.insert(tr.t.begin() + 3, 10.0f / 120.0f);
   tr.v.insert(tr.v.begin() + 9, between.begin(), between.end());
   set_keys(m, "trajectory", "translation", tr);
-  auto r = import(m, c);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error().code, mab::ErrorCode::not_decodable) << r.error().message();
-  EXPECT_EQ(r.error().field, "animation");
-  // Tick 10 at 120 per second.
-  EXPECT_NE(r.error().detail.find("root motion translation has a key at 0.083 s"), std::string::npos)
-      << r.error().message();
+  return import(m, c);
 }
 
-// The same key between two key times with every key time left as it was: the track changes
-// nowhere the block keys it, but the file still moves the root there, so the import is refused
-// as above rather than written as the template (an edit dropped with exit 0).
-TEST(GltfMotionImport, ARootMotionKeyBetweenUnchangedKeyTimesIsRefused) {
-  const auto c = load_container(k_root);
-  auto m = exported(c);
-  auto tr = keys_of(m, "trajectory", "translation");
-  ASSERT_EQ(tr.t.size(), 9u);
-  auto between = mab::test::lerp_at(tr, 10.0 / 120.0);
-  between[2] += 1.0f;
-  tr.t.insert(tr.t.begin() + 3, 10.0f / 120.0f);
-  tr.v.insert(tr.v.begin() + 9, between.begin(), between.end());
-  set_keys(m, "trajectory", "translation", tr);
-  auto r = import(m, c);
-  ASSERT_FALSE(r.ok()) << "the key at tick 10 was dropped";
-  EXPECT_EQ(r.error().code, mab::ErrorCode::not_decodable) << r.error().message();
-  EXPECT_EQ(r.error().field, "animation");
-  EXPECT_NE(r.error().detail.find("root motion translation has a key at 0.083 s"), std::string::npos)
-      << r.error().message();
+// An edited root-motion track with a key between two key times, and no rotation key there to
+// give the block that time: the key cannot land (the block keys root motion on its key times
+// only), so the import is refused, naming the track and the time (tick 10 at 120 per second),
+// nothing written. The same key with every key time left as it was: the track changes nowhere
+// the block keys it, but the file still moves the root there, so it is refused alike rather than
+// written as the template (an edit dropped with exit 0, before stop 40).
+TEST(GltfMotionImport, ARootMotionKeyBetweenTheKeyTimesIsRefused) {
+  for (const bool edit_key_time : {true, false}) {
+    auto r = root_key_between(edit_key_time);
+    ASSERT_FALSE(r.ok()) << "the key at tick 10 was dropped (key time edited: " << edit_key_time << ")";
+    EXPECT_EQ(r.error().code, mab::ErrorCode::not_decodable) << r.error().message();
+    EXPECT_EQ(r.error().field, "animation");
+    EXPECT_NE(r.error().detail.find("root motion translation has a key at 0.083 s"), std::string::npos)
+        << r.error().message();
+  }
 }
 
 // A bone's translation track edited only between two key times: refused the same way.
@@ -234,8 +223,7 @@ TEST(GltfMotionImport, ATranslationAtRestOnABoneWithoutOneIsKeptOut) {
   ASSERT_GE(node, 0);
   ASSERT_LT(mab::test::sampler_of(m, 0, node, "translation"), 0);
   const auto& n = m.nodes.at(static_cast<std::size_t>(node));
-  std::vector<float> rest{0, 0, 0};
-  for (std::size_t i = 0; i < n.translation.size() && i < 3; ++i) rest[i] = static_cast<float>(n.translation[i]);
+  const std::vector<float> rest = mab::test::rest_translation(n);
   mab::test::SamplerKeys k;
   k.width = 3;
   k.t = {0.0f, 0.5f};

@@ -37,6 +37,13 @@ inline int node_named(const tinygltf::Model& m, const std::string& name) {
   return -1;
 }
 
+// A node's rest translation (glTF: absent is 0, 0, 0).
+inline std::vector<float> rest_translation(const tinygltf::Node& n) {
+  std::vector<float> rest{0, 0, 0};
+  for (std::size_t i = 0; i < n.translation.size() && i < 3; ++i) rest[i] = static_cast<float>(n.translation[i]);
+  return rest;
+}
+
 // A sampler's keys: times and `width` floats per key.
 struct SamplerKeys {
   std::vector<float> t, v;
