@@ -213,7 +213,9 @@ int copy_track(const Op& op, EditState& s, mab::edit::Notes& notes, std::vector<
   if (!from) return status;
   auto b = s.far_cry ? mab::find_legacy_bone(*from, op.args[1]) : mab::find_bone(*from, op.args[1]);
   if (!b) return fail(op, "the source clip: " + mab::cli::spelled(b.error().detail));
-  const mab::Status st = mab::edit::copy_track(s.clip, *from, from->bones[*b].hash, &notes);
+  const std::uint32_t id = from->bones[*b].hash;
+  const mab::Status st = s.far_cry ? mab::copy_skeleton_track(s.clip, *from, id, &notes)
+                                   : mab::edit::copy_track(s.clip, *from, id, &notes);
   inputs.push_back(op.args[0]);
   return st ? mab::cli::exit_ok : fail(op, mab::cli::message(st.error()));
 }

@@ -172,6 +172,14 @@ py::tuple edit_legacy(const py::dict& state, const std::string& op, const py::tu
          : op == "set_constant" ? mab::set_skeleton_constant(c, id, quat_arg(args[1]))
                                 : mab::remove_skeleton_bone(c, id));
     result = py::cast(std::vector<std::string>{});
+  } else if (op == "copy_track" && args.size() > 1) {
+    // By skeleton id, the whole bone (legacy_bridge.hpp), as mab edit --copy-track.
+    const mab::Clip from = clip_from_state(args[0].cast<py::dict>());
+    const std::uint32_t id = from.bones[legacy_bone_arg(from, args[1])].hash;
+    mab::edit::Notes notes;
+    take(mab::copy_skeleton_track(c, from, id, &notes));
+    for (auto& n : notes) n = mab::spell_options(n);
+    result = py::cast(notes);
   } else {
     result = apply_edit(c, op, args, legacy_bone_arg);
   }

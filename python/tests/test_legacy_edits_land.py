@@ -84,6 +84,40 @@ def test_a_bone_keyed_and_constant_is_removed_or_set_whole(rel):
     assert angle_deg(after.rotations[0, b], held) <= 0.008
 
 
+# copy_track copies the whole bone of the id, as mab edit --copy-track (docs/python.md): a
+# constant source onto a bone keyed and constant raised "bone_N holds two of these" at encode.
+@pytest.mark.parametrize("rel", ["fc2/many_tracks.mab", "fc3/many_tracks.mab"])
+def test_copy_track_copies_the_whole_bone(rel):
+    bone = both_kinds(decode(rel))
+    held = mabkit.quat_from_axis_angle((1.0, 0.0, 0.0), 30.0)
+    source = decode(rel)
+    source.set_constant(f"bone_{bone}", held)
+    clip = decode(rel)
+    clip.copy_track(source, f"bone_{bone}")
+    after = mabkit.read(clip.encode()[0]).blocks[0].decode()
+    (b,) = columns(after, bone)
+    assert after.kinds[b] == "constant"
+    assert angle_deg(after.rotations[0, b], held) <= 0.008
+
+    both = decode(rel)
+    source.copy_track(both, f"bone_{bone}")
+    after = mabkit.read(source.encode()[0]).blocks[0].decode()
+    keyed, const = columns(after, bone)
+    k0, c0 = columns(both, bone)
+    assert angle_deg(after.rotations[:, keyed], both.rotations[:, k0]).max() <= 0.01
+    assert angle_deg(after.rotations[0, const], both.rotations[0, c0]) <= 0.008
+
+
+# A Far Cry 2/3 bone has no flag byte (docs/legacy.md): a bit depth set in bone_flags was dropped
+# with the clip written and no error; it raises naming the field.
+def test_bone_flags_beside_the_kind_raise():
+    clip = decode("fc2/many_tracks.mab")
+    clip.bone_flags[0] |= 0x05
+    with pytest.raises(mabkit.MabError) as e:
+        clip.encode()
+    assert e.value.field == "bone_flags"
+
+
 # The header duration follows lastFrame by the clip's rule (docs/legacy.md, "Trims"): a duration
 # set by hand was dropped with no error; it now lands when it is that value and raises otherwise,
 # as a JSON document's /clip/duration (docs/json-format.md).

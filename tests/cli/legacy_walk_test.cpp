@@ -99,6 +99,47 @@ TEST(LegacyEditCli, ABoneKeyedAndConstantIsEditedWhole) {
   }
 }
 
+// --copy-track by skeleton id copies the whole bone too (docs/edit.md: "BONE's rotation track from
+// another clip"). A constant-only source onto a bone keyed and constant was refused with
+// "bone_107 holds two of these" (the copy replaced the keyed bone and left the constant one); a
+// source keyed and constant gave the bone its keyed track alone.
+TEST(LegacyEditCli, CopyTrackCopiesTheWholeBone) {
+  const auto dir = mab::test::test_temp_dir("mab_legacy_edit_walk");
+  for (const char* game : {"fc2", "fc3"}) {
+    const auto both = mab::test::corpus_dir() / game / "many_tracks.mab";
+    const auto a = decode(both);
+    const auto found = keyed_and_constant(a);
+    ASSERT_TRUE(found.has_value()) << game;
+    const std::string bone = "bone_" + std::to_string(*found);
+    const auto held = dir / (std::string(game) + "_held.mab");
+    const auto out = dir / (std::string(game) + "_copied.mab");
+    std::string err;
+    auto r = mab::test::run_mab_split(
+        "edit " + both.string() + " -o " + held.string() + " --set-constant " + bone + " 1,0,0@30", &err);
+    ASSERT_EQ(r.status, 0) << game << "\n" << r.out << err;
+
+    r = mab::test::run_mab_split(
+        "edit " + both.string() + " -o " + out.string() + " --copy-track " + held.string() + " " + bone, &err);
+    ASSERT_EQ(r.status, 0) << game << ": a constant source onto a bone keyed and constant\n" << r.out << err;
+    auto b = decode(out);
+    EXPECT_EQ(track(b, *found), nullptr) << game;
+    ASSERT_NE(constant(b, *found), nullptr) << game;
+    EXPECT_LE(mab::angular_error_deg(constant(b, *found)->rotation, turn(1, 0, 0, 30)), 0.008) << game;
+
+    r = mab::test::run_mab_split(
+        "edit " + held.string() + " -o " + out.string() + " --copy-track " + both.string() + " " + bone, &err);
+    ASSERT_EQ(r.status, 0) << game << ": a source keyed and constant onto a constant bone\n" << r.out << err;
+    b = decode(out);
+    ASSERT_TRUE(track(b, *found) && constant(b, *found)) << game << ": " << bone << " is keyed and constant again";
+    for (std::uint32_t f = 0; f <= a.last_frame; ++f)
+      EXPECT_LE(mab::angular_error_deg(mab::legacy_rotation_at(*track(b, *found), f),
+                                       mab::legacy_rotation_at(*track(a, *found), f)),
+                0.01)
+          << game << " frame " << f;
+    EXPECT_LE(mab::angular_error_deg(constant(b, *found)->rotation, constant(a, *found)->rotation), 0.008) << game;
+  }
+}
+
 // An edit that needs a section the clip lacks (a constant rotation on a clip of keyed tracks
 // alone) or that empties one is refused naming the section as `mab info` lists it; the
 // message said "sections[2]: the block has no such section", which named no section a user sees.

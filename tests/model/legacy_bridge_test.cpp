@@ -181,4 +181,23 @@ TEST(LegacyBridge, OperationsBySkeletonIdEditTheWholeBone) {
   EXPECT_EQ(mab::rotate_skeleton_bone(none, translated_only, q).error().code, mab::ErrorCode::invalid_argument);
 }
 
+// A Far Cry 2/3 bone has no flag byte: a bit depth or another bit set on a Clip bone (Python's
+// bone_flags) cannot land. It was dropped with the clip written; it is refused naming the field.
+TEST(LegacyBridge, FlagBitsBesideTheKindAreRefused) {
+  const auto c = load_container(mab::test::corpus_dir() / "fc2" / "many_tracks.mab");
+  auto d = mab::decode_legacy_clip(c, 0);
+  ASSERT_TRUE(d.ok());
+  for (const unsigned bits : {0x05u, 0x40u, 0x80u}) {
+    mab::Clip clip = mab::clip_from_legacy(*d);
+    ASSERT_FALSE(clip.bones.empty());
+    clip.bones.back().flags = static_cast<std::uint8_t>(clip.bones.back().flags | bits);
+    auto back = mab::legacy_from_clip(*d, clip);
+    ASSERT_FALSE(back.ok()) << "bits " << bits;
+    EXPECT_EQ(back.error().field, "bone_flags");
+    EXPECT_NE(back.error().detail.find("only the rotation kind"), std::string::npos) << back.error().message();
+  }
+  // The kind bits alone are the bone's kind and carry over (with keys or a constant to match).
+  EXPECT_TRUE(mab::legacy_from_clip(*d, mab::clip_from_legacy(*d)).ok());
+}
+
 }  // namespace

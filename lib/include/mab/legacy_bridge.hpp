@@ -6,6 +6,7 @@
 #pragma once
 
 #include <mab/clip.hpp>
+#include <mab/edit.hpp>
 #include <mab/legacy.hpp>
 #include <mab/result.hpp>
 
@@ -88,6 +89,10 @@ Status add_skeleton_bone(Clip& clip, std::uint32_t id, const Quat& rotation);
 Status rotate_skeleton_bone(Clip& clip, std::uint32_t id, const Quat& rotation);
 Status set_skeleton_constant(Clip& clip, std::uint32_t id, const Quat& rotation);
 Status remove_skeleton_bone(Clip& clip, std::uint32_t id);
+// --copy-track by skeleton id from another Far Cry 2/3 clip: the whole bone's rotation, as
+// edit::copy_track copies one bone's (a bone of the id both keyed and constant here is one bone
+// first, keeping its translations; the source's two are both copied).
+Status copy_skeleton_track(Clip& clip, const Clip& from, std::uint32_t id, edit::Notes* notes = nullptr);
 // Every bone of id `from` takes id `to`, remembering in renamed_from which stored track it is
 // (legacy_from_clip keeps that track's keys); invalid_argument when the clip has `to`.
 Status rename_skeleton_bone(Clip& clip, std::uint32_t from, std::uint32_t to);

@@ -2,6 +2,7 @@
 #include <mab/legacy_bridge.hpp>
 
 #include <mab/edit.hpp>
+#include <mab/text.hpp>
 
 #include "model/legacy_duration.hpp"
 
@@ -93,6 +94,20 @@ Status sort_unique(std::vector<T>& items, const char* field) {
   for (std::size_t i = 1; i < items.size(); ++i)
     if (items[i].bone == items[i - 1].bone)
       return bad(field, skeleton_bone_name(items[i].bone) + " holds two of these (one per bone in this section)");
+  return {};
+}
+
+// A Far Cry 2/3 bone has no flag byte (format 13): of the Clip's flags only the kind carries over.
+// A bit depth or another bit set on one (Python's bone_flags) could not land, so it is refused.
+Status check_flag_bits(const Clip& clip) {
+  for (std::size_t i = 0; i < clip.bones.size(); ++i) {
+    const unsigned extra = clip.bones[i].flags & ~0x30u;
+    if (extra != 0)
+      return bad("bone_flags", "bone " + std::to_string(i) + " (" + skeleton_bone_name(clip.bones[i].hash) +
+                                   ") has flag bits " + hex(extra, 2) +
+                                   ": a Far Cry 2/3 clip stores no flag byte and no bit depth (6-byte quaternions, "
+                                   "format 13); only the rotation kind (flags & 0x30) carries over");
+  }
   return {};
 }
 
@@ -221,6 +236,7 @@ Result<LegacyClip> legacy_from_clip(const LegacyClip& original, const Clip& edit
     rep.resampled_to_frames = true;
   }
   MAB_TRY(dense.check());
+  MAB_TRY(check_flag_bits(dense));
   LegacyClip out = original;
   out.last_frame = static_cast<std::uint16_t>(dense.key_times.back());
   // Frames at a fixed rate: the duration follows lastFrame (the clip's own rule, legacy_duration.hpp), not the
@@ -323,15 +339,44 @@ Status rotate_skeleton_bone(Clip& clip, std::uint32_t id, const Quat& rotation) 
   return turned ? Status{} : edit::rotate_bone(clip, at.front(), rotation);  // its "no rotation to turn"
 }
 
-Status set_skeleton_constant(Clip& clip, std::uint32_t id, const Quat& rotation) {
-  MAB_ASSIGN(const auto at, bones_of_id(clip, id));
-  MAB_TRY(edit::set_constant(clip, at.front(), rotation));
+namespace {
+
+// The bones `at` of one id left as the first, which takes the others' translations.
+Status keep_first(Clip& clip, const std::vector<std::size_t>& at) {
   for (std::size_t k = at.size(); k-- > 1;) {
     ClipBone& first = clip.bones[at.front()];
     ClipBone& other = clip.bones[at[k]];
     if (first.translations.empty()) first.translations = std::move(other.translations);
     if (!first.constant_translation) first.constant_translation = other.constant_translation;
     MAB_TRY(clip.remove_bone(at[k]));
+  }
+  return {};
+}
+
+}  // namespace
+
+Status set_skeleton_constant(Clip& clip, std::uint32_t id, const Quat& rotation) {
+  MAB_ASSIGN(const auto at, bones_of_id(clip, id));
+  MAB_TRY(edit::set_constant(clip, at.front(), rotation));
+  return keep_first(clip, at);
+}
+
+Status copy_skeleton_track(Clip& clip, const Clip& from, std::uint32_t id, edit::Notes* notes) {
+  if (clip.find_bone(id) >= 0) {
+    MAB_ASSIGN(const auto at, bones_of_id(clip, id));
+    MAB_TRY(keep_first(clip, at));
+  }
+  MAB_TRY(edit::copy_track(clip, from, id, notes));
+  // The source's constant rotation of a bone it also keys (the second bone of the id).
+  const auto src = bones_of_id(from, id);
+  if (src && src->size() > 1 && from.bones[src->back()].kind() == BoneKind::constant) {
+    ClipBone extra;
+    extra.hash = id;
+    extra.name = skeleton_bone_name(id);
+    extra.set_kind(BoneKind::constant);
+    extra.constant = from.bones[src->back()].constant;
+    const auto at = static_cast<std::ptrdiff_t>(clip.find_bone(id)) + 1;
+    clip.bones.insert(clip.bones.begin() + at, std::move(extra));
   }
   return {};
 }
