@@ -100,4 +100,32 @@ TEST(LegacyDiffInputs, KeysStartingLaterAreHeldAndAnEmptyTrackIsIdentity) {
   EXPECT_NEAR(got->max_deg, from_identity, 1e-3);
 }
 
+// A bone both keyed and constant is two bones of one id (docs/legacy.md). With the keyed one
+// removed from B, the diff paired A's keyed track with B's constant (occurrence 0 with
+// occurrence 0) and reported a rotation difference and a kind change for a bone whose remaining
+// rotation is the same in both; the constant meets the constant and the keyed track is A's only.
+TEST(LegacyDiffInputs, TheTwoBonesOfOneIdPairByKind) {
+  const auto a = clip_of("fc2/many_tracks.mab");
+  std::uint32_t id = 0;
+  bool found = false;
+  for (const auto& k : a.constant_rotations)
+    for (const auto& t : a.rotations)
+      if (!found && t.bone == k.bone) {
+        id = k.bone;
+        found = true;
+      }
+  ASSERT_TRUE(found) << "the corpus clip holds a bone keyed and constant both";
+  auto b = a;
+  b.rotations.erase(std::find_if(b.rotations.begin(), b.rotations.end(),
+                                 [&](const mab::LegacyRotationTrack& t) { return t.bone == id; }));
+  const auto d = compare(a, b);
+  EXPECT_EQ(d.max_deg, 0.0);
+  EXPECT_TRUE(d.rotation_kind_differs.empty());
+  EXPECT_EQ(d.only_in_a, std::vector<std::uint32_t>{id});
+  EXPECT_TRUE(d.only_in_b.empty());
+  const auto d2 = compare(b, a);
+  EXPECT_EQ(d2.max_deg, 0.0);
+  EXPECT_EQ(d2.only_in_b, std::vector<std::uint32_t>{id});
+}
+
 }  // namespace

@@ -93,7 +93,8 @@ Result<ReduceReport> reduce(Clip& clip, double max_deg);
 
 // Every channel of two clips compared (docs/edit.md, `mab diff`): per bone its rotation (angle)
 // and translation (distance in file units), and the root motion (docs/motion.md); bones matched by
-// hash and occurrence. Each pair is compared at the union of both tracks' key times in seconds,
+// hash (of bones sharing one, a keyed with a keyed and a constant with a constant first, then in
+// order). Each pair is compared at the union of both tracks' key times in seconds,
 // each clip sampled there by its own interpolation (slerp between its rotation keys, linear
 // between translation keys, held past its ends), so a key inserted in either clip shows
 // whichever clip comes first. A constant (rotation or translation) holds at every time.
@@ -135,7 +136,7 @@ struct ClipDiff {
   bool identical() const noexcept;
 };
 // Far Cry 2/3 clips compare as their clip_from_legacy Clips (legacy_bridge.hpp): bones by skeleton
-// id (a bone both keyed and constant is two bones, matched by occurrence), every frame a key.
+// id (a bone both keyed and constant is two bones, each matched with its own kind), every frame a key.
 Result<ClipDiff> diff_clips(const Clip& a, const Clip& b);
 
 }  // namespace mab

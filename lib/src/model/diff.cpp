@@ -8,7 +8,6 @@
 
 #include <cmath>
 #include <functional>
-#include <map>
 #include <optional>
 #include <unordered_map>
 
@@ -166,30 +165,48 @@ std::optional<DiffTrack> root_track(const Clip& c) {
   return t;
 }
 
-// The two clips' tracks compared, matched by hash and occurrence.
+// For each track of `a`, the track of `b` it is compared with: one of the same hash, of the same
+// kind first, then in order. A Far Cry 2/3 bone both keyed and constant is two bones of one id
+// (docs/legacy.md); with one of the two removed, pairing by occurrence met the keyed track with
+// the other clip's constant and reported a difference no frame of the bone shows.
+std::vector<std::optional<std::size_t>> pair_tracks(const std::vector<DiffTrack>& a, const std::vector<DiffTrack>& b) {
+  std::unordered_map<std::uint32_t, std::vector<std::size_t>> in_b;
+  for (std::size_t i = 0; i < b.size(); ++i)
+    if (!b[i].root_motion) in_b[b[i].hash].push_back(i);
+  const auto kind = [](const DiffTrack& t) { return std::pair{t.rotated, t.times.empty()}; };
+  std::vector<std::optional<std::size_t>> to(a.size());
+  std::vector<bool> taken(b.size(), false);
+  for (const bool same_kind : {true, false})
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      const auto it = in_b.find(a[i].hash);
+      if (a[i].root_motion || to[i] || it == in_b.end()) continue;
+      for (const std::size_t k : it->second)
+        if (!taken[k] && (!same_kind || kind(a[i]) == kind(b[k]))) {
+          to[i] = k;
+          taken[k] = true;
+          break;
+        }
+    }
+  return to;
+}
+
+// The two clips' tracks compared, matched by pair_tracks.
 ClipDiff diff_tracks(const std::vector<DiffTrack>& a, const std::vector<DiffTrack>& b) {
   ClipDiff out;
-  std::map<std::pair<std::uint32_t, unsigned>, std::size_t> in_b;
-  {
-    std::unordered_map<std::uint32_t, unsigned> seen;
-    for (std::size_t i = 0; i < b.size(); ++i)
-      if (!b[i].root_motion) in_b[{b[i].hash, seen[b[i].hash]++}] = i;
-  }
-  std::unordered_map<std::uint32_t, unsigned> seen;
+  const auto to = pair_tracks(a, b);
   std::vector<bool> matched(b.size(), false);
   const DiffTrack* root_a = nullptr;
-  for (const auto& ta : a) {
-    if (ta.root_motion) {
-      root_a = &ta;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (a[i].root_motion) {
+      root_a = &a[i];
       continue;
     }
-    const auto it = in_b.find({ta.hash, seen[ta.hash]++});
-    if (it == in_b.end()) {
-      out.only_in_a.push_back(ta.hash);
+    if (!to[i]) {
+      out.only_in_a.push_back(a[i].hash);
       continue;
     }
-    matched[it->second] = true;
-    diff_matched(ta, b[it->second], out);
+    matched[*to[i]] = true;
+    diff_matched(a[i], b[*to[i]], out);
   }
   const DiffTrack* root_b = nullptr;
   for (std::size_t i = 0; i < b.size(); ++i) {
