@@ -126,6 +126,10 @@ def _write(path: Union[str, "os.PathLike[str]"], data: bytes) -> None:
     _mabkit.write_bytes_atomic(os.fspath(path), data)
 
 
+# flags & 0x30 (format 5.3): the rotation kind; any other value is a bone without rotation.
+_KIND_OF_BITS = {0x30: "constant", 0x10: "animated"}
+
+
 class Clip:
     """A clip as NumPy arrays (writable copies: edit them, then ``encode``): an 'aNi' clip, or a
     Far Cry 2/3 clip (``family`` "legacy": every frame a key, bones by skeleton id named
@@ -183,6 +187,53 @@ class Clip:
         for name in self._FIELDS:
             setattr(self, name, state[name])
         self.parts = [Part(**p) for p in state["parts"]]
+        # What kinds and the kind bits of bone_flags said, to tell which of the two the user changed.
+        self._kinds_read = list(self.kinds)
+        self._kind_bits_read = [int(f) & 0x30 for f in self.bone_flags]
+
+    def _kinds_for_state(self) -> List[str]:
+        """``kinds``, with a kind set through ``bone_flags`` (flags & 0x30, format 5.3) taken: the two
+        say one thing, and a change made to the flags alone was overridden by ``kinds``, the edit
+        lost with the clip written. Changed both ways differently, or bones resized by hand so
+        that nothing tells which one was meant, a disagreement raises."""
+        kinds = list(self.kinds)
+        bits = [int(f) & 0x30 for f in np.asarray(self.bone_flags).reshape(-1)]
+        known = len(kinds) == len(bits) == len(self._kinds_read) == len(self._kind_bits_read)
+        for i, (kind, b) in enumerate(zip(kinds, bits)):
+            flagged = _KIND_OF_BITS.get(b, "none")
+            if kind == flagged:
+                continue
+            flags_changed = known and b != self._kind_bits_read[i]
+            kinds_changed = not known or kind != self._kinds_read[i]
+            if flags_changed and not kinds_changed:
+                kinds[i] = flagged
+            elif flags_changed or not known:
+                from ._errors import MabError
+                raise MabError(f"bone_flags[{i}] & 0x30 ({b:#04x}) says {flagged!r} and kinds[{i}] says {kind!r}: "
+                               "set the two alike (0x30 constant, 0x10 animated, 0 none), or use set_constant, "
+                               "remove_bone or add_bone", code="invalid_argument", field=f"bone_flags[{i}]")
+        if known:
+            self._check_kinds_held(kinds)
+        return kinds
+
+    def _check_kinds_held(self, kinds: List[str]) -> None:
+        """A kind set to ``constant`` or ``none`` (by ``kinds`` or ``bone_flags``) that the rows do
+        not hold: the rows are the clip (a bone whose rows vary is animated), so the kind asked for
+        was dropped with the clip written. It raises, saying how to make it land."""
+        rows = np.asarray(self.rotations)
+        for i, kind in enumerate(kinds):
+            if kind == self._kinds_read[i] or kind not in ("constant", "none") or rows.shape[0] == 0:
+                continue
+            col = rows[:, i]
+            held = (col == col[0]).all() if kind == "constant" else (col == np.array([0, 0, 0, 1], col.dtype)).all()
+            if not held:
+                from ._errors import MabError
+                how = (f"set every row alike (clip.rotations[:, {i}] = clip.rotations[0, {i}]) or use set_constant"
+                       if kind == "constant" else "set its rows to identity (0, 0, 0, 1)")
+                by = "kinds" if self.kinds[i] != self._kinds_read[i] else "bone_flags"
+                raise MabError(f"bone {i} is set to {kind!r} but rotations[:, {i}] "
+                               f"{'vary' if kind == 'constant' else 'are not identity'}: {how}",
+                               code="invalid_argument", field=f"{by}[{i}]")
 
     def _state(self) -> Dict[str, Any]:
         st = {name: getattr(self, name) for name in self._FIELDS}
@@ -191,7 +242,7 @@ class Clip:
             # no keys, whose rows cannot hold them) fall back to identity.
             st["_constants"] = np.tile(np.array([0, 0, 0, 1], dtype=np.float32), (len(self.bone_hashes), 1))
         st["bone_names"] = list(self.bone_names)
-        st["kinds"] = list(self.kinds)
+        st["kinds"] = self._kinds_for_state()
         st["parts"] = [asdict(p) for p in self.parts]
         return st
 

@@ -181,6 +181,37 @@ def test_a_bone_without_rotation_given_one_becomes_constant():
     assert angle_deg(after.rotations[0, b], q) < 0.01
 
 
+# The kind is said twice, by kinds and by bone_flags & 0x30 (format 5.3), and the rows are the
+# clip. A kind set through bone_flags alone was overridden by kinds, and a kind set to constant
+# on rows that vary was overridden by the rows: both written with no error. A flag change is now
+# taken as a kinds change, and a kind the rows do not hold raises naming what was set.
+def test_a_kind_set_through_bone_flags_lands_or_raises():
+    clip = decode(CORPUS / "wdl" / "mixed_k9.mab")
+    b = clip.kinds.index("animated")
+    clip.bone_flags[b] = (clip.bone_flags[b] & 0xCF) | 0x30
+    with pytest.raises(mabkit.MabError) as e:
+        clip.encode()
+    assert e.value.field == f"bone_flags[{b}]"
+    clip.rotations[:, b] = clip.rotations[0, b]
+    data, _ = clip.encode()
+    after = mabkit.read(data).blocks[0].decode()
+    assert after.kinds[b] == "constant"
+    assert angle_deg(after.rotations[:, b], clip.rotations[:, b]).max() < 0.01
+
+    clip = decode(CORPUS / "wdl" / "mixed_k9.mab")
+    clip.kinds[b] = "constant"
+    with pytest.raises(mabkit.MabError) as e:
+        clip.encode()
+    assert e.value.field == f"kinds[{b}]"
+
+    clip = decode(CORPUS / "wdl" / "mixed_k9.mab")
+    clip.kinds[b] = "none"
+    clip.bone_flags[b] = (clip.bone_flags[b] & 0xCF) | 0x30
+    with pytest.raises(mabkit.MabError) as e:
+        clip.encode()
+    assert e.value.field == f"bone_flags[{b}]"
+
+
 def test_arrays_that_cannot_be_encoded_raise_naming_the_array():
     clip = decode(CORPUS / "wd1" / "mixed_k16_nonascending.mab")
     b = clip.kinds.index("animated")
