@@ -164,7 +164,7 @@ class Clip:
     events_note: str
 
     _FIELDS = ("key_rate", "duration", "key_times", "bone_hashes", "bone_flags", "bone_names", "kinds",
-               "_constants", "rotations", "translations", "constant_translations", "root_rotations",
+               "_renamed_from", "_constants", "rotations", "translations", "constant_translations", "root_rotations",
                "root_translations")
 
     def __init__(self) -> None:
@@ -190,6 +190,56 @@ class Clip:
         # What kinds and the kind bits of bone_flags said, to tell which of the two the user changed.
         self._kinds_read = list(self.kinds)
         self._kind_bits_read = [int(f) & 0x30 for f in self.bone_flags]
+        self._hashes_read = [int(h) for h in self.bone_hashes]
+        self._names_read = list(self.bone_names)
+
+    def _id_of(self, i: int, name: str) -> int:
+        """The hash (Far Cry 2/3: the skeleton id) a bone named ``name`` has."""
+        if self.family != "legacy":
+            return int(_mabkit.hash(name))
+        digits = name[5:] if name.startswith("bone_") else name
+        if digits.isdigit() and digits.isascii() and int(digits) <= 0xFFFFFFFF:
+            return int(digits)
+        from ._errors import MabError
+        raise MabError(f"bone_names[{i}] is {name!r}: Far Cry 2/3 bones are skeleton ids (bone_12), the file holds "
+                       "no names", code="invalid_argument", field=f"bone_names[{i}]")
+
+    def _renames(self) -> Tuple[np.ndarray, List[Optional[str]], List[Optional[int]]]:
+        """Hashes, names and the file's hash of each renamed bone. The file stores hashes (Far Cry
+        2/3: skeleton ids), never names: a name set by hand renames its bone (it was written as
+        nothing), a hash set by hand renames it keeping its keys' codes (it was re-quantised), and
+        a name and hash set to different bones raise."""
+        hashes = np.array(self.bone_hashes, dtype=np.int64).reshape(-1)
+        names = list(self.bone_names)
+        renamed = list(self._renamed_from) if len(self._renamed_from) == len(hashes) else [None] * len(hashes)
+        known = len(hashes) == len(names) == len(self._hashes_read) == len(self._names_read)
+        for i, n in enumerate(names):
+            hash_set = known and int(hashes[i]) != self._hashes_read[i]
+            if known and n != self._names_read[i] and n and not hash_set:
+                hashes[i] = self._id_of(i, n)
+            elif n and self._id_of(i, n) != int(hashes[i]):
+                if hash_set and n == self._names_read[i]:
+                    names[i] = None  # the hash was set: the file's name no longer is this bone's
+                else:
+                    from ._errors import MabError
+                    raise MabError(f"bone_names[{i}] is {n!r} and bone_hashes[{i}] {int(hashes[i]):#010x}, another "
+                                   "bone: set one of the two (the file stores the hash)", code="invalid_argument",
+                                   field=f"bone_names[{i}]")
+            if known and int(hashes[i]) != self._hashes_read[i] and renamed[i] is None:
+                renamed[i] = self._hashes_read[i]
+            if renamed[i] == int(hashes[i]):
+                renamed[i] = None  # renamed back
+        self._check_renamed_unique(hashes, renamed)
+        return hashes, names, renamed
+
+    @staticmethod
+    def _check_renamed_unique(hashes: np.ndarray, renamed: List[Optional[int]]) -> None:
+        for i, was in enumerate(renamed):
+            others = [j for j, h in enumerate(hashes) if h == hashes[i] and j != i]
+            if was is not None and others:
+                from ._errors import MabError
+                raise MabError(f"bone {i} is renamed to {int(hashes[i]):#010x}, which bone {others[0]} has: a clip "
+                               "holds one bone of each hash", code="invalid_argument", field=f"bone_hashes[{i}]")
 
     def _kinds_for_state(self) -> List[str]:
         """``kinds``, with a kind set through ``bone_flags`` (flags & 0x30, format 5.3) taken: the two
@@ -241,7 +291,7 @@ class Clip:
             # Bones were added or removed by hand: the hidden constants (read only for a clip of
             # no keys, whose rows cannot hold them) fall back to identity.
             st["_constants"] = np.tile(np.array([0, 0, 0, 1], dtype=np.float32), (len(self.bone_hashes), 1))
-        st["bone_names"] = list(self.bone_names)
+        st["bone_hashes"], st["bone_names"], st["_renamed_from"] = self._renames()
         st["kinds"] = self._kinds_for_state()
         st["parts"] = [asdict(p) for p in self.parts]
         return st
@@ -300,6 +350,8 @@ class Clip:
             n = by_hash.get(int(h))
             if n is not None:
                 self.bone_names[i] = n
+                if i < len(self._names_read) and self._hashes_read[i] == int(h):
+                    self._names_read[i] = n  # the bone's own name: a label, not a rename
                 named += 1
         return named
 

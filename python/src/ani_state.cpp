@@ -97,10 +97,11 @@ py::dict clip_state(const mab::Clip& clip, std::vector<mab::Quat> rotations) {
   py::array_t<std::uint32_t> hashes(B);
   py::array_t<std::uint8_t> flags(B);
   py::array_t<float> consts({B, py::ssize_t{4}}), const_tr({B, py::ssize_t{3}});
-  py::list names, kinds;
+  py::list names, kinds, renamed;
   for (py::ssize_t b = 0; b < B; ++b) {
     const auto& bone = clip.bones[static_cast<std::size_t>(b)];
     hashes.mutable_at(b) = bone.hash;
+    renamed.append(bone.renamed_from ? py::object(py::int_(*bone.renamed_from)) : py::object(py::none()));
     flags.mutable_at(b) = bone.flags;
     names.append(bone.name.empty() ? py::object(py::none()) : py::object(py::str(bone.name)));
     kinds.append(kind_name(bone.kind()));
@@ -114,6 +115,7 @@ py::dict clip_state(const mab::Clip& clip, std::vector<mab::Quat> rotations) {
   st["bone_flags"] = flags;
   st["bone_names"] = names;
   st["kinds"] = kinds;
+  st["_renamed_from"] = renamed;
   st["_constants"] = consts;
   st["rotations"] = owned_array<float>(std::move(rotations), {K, B, 4}, {16, K * 16, 4});
   st["translations"] = translation_array(clip);
@@ -233,6 +235,10 @@ mab::Clip clip_from_state(const py::dict& st) {
   const auto flags = checked_array<std::int64_t>(st["bone_flags"], "bone_flags", {B});
   const auto names = st["bone_names"].cast<std::vector<std::optional<std::string>>>();
   const auto kinds = st["kinds"].cast<std::vector<std::string>>();
+  // The hash each bone had in the file, for a bone renamed (its keys keep their codes, decision 24).
+  auto renamed = st.contains("_renamed_from") ? st["_renamed_from"].cast<std::vector<std::optional<std::int64_t>>>()
+                                              : std::vector<std::optional<std::int64_t>>{};
+  renamed.resize(static_cast<std::size_t>(B));
   if (names.size() != static_cast<std::size_t>(B) || kinds.size() != static_cast<std::size_t>(B))
     raise(mab::ErrorCode::invalid_argument, names.size() != static_cast<std::size_t>(B) ? "bone_names" : "kinds",
           "one entry per bone is needed (" + std::to_string(B) + " bones)");
@@ -250,6 +256,8 @@ mab::Clip clip_from_state(const py::dict& st) {
     bone.hash = in_range<std::uint32_t>(hashes.at(b), 0xFFFFFFFF, "bone_hashes[" + std::to_string(b) + "]");
     bone.flags = in_range<std::uint8_t>(flags.at(b), 0xFF, "bone_flags[" + std::to_string(b) + "]");
     bone.name = names[ub].value_or("");
+    if (renamed[ub])
+      bone.renamed_from = in_range<std::uint32_t>(*renamed[ub], 0xFFFFFFFF, "_renamed_from[" + std::to_string(b) + "]");
     bone.set_kind(kind_from(kinds[ub], ub));
     read_rotation(bone, ub, rv, {consts.at(b, 0), consts.at(b, 1), consts.at(b, 2), consts.at(b, 3)});
     const std::string tfield = "translations[:, " + std::to_string(b) + "]";

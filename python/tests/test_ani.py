@@ -212,6 +212,39 @@ def test_a_kind_set_through_bone_flags_lands_or_raises():
     assert e.value.field == f"bone_flags[{b}]"
 
 
+# The file stores hashes, never names. A name set by hand was written as nothing (the rename
+# lost, exit 0) and a hash set by hand re-quantised the bone's chunks (an untouched track moved);
+# a name now renames its bone, a hash renames it keeping its codes, as mab edit --rename-bone.
+def test_a_bone_renamed_by_name_or_hash_lands_with_its_codes():
+    path = CORPUS / "wdl" / "mixed_k9.mab"
+    original = decode(path)
+    b = original.kinds.index("animated")
+    for how in ("name", "hash"):
+        clip = decode(path)
+        if how == "name":
+            clip.bone_names[b] = "Renamed_Bone"
+        else:
+            clip.bone_hashes[b] = mabkit.hash("Renamed_Bone")
+        data, rep = clip.encode()
+        after = mabkit.read(data).blocks[0].decode(names=["Renamed_Bone"])
+        assert after.bone_names[b] == "Renamed_Bone", how
+        assert int(after.bone_hashes[b]) == mabkit.hash("Renamed_Bone"), how
+        assert rep.max_error_deg == 0.0, how  # no chunk re-quantised
+        assert np.array_equal(after.rotations, original.rotations), how
+
+    clip = decode(path)
+    clip.bone_names[b] = "Renamed_Bone"
+    clip.bone_hashes[b] = 5
+    with pytest.raises(mabkit.MabError) as e:
+        clip.encode()
+    assert e.value.field == f"bone_names[{b}]"
+    clip = decode(path)
+    clip.bone_hashes[b] = clip.bone_hashes[b + 1]
+    with pytest.raises(mabkit.MabError) as e:
+        clip.encode()
+    assert e.value.field == f"bone_hashes[{b}]"
+
+
 def test_arrays_that_cannot_be_encoded_raise_naming_the_array():
     clip = decode(CORPUS / "wd1" / "mixed_k16_nonascending.mab")
     b = clip.kinds.index("animated")

@@ -108,6 +108,25 @@ def test_copy_track_copies_the_whole_bone(rel):
     assert angle_deg(after.rotations[0, const], both.rotations[0, c0]) <= 0.008
 
 
+# A bone is renamed by its name (bone_N, a skeleton id) as mab edit --rename-bone does: the name
+# set by hand was written as nothing; the stored track now moves to the new id with its keys.
+def test_a_bone_renamed_by_name_keeps_its_stored_keys():
+    clip = decode("fc2/many_tracks.mab")
+    b = clip.kinds.index("animated")
+    before = clip.rotations[:, b].copy()
+    clip.bone_names[b] = "bone_159"
+    data, rep = clip.encode()
+    assert rep.tracks_kept == clip.kinds.count("animated") and rep.tracks_edited == 0
+    after = mabkit.read(data).blocks[0].decode()
+    (c,) = columns(after, 159)
+    assert np.array_equal(after.rotations[:, c], before)
+    clip = decode("fc2/many_tracks.mab")
+    clip.bone_names[0] = "Head"
+    with pytest.raises(mabkit.MabError) as e:
+        clip.encode()
+    assert e.value.field == "bone_names[0]"
+
+
 # A Far Cry 2/3 bone has no flag byte (docs/legacy.md): a bit depth set in bone_flags was dropped
 # with the clip written and no error; it raises naming the field.
 def test_bone_flags_beside_the_kind_raise():
