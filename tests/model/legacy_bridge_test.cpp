@@ -200,4 +200,29 @@ TEST(LegacyBridge, FlagBitsBesideTheKindAreRefused) {
   EXPECT_TRUE(mab::legacy_from_clip(*d, mab::clip_from_legacy(*d)).ok());
 }
 
+// copy_skeleton_track makes the destination's two bones of an id one before copying; a copy the
+// source cannot give (its bone has no rotation) is refused with the clip left as it was.
+TEST(LegacyBridge, ARefusedCopyLeavesTheClipAsItWas) {
+  const auto c = load_container(mab::test::corpus_dir() / "fc2" / "many_tracks.mab");
+  auto d = mab::decode_legacy_clip(c, 0);
+  ASSERT_TRUE(d.ok());
+  const mab::Clip clip = mab::clip_from_legacy(*d);
+  std::uint32_t id = 0;
+  for (std::size_t i = 1; i < clip.bones.size(); ++i)
+    if (clip.bones[i].hash == clip.bones[i - 1].hash) id = clip.bones[i].hash;
+  ASSERT_NE(id, 0u) << "the corpus clip holds a bone keyed and constant both";
+  mab::Clip source = clip;
+  for (auto& b : source.bones)
+    if (b.hash == id) b.set_kind(mab::BoneKind::none);
+  mab::Clip copied = clip;
+  const auto st = mab::copy_skeleton_track(copied, source, id);
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.error().detail.find("no rotation"), std::string::npos) << st.error().message();
+  ASSERT_EQ(copied.bones.size(), clip.bones.size());
+  for (std::size_t i = 0; i < clip.bones.size(); ++i) {
+    EXPECT_EQ(copied.bones[i].hash, clip.bones[i].hash) << i;
+    EXPECT_EQ(copied.bones[i].kind(), clip.bones[i].kind()) << i;
+  }
+}
+
 }  // namespace

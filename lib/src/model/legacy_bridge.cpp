@@ -362,11 +362,12 @@ Status set_skeleton_constant(Clip& clip, std::uint32_t id, const Quat& rotation)
 }
 
 Status copy_skeleton_track(Clip& clip, const Clip& from, std::uint32_t id, edit::Notes* notes) {
-  if (clip.find_bone(id) >= 0) {
-    MAB_ASSIGN(const auto at, bones_of_id(clip, id));
-    MAB_TRY(keep_first(clip, at));
+  Clip out = clip;  // a refused copy leaves the clip as it was
+  if (out.find_bone(id) >= 0) {
+    MAB_ASSIGN(const auto at, bones_of_id(out, id));
+    MAB_TRY(keep_first(out, at));
   }
-  MAB_TRY(edit::copy_track(clip, from, id, notes));
+  MAB_TRY(edit::copy_track(out, from, id, notes));
   // The source's constant rotation of a bone it also keys (the second bone of the id).
   const auto src = bones_of_id(from, id);
   if (src && src->size() > 1 && from.bones[src->back()].kind() == BoneKind::constant) {
@@ -375,9 +376,10 @@ Status copy_skeleton_track(Clip& clip, const Clip& from, std::uint32_t id, edit:
     extra.name = skeleton_bone_name(id);
     extra.set_kind(BoneKind::constant);
     extra.constant = from.bones[src->back()].constant;
-    const auto at = static_cast<std::ptrdiff_t>(clip.find_bone(id)) + 1;
-    clip.bones.insert(clip.bones.begin() + at, std::move(extra));
+    const auto at = static_cast<std::ptrdiff_t>(out.find_bone(id)) + 1;
+    out.bones.insert(out.bones.begin() + at, std::move(extra));
   }
+  clip = std::move(out);
   return {};
 }
 
