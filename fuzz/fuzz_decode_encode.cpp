@@ -361,11 +361,13 @@ void edit_motion_and_check(const mab::DecodedClip& d, std::uint64_t seed, const 
     return;  // documented refusals, as for rotations
   // Another: a translation asked beyond the largest scale a TranslationTable entry holds
   // (2^24 - 1 steps, about 5000 units, format 10.1; translation_entry_for). `nudge` asks up to
-  // 4 times the bone's scale, so an entry above 1250 units can be asked more than fits.
+  // 4 times the bone's scale, so an entry above 1250 units can be asked more than fits; and a
+  // hostile file can decode to a key beyond it, which an edit elsewhere on the bone's track
+  // makes the encoder write again (the track is re-quantised whole).
   if (!bytes && bytes.error().code == mab::ErrorCode::bad_value && t.kind == translation) {
     const double largest = mab::TranslationEntry::make(16, mab::translation_max_scale_code).scale() * (1 - 1e-6);
-    const mab::Vec3& v = edited.bones[t.index].translations[t.key];
-    if (std::fabs(v[0]) > largest || std::fabs(v[1]) > largest || std::fabs(v[2]) > largest) return;
+    for (const mab::Vec3& v : edited.bones[t.index].translations)
+      if (std::fabs(v[0]) > largest || std::fabs(v[1]) > largest || std::fabs(v[2]) > largest) return;
   }
   if (!bytes) fail_with("an edited translation, root motion value or part failed to encode", bytes.error());
   auto c2 = mab::read_container(*bytes, limits);
