@@ -1,6 +1,7 @@
 """The 'aNi' clip (Watch Dogs 1, 2, Legion, Far Cry 4, 5) as NumPy arrays, its edits and its encoder."""
 from __future__ import annotations
 
+import collections
 import copy
 import math
 import os
@@ -197,12 +198,7 @@ class Clip:
         """The hash (Far Cry 2/3: the skeleton id) a bone named ``name`` has."""
         if self.family != "legacy":
             return int(_mabkit.hash(name))
-        digits = name[5:] if name.startswith("bone_") else name
-        if digits.isdigit() and digits.isascii() and int(digits) <= 0xFFFFFFFF:
-            return int(digits)
-        from ._errors import MabError
-        raise MabError(f"bone_names[{i}] is {name!r}: Far Cry 2/3 bones are skeleton ids (bone_12), the file holds "
-                       "no names", code="invalid_argument", field=f"bone_names[{i}]")
+        return int(_mabkit.parse_legacy_bone(name, f"bone_names[{i}]"))
 
     def _renames(self) -> Tuple[np.ndarray, List[Optional[str]], List[Optional[int]]]:
         """Hashes, names and the file's hash of each renamed bone. The file stores hashes (Far Cry
@@ -234,11 +230,12 @@ class Clip:
 
     @staticmethod
     def _check_renamed_unique(hashes: np.ndarray, renamed: List[Optional[int]]) -> None:
+        counts = collections.Counter(int(h) for h in hashes)
         for i, was in enumerate(renamed):
-            others = [j for j, h in enumerate(hashes) if h == hashes[i] and j != i]
-            if was is not None and others:
+            if was is not None and counts[int(hashes[i])] > 1:
+                other = next(j for j, h in enumerate(hashes) if h == hashes[i] and j != i)
                 from ._errors import MabError
-                raise MabError(f"bone {i} is renamed to {int(hashes[i]):#010x}, which bone {others[0]} has: a clip "
+                raise MabError(f"bone {i} is renamed to {int(hashes[i]):#010x}, which bone {other} has: a clip "
                                "holds one bone of each hash", code="invalid_argument", field=f"bone_hashes[{i}]")
 
     def _kinds_for_state(self) -> List[str]:

@@ -300,6 +300,12 @@ py::tuple encode_legacy(const FileHandle& tmpl, std::size_t block, const py::dic
 void bind_legacy(py::module_& m) {
   m.def("decode_legacy", &decode_legacy);
   m.def("edit_legacy", &edit_legacy);
+  // A skeleton id read from "bone_12" or "12" (mab::parse_legacy_bone), refused naming `field`.
+  m.def("parse_legacy_bone", [](std::string_view text, std::string field) {
+    auto id = mab::parse_legacy_bone(text);
+    if (!id) raise(id.error().code, std::move(field), id.error().detail);
+    return *id;
+  });
   m.def("encode_legacy", &encode_legacy);
   // The read-back check alone, for its tests: `data` against the clip a state describes.
   m.def("verify_legacy",

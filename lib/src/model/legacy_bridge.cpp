@@ -97,6 +97,16 @@ Status sort_unique(std::vector<T>& items, const char* field) {
   return {};
 }
 
+// A constant rotation of skeleton id `id`, named as every route names it.
+ClipBone constant_skeleton_bone(std::uint32_t id, const Quat& rotation) {
+  ClipBone b;
+  b.hash = id;
+  b.name = skeleton_bone_name(id);
+  b.set_kind(BoneKind::constant);
+  b.constant = rotation;
+  return b;
+}
+
 // A Far Cry 2/3 bone has no flag byte (format 13): of the Clip's flags only the kind carries over.
 // A bit depth or another bit set on one (Python's bone_flags) could not land, so it is refused.
 Status check_flag_bits(const Clip& clip) {
@@ -294,12 +304,7 @@ std::optional<std::string> legacy_edit_refusal(std::string_view operation) {
 
 Status add_skeleton_bone(Clip& clip, std::uint32_t id, const Quat& rotation) {
   if (clip.find_bone(id) >= 0) return bad("add_bone", "the clip already has " + skeleton_bone_name(id));
-  ClipBone b;
-  b.hash = id;
-  b.name = skeleton_bone_name(id);
-  b.set_kind(BoneKind::constant);
-  b.constant = quat_normalised(rotation);
-  clip.bones.push_back(std::move(b));
+  clip.bones.push_back(constant_skeleton_bone(id, quat_normalised(rotation)));
   return {};
 }
 
@@ -363,21 +368,13 @@ Status set_skeleton_constant(Clip& clip, std::uint32_t id, const Quat& rotation)
 
 Status copy_skeleton_track(Clip& clip, const Clip& from, std::uint32_t id, edit::Notes* notes) {
   Clip out = clip;  // a refused copy leaves the clip as it was
-  if (out.find_bone(id) >= 0) {
-    MAB_ASSIGN(const auto at, bones_of_id(out, id));
-    MAB_TRY(keep_first(out, at));
-  }
+  if (const auto at = bones_of_id(out, id)) MAB_TRY(keep_first(out, *at));
   MAB_TRY(edit::copy_track(out, from, id, notes));
   // The source's constant rotation of a bone it also keys (the second bone of the id).
   const auto src = bones_of_id(from, id);
   if (src && src->size() > 1 && from.bones[src->back()].kind() == BoneKind::constant) {
-    ClipBone extra;
-    extra.hash = id;
-    extra.name = skeleton_bone_name(id);
-    extra.set_kind(BoneKind::constant);
-    extra.constant = from.bones[src->back()].constant;
     const auto at = static_cast<std::ptrdiff_t>(out.find_bone(id)) + 1;
-    out.bones.insert(out.bones.begin() + at, std::move(extra));
+    out.bones.insert(out.bones.begin() + at, constant_skeleton_bone(id, from.bones[src->back()].constant));
   }
   clip = std::move(out);
   return {};
